@@ -1,0 +1,54 @@
+/**
+ * Tiny benchmark harness. Every figure is printed next to a baseline measured in the same
+ * run on the same machine, so results read as ratios rather than machine-dependent
+ * absolutes. Suites live in `bench/<area>.bench.ts` and export `run(ctx)`.
+ */
+export interface BenchContext {
+  /** Prints a section heading. */
+  section(title: string): void;
+  /** Records one figure; `baseline` (same unit) turns it into a printed ratio. */
+  figure(name: string, value: number, unit: string, opts?: { baseline?: number; target?: string }): void;
+}
+
+export interface BenchSuite {
+  run(ctx: BenchContext): Promise<void>;
+}
+
+/** Measures how many times `fn` completes per second over roughly `ms` milliseconds. */
+export function opsPerSecond(fn: () => void, ms = 500): number {
+  let n = 0;
+  const batch = 1000;
+  const start = process.hrtime.bigint();
+  const limit = BigInt(ms) * 1_000_000n;
+  let elapsed = 0n;
+  while (elapsed < limit) {
+    for (let i = 0; i < batch; i++) fn();
+    n += batch;
+    elapsed = process.hrtime.bigint() - start;
+  }
+  return n / (Number(elapsed) / 1e9);
+}
+
+/** Percentile of a sorted-in-place array of numbers. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  values.sort((a, b) => a - b);
+  const idx = Math.min(values.length - 1, Math.max(0, Math.ceil((p / 100) * values.length) - 1));
+  return values[idx] ?? NaN;
+}
+
+export function createConsoleContext(): BenchContext {
+  return {
+    section(title) {
+      console.log(`\n## ${title}`);
+    },
+    figure(name, value, unit, opts = {}) {
+      const fmt = (v: number) =>
+        Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(2);
+      let line = `  ${name.padEnd(48)} ${fmt(value).padStart(14)} ${unit}`;
+      if (opts.baseline !== undefined) line += `   (${(value / opts.baseline).toFixed(2)}x baseline)`;
+      if (opts.target) line += `   target ${opts.target}`;
+      console.log(line);
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { readdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createConsoleContext, type BenchSuite } from './harness.js';
+
+// Runs every `*.bench.js` beside this file (compiled from bench/*.bench.ts), or only those
+// whose name contains one of the command-line arguments: `npm run bench -- dispatch`.
+const here = dirname(fileURLToPath(import.meta.url));
+const filters = process.argv.slice(2);
+const files = (await readdir(here))
+  .filter((f) => f.endsWith('.bench.js'))
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort();
+
+const ctx = createConsoleContext();
+console.log(`CAESAR benchmarks: node ${process.version}, ${files.length} suite(s)`);
+for (const file of files) {
+  const suite = (await import(pathToFileURL(`${here}/${file}`).href)) as BenchSuite;
+  await suite.run(ctx);
+}
