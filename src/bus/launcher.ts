@@ -1,0 +1,207 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { createConnection } from 'node:net';
+import { delimiter, join } from 'node:path';
+import type { Logger } from '../log/index.js';
+
+/** Where the launcher looks for `nats-server` after PATH (Debian installs it in /usr/sbin). */
+const EXTRA_DIRS = ['/usr/sbin', '/usr/local/sbin', '/usr/local/bin'];
+
+export const NATS_INSTALL_HINT =
+  'nats-server was not found on PATH or in /usr/sbin. Install it with `apt-get install nats-server` ' +
+  '(Debian/Ubuntu) or from https://github.com/nats-io/nats-server/releases, or pass its path.';
+
+export class NatsServerError extends Error {
+  override readonly name = 'NatsServerError';
+}
+
+export interface NatsServerOptions {
+  /** Path to the binary. @default found on PATH, then /usr/sbin */
+  binary?: string;
+  /** Client port; 0 or absent picks a free one. */
+  port?: number;
+  /** @default '127.0.0.1' (loopback only) */
+  host?: string;
+  /** Optional nats-server configuration file (accounts, permissions, ...). */
+  configFile?: string;
+  /** Extra command-line arguments. */
+  args?: string[];
+  /** How long to wait for the server to accept connections. @default 10000 */
+  readyTimeoutMs?: number;
+  logger?: Logger;
+}
+
+export interface NatsServer extends AsyncDisposable {
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly pid: number;
+  /** Everything the server printed so far (bounded), for diagnostics. */
+  output(): string;
+  /** Stops the server and waits until it has exited. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Finds the nats-server binary or throws with an install hint. */
+export function findNatsServer(explicit?: string): string {
+  const candidates = explicit
+    ? [explicit]
+    : [...(process.env.PATH ?? '').split(delimiter), ...EXTRA_DIRS]
+        .filter(Boolean)
+        .map((d) => join(d, 'nats-server'));
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      return c;
+    } catch {
+      // try the next one
+    }
+  }
+  throw new NatsServerError(
+    explicit ? `'${explicit}' is not an executable nats-server` : NATS_INSTALL_HINT,
+  );
+}
+
+/**
+ * The server runs under a tiny sh guard in its own process group. The guard holds our pipe
+ * on fd 3: when this process dies, even by SIGKILL, the pipe closes and the guard stops
+ * the server, so no nats-server outlives its launcher.
+ */
+const GUARD = [
+  'exec 3<&0',
+  '"$@" </dev/null 3<&- &',
+  'child=$!',
+  '(cat <&3 >/dev/null; kill -TERM "$child" 2>/dev/null) &',
+  'trap \'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 0\' TERM INT',
+  'wait "$child"',
+].join('\n');
+
+const LISTEN_RE = /Listening for client connections on ([^\s:]+|\[[^\]]+\]):(\d+)/;
+const MAX_OUTPUT = 64 * 1024;
+
+/** Starts nats-server on loopback and resolves once it accepts TCP connections. */
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer> {
+  const binary = findNatsServer(options.binary);
+  const host = options.host ?? '127.0.0.1';
+  const args = ['-a', host, '-p', String(options.port || -1)];
+  if (options.configFile) args.push('-c', options.configFile);
+  args.push(...(options.args ?? []));
+
+  const child = spawn('/bin/sh', ['-c', GUARD, 'caesar-nats', binary, ...args], {
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const append = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT);
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const stop = once(async () => {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+    const killTimer = setTimeout(() => killGroup(child, 'SIGKILL'), 5000);
+    await exited;
+    clearTimeout(killTimer);
+    child.stdin?.destroy();
+  });
+
+  try {
+    const port = await waitForListen(child, () => output, options.readyTimeoutMs ?? 10_000);
+    await waitForTcp(host, port, options.readyTimeoutMs ?? 10_000);
+    const url = `nats://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    options.logger?.info({ url, pid: child.pid }, 'nats-server started');
+    return {
+      url,
+      host,
+      port,
+      pid: child.pid ?? -1,
+      output: () => output,
+      stop,
+      [Symbol.asyncDispose]: stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+function waitForListen(
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs: number,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const m = LISTEN_RE.exec(output());
+      if (m) {
+        done();
+        resolve(Number(m[2]));
+      }
+    };
+    const onExit = (code: number | null) => {
+      done();
+      reject(
+        new NatsServerError(
+          `nats-server exited (code ${code}) before it was ready:\n${output().trim()}`,
+        ),
+      );
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(
+        new NatsServerError(
+          `nats-server was not ready within ${timeoutMs} ms:\n${output().trim()}`,
+        ),
+      );
+    }, timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      child.stdout?.off('data', check);
+      child.stderr?.off('data', check);
+      child.off('exit', onExit);
+    };
+    child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
+    child.once('exit', onExit);
+    check();
+  });
+}
+
+async function waitForTcp(host: string, port: number, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const sock = createConnection({ host, port }, () => {
+        sock.destroy();
+        resolve(true);
+      });
+      sock.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > until)
+      throw new NatsServerError(`nats-server on ${host}:${port} refused connections`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let p: Promise<void> | undefined;
+  return () => (p ??= fn());
+}

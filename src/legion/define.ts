@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import {
+  specSha256,
+  ToolSpecSchema,
+  type ExecutionLocality,
+  type ResourceRequirements,
+  type ToolAnnotations,
+  type ToolSpec,
+} from '../protocol/index.js';
+import type { PreflightResult, ToolContext, ToolStartContext } from './context.js';
+
+/** What a tool author writes. Everything on the wire is derived from it. */
+export interface ToolDefinitionInput<
+  I extends z.ZodType,
+  O extends z.ZodType,
+  C extends z.ZodType = z.ZodUnknown,
+> {
+  name: string;
+  version: string;
+  /** @default the name */
+  title?: string;
+  /** Written for an LLM and an operator: what it does, an example, what it refuses. */
+  description: string;
+  /** @default ['tool'] ('tool' is always added) */
+  tags?: string[];
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  /** @default 'deterministic' when annotations.openWorld is false, else 'nondeterministic' */
+  determinism?: 'deterministic' | 'nondeterministic';
+  executionLocality: ExecutionLocality;
+  resourceRequirements: ResourceRequirements;
+  /** @default { kind: 'free' } */
+  costModel?: { kind: 'free' | 'metered'; unit?: string };
+  /** @default 'Apache-2.0' */
+  licensing?: string;
+  /** @default 'autonomous' */
+  hitl?: 'autonomous' | 'confirm';
+  /** Upper bound on one call; the envelope deadline is capped by it. @default 10000 */
+  timeoutMs?: number;
+  /** Calls run at once per instance. @default 4 */
+  maxConcurrency?: number;
+  /** Calls that may wait per instance before `overloaded`. @default 64 */
+  maxQueue?: number;
+  /** Schema of this tool's config section; checked when the worker starts. */
+  config?: C;
+  /** Runs once before the tool takes calls (open pools, warm caches). */
+  start?: (ctx: ToolStartContext<z.output<C>>) => Promise<void> | void;
+  /** Runs once after the last call finished or was cut off. */
+  stop?: () => Promise<void> | void;
+  handler: (input: z.output<I>, ctx: ToolContext<z.output<C>>) => Promise<z.input<O>> | z.input<O>;
+  /** Is the backend configured and reachable? @default ok with no checks */
+  preflight?: (ctx: ToolStartContext<z.output<C>>) => Promise<PreflightResult> | PreflightResult;
+}
+
+/** A checked, frozen tool: its spec (with JSON Schemas) and sha256 are computed once. */
+export interface ToolDefinition<
+  I extends z.ZodType = z.ZodType,
+  O extends z.ZodType = z.ZodType,
+  C extends z.ZodType = z.ZodType,
+> extends Readonly<ToolDefinitionInput<I, O, C>> {
+  readonly spec: ToolSpec;
+  readonly specSha256: string;
+}
+
+/** A declaration that cannot become a valid ToolSpec; names every field at fault. */
+export class ToolDefinitionError extends Error {
+  override readonly name = 'ToolDefinitionError';
+  constructor(
+    readonly tool: string,
+    readonly issues: { path: string; message: string }[],
+  ) {
+    super(
+      `tool '${tool}' is not a valid definition: ` +
+        issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; '),
+    );
+  }
+}
+
+function jsonSchema(
+  schema: z.ZodType,
+  io: 'input' | 'output',
+  tool: string,
+): Record<string, unknown> {
+  try {
+    return z.toJSONSchema(schema, { target: 'draft-2020-12', io });
+  } catch (err) {
+    throw new ToolDefinitionError(tool, [
+      { path: io, message: `schema cannot be expressed as JSON Schema: ${(err as Error).message}` },
+    ]);
+  }
+}
+
+/**
+ * Declares a tool once. The input/output JSON Schemas the LLM sees, the worker's
+ * validation, the discovery metadata and the docs all come from this one declaration.
+ * Throws {@link ToolDefinitionError} at once when a required field is missing or wrong.
+ */
+export function defineTool<
+  I extends z.ZodType,
+  O extends z.ZodType,
+  C extends z.ZodType = z.ZodUnknown,
+>(def: ToolDefinitionInput<I, O, C>): ToolDefinition<I, O, C> {
+  const name = typeof def.name === 'string' ? def.name : String(def.name);
+  if (!(def.input instanceof z.ZodType) || !(def.output instanceof z.ZodType)) {
+    throw new ToolDefinitionError(name, [{ path: 'input/output', message: 'must be zod schemas' }]);
+  }
+  if (typeof def.handler !== 'function') {
+    throw new ToolDefinitionError(name, [{ path: 'handler', message: 'must be a function' }]);
+  }
+  const candidate = {
+    name: def.name,
+    version: def.version,
+    title: def.title ?? def.name,
+    description: def.description,
+    tags: [...new Set(['tool', ...(def.tags ?? [])])],
+    input_schema: jsonSchema(def.input, 'input', name),
+    output_schema: jsonSchema(def.output, 'output', name),
+    annotations: def.annotations,
+    determinism:
+      def.determinism ?? (def.annotations?.openWorld ? 'nondeterministic' : 'deterministic'),
+    execution_locality: def.executionLocality,
+    resource_requirements: def.resourceRequirements,
+    cost_model: def.costModel ?? { kind: 'free' },
+    licensing: def.licensing ?? 'Apache-2.0',
+    hitl: def.hitl ?? 'autonomous',
+    timeout_ms: def.timeoutMs ?? 10_000,
+    max_concurrency: def.maxConcurrency ?? 4,
+    max_queue: def.maxQueue ?? 64,
+  };
+  const parsed = ToolSpecSchema.safeParse(candidate);
+  if (!parsed.success) {
+    throw new ToolDefinitionError(
+      name,
+      parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    );
+  }
+  const spec = parsed.data;
+  return Object.freeze({ ...def, spec, specSha256: specSha256(spec) });
+}

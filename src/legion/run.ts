@@ -1,0 +1,61 @@
+import { connectBus, type BusOptions } from '../bus/index.js';
+import type { Logger } from '../log/index.js';
+import type { ToolDefinition } from './define.js';
+import { serveTools, type ToolWorker } from './serve.js';
+
+export interface RunToolsOptions {
+  bus: BusOptions;
+  logger: Logger;
+  host?: string;
+  config?: Record<string, unknown>;
+  /** @default 10000 */
+  graceMs?: number;
+  /** Called once the tools are served (for example to print a ready line). */
+  onReady?: (worker: ToolWorker) => void;
+}
+
+/**
+ * The worker process main loop behind `caesar legion serve-tool`: connect, serve, and on
+ * SIGINT/SIGTERM stop gracefully, drain the connection and resolve with exit code 0. A
+ * second signal during shutdown gives up at once with exit code 1.
+ */
+export async function runTools(tools: ToolDefinition[], options: RunToolsOptions): Promise<number> {
+  const nc = await connectBus({ ...options.bus, logger: options.logger });
+  let worker: ToolWorker;
+  try {
+    worker = await serveTools(tools, {
+      nc,
+      logger: options.logger,
+      host: options.host,
+      config: options.config,
+      graceMs: options.graceMs,
+    });
+  } catch (err) {
+    await nc.close();
+    throw err;
+  }
+  options.onReady?.(worker);
+
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    const onSignal = (sig: NodeJS.Signals) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      process.once('SIGINT', () => process.exit(1));
+      process.once('SIGTERM', () => process.exit(1));
+      resolve(sig);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  const closed = nc.closed().then((err) => err ?? new Error('connection closed'));
+  const reason = await Promise.race([signalled, closed]);
+  if (reason instanceof Error) {
+    options.logger.error({ err: reason }, 'NATS connection closed for good');
+    await worker.stop();
+    return 1;
+  }
+  options.logger.info({ signal: reason }, 'stopping');
+  await worker.stop();
+  await nc.drain();
+  return 0;
+}

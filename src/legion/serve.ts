@@ -1,0 +1,252 @@
+import { hostname } from 'node:os';
+import { nuid, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { silentLogger, type Logger } from '../log/index.js';
+import {
+  DISPATCH_QUEUE_GROUP,
+  REGISTRY_BYE_SUBJECT,
+  REGISTRY_HELLO_SUBJECT,
+  type Bye,
+  type Hello,
+  type PreflightReply,
+  type WorkerRef,
+} from '../protocol/index.js';
+import type { ToolStartContext } from './context.js';
+import type { ToolDefinition } from './define.js';
+import { createDispatchHandler } from './dispatch.js';
+import { Limiter } from './limiter.js';
+import { createPreflightHandler, runPreflight } from './preflight.js';
+import { ToolService, endpointSubjects } from './service.js';
+import { EndpointStats } from './stats.js';
+
+const encoder = new TextEncoder();
+
+export interface ServeOptions {
+  /** A connected client; the caller owns it (serveTools never closes it). */
+  nc: NatsConnection;
+  logger?: Logger;
+  /** Host name reported in replies, hello and discovery. @default os.hostname() */
+  host?: string;
+  /** Config sections by tool name, checked against each tool's `config` schema. */
+  config?: Record<string, unknown>;
+  /** How long `stop()` lets in-flight calls finish before cutting them off. @default 10000 */
+  graceMs?: number;
+}
+
+export interface ToolInstance {
+  readonly tool: string;
+  readonly service: string;
+  readonly id: string;
+  readonly host: string;
+}
+
+export interface ToolWorker extends AsyncDisposable {
+  readonly instances: readonly ToolInstance[];
+  /** Runs each tool's preflight here, in-process. */
+  preflight(): Promise<PreflightReply[]>;
+  /** Calls accepted and not yet answered. */
+  inFlight(): number;
+  /**
+   * Graceful stop: stop taking calls, let in-flight calls finish within the grace period
+   * (then cut them off with `timeout`), publish `caesar.registry.bye`, close discovery,
+   * run each tool's `stop`. Safe to call twice.
+   */
+  stop(): Promise<void>;
+}
+
+/** A config section that does not match the tool's schema; names the tool and fields. */
+export class ToolConfigError extends Error {
+  override readonly name = 'ToolConfigError';
+}
+
+interface Running {
+  tool: ToolDefinition;
+  ctx: ToolStartContext;
+  service: ToolService;
+  subs: Subscription[];
+}
+
+/** Serves tools over NATS until `stop()`: each one an ADR-32 service with two endpoints. */
+export async function serveTools(
+  tools: ToolDefinition[],
+  options: ServeOptions,
+): Promise<ToolWorker> {
+  const { nc } = options;
+  const host = options.host ?? hostname();
+  const logger = options.logger ?? silentLogger();
+  const graceMs = options.graceMs ?? 10_000;
+  assertUnique(tools);
+
+  const cutoff = new AbortController();
+  const inflight = new Set<Promise<void>>();
+  const running: Running[] = [];
+  try {
+    for (const tool of tools) {
+      running.push(await startOne(tool, options, host, logger, cutoff.signal, inflight));
+    }
+    await nc.flush();
+    for (const r of running) publishHello(nc, r);
+  } catch (err) {
+    await Promise.allSettled(running.map((r) => closeOne(r)));
+    throw err;
+  }
+  logger.info({ tools: running.map((r) => r.tool.spec.name), host }, 'serving tools');
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await Promise.allSettled(running.flatMap((r) => r.subs.map((s) => s.drain())));
+      if (!(await settleWithin(inflight, graceMs))) {
+        logger.warn({ inFlight: inflight.size, graceMs }, 'grace period over; cutting off calls');
+        cutoff.abort();
+        await settleWithin(inflight, 1000);
+      }
+      for (const r of running) publishBye(nc, r);
+      await nc.flush().catch(() => undefined);
+      await Promise.allSettled(running.map((r) => closeOne(r)));
+      logger.info('tools stopped');
+    })());
+
+  return {
+    instances: running.map((r) => ({
+      tool: r.tool.spec.name,
+      service: r.service.name,
+      id: r.ctx.worker.id,
+      host,
+    })),
+    preflight: () => Promise.all(running.map((r) => runPreflight(r.tool, r.ctx, logger))),
+    inFlight: () => inflight.size,
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+async function startOne(
+  tool: ToolDefinition,
+  options: ServeOptions,
+  host: string,
+  parentLogger: Logger,
+  cutoff: AbortSignal,
+  inflight: Set<Promise<void>>,
+): Promise<Running> {
+  const name = tool.spec.name;
+  const worker: WorkerRef = { id: nuid.next(), host };
+  const logger = parentLogger.child({ tool: name, workerId: worker.id });
+  const ctx: ToolStartContext = {
+    logger,
+    config: parseConfig(tool, options.config?.[name]),
+    worker,
+  };
+  await tool.start?.(ctx);
+
+  const subjects = endpointSubjects(name);
+  const limiter = new Limiter(tool.spec.max_concurrency, tool.spec.max_queue);
+  const dispatchStats = new EndpointStats();
+  const preflightStats = new EndpointStats();
+  const service = new ToolService(tool, worker, [
+    {
+      name: 'dispatch',
+      subject: subjects.dispatch,
+      stats: dispatchStats,
+      data: () => ({ in_flight: limiter.active, queued: limiter.queued }),
+    },
+    { name: 'preflight', subject: subjects.preflight, stats: preflightStats },
+  ]);
+  const onDispatch = createDispatchHandler({
+    tool,
+    config: ctx.config,
+    worker,
+    logger,
+    limiter,
+    stats: dispatchStats,
+    cutoff,
+    inflight,
+  });
+  const onPreflight = createPreflightHandler(tool, ctx, preflightStats, logger);
+  const { nc } = options;
+  const subs = [
+    nc.subscribe(subjects.dispatch, {
+      queue: DISPATCH_QUEUE_GROUP,
+      callback: (err, msg) =>
+        err ? logger.error({ err }, 'dispatch subscription failed') : onDispatch(msg),
+    }),
+    nc.subscribe(subjects.preflight, {
+      queue: DISPATCH_QUEUE_GROUP,
+      callback: (err, msg) =>
+        err ? logger.error({ err }, 'preflight subscription failed') : onPreflight(msg),
+    }),
+  ];
+  service.listen(nc);
+  return { tool, ctx, service, subs };
+}
+
+function parseConfig(tool: ToolDefinition, section: unknown): unknown {
+  if (!tool.config) return section;
+  const parsed = tool.config.safeParse(section ?? {});
+  if (parsed.success) return parsed.data;
+  const fields = parsed.error.issues
+    .map((i) => `tools.${tool.spec.name}.${i.path.map(String).join('.')}: ${i.message}`)
+    .join('; ');
+  throw new ToolConfigError(`invalid config for tool '${tool.spec.name}': ${fields}`);
+}
+
+async function closeOne(r: Running): Promise<void> {
+  await Promise.allSettled(r.subs.map((s) => s.drain()));
+  await r.service.close();
+  try {
+    await r.tool.stop?.();
+  } catch (err) {
+    r.ctx.logger.warn({ err }, 'tool stop hook failed');
+  }
+}
+
+function publishHello(nc: NatsConnection, r: Running): void {
+  const hello: Hello = {
+    v: 1,
+    tool: r.tool.spec.name,
+    service: r.service.name,
+    instance_id: r.ctx.worker.id,
+    host: r.ctx.worker.host,
+    version: r.tool.spec.version,
+    spec_sha256: r.tool.specSha256,
+  };
+  nc.publish(REGISTRY_HELLO_SUBJECT, encoder.encode(JSON.stringify(hello)));
+}
+
+function publishBye(nc: NatsConnection, r: Running): void {
+  const bye: Bye = {
+    v: 1,
+    tool: r.tool.spec.name,
+    instance_id: r.ctx.worker.id,
+    host: r.ctx.worker.host,
+    reason: 'shutdown',
+  };
+  try {
+    nc.publish(REGISTRY_BYE_SUBJECT, encoder.encode(JSON.stringify(bye)));
+  } catch (err) {
+    r.ctx.logger.warn({ err }, 'could not publish bye');
+  }
+}
+
+function assertUnique(tools: ToolDefinition[]): void {
+  const seen = new Set<string>();
+  for (const t of tools) {
+    if (seen.has(t.spec.name)) throw new ToolConfigError(`tool '${t.spec.name}' is listed twice`);
+    seen.add(t.spec.name);
+  }
+}
+
+/** Resolves true once every tracked call has answered, false if `ms` passes first. */
+async function settleWithin(inflight: Set<Promise<void>>, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (inflight.size > 0) {
+    const left = until - Date.now();
+    if (left <= 0) return false;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...inflight]),
+      new Promise((r) => (timer = setTimeout(r, left))),
+    ]);
+    clearTimeout(timer);
+  }
+  return true;
+}

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { ERROR_CODES } from './errors.js';
+import { ToolNameSchema } from './names.js';
+
+/** Largest encoded dispatch request or reply a CAESAR peer accepts (bytes). */
+export const MAX_ENVELOPE_BYTES = 1024 * 1024;
+
+/** The brain's request to run one tool call: `caesar.dispatch.tool.<tool>`. */
+export const DispatchRequestSchema = z.object({
+  v: z.literal(1),
+  tool: ToolNameSchema,
+  input: z.unknown(),
+  decision_id: z.string().min(1).max(128),
+  /** Absolute deadline, epoch milliseconds. */
+  deadline: z.number().int().positive(),
+  /** Reserved for brain-signed dispatch grants. */
+  grant: z.string().max(8192).optional(),
+});
+export type DispatchRequest = z.infer<typeof DispatchRequestSchema>;
+
+export const WorkerRefSchema = z.object({
+  id: z.string().min(1).max(64),
+  host: z.string().min(1).max(255),
+});
+export type WorkerRef = z.infer<typeof WorkerRefSchema>;
+
+export const ErrorBodySchema = z.object({
+  code: z.enum(ERROR_CODES),
+  message: z.string().max(4096),
+  retryable: z.boolean(),
+  /** Machine-readable detail, such as `[{path, message}]` for `invalid_input`. */
+  details: z.unknown().optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+export const DispatchSuccessSchema = z.object({
+  v: z.literal(1),
+  success: z.literal(true),
+  result: z.unknown(),
+  worker: WorkerRefSchema,
+  duration_ms: z.number().nonnegative(),
+});
+
+export const DispatchFailureSchema = z.object({
+  v: z.literal(1),
+  success: z.literal(false),
+  error: ErrorBodySchema,
+  /** Absent only when the brain synthesised the failure (no worker ever answered). */
+  worker: WorkerRefSchema.optional(),
+  duration_ms: z.number().nonnegative(),
+});
+
+/** A worker's answer. Failures also set the ADR-32 error headers. */
+export const DispatchReplySchema = z.discriminatedUnion('success', [
+  DispatchSuccessSchema,
+  DispatchFailureSchema,
+]);
+export type DispatchSuccess = z.infer<typeof DispatchSuccessSchema>;
+export type DispatchFailure = z.infer<typeof DispatchFailureSchema>;
+export type DispatchReply = z.infer<typeof DispatchReplySchema>;

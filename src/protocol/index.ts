@@ -1,0 +1,78 @@
+export {
+  TOOL_NAME_PATTERN,
+  INSTANCE_ID_PATTERN,
+  ToolNameSchema,
+  InstanceIdSchema,
+  isToolName,
+} from './names.js';
+export {
+  PROTOCOL_VERSION,
+  REGISTRY_HELLO_SUBJECT,
+  REGISTRY_BYE_SUBJECT,
+  SRV_PREFIX,
+  SRV_VERBS,
+  SERVICE_NAME_PREFIX,
+  DISPATCH_QUEUE_GROUP,
+  DEFAULT_INBOX_PREFIX,
+  SubjectTokenError,
+  dispatchSubject,
+  preflightSubject,
+  serviceName,
+  toolFromServiceName,
+  srvSubject,
+  inboxPrefix,
+} from './subjects.js';
+export type { SrvVerb } from './subjects.js';
+export { HEADERS } from './headers.js';
+export { canonicalJson, sha256Hex } from './canonical.js';
+export {
+  ERROR_CATALOGUE,
+  ERROR_CODES,
+  WORKER_ERROR_CODES,
+  isErrorCode,
+  CaesarError,
+  InvalidInputError,
+  NotConfiguredError,
+  BackendError,
+  TimeoutError,
+} from './errors.js';
+export type { ErrorCode, CaesarErrorOptions } from './errors.js';
+export {
+  MAX_ENVELOPE_BYTES,
+  DispatchRequestSchema,
+  DispatchReplySchema,
+  DispatchSuccessSchema,
+  DispatchFailureSchema,
+  ErrorBodySchema,
+  WorkerRefSchema,
+} from './envelope.js';
+export type {
+  DispatchRequest,
+  DispatchReply,
+  DispatchSuccess,
+  DispatchFailure,
+  ErrorBody,
+  WorkerRef,
+} from './envelope.js';
+export {
+  ToolSpecSchema,
+  ToolAnnotationsSchema,
+  ExecutionLocalitySchema,
+  ResourceRequirementsSchema,
+  CostModelSchema,
+  specSha256,
+} from './toolspec.js';
+export type {
+  ToolSpec,
+  ToolAnnotations,
+  ExecutionLocality,
+  ResourceRequirements,
+} from './toolspec.js';
+export { PreflightReplySchema, PreflightCheckSchema } from './preflight.js';
+export type { PreflightReply, PreflightCheck } from './preflight.js';
+export { HelloSchema, ByeSchema } from './announce.js';
+export type { Hello, Bye } from './announce.js';
+export { SRV_TYPES, SRV_METADATA, SrvPingSchema, SrvInfoSchema, SrvStatsSchema } from './srv.js';
+export type { SrvPing, SrvInfo, SrvStats, SrvEndpointStats } from './srv.js';
+export { workerPermissions, brainPermissions } from './permissions.js';
+export type { NatsPermissions } from './permissions.js';

@@ -1,0 +1,63 @@
+import {
+  DISPATCH_QUEUE_GROUP,
+  REGISTRY_BYE_SUBJECT,
+  REGISTRY_HELLO_SUBJECT,
+  SRV_VERBS,
+  dispatchSubject,
+  inboxPrefix,
+  preflightSubject,
+  serviceName,
+  srvSubject,
+} from './subjects.js';
+
+/** A nats-server `permissions` block (JSON is valid nats-server configuration syntax). */
+export interface NatsPermissions {
+  publish: { allow: string[] };
+  subscribe: { allow: string[] };
+  allow_responses?: boolean | { max: number; expires: string };
+}
+
+/**
+ * Least privilege for a worker host serving `tools`: receive only its own tools'
+ * dispatches and preflights (queue-group subscriptions), answer discovery for its own
+ * services, announce hello/bye, and reply to requests it received (`allow_responses`).
+ * Derived from the same builders the code uses, so docs and code cannot drift.
+ */
+export function workerPermissions(tools: readonly string[]): NatsPermissions {
+  const subscribe: string[] = SRV_VERBS.map((v) => srvSubject(v));
+  for (const tool of tools) {
+    const service = serviceName(tool);
+    subscribe.push(
+      `${dispatchSubject(tool)} ${DISPATCH_QUEUE_GROUP}`,
+      `${preflightSubject(tool)} ${DISPATCH_QUEUE_GROUP}`,
+      srvSubject('*', service),
+      srvSubject('*', service, '*'),
+    );
+  }
+  return {
+    publish: { allow: [REGISTRY_HELLO_SUBJECT, REGISTRY_BYE_SUBJECT] },
+    subscribe: { allow: subscribe },
+    allow_responses: true,
+  };
+}
+
+/**
+ * The brain: dispatch and preflight any tool, sweep discovery, hear announcements, and get
+ * replies on its own inbox prefix only (connect with `inboxPrefix: inboxPrefix(identity)`).
+ */
+export function brainPermissions(identity = 'brain'): NatsPermissions {
+  return {
+    publish: {
+      allow: [
+        dispatchSubject('*'),
+        preflightSubject('*'),
+        ...SRV_VERBS.map((v) => srvSubject(v)),
+        srvSubject('*', '*'),
+        srvSubject('*', '*', '*'),
+      ],
+    },
+    subscribe: {
+      allow: [`${inboxPrefix(identity)}.>`, REGISTRY_HELLO_SUBJECT, REGISTRY_BYE_SUBJECT],
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import { INSTANCE_ID_PATTERN, TOOL_NAME_PATTERN } from './names.js';
+
+/**
+ * Every subject CAESAR uses is built here, from checked tokens. Nothing else in the code
+ * base writes a subject string (docs/protocol.md lists them; docs/security.md derives the
+ * NATS permissions from the same builders).
+ */
+export const PROTOCOL_VERSION = 1 as const;
+
+const DISPATCH_PREFIX = 'caesar.dispatch.tool';
+const PREFLIGHT_PREFIX = 'caesar.preflight.tool';
+
+/** Workers announce themselves here when they start. */
+export const REGISTRY_HELLO_SUBJECT = 'caesar.registry.hello';
+/** Workers announce a graceful stop here. */
+export const REGISTRY_BYE_SUBJECT = 'caesar.registry.bye';
+
+/** The ADR-32 service-discovery prefix. */
+export const SRV_PREFIX = '$SRV';
+export type SrvVerb = 'PING' | 'INFO' | 'STATS';
+export const SRV_VERBS: readonly SrvVerb[] = ['PING', 'INFO', 'STATS'];
+
+/** Prefix of every CAESAR tool's ADR-32 service name (`caesar-calculator`). */
+export const SERVICE_NAME_PREFIX = 'caesar-';
+
+/** Queue group shared by every instance of a tool, so exactly one runs each call. */
+export const DISPATCH_QUEUE_GROUP = 'caesar-tool';
+
+export class SubjectTokenError extends Error {
+  override readonly name = 'SubjectTokenError';
+}
+
+function checkTool(tool: string): string {
+  if (!TOOL_NAME_PATTERN.test(tool)) {
+    throw new SubjectTokenError(
+      `invalid tool name '${tool}': must match ${TOOL_NAME_PATTERN.source}`,
+    );
+  }
+  return tool;
+}
+
+function checkInstance(id: string): string {
+  if (!INSTANCE_ID_PATTERN.test(id)) {
+    throw new SubjectTokenError(
+      `invalid instance id '${id}': must match ${INSTANCE_ID_PATTERN.source}`,
+    );
+  }
+  return id;
+}
+
+/** `caesar.dispatch.tool.<tool>`; `'*'` gives the wildcard for permissions and monitoring. */
+export function dispatchSubject(tool: string): string {
+  return `${DISPATCH_PREFIX}.${tool === '*' ? '*' : checkTool(tool)}`;
+}
+
+/** `caesar.preflight.tool.<tool>`; `'*'` gives the wildcard. */
+export function preflightSubject(tool: string): string {
+  return `${PREFLIGHT_PREFIX}.${tool === '*' ? '*' : checkTool(tool)}`;
+}
+
+/** The ADR-32 service name of a tool: `caesar-<tool>`. */
+export function serviceName(tool: string): string {
+  return `${SERVICE_NAME_PREFIX}${checkTool(tool)}`;
+}
+
+/** The tool a CAESAR service name stands for, or undefined for any other service. */
+export function toolFromServiceName(name: string): string | undefined {
+  if (!name.startsWith(SERVICE_NAME_PREFIX)) return undefined;
+  const tool = name.slice(SERVICE_NAME_PREFIX.length);
+  return TOOL_NAME_PATTERN.test(tool) ? tool : undefined;
+}
+
+/**
+ * ADR-32 discovery subjects: `$SRV.<verb>`, `$SRV.<verb>.<service>`,
+ * `$SRV.<verb>.<service>.<id>`.
+ */
+export function srvSubject(verb: SrvVerb | '*', service?: string, id?: string): string {
+  if (service === undefined) return `${SRV_PREFIX}.${verb}`;
+  if (service !== '*' && !/^[A-Za-z0-9_-]+$/.test(service)) {
+    throw new SubjectTokenError(`invalid service name '${service}'`);
+  }
+  if (id === undefined) return `${SRV_PREFIX}.${verb}.${service}`;
+  return `${SRV_PREFIX}.${verb}.${service}.${id === '*' ? '*' : checkInstance(id)}`;
+}
+
+/** Default inbox prefix; least-privilege deployments give each identity its own. */
+export const DEFAULT_INBOX_PREFIX = '_INBOX';
+
+/** An inbox prefix such as `_INBOX.worker-kitchen`: tokens only, no wildcards. */
+export function inboxPrefix(identity?: string): string {
+  if (identity === undefined) return DEFAULT_INBOX_PREFIX;
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(identity)) {
+    throw new SubjectTokenError(`invalid inbox identity '${identity}'`);
+  }
+  return `${DEFAULT_INBOX_PREFIX}.${identity}`;
+}

@@ -1,0 +1,113 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createUser } from '@nats-io/nkeys';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
+import {
+  DispatchReplySchema,
+  brainPermissions,
+  dispatchSubject,
+  inboxPrefix,
+  workerPermissions,
+} from '../../../src/protocol/index.js';
+import { startNats, type TestNats } from '../../helpers/nats.js';
+import { probeTool } from './tools.js';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+function identity() {
+  const kp = createUser();
+  return { seed: dec.decode(kp.getSeed()), pub: kp.getPublicKey() };
+}
+
+describe('least-privilege NKEY identities', () => {
+  const worker = identity();
+  const brain = identity();
+  const intruder = identity();
+  let dir: string;
+  let nats: TestNats;
+  let served: ToolWorker;
+  const workerErrors: string[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'caesar-perm-'));
+    for (const [name, id] of Object.entries({ worker, brain, intruder })) {
+      await writeFile(join(dir, `${name}.nk`), `${id.seed}\n`, { mode: 0o600 });
+    }
+    const users = [
+      { nkey: worker.pub, permissions: workerPermissions(['probe']) },
+      { nkey: brain.pub, permissions: brainPermissions('brain') },
+      // The intruder may use its own inbox and nothing else.
+      {
+        nkey: intruder.pub,
+        permissions: { publish: { allow: ['_INBOX.>'] }, subscribe: { allow: ['_INBOX.>'] } },
+      },
+    ];
+    nats = await startNats({ config: `authorization: ${JSON.stringify({ users })}\n` });
+    const workerNc = await nats.connect({
+      auth: { kind: 'nkey', seedFile: join(dir, 'worker.nk') },
+    });
+    void (async () => {
+      for await (const s of workerNc.status())
+        if (s.type === 'error') workerErrors.push(String(s.error));
+    })();
+    served = await serveTools([probeTool], { nc: workerNc });
+  });
+  afterAll(async () => {
+    await served?.stop();
+    await nats?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a worker with only its own subjects serves calls from the brain identity', async () => {
+    const nc = await nats.connect({
+      auth: { kind: 'nkey', seedFile: join(dir, 'brain.nk') },
+      inboxPrefix: inboxPrefix('brain'),
+    });
+    const msg = await nc.request(
+      dispatchSubject('probe'),
+      enc.encode(
+        JSON.stringify({
+          v: 1,
+          tool: 'probe',
+          input: { text: 'ok' },
+          decision_id: 'd',
+          deadline: Date.now() + 2000,
+        }),
+      ),
+      { timeout: 2000 },
+    );
+    expect(DispatchReplySchema.parse(JSON.parse(dec.decode(msg.data)))).toMatchObject({
+      success: true,
+      result: { echo: 'ok' },
+    });
+    // The worker's own subscriptions (dispatch, preflight, $SRV) all fit its permissions.
+    expect(workerErrors).toEqual([]);
+  });
+
+  test('another identity subscribing to the dispatch subject is refused by the server', async () => {
+    const nc = await nats.connect({ auth: { kind: 'nkey', seedFile: join(dir, 'intruder.nk') } });
+    const refused = new Promise<Error>((resolve) => {
+      nc.subscribe(dispatchSubject('probe'), {
+        queue: 'caesar-tool',
+        callback: (err) => {
+          if (err) resolve(err);
+        },
+      });
+    });
+    const err = await refused;
+    expect(err.message).toMatch(
+      /permissions violation for subscription to "caesar\.dispatch\.tool\.probe"/i,
+    );
+  });
+
+  test('a connection with a wrong seed is rejected', async () => {
+    const stranger = identity();
+    await writeFile(join(dir, 'stranger.nk'), stranger.seed);
+    await expect(
+      nats.connect({ auth: { kind: 'nkey', seedFile: join(dir, 'stranger.nk') } }),
+    ).rejects.toThrow(/authorization/i);
+  });
+});
