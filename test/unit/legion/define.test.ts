@@ -1,0 +1,92 @@
+import { describe, expect, test } from 'vitest';
+import { z } from 'zod';
+import { defineTool, ToolDefinitionError } from '../../../src/legion/index.js';
+import { Limiter } from '../../../src/legion/limiter.js';
+import { specSha256 } from '../../../src/protocol/index.js';
+
+const valid = {
+  name: 'echo',
+  version: '1.2.3',
+  description: 'Echoes text.',
+  input: z.strictObject({ text: z.string().describe('what to echo') }),
+  output: z.object({ text: z.string() }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  executionLocality: 'local' as const,
+  resourceRequirements: { cpu: 'low' as const, memory_mb: 8, network: false },
+  handler: (input: { text: string }) => ({ text: input.text }),
+};
+
+describe('defineTool', () => {
+  test('derives the spec and JSON Schemas from the one declaration', () => {
+    const tool = defineTool(valid);
+    expect(tool.spec).toMatchObject({
+      name: 'echo',
+      title: 'echo',
+      tags: ['tool'],
+      determinism: 'deterministic',
+      hitl: 'autonomous',
+      timeout_ms: 10_000,
+      input_schema: {
+        type: 'object',
+        properties: { text: { type: 'string', description: 'what to echo' } },
+        required: ['text'],
+        additionalProperties: false,
+      },
+    });
+    expect(tool.specSha256).toBe(specSha256(tool.spec));
+    expect(Object.isFrozen(tool)).toBe(true);
+  });
+
+  test.each([
+    ['name', { name: 'Bad Name' }],
+    ['version', { version: 'v1' }],
+    ['description', { description: '' }],
+    ['annotations', { annotations: undefined }],
+    ['execution_locality', { executionLocality: 'moon' }],
+    ['resource_requirements', { resourceRequirements: { cpu: 'low' } }],
+    ['timeout_ms', { timeoutMs: -5 }],
+  ])('a definition with a bad %s fails at once and names the field', (field, patch) => {
+    const err = (() => {
+      try {
+        defineTool({ ...valid, ...patch } as typeof valid);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(ToolDefinitionError);
+    expect((err as ToolDefinitionError).issues.map((i) => i.path.split('.')[0])).toContain(field);
+  });
+
+  test('a schema that has no JSON Schema form is refused at definition time', () => {
+    expect(() => defineTool({ ...valid, input: z.object({ when: z.date() }) } as never)).toThrow(
+      /JSON Schema/,
+    );
+  });
+});
+
+describe('Limiter', () => {
+  test('runs up to the cap, queues up to the bound, refuses the rest, hands slots over FIFO', async () => {
+    const l = new Limiter(1, 1);
+    const signal = new AbortController().signal;
+    expect(l.acquire(signal)).toBe(true);
+    const waiting = l.acquire(signal);
+    expect(waiting).toBeInstanceOf(Promise);
+    expect(l.acquire(signal)).toBe(false);
+    l.release();
+    await waiting;
+    expect([l.active, l.queued]).toEqual([1, 0]);
+    l.release();
+    expect(l.active).toBe(0);
+  });
+
+  test('a waiter that gives up leaves the queue with the abort reason', async () => {
+    const l = new Limiter(1, 5);
+    l.acquire(new AbortController().signal);
+    const ac = new AbortController();
+    const waiting = l.acquire(ac.signal) as Promise<void>;
+    ac.abort(new Error('deadline'));
+    await expect(waiting).rejects.toThrow('deadline');
+    expect(l.queued).toBe(0);
+  });
+});
