@@ -1,0 +1,38 @@
+/** One problem in the configuration, naming where it came from. */
+export interface ConfigIssue {
+  /**
+   * Where the bad value came from: `/abs/caesar.yaml:3:5` for a YAML node, the env var
+   * name (`CAESAR_BUS__URL`), `CAESAR_CONFIG`, `overrides` or `defaults`.
+   */
+  readonly source: string;
+  /** Dotted snake_case key path, such as `bus.reconnect_wait` or `tools.web_search.url`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** `source: path: message`, the form terminals and editors link. */
+export function formatConfigIssue(issue: ConfigIssue): string {
+  const where = issue.path === '' ? '' : `${issue.path}: `;
+  return `${issue.source}: ${where}${issue.message}`;
+}
+
+/**
+ * The configuration could not be loaded. `issues` lists every problem at once (file,
+ * env and overrides together), each naming its source and key path.
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly code = 'config_invalid' as const;
+  readonly issues: readonly ConfigIssue[];
+
+  constructor(issues: readonly ConfigIssue[]) {
+    super(summarise(issues));
+    this.issues = Object.freeze(issues.map((i) => Object.freeze({ ...i })));
+  }
+}
+
+function summarise(issues: readonly ConfigIssue[]): string {
+  const n = issues.length;
+  const head = `invalid configuration (${n} problem${n === 1 ? '' : 's'})`;
+  return [head, ...issues.map((i) => `  ${formatConfigIssue(i)}`)].join('\n');
+}

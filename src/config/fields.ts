@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { DURATION_HINT, parseDuration } from './duration.js';
+import { serverUrlProblem } from './urls.js';
+
+/** How a key's value is read from an env var and shown in the reference. */
+export type FieldKind =
+  'string' | 'integer' | 'boolean' | 'enum' | 'duration' | 'path' | 'url-list';
+
+/** Facts about a key that its zod type does not carry; read by the schema walker. */
+export interface FieldMeta {
+  /** Set when the kind cannot be read off the zod type (durations, paths, URL lists). */
+  kind?: FieldKind;
+  /** Shown as the default when it is computed at load time (the hostname, `<data_dir>/…`). */
+  defaultText?: string;
+  /** A sample value for the example file when the key has no default. */
+  example?: string;
+  /** The value is a credential: redacted by `redactConfig`, flagged in the reference. */
+  secret?: boolean;
+}
+
+/** Registry of {@link FieldMeta} by schema instance (zod v4 registries). */
+export const fieldMeta = z.registry<FieldMeta>();
+
+/** A duration (`500ms`, `5s`, `2m`, `1h` or a number of ms), parsed to milliseconds. */
+export function durationField() {
+  return z
+    .union([z.number(), z.string()], { error: `expected ${DURATION_HINT}` })
+    .transform((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms !== undefined) return ms;
+      ctx.addIssue({
+        code: 'custom',
+        message: `invalid duration '${value}': expected ${DURATION_HINT}`,
+      });
+      return z.NEVER;
+    })
+    .register(fieldMeta, { kind: 'duration' });
+}
+
+/** A file or directory path; relative paths are resolved against the working directory. */
+export function pathField() {
+  return z.string().min(1, 'expected a path').register(fieldMeta, { kind: 'path' });
+}
+
+/** One NATS URL, a comma-separated list of them, or a YAML list; parsed to `string[]`. */
+export function serverListField() {
+  return z
+    .union([z.string(), z.array(z.string())], {
+      error: 'expected a URL, a comma-separated list of URLs or a list',
+    })
+    .transform((value, ctx) => {
+      const urls = (typeof value === 'string' ? [value] : value)
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
+      if (urls.length === 0) ctx.addIssue({ code: 'custom', message: 'expected at least one URL' });
+      for (const url of urls) {
+        const problem = serverUrlProblem(url);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      }
+      return urls;
+    })
+    .register(fieldMeta, { kind: 'url-list' });
+}

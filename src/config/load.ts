@@ -1,0 +1,83 @@
+import { stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { CONFIG_FILE_ENV, envLayer } from './env.js';
+import { deepFreeze } from './freeze.js';
+import { objectLayer, type ConfigLayer } from './layer.js';
+import { normaliseConfig } from './normalise.js';
+import type { RawConfig } from './schema.js';
+import type { CaesarConfig } from './types.js';
+import { validateLayers } from './validate.js';
+import { yamlFileLayer } from './yaml-layer.js';
+
+/** Every key optional, all the way down (lists are replaced whole, not merged). */
+export type DeepPartial<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
+
+/** The file looked for in the working directory when none is named. */
+export const DEFAULT_CONFIG_FILE = 'caesar.yaml';
+
+export interface LoadConfigOptions {
+  /** An explicit config file (`--config`); relative to `cwd`. A missing file is an error. */
+  file?: string;
+  /**
+   * Environment to read `CAESAR_CONFIG` and `CAESAR_*` settings from. The loader is the
+   * only place CAESAR reads env vars.
+   * @default process.env
+   */
+  env?: Record<string, string | undefined>;
+  /**
+   * Where `./caesar.yaml` is looked for and relative paths are resolved.
+   * @default process.cwd()
+   */
+  cwd?: string;
+  /** Settings from CLI flags, snake_case like `caesar.yaml`; they beat everything else. */
+  overrides?: DeepPartial<RawConfig>;
+}
+
+/**
+ * Loads the configuration: defaults < `caesar.yaml` < `CAESAR_*` env < `overrides`.
+ * The file is `opts.file`, else `$CAESAR_CONFIG`, else `<cwd>/caesar.yaml` if it exists,
+ * else none. Returns the normalised config, deep-frozen.
+ * @throws {ConfigError} listing every problem, each with its file:line:col or env var.
+ */
+export async function loadConfig(opts: LoadConfigOptions = {}): Promise<CaesarConfig> {
+  const env = opts.env ?? process.env;
+  const cwd = resolve(opts.cwd ?? process.cwd());
+  const file = await findConfigFile(opts.file, env, cwd);
+  const layers: ConfigLayer[] = [
+    file === undefined ? objectLayer('defaults', {}) : await yamlFileLayer(file.path, file.origin),
+    envLayer(env),
+    objectLayer('overrides', opts.overrides),
+  ];
+  const parsed = validateLayers(layers);
+  const config = normaliseConfig(parsed, { cwd, configFile: file?.path, hostname: hostname() });
+  return deepFreeze(config);
+}
+
+interface ConfigFileChoice {
+  path: string;
+  /** Who named the file, when not the file itself should carry a read error. */
+  origin?: string;
+}
+
+async function findConfigFile(
+  file: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+): Promise<ConfigFileChoice | undefined> {
+  if (file !== undefined) return { path: resolve(cwd, file) };
+  const fromEnv = env[CONFIG_FILE_ENV];
+  if (fromEnv !== undefined && fromEnv !== '') {
+    return { path: resolve(cwd, fromEnv), origin: CONFIG_FILE_ENV };
+  }
+  const fallback = resolve(cwd, DEFAULT_CONFIG_FILE);
+  const found = await stat(fallback).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+  return found ? { path: fallback } : undefined;
+}

@@ -1,0 +1,57 @@
+import { MAX_DURATION_MS } from './duration.js';
+import { defaultText, envText, typeText } from './render-values.js';
+import { configTree, type ConfigNode, type ConfigSection } from './walk.js';
+
+/** The command that rewrites the generated files; shown in their headers. */
+export const REGENERATE_COMMAND = 'node dist/src/config/gen-docs.js';
+
+const INTRO = `# Configuration reference
+
+<!-- Generated from ConfigSchema (src/config/schema.ts) by \`${REGENERATE_COMMAND}\`. Do not edit by hand: a test fails when this file and the schema disagree. -->
+
+CAESAR reads its settings from four places; each one overrides the ones before it:
+
+1. **Defaults**, listed below. They run everything on one machine, offline, with no edits.
+2. **\`caesar.yaml\`**: the file given by \`--config\`, else by \`CAESAR_CONFIG\`, else \`./caesar.yaml\` when it exists. [\`config/caesar.example.yaml\`](../config/caesar.example.yaml) shows every key.
+3. **Environment variables** \`CAESAR_<SECTION>__<KEY>\`, such as \`CAESAR_BUS__URL\`.
+4. **Command-line flags**, such as \`--nats-url\`.
+
+## Rules
+
+- Keys are snake_case. An unknown key is an error naming \`file:line:column\` and the key path. Every problem is reported at once, each with the file position or env var it came from.
+- A key with no value (\`token:\`) counts as not set.
+- An env var name is \`CAESAR_\` and the key path upper-cased, with \`__\` between levels: \`bus.nkey_seed_file\` is \`CAESAR_BUS__NKEY_SEED_FILE\`, \`tools.web_search.searxng_url\` is \`CAESAR_TOOLS__WEB_SEARCH__SEARXNG_URL\`. Values are read as the key's type (integers, booleans as \`true\`/\`false\`/\`1\`/\`0\`, durations, comma-separated URL lists). An empty value unsets the key, so a lower layer's value or the default applies. A \`CAESAR_*\` variable that names no key is an error, except under \`tools\`; \`CAESAR_CONFIG\` names the file and is not a setting.
+- Durations: \`500ms\`, \`5s\`, \`2m\`, \`1h\` or a number of milliseconds, at most ${MAX_DURATION_MS} ms (about 24.8 days).
+- Relative paths are resolved against the working directory.
+- At most one of \`bus.nkey_seed_file\`, \`bus.creds_file\` and \`bus.token\` may be set, across all sources together.
+- Secrets (\`bus.token\`, and keys such as \`*_token\`, \`*password\`, \`*secret\`, \`*api_key\` in tool sections) are replaced with \`[redacted]\` whenever the config is printed. Prefer env vars to files for them.`;
+
+/** docs/configuration.md, rendered from {@link ConfigSchema}. */
+export function renderConfigReference(): string {
+  const root = configTree();
+  const topFields = root.children.filter((c) => c.type === 'field');
+  const sections = root.children.filter((c) => c.type !== 'field');
+  const parts = [INTRO, '## Top level', ...topFields.map(renderKey)];
+  for (const section of sections) parts.push(...renderSection(section));
+  return `${parts.join('\n\n')}\n`;
+}
+
+function renderSection(section: ConfigSection): string[] {
+  const head = `## \`${section.path.join('.')}\`\n\n${section.description}`;
+  if (section.type === 'map') return [`${head}\n\n${facts(section)}`];
+  return [head, ...section.children.map(renderKey)];
+}
+
+function renderKey(node: ConfigNode): string {
+  return `### \`${node.path.join('.')}\`\n\n${node.description}\n\n${facts(node)}`;
+}
+
+function facts(node: ConfigNode): string {
+  const secret = node.type === 'field' && node.meta.secret === true ? ' (secret)' : '';
+  const lines = [
+    `- Type: ${typeText(node)}${secret}`,
+    `- Default: ${defaultText(node) ?? 'not set'}`,
+    `- Env: \`${envText(node)}\``,
+  ];
+  return lines.join('\n');
+}

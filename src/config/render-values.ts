@@ -1,0 +1,43 @@
+import type { ConfigNode } from './walk.js';
+
+/** The type of a key, in words: `duration`, ``one of `info`, `debug` ``. */
+export function typeText(node: ConfigNode): string {
+  if (node.type !== 'field')
+    return node.type === 'map' ? 'map of tool name to settings' : 'section';
+  switch (node.kind) {
+    case 'enum':
+      return `one of ${(node.options ?? []).map((o) => `\`${o}\``).join(', ')}`;
+    case 'url-list':
+      return 'URL list';
+    default:
+      return node.kind;
+  }
+}
+
+/** The default in words, with code in backticks; `undefined` when the key has none. */
+export function defaultText(node: ConfigNode): string | undefined {
+  if (node.type === 'field' && node.meta.defaultText !== undefined) return node.meta.defaultText;
+  if (!('default' in node)) return undefined;
+  return `\`${JSON.stringify(node.default).replace(/^"(.*)"$/, '$1')}\``;
+}
+
+/** Env var of a key; tool sections take any key below a tool. */
+export function envText(node: ConfigNode): string {
+  return node.type === 'map' ? `${node.env}__<TOOL>__<KEY>` : node.env;
+}
+
+/** Splits text into lines of at most `width` characters (words never break). */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}

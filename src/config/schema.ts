@@ -1,0 +1,192 @@
+import { z } from 'zod';
+import { inboxPrefix, ToolNameSchema } from '../protocol/index.js';
+import { durationField, fieldMeta, pathField, serverListField } from './fields.js';
+
+/** pino levels; `silent` turns logging off. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The embedded server of `caesar up`, on loopback. */
+export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+
+/** The three ways to authenticate to NATS; at most one may be set. */
+export const BUS_AUTH_KEYS = ['nkey_seed_file', 'creds_file', 'token'] as const;
+
+function isInboxIdentity(identity: string): boolean {
+  try {
+    inboxPrefix(identity);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const LogSchema = z
+  .strictObject({
+    level: z
+      .enum(LOG_LEVELS)
+      .default('info')
+      .describe('Lowest level written to the JSON log on stderr; `silent` writes nothing.'),
+  })
+  .prefault({})
+  .describe('Logging.');
+
+const BusSchema = z
+  .strictObject({
+    url: serverListField()
+      .prefault(DEFAULT_NATS_URL)
+      .describe(
+        'NATS server to connect to: one URL, or several (a cluster) as a comma-separated list or a YAML list. `nats://host:port`, `tls://host:port` or `host:port`.',
+      ),
+    nkey_seed_file: pathField()
+      .optional()
+      .describe(
+        "File holding this identity's NKEY seed (`SU…`). At most one of `nkey_seed_file`, `creds_file` and `token`.",
+      )
+      .register(fieldMeta, { example: '/etc/caesar/nkeys/worker-kitchen.nk' }),
+    creds_file: pathField()
+      .optional()
+      .describe(
+        'NATS credentials file (JWT and NKEY seed). At most one of `nkey_seed_file`, `creds_file` and `token`.',
+      )
+      .register(fieldMeta, { example: '/etc/caesar/worker-kitchen.creds' }),
+    token: z
+      .string()
+      .min(1, 'expected a non-empty token')
+      .optional()
+      .describe(
+        'Shared NATS auth token; prefer the env var to writing it in a file. Never printed. At most one of `nkey_seed_file`, `creds_file` and `token`.',
+      )
+      .register(fieldMeta, { example: 'change-me', secret: true }),
+    inbox_identity: z
+      .string()
+      .refine(isInboxIdentity, 'expected 1-64 letters, digits, `_` or `-`')
+      .optional()
+      .describe(
+        'Least-privilege reply inbox: replies arrive on `_INBOX.<inbox_identity>.>` instead of `_INBOX.>`, so NATS permissions can allow only that prefix.',
+      )
+      .register(fieldMeta, { example: 'worker-kitchen' }),
+    reconnect_wait: durationField()
+      .prefault('2s')
+      .describe('Base wait between reconnect attempts; reconnects never give up.'),
+    reconnect_jitter: durationField()
+      .prefault('1s')
+      .describe(
+        'Random extra wait added to each reconnect attempt, so hosts do not reconnect in step.',
+      ),
+    connect_timeout: durationField()
+      .prefault('5s')
+      .describe('How long the first connection may take before the command fails.'),
+  })
+  .superRefine((bus, ctx) => {
+    const set = BUS_AUTH_KEYS.filter((key) => bus[key] !== undefined);
+    if (set.length < 2) return;
+    for (const key of set) {
+      const others = set.filter((k) => k !== key).join(', ');
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `set only one of ${BUS_AUTH_KEYS.join(', ')} (also set: ${others})`,
+      });
+    }
+  })
+  .prefault({})
+  .describe('Connection to NATS, shared by the brain, workers and the CLI.');
+
+const WorkerSchema = z
+  .strictObject({
+    host: z
+      .string()
+      .min(1, 'expected a host name')
+      .optional()
+      .describe('Host name a worker reports in replies, discovery metadata and logs.')
+      .register(fieldMeta, { defaultText: 'the machine host name', example: 'kitchen-pi' }),
+    grace: durationField()
+      .prefault('10s')
+      .describe('On stop, how long a worker lets running calls finish before it closes.'),
+  })
+  .prefault({})
+  .describe('Tool workers (`caesar legion serve-tool`).');
+
+const EmbeddedSchema = z
+  .strictObject({
+    nats_host: z
+      .string()
+      .min(1, 'expected a host or address')
+      .default('127.0.0.1')
+      .describe('Address the embedded nats-server of `caesar up` listens on.'),
+    nats_port: z
+      .number()
+      .int()
+      .min(0)
+      .max(65535)
+      .default(4222)
+      .describe('Port of the embedded nats-server; 0 picks any free port.'),
+    nats_config: pathField()
+      .optional()
+      .describe(
+        'nats-server config file for the embedded server, used instead of the built-in one.',
+      )
+      .register(fieldMeta, { example: './config/nats-server.conf' }),
+  })
+  .prefault({})
+  .describe('The nats-server that `caesar up` starts on this machine.');
+
+const PolicySchema = z
+  .strictObject({
+    file: pathField().default('./policy/policy.yaml').describe('The policy file (default deny).'),
+  })
+  .prefault({})
+  .describe('Tool-call policy.');
+
+const AuditSchema = z
+  .strictObject({
+    file: pathField()
+      .optional()
+      .describe('SQLite file of the audit log.')
+      .register(fieldMeta, { defaultText: '`<data_dir>/audit.db`', example: './var/audit.db' }),
+    retention_days: z.number().int().min(1).default(90).describe('Days audit events are kept.'),
+  })
+  .prefault({})
+  .describe('Audit log.');
+
+/** One tool's settings; `web_search:` with nothing under it counts as not set. */
+const ToolSectionSchema = z
+  .record(z.string(), z.unknown(), { error: 'expected a map of settings for the tool' })
+  .prefault({});
+
+const ToolsSchema = z
+  .record(ToolNameSchema, ToolSectionSchema)
+  .default({})
+  .describe(
+    "Per-tool settings, keyed by tool name. Each section goes to its tool as written (snake_case keys) and is checked by that tool's own schema when its worker starts. Values from env vars stay strings.",
+  )
+  .register(fieldMeta, { example: 'web_search:\n  searxng_url: http://127.0.0.1:8080' });
+
+/**
+ * The configuration schema: what `caesar.yaml` may hold (snake_case keys), with defaults.
+ * Parsing applies the defaults and turns durations into milliseconds and the server list
+ * into `string[]`; `normaliseConfig` then makes the camelCase, absolute-path result.
+ * Every key carries `.describe()`: docs/configuration.md and config/caesar.example.yaml
+ * are rendered from this schema (`src/config/reference.ts`).
+ */
+export const ConfigSchema = z
+  .strictObject({
+    data_dir: pathField()
+      .default('./var')
+      .describe('Directory for runtime state, such as the audit log.'),
+    log: LogSchema,
+    bus: BusSchema,
+    worker: WorkerSchema,
+    embedded: EmbeddedSchema,
+    policy: PolicySchema,
+    audit: AuditSchema,
+    tools: ToolsSchema,
+  })
+  .describe('CAESAR configuration.');
+
+/** The loose input: what `caesar.yaml`, env and overrides may hold (snake_case). */
+export type RawConfig = z.input<typeof ConfigSchema>;
+
+/** Defaults applied, durations in ms, servers split; not yet normalised. */
+export type ParsedConfig = z.output<typeof ConfigSchema>;

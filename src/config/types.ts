@@ -1,0 +1,53 @@
+import type { BusAuth } from '../bus/index.js';
+import type { LogLevel } from './schema.js';
+
+/** The `bus` section, normalised. Exactly one or none of the three auth keys is set. */
+export interface BusConfig {
+  /** Server URLs (a cluster when several). */
+  readonly servers: readonly string[];
+  /** Absolute path of the NKEY seed file. */
+  readonly nkeySeedFile?: string;
+  /** Absolute path of the NATS credentials file. */
+  readonly credsFile?: string;
+  /** Shared auth token. Secret: `redactConfig` hides it. */
+  readonly token?: string;
+  readonly inboxIdentity?: string;
+  readonly reconnectWaitMs: number;
+  readonly reconnectJitterMs: number;
+  readonly connectTimeoutMs: number;
+}
+
+/**
+ * Ready for `connectBus()` (src/bus BusOptions). Frozen like the rest of the config:
+ * `servers` is typed mutable only so it can be passed as is; copy before changing it.
+ */
+export interface ConfigBusOptions {
+  readonly servers: string[];
+  readonly auth: Readonly<BusAuth>;
+  /** `_INBOX.<inbox_identity>`; absent means the client default `_INBOX`. */
+  readonly inboxPrefix?: string;
+  readonly reconnectTimeWaitMs: number;
+  readonly reconnectJitterMs: number;
+  readonly connectTimeoutMs: number;
+}
+
+/** The loaded configuration: camelCase keys, durations in ms, absolute paths, deep-frozen. */
+export interface CaesarConfig {
+  /** Absolute path of the `caesar.yaml` that was read; undefined when none was. */
+  readonly configFile?: string;
+  readonly dataDir: string;
+  readonly log: { readonly level: LogLevel };
+  readonly bus: BusConfig;
+  readonly busOptions: ConfigBusOptions;
+  readonly worker: { readonly host: string; readonly graceMs: number };
+  readonly embedded: {
+    readonly natsHost: string;
+    /** 0 means any free port. */
+    readonly natsPort: number;
+    readonly natsConfig?: string;
+  };
+  readonly policy: { readonly file: string };
+  readonly audit: { readonly file: string; readonly retentionDays: number };
+  /** Per-tool sections as written (snake_case keys); each tool's schema parses its own. */
+  readonly tools: { readonly [tool: string]: Readonly<Record<string, unknown>> };
+}

@@ -1,0 +1,86 @@
+import { readFile } from 'node:fs/promises';
+import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import type { ConfigIssue } from './errors.js';
+import { isPlainObject, nullAsUnset, type ConfigLayer } from './layer.js';
+
+/** Aliases may expand at most this many times: a "billion laughs" file fails to load. */
+const MAX_ALIAS_COUNT = 100;
+
+/**
+ * Reads a `caesar.yaml` into a raw config layer whose issues and sources point at
+ * `file:line:column`. A key with no value (`null`) counts as not set. `origin` names who
+ * asked for the file (`CAESAR_CONFIG`) when that, not the file, should carry a read error.
+ */
+export async function yamlFileLayer(file: string, origin?: string): Promise<ConfigLayer> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const message = readErrorMessage(file, err);
+    const source = origin ?? file;
+    return { value: {}, issues: [{ source, path: '', message }], sourceOf: () => source };
+  }
+  return yamlTextLayer(file, text);
+}
+
+/** Parses YAML text named `file` into a layer (exposed for tests and tools that embed config). */
+export function yamlTextLayer(file: string, text: string): ConfigLayer {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number): string => {
+    const p = lineCounter.linePos(offset);
+    return `${file}:${p.line}:${p.col}`;
+  };
+  const issues: ConfigIssue[] = [...doc.errors, ...doc.warnings].map((e) => ({
+    source: at(e.pos[0]),
+    path: '',
+    message: `YAML: ${e.message}`,
+  }));
+  const sourceOf = (path: readonly PropertyKey[], isKey: boolean) => at(offsetOf(doc, path, isKey));
+  if (doc.errors.length > 0) return { value: {}, issues, sourceOf };
+  let js: unknown;
+  try {
+    js = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    issues.push({ source: at(0), path: '', message: `YAML: ${(err as Error).message}` });
+    return { value: {}, issues, sourceOf };
+  }
+  if (js === null || js === undefined) return { value: {}, issues, sourceOf };
+  if (!isPlainObject(js)) {
+    issues.push({
+      source: at(0),
+      path: '',
+      message: 'expected a map of settings at the top level',
+    });
+    return { value: {}, issues, sourceOf };
+  }
+  return { value: nullAsUnset(js), issues, sourceOf };
+}
+
+function readErrorMessage(file: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return `config file ${file} does not exist`;
+  if (code === 'EISDIR') return `config file ${file} is a directory`;
+  return `cannot read config file ${file}: ${(err as Error).message}`;
+}
+
+/** Start offset of the node at `path` (or of its last key), falling back to ancestors. */
+function offsetOf(doc: Document, path: readonly PropertyKey[], isKey: boolean): number {
+  for (let depth = path.length; depth >= 0; depth--) {
+    if (isKey && depth === path.length && depth > 0) {
+      const parent: unknown =
+        depth === 1 ? doc.contents : doc.getIn(path.slice(0, depth - 1), true);
+      const key = path[depth - 1];
+      if (isMap(parent)) {
+        const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === key);
+        const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
+        if (range) return range[0];
+      }
+      continue;
+    }
+    const node: unknown = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
+    const range = (node as { range?: [number, number, number] | null } | null)?.range;
+    if (range) return range[0];
+  }
+  return 0;
+}
