@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { TimeoutError } from '../../../src/legion/index.js';
+import {
+  CalcResultSchema,
+  createEvaluator,
+  type Evaluator,
+} from '../../../workers/calculator/index.js';
+import { GOOD_CASES, HOSTILE_CASES } from './cases.js';
+
+// Real evaluation threads. They run the compiled eval-thread.js from dist/ (see
+// workers/calculator/thread-url.ts): `npm test` builds it first.
+
+const misbehaving = new URL('./fixtures/misbehaving-thread.mjs', import.meta.url);
+const broken = new URL('./fixtures/broken-thread.mjs', import.meta.url);
+
+describe('evaluator with the calculator thread', () => {
+  let evaluator: Evaluator;
+  beforeAll(async () => {
+    evaluator = await createEvaluator({ threads: 2 });
+  });
+  afterAll(async () => {
+    await evaluator.close();
+  });
+
+  test.each(GOOD_CASES)('answers %s', async (expression, expected) => {
+    const answer = await evaluator.evaluate(expression);
+    expect(CalcResultSchema.parse(answer)).toEqual({ expression, ...expected });
+  });
+
+  test.each(HOSTILE_CASES)(
+    'refuses $label with invalid_input ($reason) and serves the next call',
+    async ({ expression, reason }) => {
+      await expect(evaluator.evaluate(expression)).rejects.toMatchObject({
+        code: 'invalid_input',
+        details: { reason },
+      });
+      await expect(evaluator.evaluate('1 + 1')).resolves.toMatchObject({ value: 2 });
+    },
+  );
+
+  test('serves many concurrent calls, more than it has threads', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => evaluator.evaluate(`${i} * 3`)),
+    );
+    expect(answers.map((a) => a.value)).toEqual(Array.from({ length: 40 }, (_, i) => i * 3));
+  });
+
+  test('a call aborted while its thread computes is cut off with timeout, and the next call is served', async () => {
+    const controller = new AbortController();
+    const call = evaluator.evaluate('sqrt(2)', { signal: controller.signal });
+    // The thread cannot have answered yet: its reply needs another turn of the event loop.
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: 'timeout' });
+    await expect(evaluator.evaluate('2^10')).resolves.toMatchObject({ value: 1024 });
+  });
+
+  test('a call whose signal has already aborted is answered with timeout at once', async () => {
+    await expect(
+      evaluator.evaluate('1 + 1', { signal: AbortSignal.abort() }),
+    ).rejects.toMatchObject({ code: 'timeout' });
+  });
+
+  test('an abort reason that is already a coded error is passed through', async () => {
+    const reason = new TimeoutError('deadline set by the SDK');
+    await expect(evaluator.evaluate('1 + 1', { signal: AbortSignal.abort(reason) })).rejects.toBe(
+      reason,
+    );
+  });
+});
+
+describe('evaluator pool handling (stand-in thread that misbehaves on request)', () => {
+  test('a run-away calculation is cut at the deadline and the pool serves the next call', async () => {
+    await using evaluator = await createEvaluator({ threads: 1, threadUrl: misbehaving });
+    const started = performance.now();
+    await expect(
+      evaluator.evaluate('spin', { signal: AbortSignal.timeout(200) }),
+    ).rejects.toMatchObject({ code: 'timeout' });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    await expect(evaluator.evaluate('next')).resolves.toMatchObject({ expression: 'next' });
+  });
+
+  test('a run-away calculation without a signal is cut at maxEvalMs', async () => {
+    await using evaluator = await createEvaluator({
+      threads: 1,
+      threadUrl: misbehaving,
+      maxEvalMs: 200,
+    });
+    await expect(evaluator.evaluate('spin')).rejects.toThrow('ran longer than 200 ms');
+    await expect(evaluator.evaluate('next')).resolves.toMatchObject({ expression: 'next' });
+  });
+
+  test('a queued call aborted before it runs is answered while the running one continues', async () => {
+    await using evaluator = await createEvaluator({ threads: 1, threadUrl: misbehaving });
+    const running = new AbortController();
+    const queued = new AbortController();
+    const first = evaluator.evaluate('spin', { signal: running.signal });
+    const second = evaluator.evaluate('waits', { signal: queued.signal });
+    queued.abort();
+    await expect(second).rejects.toMatchObject({ code: 'timeout' });
+    running.abort();
+    await expect(first).rejects.toMatchObject({ code: 'timeout' });
+    await expect(evaluator.evaluate('next')).resolves.toMatchObject({ expression: 'next' });
+  });
+
+  test('a thread that runs out of memory answers invalid_input and is replaced', async () => {
+    await using evaluator = await createEvaluator({
+      threads: 1,
+      threadUrl: misbehaving,
+      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
+    });
+    await expect(evaluator.evaluate('oom')).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: "the expression exceeds the calculator's resource limits",
+    });
+    await expect(evaluator.evaluate('next')).resolves.toMatchObject({ expression: 'next' });
+  });
+
+  test.each(['exit', 'throw'])(
+    'a thread that dies (%s) answers internal and is replaced',
+    async (expression) => {
+      await using evaluator = await createEvaluator({ threads: 1, threadUrl: misbehaving });
+      await expect(evaluator.evaluate(expression)).rejects.toMatchObject({ code: 'internal' });
+      await expect(evaluator.evaluate('next')).resolves.toMatchObject({ expression: 'next' });
+    },
+  );
+
+  test('close answers calls still running or waiting, and refuses new ones', async () => {
+    const evaluator = await createEvaluator({ threads: 1, threadUrl: misbehaving });
+    const outcomes = Promise.allSettled([evaluator.evaluate('spin'), evaluator.evaluate('waits')]);
+    await evaluator.close();
+    const shuttingDown = {
+      code: 'internal',
+      retryable: true,
+      message: 'the calculator is shutting down',
+    };
+    expect(await outcomes).toEqual([
+      { status: 'rejected', reason: expect.objectContaining(shuttingDown) },
+      { status: 'rejected', reason: expect.objectContaining(shuttingDown) },
+    ]);
+    await expect(evaluator.evaluate('1')).rejects.toThrow('shutting down');
+  });
+
+  test('a thread script that fails to load makes createEvaluator reject', async () => {
+    await expect(createEvaluator({ threads: 1, threadUrl: broken })).rejects.toThrow(
+      'evaluation thread failed to start: broken thread script',
+    );
+  });
+
+  test('a missing thread script is reported with the build command', async () => {
+    const missing = new URL('./fixtures/no-such-thread.mjs', import.meta.url);
+    await expect(createEvaluator({ threadUrl: missing })).rejects.toThrow(
+      'build first: npx tsc -p tsconfig.build.json',
+    );
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, test } from 'vitest';
+import { InvalidInputError, type ToolContext } from '../../../src/legion/index.js';
+import { silentLogger } from '../../../src/log/index.js';
+import { calculatorTool, createCalculatorTool } from '../../../workers/calculator/index.js';
+
+const worker = { id: 'test-worker', host: 'localhost' };
+
+function callContext(signal: AbortSignal = new AbortController().signal): ToolContext {
+  return {
+    logger: silentLogger(),
+    signal,
+    decisionId: 'dec-1',
+    deadline: Date.now() + 2000,
+    config: undefined,
+    worker,
+  };
+}
+
+describe('calculator tool', () => {
+  test('declares a spec with the expression schema and its limits', () => {
+    expect(calculatorTool.spec).toMatchObject({
+      name: 'calculator',
+      version: '1.0.0',
+      tags: ['tool', 'math'],
+      timeout_ms: 2000,
+      max_concurrency: 2,
+      annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+      input_schema: {
+        type: 'object',
+        properties: { expression: { type: 'string', minLength: 1, maxLength: 1000 } },
+        required: ['expression'],
+      },
+    });
+    expect(calculatorTool.spec.output_schema).toMatchObject({
+      required: ['expression', 'result', 'value'],
+    });
+  });
+
+  test('answers, refuses and cuts off through the handler between start and stop', async () => {
+    const tool = createCalculatorTool({ threads: 1 });
+    await tool.start!({ logger: silentLogger(), config: undefined, worker });
+    try {
+      await expect(tool.handler({ expression: '17 * 23' }, callContext())).resolves.toEqual({
+        expression: '17 * 23',
+        result: '391',
+        value: 391,
+      });
+      await expect(tool.handler({ expression: 'import(x)' }, callContext())).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
+      const controller = new AbortController();
+      const call = tool.handler({ expression: '2 + 2' }, callContext(controller.signal));
+      controller.abort();
+      await expect(call).rejects.toMatchObject({ code: 'timeout' });
+    } finally {
+      await tool.stop!();
+    }
+  });
+
+  test('instances started from one definition share the threads until the last one stops', async () => {
+    const tool = createCalculatorTool({ threads: 1 });
+    const startCtx = { logger: silentLogger(), config: undefined, worker };
+    await tool.start!(startCtx);
+    await tool.start!(startCtx);
+    await tool.stop!();
+    await expect(tool.handler({ expression: '1 + 1' }, callContext())).resolves.toMatchObject({
+      value: 2,
+    });
+    await tool.stop!();
+    await expect(tool.handler({ expression: '1 + 1' }, callContext())).rejects.toMatchObject({
+      code: 'internal',
+      message: 'the calculator was not started',
+    });
+  });
+});

@@ -1,0 +1,42 @@
+import { parentPort } from 'node:worker_threads';
+import { createCalculate, type Calculate } from './calculate.js';
+import { ExpressionRejectedError } from './screen.js';
+import type { EvalReply, EvalRequest, ThreadMessage } from './thread-messages.js';
+
+/**
+ * Entry point of one evaluation thread (node:worker_threads). The evaluator starts it with
+ * resource limits and terminates it when a calculation passes its deadline, so nothing an
+ * expression does here can hang or crash the worker process. Loaded from the compiled
+ * dist/ tree only (see thread-url.ts).
+ */
+
+/** Expressions evaluated once at start so the first real call does not pay for warm-up. */
+const WARM_UP = ['sqrt(16) + sin(pi / 2) ^ 2 * log(100, 10)', '5 km to miles'];
+
+function answer(calculate: Calculate, request: EvalRequest): EvalReply {
+  try {
+    return { kind: 'result', id: request.id, result: calculate(request.expression) };
+  } catch (err) {
+    if (err instanceof ExpressionRejectedError) {
+      return { kind: 'rejected', id: request.id, reason: err.reason, message: err.message };
+    }
+    return {
+      kind: 'failed',
+      id: request.id,
+      message: err instanceof Error ? err.message : String(err),
+    };
+  }
+}
+
+function main(): void {
+  const port = parentPort;
+  if (port === null) throw new Error('eval-thread.js runs only as a worker thread');
+  const calculate = createCalculate();
+  for (const expression of WARM_UP) calculate(expression);
+  port.on('message', (request: EvalRequest) => {
+    port.postMessage(answer(calculate, request) satisfies ThreadMessage);
+  });
+  port.postMessage({ kind: 'ready' } satisfies ThreadMessage);
+}
+
+main();

@@ -1,0 +1,75 @@
+import { CaesarError, defineTool } from '../../src/legion/index.js';
+import { createEvaluator, type Evaluator, type EvaluatorOptions } from './evaluator.js';
+import { CalcInputSchema, CalcResultSchema } from './schema.js';
+
+/** Calls one instance runs at once; the evaluator keeps one warm thread per call. */
+const MAX_CONCURRENCY = 2;
+
+const DESCRIPTION = [
+  'Evaluates one arithmetic expression exactly and offline; use it instead of doing math in your head.',
+  'Supports + - * / ^ (power), % or mod, ! (factorial), parentheses, small matrices such as [1, 2; 3, 4],',
+  'the functions sqrt, cbrt, nthRoot, exp, log (log(x) is natural, log(x, base)), log10, log2, sin, cos, tan,',
+  'asin, acos, atan, atan2, sinh, cosh, tanh and their inverses, abs, sign, round (round(x, digits)), floor, ceil,',
+  'fix, min, max, hypot, gcd, lcm, factorial, the constants pi, e, tau and phi, and units with conversion:',
+  '"5 km to miles", "100 degF to degC", "3 ft + 4 in", "sin(30 deg)".',
+  'Examples: "17 * 23", "2^10", "sqrt(16)", "log(100, 10)", "round(3.14159, 2)".',
+  'Returns the formatted result (14 significant digits), its numeric value and its unit, if any.',
+  'Refuses (invalid_input) variables, assignments, function definitions, strings, comparisons, ranges,',
+  'results that are not finite (such as 1/0 or 9^9^9), and expressions longer than 1000 characters.',
+].join(' ');
+
+/**
+ * Builds a calculator tool with its own evaluator. `start` warms the threads (the first
+ * start; later starts of the same definition share them) and `stop` closes them after the
+ * last instance stops.
+ */
+export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> = {}) {
+  let evaluator: Promise<Evaluator> | undefined;
+  let instances = 0;
+  return defineTool({
+    name: 'calculator',
+    version: '1.0.0',
+    title: 'Calculator',
+    description: DESCRIPTION,
+    tags: ['tool', 'math'],
+    input: CalcInputSchema,
+    output: CalcResultSchema,
+    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+    determinism: 'deterministic',
+    executionLocality: 'local',
+    resourceRequirements: { cpu: 'low', memory_mb: 256, network: false },
+    costModel: { kind: 'free' },
+    licensing: 'Apache-2.0',
+    hitl: 'autonomous',
+    timeoutMs: 2000,
+    maxConcurrency: MAX_CONCURRENCY,
+    maxQueue: 64,
+    start: async (ctx) => {
+      instances += 1;
+      evaluator ??= createEvaluator({ threads: MAX_CONCURRENCY, ...options, logger: ctx.logger });
+      try {
+        await evaluator;
+      } catch (err) {
+        instances -= 1;
+        evaluator = undefined;
+        throw err;
+      }
+    },
+    stop: async () => {
+      instances -= 1;
+      if (instances > 0 || evaluator === undefined) return;
+      const closing = evaluator;
+      evaluator = undefined;
+      await (await closing).close();
+    },
+    handler: async (input, ctx) => {
+      if (evaluator === undefined) {
+        throw new CaesarError('internal', 'the calculator was not started');
+      }
+      return (await evaluator).evaluate(input.expression, { signal: ctx.signal });
+    },
+  });
+}
+
+/** The shipped calculator tool (`caesar legion serve-tool calculator`). */
+export const calculatorTool = createCalculatorTool();

@@ -1,0 +1,28 @@
+import type { ToolDefinition } from '../src/legion/index.js';
+
+/**
+ * The tools CAESAR ships, by name. Loaded lazily so `serve-tool calculator` never loads
+ * another worker's backend library.
+ */
+export const SHIPPED_TOOLS: Readonly<Record<string, () => Promise<ToolDefinition>>> = Object.freeze({
+  calculator: async () => (await import('./calculator/index.js')).calculatorTool as ToolDefinition,
+});
+
+export function shippedToolNames(): string[] {
+  return Object.keys(SHIPPED_TOOLS).sort();
+}
+
+export class UnknownToolError extends Error {
+  override readonly name = 'UnknownToolError';
+}
+
+/** Loads shipped tools by name; an unknown name lists the ones that exist. */
+export async function loadShippedTools(names: readonly string[]): Promise<ToolDefinition[]> {
+  const unknown = names.filter((n) => !Object.hasOwn(SHIPPED_TOOLS, n));
+  if (unknown.length > 0) {
+    throw new UnknownToolError(
+      `unknown tool ${unknown.map((n) => `'${n}'`).join(', ')}; shipped tools: ${shippedToolNames().join(', ')}`,
+    );
+  }
+  return Promise.all(names.map((n) => SHIPPED_TOOLS[n]!()));
+}
