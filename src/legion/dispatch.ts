@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { headers as natsHeaders, type Msg } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import type { Logger } from '../log/index.js';
@@ -10,14 +11,12 @@ import {
   type ErrorBody,
   type WorkerRef,
 } from '../protocol/index.js';
-import { abortReason } from './abort.js';
 import type { ToolContext } from './context.js';
 import type { ToolDefinition } from './define.js';
 import type { Limiter } from './limiter.js';
 import type { EndpointStats } from './stats.js';
 
 const decoder = new TextDecoder();
-const encoder = new TextEncoder();
 
 export interface DispatchDeps {
   tool: ToolDefinition;
@@ -32,24 +31,71 @@ export interface DispatchDeps {
   inflight: Set<Promise<void>>;
 }
 
-/** Builds the message callback of a tool's dispatch endpoint. */
+type Outcome = { ok: true; result: unknown } | { ok: false; error: ErrorBody };
+
+/**
+ * Builds the message callback of a tool's dispatch endpoint.
+ *
+ * Hot path: a call whose handler answers synchronously is validated, run and answered
+ * within the message callback, with no AbortController, timer or promise. A call that
+ * goes asynchronous (queued for a slot, or a handler returning a promise) is "armed": its
+ * deadline timer starts, it joins the set the shutdown cutoff aborts, and it is tracked in
+ * `inflight` until answered. `ctx.signal` is created on first read.
+ */
 export function createDispatchHandler(deps: DispatchDeps): (msg: Msg) => void {
+  const armed = new Set<CallControl>();
+  deps.cutoff.addEventListener(
+    'abort',
+    () => {
+      for (const c of armed) c.abort(new TimeoutError('worker is shutting down; call cut off'));
+    },
+    { once: true },
+  );
   return (msg) => {
-    const call = handleCall(deps, msg);
+    const started = performance.now();
+    let outcome: Outcome | Promise<Outcome>;
+    try {
+      outcome = startCall(deps, armed, msg);
+    } catch (err) {
+      outcome = unexpected(deps, err);
+    }
+    if (!(outcome instanceof Promise)) {
+      answer(deps, msg, started, outcome);
+      return;
+    }
+    const call: Promise<void> = outcome.then(
+      (o) => {
+        deps.inflight.delete(call);
+        answer(deps, msg, started, o);
+      },
+      (err: unknown) => {
+        deps.inflight.delete(call);
+        answer(deps, msg, started, unexpected(deps, err));
+      },
+    );
     deps.inflight.add(call);
-    void call.finally(() => deps.inflight.delete(call));
   };
 }
 
-async function handleCall(deps: DispatchDeps, msg: Msg): Promise<void> {
-  const started = performance.now();
-  const reply = (body: Record<string, unknown>, error?: ErrorBody) => {
-    const durationMs = performance.now() - started;
-    deps.stats.record(durationMs, error ? `${error.code}: ${error.message}` : undefined);
-    if (!msg.reply) return;
-    const payload = encoder.encode(
-      JSON.stringify({ v: 1, ...body, worker: deps.worker, duration_ms: round(durationMs) }),
-    );
+function unexpected(deps: DispatchDeps, err: unknown): Outcome {
+  deps.logger.error({ err }, 'dispatch handler failed unexpectedly');
+  return failure(err);
+}
+
+function answer(deps: DispatchDeps, msg: Msg, started: number, outcome: Outcome): void {
+  const durationMs = performance.now() - started;
+  const error = outcome.ok ? undefined : outcome.error;
+  deps.stats.record(durationMs, error ? `${error.code}: ${error.message}` : undefined);
+  if (!msg.reply) return;
+  const { worker } = deps;
+  const duration_ms = round(durationMs);
+  const body = outcome.ok
+    ? { v: 1, success: true, result: outcome.result, worker, duration_ms }
+    : { v: 1, success: false, error: outcome.error, worker, duration_ms };
+  try {
+    // Buffer.from takes small strings from a shared pool: a few times cheaper than
+    // TextEncoder.encode for reply-sized payloads.
+    const payload = Buffer.from(JSON.stringify(body));
     if (!error) {
       msg.respond(payload);
       return;
@@ -58,22 +104,74 @@ async function handleCall(deps: DispatchDeps, msg: Msg): Promise<void> {
     h.set(HEADERS.serviceError, error.message.slice(0, 512).replace(/[\r\n]+/g, ' '));
     h.set(HEADERS.serviceErrorCode, String(new CaesarError(error.code, '').status));
     msg.respond(payload, { headers: h });
-  };
-  const fail = (error: ErrorBody) => reply({ success: false, error }, error);
-
-  try {
-    const outcome = await runCall(deps, msg);
-    if (outcome.ok) reply({ success: true, result: outcome.result });
-    else fail(outcome.error);
   } catch (err) {
-    deps.logger.error({ err }, 'dispatch handler failed unexpectedly');
-    fail(toErrorBody(err));
+    deps.logger.error({ err }, 'could not send the dispatch reply');
   }
 }
 
-type Outcome = { ok: true; result: unknown } | { ok: false; error: ErrorBody };
+/**
+ * One call's abort state. The AbortController is made only when someone reads `signal`
+ * (a handler, or the limiter queue); the deadline timer only when the call is armed.
+ */
+class CallControl {
+  #controller: AbortController | undefined;
+  #reason: Error | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  /** Called once on abort; the async path resolves its outcome with it. */
+  onAbort: ((reason: Error) => void) | undefined;
 
-async function runCall(deps: DispatchDeps, msg: Msg): Promise<Outcome> {
+  constructor(
+    private readonly armed: Set<CallControl>,
+    private readonly deadline: number,
+    private readonly budgetMs: number,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#reason) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#reason !== undefined;
+  }
+
+  get reason(): Error | undefined {
+    return this.#reason;
+  }
+
+  abort(reason: Error): void {
+    if (this.#reason) return;
+    this.#reason = reason;
+    this.disarm();
+    this.#controller?.abort(reason);
+    this.onAbort?.(reason);
+  }
+
+  /** Starts the deadline timer and makes the call subject to the shutdown cutoff. */
+  arm(): void {
+    if (this.#timer || this.#reason) return;
+    this.#timer = setTimeout(
+      () => this.abort(new TimeoutError(`deadline of ${this.budgetMs} ms passed`)),
+      Math.max(0, this.deadline - Date.now()),
+    );
+    this.armed.add(this);
+  }
+
+  disarm(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.armed.delete(this);
+  }
+}
+
+function startCall(
+  deps: DispatchDeps,
+  armed: Set<CallControl>,
+  msg: Msg,
+): Outcome | Promise<Outcome> {
   const { tool, limiter } = deps;
   if (msg.data.length > MAX_ENVELOPE_BYTES) {
     return invalid(
@@ -98,6 +196,9 @@ async function runCall(deps: DispatchDeps, msg: Msg): Promise<Outcome> {
   if (deadline <= now) {
     return failure(new TimeoutError('the call arrived after its deadline'));
   }
+  if (deps.cutoff.aborted) {
+    return failure(new TimeoutError('worker is shutting down; call cut off'));
+  }
   const input = tool.input.safeParse(req.data.input);
   if (!input.success) {
     const details = issuesOf(input.error);
@@ -107,83 +208,120 @@ async function runCall(deps: DispatchDeps, msg: Msg): Promise<Outcome> {
     );
   }
 
-  const controller = new AbortController();
-  const onCutoff = () =>
-    controller.abort(new TimeoutError('worker is shutting down; call cut off'));
-  deps.cutoff.addEventListener('abort', onCutoff, { once: true });
-  const timer = setTimeout(
-    () => controller.abort(new TimeoutError(`deadline of ${deadline - now} ms passed`)),
-    deadline - now,
-  );
-  try {
-    const slot = limiter.acquire(controller.signal);
-    if (slot === false) {
-      return failure(
-        new CaesarError(
-          'overloaded',
-          `${tool.spec.name} is running ${limiter.active} calls with ${limiter.queued} queued; try again`,
-        ),
-      );
-    }
-    if (slot !== true) await slot;
-    return await runHandler(deps, input.data, req.data.decision_id, deadline, controller.signal);
-  } catch (err) {
-    return failure(err);
-  } finally {
-    clearTimeout(timer);
-    deps.cutoff.removeEventListener('abort', onCutoff);
+  const control = new CallControl(armed, deadline, deadline - now);
+  const run = () => runInSlot(deps, control, input.data, req.data.decision_id, deadline);
+  // With a free slot the limiter never looks at the signal, so do not make one.
+  if (limiter.active < limiter.maxConcurrency) {
+    void limiter.acquire(UNUSED_SIGNAL);
+    return run();
   }
+  const slot = limiter.acquire(control.signal);
+  if (slot === false) {
+    return failure(
+      new CaesarError(
+        'overloaded',
+        `${tool.spec.name} is running ${limiter.active} calls with ${limiter.queued} queued; try again`,
+      ),
+    );
+  }
+  if (slot === true) return run();
+  control.arm();
+  return slot.then(run, (err: unknown) => {
+    control.disarm();
+    return failure(err);
+  });
 }
 
-/** Runs the handler in its slot; answers as soon as it settles or the signal aborts. */
-async function runHandler(
+/** Never aborted; stands in where the limiter wants a signal it will not use. */
+const UNUSED_SIGNAL = new AbortController().signal;
+
+/**
+ * Runs the handler in its slot. A synchronous answer is final at once; a promise is raced
+ * against the call's abort (deadline or cutoff). The slot is held until the handler really
+ * settles, even after a timeout reply, so a handler that ignores its signal cannot make
+ * the worker run more than its cap at once.
+ */
+function runInSlot(
   deps: DispatchDeps,
+  control: CallControl,
   input: unknown,
   decisionId: string,
   deadline: number,
-  signal: AbortSignal,
-): Promise<Outcome> {
+): Outcome | Promise<Outcome> {
   const { tool, limiter } = deps;
+  if (control.reason) {
+    // Cut off between getting its slot and starting.
+    limiter.release();
+    control.disarm();
+    return failure(control.reason);
+  }
   let logger: Logger | undefined;
   const ctx: ToolContext = {
     get logger() {
       return (logger ??= deps.logger.child({ decisionId }));
     },
-    signal,
+    get signal() {
+      return control.signal;
+    },
     decisionId,
     deadline,
     config: deps.config,
     worker: deps.worker,
   };
-  // The slot is held until the handler really settles, even after a timeout reply, so a
-  // handler that ignores its signal cannot make the worker run more than its cap at once.
-  const work = Promise.resolve()
-    .then(() => tool.handler(input, ctx))
-    .finally(() => limiter.release());
-  const aborted = new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(abortReason(signal));
-    signal.addEventListener('abort', () => reject(abortReason(signal)), { once: true });
-  });
-  aborted.catch(() => undefined); // observed through the race below; never unhandled
-  work.catch((err) => {
-    if (signal.aborted)
-      deps.logger.debug({ err, decisionId }, 'handler settled after its deadline');
-  });
-  const result = await Promise.race([work, aborted]);
-  const output = tool.output.safeParse(result);
-  if (!output.success) {
-    deps.logger.error(
-      { issues: issuesOf(output.error), decisionId },
-      'handler output failed its schema',
-    );
-    return failure(
-      new CaesarError(
-        'internal',
-        `${tool.spec.name} produced output that does not match its schema`,
-      ),
-    );
+  let result: unknown;
+  try {
+    result = tool.handler(input, ctx);
+  } catch (err) {
+    limiter.release();
+    control.disarm();
+    return failure(err);
   }
-  return { ok: true, result: output.data };
+  if (!isThenable(result)) {
+    limiter.release();
+    control.disarm();
+    return checkOutput(deps, result, decisionId);
+  }
+  control.arm();
+  return new Promise<Outcome>((resolve) => {
+    control.onAbort = (reason) => resolve(failure(reason));
+    result.then(
+      (value) => {
+        limiter.release();
+        control.disarm();
+        if (!control.aborted) resolve(checkOutput(deps, value, decisionId));
+      },
+      (err: unknown) => {
+        limiter.release();
+        control.disarm();
+        if (control.aborted) {
+          deps.logger.debug({ err, decisionId }, 'handler settled after its deadline');
+        } else {
+          resolve(failure(err));
+        }
+      },
+    );
+  });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+function checkOutput(deps: DispatchDeps, result: unknown, decisionId: string): Outcome {
+  const { tool } = deps;
+  const output = tool.output.safeParse(result);
+  if (output.success) return { ok: true, result: output.data };
+  deps.logger.error(
+    { issues: issuesOf(output.error), decisionId },
+    'handler output failed its schema',
+  );
+  return failure(
+    new CaesarError('internal', `${tool.spec.name} produced output that does not match its schema`),
+  );
 }
 
 function invalid(message: string, details?: unknown): Outcome {

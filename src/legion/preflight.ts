@@ -18,7 +18,11 @@ export function createPreflightHandler(
     const started = performance.now();
     void runPreflight(tool, ctx, logger).then((reply) => {
       stats.record(performance.now() - started, reply.ok ? undefined : 'preflight not ok');
-      msg.respond(encoder.encode(JSON.stringify(reply)));
+      try {
+        msg.respond(encoder.encode(JSON.stringify(reply)));
+      } catch (err) {
+        logger.warn({ err }, 'could not send the preflight reply');
+      }
     });
   };
 }

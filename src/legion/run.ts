@@ -56,6 +56,15 @@ export async function runTools(tools: ToolDefinition[], options: RunToolsOptions
   }
   options.logger.info({ signal: reason }, 'stopping');
   await worker.stop();
-  await nc.drain();
+  // Drain flushes pending replies; if the server is gone it would wait for a reconnect
+  // that may never come, so it gets a few seconds and then the connection is closed.
+  const drained = await Promise.race([
+    nc.drain().then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((r) => setTimeout(() => r(false), 3000).unref()),
+  ]);
+  if (!drained) await nc.close().catch(() => undefined);
   return 0;
 }

@@ -94,14 +94,18 @@ export async function serveTools(
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      await Promise.allSettled(running.flatMap((r) => r.subs.map((s) => s.drain())));
+      // Every step that talks to the server is bounded: a worker whose server is gone
+      // must still stop.
+      await bounded(Promise.allSettled(running.flatMap((r) => r.subs.map((s) => s.drain()))), 2000);
       if (!(await settleWithin(inflight, graceMs))) {
         logger.warn({ inFlight: inflight.size, graceMs }, 'grace period over; cutting off calls');
         cutoff.abort();
         await settleWithin(inflight, 1000);
       }
+      // Discovery closes before the bye, so no sweep answer can follow the goodbye.
+      await Promise.allSettled(running.map((r) => bounded(r.service.close(), 2000)));
       for (const r of running) publishBye(nc, r);
-      await nc.flush().catch(() => undefined);
+      await bounded(nc.flush(), 2000);
       await Promise.allSettled(running.map((r) => closeOne(r)));
       logger.info('tools stopped');
     })());
@@ -190,8 +194,8 @@ function parseConfig(tool: ToolDefinition, section: unknown): unknown {
 }
 
 async function closeOne(r: Running): Promise<void> {
-  await Promise.allSettled(r.subs.map((s) => s.drain()));
-  await r.service.close();
+  await bounded(Promise.allSettled(r.subs.map((s) => s.drain())), 2000);
+  await bounded(r.service.close(), 2000);
   try {
     await r.tool.stop?.();
   } catch (err) {
@@ -249,4 +253,11 @@ async function settleWithin(inflight: Set<Promise<void>>, ms: number): Promise<b
     clearTimeout(timer);
   }
   return true;
+}
+
+/** Waits for `p` at most `ms`; a rejection or the timeout both just end the wait. */
+async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }

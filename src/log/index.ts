@@ -21,7 +21,7 @@ export const REDACT_PATHS: readonly string[] = [
 ];
 
 export interface CreateLoggerOptions {
-  /** @default 'info' (or CAESAR_LOG_LEVEL via the config loader) */
+  /** @default 'info' (the config loader reads CAESAR_LOG__LEVEL) */
   level?: string;
   /** Base bindings on every line, for example `{ component: 'worker' }`. */
   bindings?: Record<string, unknown>;

@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
+import { register as registerLegion } from './legion.js';
+import { register as registerUp } from './up.js';
 
 /**
  * Each command group lives in its own file (`legion.ts`, `policy.ts`, `audit.ts`, `up.ts`)
  * and exports `register(program)`. This list is the one place that wires them in.
  */
-export function registerCommandGroups(_program: Command): void {
-  // groups are added here as they land
+export function registerCommandGroups(program: Command): void {
+  registerUp(program);
+  registerLegion(program);
 }

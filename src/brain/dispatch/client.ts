@@ -1,0 +1,160 @@
+import { Buffer } from 'node:buffer';
+import {
+  headers as natsHeaders,
+  NoRespondersError,
+  RequestError,
+  TimeoutError,
+  type NatsConnection,
+} from '@nats-io/nats-core';
+import { silentLogger, type Logger } from '../../log/index.js';
+import {
+  DispatchReplySchema,
+  ERROR_CATALOGUE,
+  HEADERS,
+  MAX_ENVELOPE_BYTES,
+  dispatchSubject,
+  type DispatchFailure,
+  type DispatchReply,
+  type DispatchRequest,
+} from '../../protocol/index.js';
+
+export interface DispatcherOptions {
+  /** A connected client; the caller owns it. */
+  nc: NatsConnection;
+  logger?: Logger;
+  /**
+   * How long past the deadline to keep waiting. A worker answers `timeout` itself the
+   * moment the deadline passes (with what it was doing); this grace lets that reply win
+   * the race against a bare `dispatch_timeout`. @default 200
+   */
+  replyGraceMs?: number;
+}
+
+export interface DispatchOptions {
+  /** The brain's decision id: sent in the envelope and the `Caesar-Decision-Id` header. */
+  decisionId: string;
+  /** Absolute deadline, epoch ms. The worker caps it by the tool's `timeoutMs`. */
+  deadline: number;
+  /** W3C trace context, forwarded as the `traceparent` header. */
+  traceparent?: string;
+  /** A brain-signed dispatch grant (reserved). */
+  grant?: string;
+}
+
+export interface Dispatcher {
+  /**
+   * Sends one call to one instance of `tool` (the queue group picks it) and returns the
+   * worker's reply, or a failure the dispatcher made up: `no_worker` (nobody serves the
+   * tool, answered at once by NATS), `dispatch_timeout` (no reply by the deadline) or
+   * `bad_reply` (the reply is not a valid envelope). Those never throw.
+   *
+   * @throws SubjectTokenError when `tool` is not a valid tool name.
+   * @throws the NATS client's error when the connection is closed or draining, or the
+   *   server refuses the publish (permissions): faults of the brain, not of the call.
+   */
+  dispatch(tool: string, input: unknown, options: DispatchOptions): Promise<DispatchReply>;
+}
+
+const decoder = new TextDecoder();
+/** setTimeout's ceiling; a later deadline is not a reason to fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The brain's dispatch client. Lean on purpose: it is on every tool call's path. */
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { nc } = options;
+  const logger = options.logger ?? silentLogger();
+  const graceMs = options.replyGraceMs ?? 200;
+
+  return {
+    async dispatch(tool, input, opts) {
+      const started = performance.now();
+      const subject = dispatchSubject(tool);
+      const left = opts.deadline - Date.now();
+      if (!(left >= 1)) {
+        return brainFailure('dispatch_timeout', 'the deadline passed before dispatch', started);
+      }
+      const timeout = Math.min(left + graceMs, MAX_TIMER_MS);
+      const envelope: DispatchRequest = {
+        v: 1,
+        tool,
+        input,
+        decision_id: opts.decisionId,
+        deadline: Math.floor(opts.deadline),
+      };
+      if (opts.grant !== undefined) envelope.grant = opts.grant;
+      const headers = natsHeaders();
+      headers.set(HEADERS.decisionId, opts.decisionId);
+      if (opts.traceparent !== undefined) headers.set(HEADERS.traceparent, opts.traceparent);
+
+      let data: Uint8Array;
+      try {
+        // Buffer.from: pooled, several times cheaper than TextEncoder for envelope-sized strings.
+        const msg = await nc.request(subject, Buffer.from(JSON.stringify(envelope)), {
+          timeout,
+          headers,
+        });
+        data = msg.data;
+      } catch (err) {
+        const failure = failureOf(err, tool, timeout, started);
+        if (!failure) throw err;
+        logger.debug(
+          { tool, decisionId: opts.decisionId, code: failure.error.code },
+          'dispatch failed',
+        );
+        return failure;
+      }
+      const reply = parseReply(data);
+      if (typeof reply !== 'string') return reply;
+      logger.warn({ tool, decisionId: opts.decisionId, reason: reply }, 'bad reply from worker');
+      return brainFailure('bad_reply', `${tool} replied with ${reply}`, started);
+    },
+  };
+}
+
+/** Expected request failures become brain-side replies; anything else is not ours to mask. */
+function failureOf(
+  err: unknown,
+  tool: string,
+  timeoutMs: number,
+  started: number,
+): DispatchFailure | undefined {
+  if (err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders())) {
+    return brainFailure('no_worker', `no instance of ${tool} is connected`, started);
+  }
+  if (err instanceof TimeoutError) {
+    return brainFailure(
+      'dispatch_timeout',
+      `${tool} did not reply within ${timeoutMs} ms`,
+      started,
+    );
+  }
+  return undefined;
+}
+
+/** The reply envelope, or why it is not one. */
+function parseReply(data: Uint8Array): DispatchReply | string {
+  if (data.length > MAX_ENVELOPE_BYTES) return `a ${data.length}-byte reply (over the limit)`;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(decoder.decode(data));
+  } catch {
+    return 'a reply that is not JSON';
+  }
+  const parsed = DispatchReplySchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  return `a reply that is not a v1 envelope (${issue?.path.join('.') || '(root)'}: ${issue?.message})`;
+}
+
+function brainFailure(
+  code: 'no_worker' | 'dispatch_timeout' | 'bad_reply',
+  message: string,
+  started: number,
+): DispatchFailure {
+  return {
+    v: 1,
+    success: false,
+    error: { code, message, retryable: ERROR_CATALOGUE[code].retryable },
+    duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+  };
+}

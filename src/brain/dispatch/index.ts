@@ -1,0 +1,2 @@
+export { createDispatcher } from './client.js';
+export type { Dispatcher, DispatcherOptions, DispatchOptions } from './client.js';

@@ -1,0 +1,180 @@
+import type { NatsConnection } from '@nats-io/nats-core';
+import { z } from 'zod';
+import { silentLogger, type Logger } from '../../log/index.js';
+import {
+  SrvStatsSchema,
+  dispatchSubject,
+  srvSubject,
+  toolFromServiceName,
+  type SrvStats,
+  type ToolSpec,
+} from '../../protocol/index.js';
+import { parseInfoReply, SpecCache, type ToolInstanceInfo } from './instance.js';
+import { compareVersions } from './semver.js';
+import { collectReplies } from './srv-client.js';
+
+const decoder = new TextDecoder();
+
+export interface SweepResult {
+  /** Every CAESAR tool instance that answered with a valid INFO. */
+  instances: ToolInstanceInfo[];
+  /** Replies from CAESAR services that failed validation (one line each, for logs). */
+  invalid: string[];
+}
+
+/**
+ * One discovery sweep: `$SRV.INFO` to every service, replies gathered for `windowMs`.
+ * Foreign services are skipped; malformed CAESAR ones are reported in `invalid`.
+ */
+export async function sweepInfo(
+  nc: NatsConnection,
+  windowMs: number,
+  specs: SpecCache,
+): Promise<SweepResult> {
+  const result: SweepResult = { instances: [], invalid: [] };
+  for (const data of await collectReplies(nc, srvSubject('INFO'), windowMs)) {
+    const parsed = parseInfoReply(data, specs);
+    if (parsed.kind === 'instance') result.instances.push(parsed.instance);
+    else if (parsed.kind === 'invalid') result.invalid.push(parsed.reason);
+  }
+  return result;
+}
+
+/** Dispatch-endpoint figures from one instance's ADR-32 STATS. */
+export interface InstanceStats {
+  /** When the instance started (ISO 8601, as the service reports it). */
+  started: string;
+  /** Calls answered (ADR-32 `num_requests` of the dispatch endpoint). */
+  requests: number;
+  /** Calls answered with an error. */
+  errors: number;
+  lastError: string;
+  averageProcessingMs: number;
+  /** Calls running now. */
+  inFlight: number;
+  /** Calls waiting for a slot. */
+  queued: number;
+}
+
+export interface DiscoveredInstance {
+  id: string;
+  host: string;
+  version: string;
+  specSha256: string;
+  /** Absent when the instance answered INFO but not STATS within the window. */
+  stats?: InstanceStats;
+}
+
+export interface DiscoveredTool {
+  tool: string;
+  /** The newest version any instance runs. */
+  version: string;
+  /** The spec of that newest version. */
+  spec: ToolSpec;
+  /** Sorted by host, then id. */
+  instances: DiscoveredInstance[];
+  /** Distinct hosts, sorted. */
+  hosts: string[];
+  /** Sums over the instances that answered STATS. */
+  inFlight: number;
+  requests: number;
+  errors: number;
+}
+
+export interface DiscoverOptions {
+  /** How long to gather replies. @default 1000 */
+  windowMs?: number;
+  logger?: Logger;
+}
+
+const StatsDataSchema = z.object({ in_flight: z.number(), queued: z.number() }).partial();
+
+/**
+ * One-shot discovery for `caesar legion list`: INFO and STATS from every CAESAR tool
+ * instance, grouped by tool and sorted by name.
+ */
+export async function discoverServices(
+  nc: NatsConnection,
+  options: DiscoverOptions = {},
+): Promise<DiscoveredTool[]> {
+  const windowMs = options.windowMs ?? 1000;
+  const logger = options.logger ?? silentLogger();
+  const [info, statsReplies] = await Promise.all([
+    sweepInfo(nc, windowMs, new SpecCache()),
+    collectReplies(nc, srvSubject('STATS'), windowMs),
+  ]);
+  for (const reason of info.invalid) logger.debug({ reason }, 'ignoring invalid INFO reply');
+  const stats = indexStats(statsReplies);
+  const byTool = new Map<string, ToolInstanceInfo[]>();
+  for (const inst of info.instances) {
+    const list = byTool.get(inst.tool) ?? [];
+    list.push(inst);
+    byTool.set(inst.tool, list);
+  }
+  return [...byTool.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([tool, list]) => summarise(tool, list, stats));
+}
+
+function indexStats(replies: Uint8Array[]): Map<string, SrvStats> {
+  const out = new Map<string, SrvStats>();
+  for (const data of replies) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(decoder.decode(data));
+    } catch {
+      continue;
+    }
+    const parsed = SrvStatsSchema.safeParse(raw);
+    if (parsed.success && toolFromServiceName(parsed.data.name) !== undefined) {
+      out.set(`${parsed.data.name}/${parsed.data.id}`, parsed.data);
+    }
+  }
+  return out;
+}
+
+function summarise(
+  tool: string,
+  list: ToolInstanceInfo[],
+  stats: Map<string, SrvStats>,
+): DiscoveredTool {
+  const newest = list.reduce((a, b) => (compareVersions(b.version, a.version) > 0 ? b : a));
+  const instances = list
+    .map((i) => toDiscovered(i, stats.get(`${i.service}/${i.id}`)))
+    .sort((a, b) => (a.host === b.host ? (a.id < b.id ? -1 : 1) : a.host < b.host ? -1 : 1));
+  const sum = (f: (s: InstanceStats) => number) =>
+    instances.reduce((n, i) => n + (i.stats ? f(i.stats) : 0), 0);
+  return {
+    tool,
+    version: newest.version,
+    spec: newest.spec,
+    instances,
+    hosts: [...new Set(instances.map((i) => i.host))].sort(),
+    inFlight: sum((s) => s.inFlight),
+    requests: sum((s) => s.requests),
+    errors: sum((s) => s.errors),
+  };
+}
+
+function toDiscovered(inst: ToolInstanceInfo, stats: SrvStats | undefined): DiscoveredInstance {
+  const out: DiscoveredInstance = {
+    id: inst.id,
+    host: inst.host,
+    version: inst.version,
+    specSha256: inst.specSha256,
+  };
+  const dispatch = stats?.endpoints.find((e) => e.subject === dispatchSubject(inst.tool));
+  if (stats && dispatch) {
+    const data = StatsDataSchema.safeParse(dispatch.data ?? {});
+    out.stats = {
+      started: stats.started,
+      requests: dispatch.num_requests,
+      errors: dispatch.num_errors,
+      lastError: dispatch.last_error,
+      averageProcessingMs: dispatch.average_processing_time / 1e6,
+      inFlight: data.success ? (data.data.in_flight ?? 0) : 0,
+      queued: data.success ? (data.data.queued ?? 0) : 0,
+    };
+  }
+  return out;
+}

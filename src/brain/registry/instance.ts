@@ -1,0 +1,128 @@
+import {
+  InstanceIdSchema,
+  SRV_METADATA,
+  SrvInfoSchema,
+  ToolSpecSchema,
+  serviceName,
+  specSha256,
+  toolFromServiceName,
+  type SrvInfo,
+  type ToolSpec,
+} from '../../protocol/index.js';
+
+/** One tool instance as discovery sees it: identity, where it runs, and its own spec. */
+export interface ToolInstanceInfo {
+  /** ADR-32 service instance id (also the `worker.id` in its replies). */
+  readonly id: string;
+  readonly tool: string;
+  /** ADR-32 service name, `caesar-<tool>`. */
+  readonly service: string;
+  readonly host: string;
+  /** The instance's ToolSpec version. */
+  readonly version: string;
+  readonly specSha256: string;
+  /** The spec this instance announced (instances of one tool may run different versions). */
+  readonly spec: ToolSpec;
+}
+
+/** The outcome of reading one `$SRV.INFO` reply. */
+export type ParsedInfo =
+  | { kind: 'instance'; instance: ToolInstanceInfo }
+  /** Another application's service: not ours to judge. */
+  | { kind: 'foreign' }
+  | { kind: 'invalid'; reason: string };
+
+const decoder = new TextDecoder();
+const MAX_CACHED_SPECS = 256;
+
+/**
+ * Specs already checked, by sha256. A sweep sees the same few specs over and over; the
+ * cache spares re-parsing and re-hashing them, and lets a hello whose spec is known skip
+ * the INFO round trip.
+ */
+export class SpecCache {
+  readonly #specs = new Map<string, ToolSpec>();
+
+  get(sha: string): ToolSpec | undefined {
+    return this.#specs.get(sha);
+  }
+
+  /** Parses `json` as a ToolSpec and checks it hashes to `sha`; caches and returns it. */
+  admit(sha: string, json: string): ToolSpec | string {
+    const known = this.#specs.get(sha);
+    if (known) return known;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(json);
+    } catch {
+      return 'spec metadata is not JSON';
+    }
+    const parsed = ToolSpecSchema.safeParse(raw);
+    if (!parsed.success) return `spec fails ToolSpecSchema: ${parsed.error.issues[0]?.message}`;
+    if (specSha256(parsed.data) !== sha) return 'spec does not match its sha256';
+    if (this.#specs.size >= MAX_CACHED_SPECS) {
+      const oldest = this.#specs.keys().next().value;
+      if (oldest !== undefined) this.#specs.delete(oldest);
+    }
+    const spec = deepFreeze(parsed.data);
+    this.#specs.set(sha, spec);
+    return spec;
+  }
+}
+
+/** Specs are shared by every instance and every snapshot handed out: nobody may edit one. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** Reads a `$SRV.INFO` reply; a CAESAR service must carry a spec that hashes to its sha. */
+export function parseInfoReply(data: Uint8Array, specs: SpecCache): ParsedInfo {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(decoder.decode(data));
+  } catch {
+    return { kind: 'invalid', reason: 'INFO reply is not JSON' };
+  }
+  const info = SrvInfoSchema.safeParse(raw);
+  if (!info.success) return { kind: 'invalid', reason: 'INFO reply fails the ADR-32 schema' };
+  return instanceFromInfo(info.data, specs);
+}
+
+/** Checks a schema-valid INFO against the CAESAR metadata rules. */
+export function instanceFromInfo(info: SrvInfo, specs: SpecCache): ParsedInfo {
+  const tool = toolFromServiceName(info.name);
+  if (tool === undefined) return { kind: 'foreign' };
+  const meta = info.metadata ?? {};
+  const host = meta[SRV_METADATA.host];
+  const sha = meta[SRV_METADATA.specSha256];
+  const specJson = meta[SRV_METADATA.spec];
+  if (meta[SRV_METADATA.tool] !== tool) return invalid(info, `metadata does not name tool ${tool}`);
+  if (!InstanceIdSchema.safeParse(info.id).success) return invalid(info, 'bad instance id');
+  if (!host || host.length > 255) return invalid(info, 'metadata lacks a host');
+  if (!sha || specJson === undefined) return invalid(info, 'metadata lacks the spec or its sha');
+  const spec = specs.admit(sha, specJson);
+  if (typeof spec === 'string') return invalid(info, spec);
+  if (spec.name !== tool || spec.version !== info.version) {
+    return invalid(info, 'spec name or version disagrees with the service');
+  }
+  return {
+    kind: 'instance',
+    instance: {
+      id: info.id,
+      tool,
+      service: serviceName(tool),
+      host,
+      version: spec.version,
+      specSha256: sha,
+      spec,
+    },
+  };
+}
+
+function invalid(info: SrvInfo, reason: string): ParsedInfo {
+  return { kind: 'invalid', reason: `${info.name}/${info.id}: ${reason}` };
+}

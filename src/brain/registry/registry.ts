@@ -1,0 +1,353 @@
+import { EventEmitter } from 'node:events';
+import type { Subscription } from '@nats-io/nats-core';
+import { serviceName, srvSubject, type Bye, type Hello } from '../../protocol/index.js';
+import { listenForAnnouncements } from './announcements.js';
+import { sweepInfo } from './discovery.js';
+import { parseInfoReply, SpecCache, type ToolInstanceInfo } from './instance.js';
+import {
+  normaliseRegistryOptions,
+  type RegistryOptions,
+  type RegistrySettings,
+} from './options.js';
+import { requestOne } from './srv-client.js';
+import { buildToolView, type RegisteredInstance, type RegisteredTool } from './view.js';
+
+export type RemovalReason = 'bye' | 'missed_sweeps';
+
+export interface InstanceAddedEvent {
+  tool: string;
+  instance: RegisteredInstance;
+}
+
+export interface InstanceRemovedEvent {
+  tool: string;
+  instance: RegisteredInstance;
+  reason: RemovalReason;
+  /** True when this was the tool's last instance: the tool is gone. */
+  toolRemoved: boolean;
+  /** For `missed_sweeps`: the sequence number of the sweep that dropped it. */
+  sweep?: number;
+}
+
+export interface SweepEvent {
+  /** 1 for the initial sweep in `start()`, then +1 per sweep. */
+  seq: number;
+  durationMs: number;
+  /** Valid CAESAR INFO replies. */
+  replies: number;
+  /** CAESAR INFO replies that failed validation. */
+  invalid: number;
+  /** False when misses were not counted (disconnected during the sweep, or a reconnect sweep). */
+  countedMisses: boolean;
+}
+
+export interface RegistryEvents {
+  instance_added: [InstanceAddedEvent];
+  instance_removed: [InstanceRemovedEvent];
+  sweep: [SweepEvent];
+}
+
+interface Entry {
+  instance: RegisteredInstance;
+  /** performance.now() of the last hello or sweep answer. */
+  lastSeen: number;
+  misses: number;
+}
+
+const key = (tool: string, id: string) => `${tool}/${id}`;
+
+/** `start()` or `sweep()` on a registry that was closed. */
+export class RegistryClosedError extends Error {
+  override readonly name = 'RegistryClosedError';
+  constructor() {
+    super('the registry is closed');
+  }
+}
+
+/**
+ * The brain's live map tool -> instances + spec. Learns instances from hellos at once,
+ * sweeps `$SRV.INFO` every `sweepIntervalMs` to find instances whose hello it missed and
+ * to drop those that miss `maxMissedSweeps` sweeps in a row, and drops an instance at once
+ * on its bye. A tool disappears with its last instance. See docs/adr/0005-registry-liveness.md.
+ */
+export class Registry extends EventEmitter<RegistryEvents> implements AsyncDisposable {
+  readonly #s: RegistrySettings;
+  readonly #specs = new SpecCache();
+  readonly #tools = new Map<string, { entries: Map<string, Entry>; view?: RegisteredTool }>();
+  readonly #tombstones = new Map<string, number>();
+  readonly #fetching = new Set<string>();
+  #subs: Subscription[] = [];
+  #status: AsyncIterable<unknown> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<SweepEvent> | undefined;
+  #sweeps = 0;
+  #connected = true;
+  /** Bumped on every disconnect and reconnect: a sweep that spans one proves nothing. */
+  #epoch = 0;
+  #started: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: RegistryOptions) {
+    super();
+    this.#s = normaliseRegistryOptions(options);
+  }
+
+  /** Listens for announcements, runs the first sweep (awaited), then sweeps periodically. */
+  start(): Promise<void> {
+    if (this.#closed) return Promise.reject(new RegistryClosedError());
+    return (this.#started ??= (async () => {
+      const { nc, logger } = this.#s;
+      this.#subs = listenForAnnouncements(
+        nc,
+        { hello: (h) => this.#onHello(h), bye: (b) => this.#onBye(b) },
+        logger,
+      );
+      this.#watchConnection();
+      await nc.flush();
+      await this.sweep();
+      this.#schedule(this.#s.sweepIntervalMs);
+    })());
+  }
+
+  /** Every tool with a live instance, sorted by name. Snapshots: they never change. */
+  tools(): RegisteredTool[] {
+    return [...this.#tools.keys()].sort().flatMap((name) => {
+      const t = this.tool(name);
+      return t ? [t] : [];
+    });
+  }
+
+  /** One tool, or undefined when no instance of it is live. */
+  tool(name: string): RegisteredTool | undefined {
+    const state = this.#tools.get(name);
+    if (!state) return undefined;
+    return (state.view ??= buildToolView(
+      name,
+      [...state.entries.values()].map((e) => e.instance),
+    ));
+  }
+
+  /** Sweeps now (the timer also calls this); joins a sweep already running. */
+  sweep(): Promise<SweepEvent> {
+    if (this.#closed) return Promise.reject(new RegistryClosedError());
+    return (this.#sweeping ??= this.#runSweep(true).finally(() => {
+      this.#sweeping = undefined;
+    }));
+  }
+
+  /** Stops the timer and the subscriptions. The registry keeps its last map. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    (this.#status as { stop?: () => void } | undefined)?.stop?.();
+    await Promise.allSettled(this.#subs.map((s) => s.drain()));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  async #runSweep(countMisses: boolean): Promise<SweepEvent> {
+    const seq = ++this.#sweeps;
+    const startedAt = performance.now();
+    const epoch = this.#epoch;
+    const { instances, invalid } = await sweepInfo(this.#s.nc, this.#s.sweepWindowMs, this.#specs);
+    const now = performance.now();
+    const counted = countMisses && this.#connected && epoch === this.#epoch && !this.#closed;
+    const event: SweepEvent = {
+      seq,
+      durationMs: now - startedAt,
+      replies: instances.length,
+      invalid: invalid.length,
+      countedMisses: counted,
+    };
+    if (this.#closed) return event;
+    for (const reason of invalid) this.#s.logger.debug({ reason }, 'ignoring invalid INFO reply');
+    const answered = new Set<string>();
+    for (const info of instances) {
+      answered.add(key(info.tool, info.id));
+      this.#observe(info, 'sweep', now);
+    }
+    if (counted) this.#countMisses(answered, startedAt, seq);
+    for (const [k, expires] of this.#tombstones) if (expires <= now) this.#tombstones.delete(k);
+    this.#emit('sweep', event);
+    return event;
+  }
+
+  #countMisses(answered: Set<string>, startedAt: number, seq: number): void {
+    for (const [tool, state] of [...this.#tools]) {
+      for (const [id, entry] of [...state.entries]) {
+        // Learned (or heard from) after this sweep asked: it could not have answered it.
+        if (answered.has(key(tool, id)) || entry.lastSeen >= startedAt) continue;
+        entry.misses++;
+        if (entry.misses >= this.#s.maxMissedSweeps) this.#remove(tool, id, 'missed_sweeps', seq);
+      }
+    }
+  }
+
+  /** Records that an instance answered: adds it if new, else marks it seen. */
+  #observe(info: ToolInstanceInfo, source: 'hello' | 'sweep', now: number): void {
+    if (this.#closed || this.#tombstones.has(key(info.tool, info.id))) return;
+    let state = this.#tools.get(info.tool);
+    const entry = state?.entries.get(info.id);
+    if (entry) {
+      entry.lastSeen = now;
+      entry.misses = 0;
+      if (entry.instance.specSha256 !== info.specSha256) {
+        entry.instance = Object.freeze({ ...entry.instance, ...info });
+        if (state) state.view = undefined;
+      }
+      return;
+    }
+    if (!state) this.#tools.set(info.tool, (state = { entries: new Map() }));
+    const instance: RegisteredInstance = Object.freeze({ ...info, addedAt: Date.now(), source });
+    state.entries.set(info.id, { instance, lastSeen: now, misses: 0 });
+    state.view = undefined;
+    this.#s.logger.info(
+      { tool: info.tool, instanceId: info.id, host: info.host, version: info.version, source },
+      'tool instance added',
+    );
+    this.#emit('instance_added', { tool: info.tool, instance });
+  }
+
+  #remove(tool: string, id: string, reason: RemovalReason, sweep?: number): void {
+    const state = this.#tools.get(tool);
+    const entry = state?.entries.get(id);
+    if (!state || !entry) return;
+    state.entries.delete(id);
+    state.view = undefined;
+    const toolRemoved = state.entries.size === 0;
+    if (toolRemoved) this.#tools.delete(tool);
+    this.#s.logger.info(
+      { tool, instanceId: id, host: entry.instance.host, reason },
+      'tool instance removed',
+    );
+    const event: InstanceRemovedEvent = { tool, instance: entry.instance, reason, toolRemoved };
+    if (sweep !== undefined) event.sweep = sweep;
+    this.#emit('instance_removed', event);
+  }
+
+  #onHello(hello: Hello): void {
+    const k = key(hello.tool, hello.instance_id);
+    if (this.#closed || this.#tombstones.has(k)) return;
+    if (hello.service !== serviceName(hello.tool)) {
+      this.#s.logger.debug({ hello }, 'ignoring hello whose service does not match its tool');
+      return;
+    }
+    const entry = this.#tools.get(hello.tool)?.entries.get(hello.instance_id);
+    if (entry) {
+      entry.lastSeen = performance.now();
+      entry.misses = 0;
+      return;
+    }
+    const spec = this.#specs.get(hello.spec_sha256);
+    if (spec && spec.name === hello.tool && spec.version === hello.version) {
+      const info: ToolInstanceInfo = {
+        id: hello.instance_id,
+        tool: hello.tool,
+        service: hello.service,
+        host: hello.host,
+        version: hello.version,
+        specSha256: hello.spec_sha256,
+        spec,
+      };
+      this.#observe(info, 'hello', performance.now());
+      return;
+    }
+    if (this.#fetching.has(k)) return;
+    this.#fetching.add(k);
+    void this.#fetchAnnounced(hello).finally(() => this.#fetching.delete(k));
+  }
+
+  /** A hello with an unknown spec: read the instance's INFO for it. */
+  async #fetchAnnounced(hello: Hello): Promise<void> {
+    const { nc, logger, infoTimeoutMs } = this.#s;
+    try {
+      const subject = srvSubject('INFO', hello.service, hello.instance_id);
+      const data = await requestOne(nc, subject, infoTimeoutMs);
+      if (this.#closed) return;
+      const parsed = data ? parseInfoReply(data, this.#specs) : undefined;
+      if (
+        parsed?.kind !== 'instance' ||
+        parsed.instance.id !== hello.instance_id ||
+        parsed.instance.tool !== hello.tool
+      ) {
+        logger.debug(
+          { hello, reason: parsed?.kind === 'invalid' ? parsed.reason : 'no valid INFO' },
+          'announced instance gave no usable INFO; the next sweep will retry',
+        );
+        return;
+      }
+      this.#observe(parsed.instance, 'hello', performance.now());
+    } catch (err) {
+      if (!this.#closed) logger.warn({ err, hello }, 'INFO request after hello failed');
+    }
+  }
+
+  #onBye(bye: Bye): void {
+    if (this.#closed) return;
+    this.#tombstones.set(key(bye.tool, bye.instance_id), performance.now() + this.#s.tombstoneMs);
+    this.#remove(bye.tool, bye.instance_id, 'bye');
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#closed) return;
+    this.#timer = setTimeout(() => {
+      const started = performance.now();
+      void this.sweep()
+        .catch((err: unknown) => {
+          if (!this.#closed) this.#s.logger.warn({ err }, 'registry sweep failed');
+        })
+        .finally(() => {
+          const spent = performance.now() - started;
+          this.#schedule(Math.max(0, this.#s.sweepIntervalMs - spent));
+        });
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  /** Misses seen while disconnected say nothing about workers; after a reconnect, look again. */
+  #watchConnection(): void {
+    const status = this.#s.nc.status();
+    this.#status = status;
+    void (async () => {
+      for await (const s of status) {
+        if (s.type === 'disconnect') {
+          this.#connected = false;
+          this.#epoch++;
+        } else if (s.type === 'reconnect') {
+          this.#connected = true;
+          this.#epoch++;
+          if (!this.#closed && !this.#sweeping) {
+            const sweep = this.#runSweep(false).finally(() => {
+              this.#sweeping = undefined;
+            });
+            this.#sweeping = sweep;
+            sweep.catch((err: unknown) => this.#s.logger.warn({ err }, 'reconnect sweep failed'));
+          }
+        }
+      }
+    })().catch((err: unknown) => this.#s.logger.debug({ err }, 'status watch ended'));
+  }
+
+  #emit<K extends keyof RegistryEvents>(event: K, ...args: RegistryEvents[K]): void {
+    try {
+      (this.emit as (e: K, ...a: RegistryEvents[K]) => boolean)(event, ...args);
+    } catch (err) {
+      this.#s.logger.warn({ err, event }, 'registry event listener threw');
+    }
+  }
+}
+
+/** Creates and starts a registry; closes it again if the first sweep fails. */
+export async function startRegistry(options: RegistryOptions): Promise<Registry> {
+  const registry = new Registry(options);
+  try {
+    await registry.start();
+  } catch (err) {
+    await registry.close();
+    throw err;
+  }
+  return registry;
+}

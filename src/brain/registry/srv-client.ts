@@ -1,0 +1,51 @@
+import {
+  NoRespondersError,
+  RequestError,
+  TimeoutError,
+  type NatsConnection,
+} from '@nats-io/nats-core';
+
+/** Nobody subscribes to the subject: NATS answers at once with a 503 status. */
+export function isNoResponders(err: unknown): boolean {
+  return err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders());
+}
+
+/**
+ * Sends one request on a `$SRV` subject and gathers every reply that arrives within
+ * `windowMs` (ADR-32 discovery is a scatter-gather: each instance answers once). No
+ * responders means no services: an empty list, not an error.
+ */
+export async function collectReplies(
+  nc: NatsConnection,
+  subject: string,
+  windowMs: number,
+): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = [];
+  try {
+    const replies = await nc.requestMany(subject, undefined, {
+      strategy: 'timer',
+      maxWait: windowMs,
+    });
+    for await (const msg of replies) out.push(msg.data);
+  } catch (err) {
+    if (!isNoResponders(err)) throw err;
+  }
+  return out;
+}
+
+/**
+ * One request to one instance's `$SRV` subject; undefined when it is gone or does not
+ * answer in time. Other failures (closed connection) throw.
+ */
+export async function requestOne(
+  nc: NatsConnection,
+  subject: string,
+  timeoutMs: number,
+): Promise<Uint8Array | undefined> {
+  try {
+    return (await nc.request(subject, undefined, { timeout: timeoutMs })).data;
+  } catch (err) {
+    if (isNoResponders(err) || err instanceof TimeoutError) return undefined;
+    throw err;
+  }
+}

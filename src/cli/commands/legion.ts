@@ -1,0 +1,78 @@
+import type { Command } from 'commander';
+import { connectBus } from '../../bus/index.js';
+import { createLogger } from '../../log/index.js';
+import { runTools } from '../../legion/index.js';
+import { workerPermissions } from '../../protocol/index.js';
+import { loadShippedTools, shippedToolNames } from '../../../workers/index.js';
+import { addConnectionFlags, type ConnectionFlags } from '../connection.js';
+import { loadCliConfig } from '../context.js';
+import { printInstancesTable, listTools } from '../legion-list.js';
+
+interface ServeFlags extends ConnectionFlags {
+  host?: string;
+}
+
+export function register(program: Command): void {
+  const legion = program.command('legion').description('run and inspect tool workers');
+
+  addConnectionFlags(
+    legion
+      .command('serve-tool')
+      .description(`serve one or more shipped tools over NATS (${shippedToolNames().join(', ')})`)
+      .argument('<name...>', 'tool names')
+      .option('--host <name>', 'host name reported to the brain (default: this host)'),
+  ).action(async (names: string[], flags: ServeFlags) => {
+    process.exitCode = await serveTool(names, flags);
+  });
+
+  addConnectionFlags(
+    legion
+      .command('list')
+      .description('list the tools and instances connected to NATS')
+      .option('--json', 'print a JSON array instead of a table')
+      .option('--wait <ms>', 'how long to collect discovery replies', '500'),
+  ).action(async (flags: ConnectionFlags & { json?: boolean; wait: string }) => {
+    const config = await loadCliConfig(flags);
+    const nc = await connectBus({ ...config.busOptions, name: 'caesar-cli' });
+    try {
+      const tools = await listTools(nc, Number(flags.wait));
+      if (flags.json) console.log(JSON.stringify(tools, null, 2));
+      else printInstancesTable(tools);
+    } finally {
+      await nc.close();
+    }
+  });
+
+  legion
+    .command('permissions')
+    .description('print the least-privilege nats-server permissions for a worker host')
+    .argument('<tool...>', 'the tools this host serves')
+    .action((tools: string[]) => {
+      console.log(`permissions: ${JSON.stringify(workerPermissions(tools), null, 2)}`);
+    });
+}
+
+async function serveTool(names: string[], flags: ServeFlags): Promise<number> {
+  const config = await loadCliConfig(flags);
+  const logger = createLogger({ level: config.log.level, bindings: { component: 'worker' } });
+  const tools = await loadShippedTools(names);
+  // Under `caesar up` the supervisor holds an IPC channel: if it dies, stop gracefully.
+  if (process.send) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  try {
+    return await runTools(tools, {
+      bus: { ...config.busOptions, name: `caesar-worker ${names.join(',')}` },
+      logger,
+      host: flags.host ?? config.worker.host,
+      config: config.tools,
+      graceMs: config.worker.graceMs,
+      onReady: (worker) => {
+        const instances = worker.instances.map((i) => ({ tool: i.tool, id: i.id, host: i.host }));
+        logger.info({ instances }, 'ready');
+        process.send?.({ type: 'ready', instances });
+      },
+    });
+  } finally {
+    // An open IPC channel would keep this process alive after the tools stopped.
+    if (process.connected) process.disconnect();
+  }
+}

@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+
+/** Flags every command that talks to NATS accepts; each maps onto one config key. */
+export interface ConnectionFlags {
+  config?: string;
+  dataDir?: string;
+  natsUrl?: string;
+  nkeySeedFile?: string;
+  credsFile?: string;
+  inboxIdentity?: string;
+  logLevel?: string;
+}
+
+export function addConnectionFlags(cmd: Command): Command {
+  return cmd
+    .option('--config <file>', 'caesar.yaml to read (default: $CAESAR_CONFIG, then ./caesar.yaml)')
+    .option('--data-dir <dir>', 'data directory of the running stack (default ./var)')
+    .option('--nats-url <url>', 'NATS server URL(s), comma-separated (env CAESAR_BUS__URL)')
+    .option(
+      '--nkey-seed-file <file>',
+      'NKEY seed file for this identity (env CAESAR_BUS__NKEY_SEED_FILE)',
+    )
+    .option('--creds-file <file>', 'NATS credentials file (env CAESAR_BUS__CREDS_FILE)')
+    .option(
+      '--inbox-identity <name>',
+      'reply inbox prefix _INBOX.<name> for least-privilege setups',
+    )
+    .option(
+      '--log-level <level>',
+      'fatal|error|warn|info|debug|trace|silent (env CAESAR_LOG__LEVEL)',
+    );
+}
+
+/** Config overrides from flags (snake_case, as in caesar.yaml); flags beat env and file. */
+export function overridesFrom(flags: ConnectionFlags): Record<string, unknown> {
+  const bus: Record<string, unknown> = {};
+  if (flags.natsUrl) bus.url = flags.natsUrl;
+  if (flags.nkeySeedFile) bus.nkey_seed_file = flags.nkeySeedFile;
+  if (flags.credsFile) bus.creds_file = flags.credsFile;
+  if (flags.inboxIdentity) bus.inbox_identity = flags.inboxIdentity;
+  const out: Record<string, unknown> = {};
+  if (Object.keys(bus).length > 0) out.bus = bus;
+  if (flags.logLevel) out.log = { level: flags.logLevel };
+  if (flags.dataDir) out.data_dir = flags.dataDir;
+  return out;
+}

@@ -1,0 +1,69 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { alive, runCli, startCli, type RunningCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
+
+let dir: string;
+let up: RunningCli | undefined;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'caesar-up-'));
+});
+afterEach(async () => {
+  if (up && up.child.exitCode === null) up.child.kill('SIGKILL');
+  up = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+function pidsFrom(lines: string[]): { nats: number; workers: number[] } {
+  const nats = Number(/nats-server .*\(pid (\d+)/.exec(lines.join('\n'))?.[1]);
+  const workers = [...lines.join('\n').matchAll(/serving\s+\(pid (\d+)/g)].map((m) => Number(m[1]));
+  return { nats, workers };
+}
+
+describe('caesar up', () => {
+  test('starts nats and the calculator, legion list sees it, Ctrl-C leaves nothing behind', async () => {
+    up = startCli(['up', '--nats-port', '0', '--data-dir', dir]);
+    await up.waitForLine(/^ready: /, 30_000);
+    expect(up.lines.join('\n')).toMatch(/calculator\s+preflight ok/);
+    const runtime = JSON.parse(await readFile(join(dir, 'runtime.json'), 'utf8')) as {
+      nats_url: string;
+    };
+    const { nats, workers } = pidsFrom(up.lines);
+    expect(workers.length).toBeGreaterThan(0);
+
+    const list = await runCli(['legion', 'list', '--json', '--nats-url', runtime.nats_url]);
+    expect(list.code).toBe(0);
+    const tools = JSON.parse(list.stdout) as {
+      tool: string;
+      instances: { id: string; host: string }[];
+    }[];
+    expect(tools.map((t) => t.tool)).toContain('calculator');
+    expect(tools.find((t) => t.tool === 'calculator')!.instances).toHaveLength(1);
+
+    const table = await runCli(['legion', 'list', '--nats-url', runtime.nats_url]);
+    expect(table.stdout).toMatch(
+      /^TOOL\s+VERSION\s+INSTANCES\s+HOSTS\s+IN-FLIGHT\s+REQUESTS\s+ERRORS/m,
+    );
+    expect(table.stdout).toMatch(/^calculator\s+1\.0\.0\s+1\s/m);
+
+    const stopping = Date.now();
+    up.child.kill('SIGINT');
+    expect(await up.exited).toEqual({ code: 0, signal: null });
+    // Workers stop on SIGTERM well before the supervisor's 15 s SIGKILL fallback.
+    expect(Date.now() - stopping).toBeLessThan(10_000);
+    expect(alive(nats)).toBe(false);
+    for (const pid of workers) expect(alive(pid)).toBe(false);
+  }, 90_000);
+
+  test('a SIGKILLed caesar up still leaves no nats-server or worker behind', async () => {
+    up = startCli(['up', '--nats-port', '0', '--data-dir', dir]);
+    await up.waitForLine(/^ready: /, 30_000);
+    const { nats, workers } = pidsFrom(up.lines);
+    up.child.kill('SIGKILL');
+    await up.exited;
+    await waitFor(() => !alive(nats) && workers.every((p) => !alive(p)), 'orphans to exit', 15_000);
+  }, 90_000);
+});

@@ -1,0 +1,150 @@
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import {
+  RegistryClosedError,
+  startRegistry,
+  type Registry,
+} from '../../../src/brain/registry/index.js';
+import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
+import {
+  REGISTRY_BYE_SUBJECT,
+  REGISTRY_HELLO_SUBJECT,
+  type Bye,
+} from '../../../src/protocol/index.js';
+import { createEchoTool } from '../../fixtures/tools.js';
+import { startNats, type TestNats } from '../../helpers/nats.js';
+import { nextEvent } from './events.js';
+
+const enc = new TextEncoder();
+
+describe('registry announcements (sweeps too rare to explain anything)', () => {
+  let nats: TestNats;
+  let registry: Registry;
+  let sweeps: number;
+  const workers: ToolWorker[] = [];
+
+  beforeEach(async () => {
+    nats = await startNats();
+    registry = await startRegistry({
+      nc: await nats.connect(),
+      sweepIntervalMs: 60_000,
+      sweepWindowMs: 300,
+    });
+    sweeps = 0;
+    registry.on('sweep', () => sweeps++);
+  });
+  afterEach(async () => {
+    await Promise.allSettled(workers.splice(0).map((w) => w.stop()));
+    await registry?.close();
+    await nats?.stop();
+  });
+
+  async function serve(host: string, version = '1.0.0'): Promise<ToolWorker> {
+    const w = await serveTools([createEchoTool({ version })], { nc: await nats.connect(), host });
+    workers.push(w);
+    return w;
+  }
+
+  test('learns a new instance within 250 ms of its hello', async () => {
+    const watcher = await nats.connect();
+    let helloAt = 0;
+    watcher.subscribe(REGISTRY_HELLO_SUBJECT, {
+      callback: () => {
+        helloAt ||= performance.now();
+      },
+    });
+    await watcher.flush();
+
+    const added = nextEvent(registry, 'instance_added');
+    const worker = await serve('host-a');
+    const event = await added;
+    const addedAt = performance.now();
+
+    expect(event.instance.id).toBe(worker.instances[0]!.id);
+    expect(event.instance.source).toBe('hello');
+    expect(helloAt).toBeGreaterThan(0);
+    expect(addedAt - helloAt).toBeLessThan(250);
+    expect(sweeps).toBe(0);
+    const tool = registry.tool('echo');
+    expect(tool?.instances.map((i) => [i.id, i.host, i.version])).toEqual([
+      [worker.instances[0]!.id, 'host-a', '1.0.0'],
+    ]);
+    expect(tool?.spec.name).toBe('echo');
+  });
+
+  test('learns a second instance with a known spec from its hello alone', async () => {
+    const first = nextEvent(registry, 'instance_added');
+    await serve('host-a');
+    await first;
+    const added = nextEvent(registry, 'instance_added', (e) => e.instance.host === 'host-b');
+    const started = performance.now();
+    const b = await serve('host-b');
+    const event = await added;
+
+    expect(performance.now() - started).toBeLessThan(250);
+    expect(event.instance.id).toBe(b.instances[0]!.id);
+    expect(registry.tool('echo')?.instances.map((i) => i.host)).toEqual(['host-a', 'host-b']);
+    expect(sweeps).toBe(0);
+  });
+
+  test('a bye removes the instance at once and the tool goes with its last instance', async () => {
+    const both = Promise.all([
+      nextEvent(registry, 'instance_added', (e) => e.instance.host === 'host-a'),
+      nextEvent(registry, 'instance_added', (e) => e.instance.host === 'host-b'),
+    ]);
+    const a = await serve('host-a');
+    const b = await serve('host-b');
+    await both;
+
+    const firstGone = nextEvent(registry, 'instance_removed');
+    await a.stop();
+    const stoppedAt = performance.now();
+    const first = await firstGone;
+    expect(performance.now() - stoppedAt).toBeLessThan(250);
+    expect(first).toMatchObject({ reason: 'bye', toolRemoved: false, tool: 'echo' });
+    expect(first.instance.id).toBe(a.instances[0]!.id);
+    expect(registry.tool('echo')?.instances.map((i) => i.host)).toEqual(['host-b']);
+
+    const lastGone = nextEvent(registry, 'instance_removed');
+    await b.stop();
+    expect(await lastGone).toMatchObject({ reason: 'bye', toolRemoved: true });
+    expect(registry.tool('echo')).toBeUndefined();
+    expect(registry.tools()).toEqual([]);
+    expect(sweeps).toBe(0);
+  });
+
+  test('an instance that said bye is not re-added by a sweep answer', async () => {
+    const added = nextEvent(registry, 'instance_added');
+    const worker = await serve('host-a');
+    await added;
+    const { id } = worker.instances[0]!;
+
+    // The instance still answers $SRV (it is alive); only its bye is on the wire.
+    const bye: Bye = { v: 1, tool: 'echo', instance_id: id, host: 'host-a', reason: 'test' };
+    const removed = nextEvent(registry, 'instance_removed');
+    const nc = await nats.connect();
+    nc.publish(REGISTRY_BYE_SUBJECT, enc.encode(JSON.stringify(bye)));
+    expect((await removed).reason).toBe('bye');
+
+    const sweep = await registry.sweep();
+    expect(sweep.replies).toBe(1);
+    expect(registry.tool('echo')).toBeUndefined();
+  });
+
+  test('a closed registry ignores hellos and refuses to sweep', async () => {
+    await registry.close();
+    const witness = await startRegistry({
+      nc: await nats.connect(),
+      sweepIntervalMs: 60_000,
+      sweepWindowMs: 300,
+    });
+    try {
+      const seen = nextEvent(witness, 'instance_added');
+      await serve('host-a');
+      await seen;
+      expect(registry.tools()).toEqual([]);
+      await expect(registry.sweep()).rejects.toThrow(RegistryClosedError);
+    } finally {
+      await witness.close();
+    }
+  });
+});
