@@ -7,7 +7,12 @@ export interface BenchContext {
   /** Prints a section heading. */
   section(title: string): void;
   /** Records one figure; `baseline` (same unit) turns it into a printed ratio. */
-  figure(name: string, value: number, unit: string, opts?: { baseline?: number; target?: string }): void;
+  figure(
+    name: string,
+    value: number,
+    unit: string,
+    opts?: { baseline?: number; target?: string },
+  ): void;
 }
 
 export interface BenchSuite {
@@ -46,7 +51,8 @@ export function createConsoleContext(): BenchContext {
       const fmt = (v: number) =>
         Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(2);
       let line = `  ${name.padEnd(48)} ${fmt(value).padStart(14)} ${unit}`;
-      if (opts.baseline !== undefined) line += `   (${(value / opts.baseline).toFixed(2)}x baseline)`;
+      if (opts.baseline !== undefined)
+        line += `   (${(value / opts.baseline).toFixed(2)}x baseline)`;
       if (opts.target) line += `   target ${opts.target}`;
       console.log(line);
     },

@@ -46,7 +46,10 @@ function ensureOsPackages(bins) {
   say(`installing ${pkgs.join(' ')} with apt-get…`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', ...pkgs], { stdio: 'inherit', env });
+  const install = spawnSync('apt-get', ['install', '-y', '-qq', ...pkgs], {
+    stdio: 'inherit',
+    env,
+  });
   if (update.status !== 0 || install.status !== 0) {
     say(`apt-get failed; install by hand: apt-get install -y ${pkgs.join(' ')}`);
   }

@@ -4,9 +4,12 @@ import type { ToolDefinition } from '../src/legion/index.js';
  * The tools CAESAR ships, by name. Loaded lazily so `serve-tool calculator` never loads
  * another worker's backend library.
  */
-export const SHIPPED_TOOLS: Readonly<Record<string, () => Promise<ToolDefinition>>> = Object.freeze({
-  calculator: async () => (await import('./calculator/index.js')).calculatorTool as ToolDefinition,
-});
+export const SHIPPED_TOOLS: Readonly<Record<string, () => Promise<ToolDefinition>>> = Object.freeze(
+  {
+    calculator: async () =>
+      (await import('./calculator/index.js')).calculatorTool as ToolDefinition,
+  },
+);
 
 export function shippedToolNames(): string[] {
   return Object.keys(SHIPPED_TOOLS).sort();

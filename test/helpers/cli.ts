@@ -31,8 +31,8 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCl
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (l: string) => void }[] = [];
   let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-20_000)));
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-20_000)));
+  createInterface({ input: child.stdout }).on('line', (line) => {
     lines.push(line);
     for (const w of [...waiters]) {
       if (w.re.test(line)) {

@@ -63,6 +63,7 @@ async function up(flags: UpFlags): Promise<number> {
       throw new Error(
         `port ${config.embedded.natsPort} is taken (another nats-server or caesar up?). ` +
           'Stop it, or run with --nats-port 0 for any free port.',
+        { cause: err },
       );
     }
     throw err;

@@ -82,7 +82,7 @@ describe('Limiter', () => {
 
   test('a waiter that gives up leaves the queue with the abort reason', async () => {
     const l = new Limiter(1, 5);
-    l.acquire(new AbortController().signal);
+    expect(l.acquire(new AbortController().signal)).toBe(true);
     const ac = new AbortController();
     const waiting = l.acquire(ac.signal) as Promise<void>;
     ac.abort(new Error('deadline'));
