@@ -107,9 +107,13 @@ test('canonical JSON sorts keys at every depth and drops undefined', () => {
   );
 });
 
-test('docs/errors.md lists every catalogue code with its status', () => {
+test('docs/errors.md lists every catalogue code with its status and retryable flag', () => {
   const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
   for (const code of ERROR_CODES) {
-    expect(doc).toMatch(new RegExp(`\\| \`${code}\` \\| ${ERROR_CATALOGUE[code].status} \\|`));
+    const { status, retryable } = ERROR_CATALOGUE[code];
+    const row = new RegExp(
+      `\\|\\s*\`${code}\`\\s*\\|\\s*${status}\\s*\\|\\s*${retryable ? 'yes' : 'no'}\\s*\\|`,
+    );
+    expect(doc).toMatch(row);
   }
 });
