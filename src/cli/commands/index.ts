@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { register as registerLegion } from './legion.js';
+import { register as registerPolicy } from './policy.js';
 import { register as registerUp } from './up.js';
 
 /**
@@ -9,4 +10,5 @@ import { register as registerUp } from './up.js';
 export function registerCommandGroups(program: Command): void {
   registerUp(program);
   registerLegion(program);
+  registerPolicy(program);
 }

@@ -1,0 +1,179 @@
+/**
+ * Policy engine: decisions per second on a 1,000-rule policy, against in-run baselines, and
+ * the time to compile and hot-reload that policy.
+ *
+ * - bare tool call: `evaluate({tool, input})` for a tool with a bare allow rule, against a
+ *   Map lookup of the tool id (the least any lookup-based gate can do);
+ * - constrained service call: a `light.turn_on`-style call with two target ids (one by glob)
+ *   and two constrained data keys, past a non-matching deny rule for the same service,
+ *   against `JSON.parse` of the same call (what the brain does anyway to read it);
+ * - reload: `PolicyStore.reload()` of the file (read + parse + validate + compile + swap),
+ *   against the `yaml` library's own parse of the same text (what a reload would cost without
+ *   the fast reader of ADR 0011, before any validation).
+ *
+ *   npx tsc -p tsconfig.build.json && node dist/bench/run.js policy
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import {
+  compilePolicy,
+  openPolicyStore,
+  PolicyEngine,
+  type ToolCall,
+} from '../src/policy/index.js';
+import { LineCounter, parseDocument } from 'yaml';
+import { opsPerSecond, percentile, type BenchContext } from './harness.js';
+
+const DOMAINS = 45;
+const SERVICES_PER_DOMAIN = 10;
+const TOOLS = 400;
+const DENIED_SERVICES = 100;
+const DENIED_TOOLS = 50;
+const RELOADS = 30;
+
+/**
+ * 450 allowed services + 100 denied services + 400 allowed tools + 50 denied tools. `revision`
+ * goes into every rule's description, so two revisions share no rule (no validation reuse).
+ */
+function thousandRulePolicy(revision = 0): string {
+  const about = `    description: revision ${revision}`;
+  const lines = ['version: 1', 'allowed_services:'];
+  for (let d = 0; d < DOMAINS; d++) {
+    for (let s = 0; s < SERVICES_PER_DOMAIN; s++) {
+      const ids = Array.from({ length: 10 }, (_, i) => `d${d}.room_${i}`).join(', ');
+      lines.push(
+        `  - service: d${d}.s${s}`,
+        about,
+        `    target: {entity_id: [${ids}, "d${d}.hall_*"]}`,
+        '    data:',
+        '      brightness_pct: {min: 1, max: 80}',
+        '      color_name: [warm_white, white, red, orange, blue]',
+      );
+    }
+  }
+  lines.push('denied_services:');
+  for (let i = 0; i < DENIED_SERVICES; i++) {
+    lines.push(
+      `  - service: d${i % DOMAINS}.s${i % SERVICES_PER_DOMAIN}`,
+      about,
+      `    target: {entity_id: d${i % DOMAINS}.vault_${i}}`,
+    );
+  }
+  lines.push('allowed_tools:');
+  for (let t = 0; t < TOOLS; t++) {
+    lines.push(`  - tool: tool_${t}`, about);
+    if (t % 2 === 1) lines.push('    input: {query: {type: string, max_length: 200}}');
+  }
+  lines.push('denied_tools:');
+  for (let t = 0; t < DENIED_TOOLS; t++) lines.push(`  - tool: banned_${t}`, about);
+  return `${lines.join('\n')}\n`;
+}
+
+export async function run(ctx: BenchContext): Promise<void> {
+  const text = thousandRulePolicy();
+  const policy = compilePolicy(text, { file: 'bench-policy.yaml' });
+  const engine = new PolicyEngine(policy);
+  let sink = 0;
+
+  ctx.section(`Policy engine (${policy.rules.length} rules)`);
+
+  const toolIds = new Map(Array.from({ length: TOOLS }, (_, t) => [`tool_${t}`, t] as const));
+  const bare: ToolCall = { tool: 'tool_200', input: { expression: '17 * 23' } };
+  const lookup = opsPerSecond(() => {
+    sink += toolIds.get('tool_200') ?? 0;
+  });
+  ctx.figure('baseline: Map lookup of the tool id', lookup, 'ops/s');
+  const bareRate = opsPerSecond(() => {
+    if (engine.evaluate(bare).allowed) sink++;
+  });
+  ctx.figure('evaluate: bare tool call (allow)', bareRate, 'ops/s', {
+    baseline: lookup,
+    target: '>= 1,000,000/s',
+  });
+  const unknown = opsPerSecond(() => {
+    if (!engine.evaluate({ tool: 'not_listed', input: {} }).allowed) sink++;
+  });
+  ctx.figure('evaluate: unlisted tool (default deny)', unknown, 'ops/s', { baseline: lookup });
+
+  // d7.s3 has a deny rule (for d7.vault_52) that is checked and does not match.
+  const serviceJson = JSON.stringify({
+    domain: 'd7',
+    service: 's3',
+    target: { entity_id: ['d7.room_4', 'd7.hall_2'] },
+    data: { brightness_pct: 40, color_name: 'warm_white' },
+  });
+  const service = JSON.parse(serviceJson) as ToolCall;
+  const parse = opsPerSecond(() => {
+    sink += (JSON.parse(serviceJson) as { service: string }).service.length;
+  });
+  ctx.figure('baseline: JSON.parse of the service call', parse, 'ops/s');
+  const constrained = opsPerSecond(() => {
+    if (engine.evaluate(service).allowed) sink++;
+  });
+  ctx.figure('evaluate: constrained service call (allow)', constrained, 'ops/s', {
+    baseline: parse,
+    target: '>= 200,000/s',
+  });
+  const outside = { ...service, target: { entity_id: 'd7.bedroom' } } as ToolCall;
+  const rejected = opsPerSecond(() => {
+    if (!engine.evaluate(outside).allowed) sink++;
+  });
+  ctx.figure('evaluate: constrained service call (deny)', rejected, 'ops/s', {
+    baseline: parse,
+  });
+  const explain = opsPerSecond(() => {
+    sink += engine.explain(service).trace.length;
+  });
+  ctx.figure('explain: constrained service call', explain, 'ops/s', { baseline: parse });
+
+  // Cold: every revision is new text in every rule, so nothing validated before is reused.
+  const coldMs: number[] = [];
+  const coldTexts = Array.from({ length: RELOADS }, (_, i) => thousandRulePolicy(i + 1));
+  for (const t of coldTexts) {
+    const t0 = performance.now();
+    sink += compilePolicy(t).rules.length;
+    coldMs.push(performance.now() - t0);
+  }
+  ctx.figure('compile, every rule new (p50)', percentile(coldMs, 50), 'ms');
+  ctx.figure('compile, every rule new (p99)', percentile(coldMs, 99), 'ms');
+  const libraryMs: number[] = [];
+  for (const t of coldTexts.slice(0, 10)) {
+    const t0 = performance.now();
+    sink += parseDocument(t, { lineCounter: new LineCounter() }).contents === null ? 0 : 1;
+    libraryMs.push(performance.now() - t0);
+  }
+  ctx.figure('baseline: yaml parseDocument alone (p50)', percentile(libraryMs, 50), 'ms');
+
+  // Reload as an operator causes it: one rule edited per save; read + parse + validate + swap.
+  const dir = await mkdtemp(join(tmpdir(), 'caesar-policy-bench-'));
+  try {
+    const file = join(dir, 'policy.yaml');
+    await writeFile(file, text);
+    using store = await openPolicyStore({ path: file, watch: false, reloadSignal: null });
+    const reloadMs: number[] = [];
+    for (let i = 0; i < RELOADS; i++) {
+      await writeFile(file, text.replace('max_length: 200', `max_length: ${300 + i}`));
+      const t0 = performance.now();
+      const event = await store.reload();
+      reloadMs.push(performance.now() - t0);
+      if (event.type !== 'policy.reloaded') throw new Error('bench policy failed to reload');
+    }
+    const target = { target: '< 50 ms' };
+    ctx.figure('reload after a one-rule edit (p50)', percentile(reloadMs, 50), 'ms', target);
+    ctx.figure('reload after a one-rule edit (p99)', percentile(reloadMs, 99), 'ms', target);
+
+    const fullMs: number[] = [];
+    for (const t of coldTexts.slice(0, 10)) {
+      await writeFile(file, t.replace('revision', 'rev'));
+      const t0 = performance.now();
+      await store.reload();
+      fullMs.push(performance.now() - t0);
+    }
+    ctx.figure('reload, every rule new (p50)', percentile(fullMs, 50), 'ms', target);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  if (sink === -1) console.log(sink);
+}

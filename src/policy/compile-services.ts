@@ -1,0 +1,79 @@
+import { compileAllowMap } from './constraint-allow.js';
+import { compileDenyMap } from './constraint-deny.js';
+import type { CompileContext } from './compile-context.js';
+import { rateSlotFor } from './compile-shared.js';
+import type { CompiledAllowRule, CompiledDenyRule } from './compiled.js';
+import { globToRegExp, isGlob } from './glob.js';
+import { MATCH_ALL, type NormalizedServiceCall } from './normalize.js';
+import type { AllowServiceRuleSpec, DenyServiceRuleSpec } from './schema.js';
+import { compileCoverage, compileOverlap } from './selectors.js';
+import { SELECTOR_KINDS } from './tool-call.js';
+
+type Call = NormalizedServiceCall;
+type Check = (call: Call) => string | null;
+
+const NO_OBLIGATIONS = Object.freeze([]);
+
+/** Target-like keys in `data` are targets, not data: `additional_data: false` ignores them. */
+const SELECTOR_KEYS: ReadonlySet<string> = new Set(SELECTOR_KINDS);
+
+export function compileAllowService(
+  ctx: CompileContext,
+  index: number,
+  spec: AllowServiceRuleSpec,
+): CompiledAllowRule<Call> {
+  const ref = ctx.ref('allowed_services', index, spec.id);
+  const label = ctx.label(ref);
+  // Without a target the rule takes any target but `all`: only a rule listing `all` covers it.
+  const coverage: Check = spec.target
+    ? compileCoverage(spec.target, ref.id)
+    : (call) => (call.usesAll ? allNotCovered(ref.id) : null);
+  const additional = spec.additional_data ?? true;
+  const data =
+    spec.data || !additional
+      ? compileAllowMap('data', spec.data ?? {}, additional, SELECTOR_KEYS)
+      : null;
+  const check: Check = data ? (call) => coverage(call) ?? data(call.data) : coverage;
+  return {
+    ref,
+    label,
+    bare: false,
+    check,
+    confirm: spec.confirm ?? false,
+    rateSlot: rateSlotFor(ctx, 'allowed_services', spec),
+    obligations: NO_OBLIGATIONS,
+    reason: `allowed by ${label}`,
+    glob: isGlob(spec.service) ? globToRegExp(spec.service) : null,
+    key: spec.service,
+    listsAll: SELECTOR_KINDS.some((k) => spec.target?.[k]?.includes(MATCH_ALL) === true),
+    unconstrained: !spec.target && !data,
+  };
+}
+
+export function compileDenyService(
+  ctx: CompileContext,
+  index: number,
+  spec: DenyServiceRuleSpec,
+): CompiledDenyRule<Call> {
+  const ref = ctx.ref('denied_services', index, spec.id);
+  const label = ctx.label(ref);
+  const overlap = spec.target ? compileOverlap(spec.target) : null;
+  const data = spec.data ? compileDenyMap(spec.data) : null;
+  const bare = overlap === null && data === null;
+  const matches = bare
+    ? () => true
+    : (call: Call) => (overlap === null || overlap(call)) && (data === null || data(call.data));
+  return {
+    ref,
+    label,
+    bare,
+    matches,
+    reason: `denied by ${label}`,
+    glob: isGlob(spec.service) ? globToRegExp(spec.service) : null,
+    key: spec.service,
+  };
+}
+
+function allNotCovered(ruleName: string): string {
+  return `target ${MATCH_ALL} (every entity) is not allowed by ${ruleName}; only a rule whose target lists ${MATCH_ALL} allows it`;
+}

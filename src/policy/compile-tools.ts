@@ -1,0 +1,98 @@
+import { compileAllowMap } from './constraint-allow.js';
+import { compileDenyMap } from './constraint-deny.js';
+import { ConstraintSchema, type ConstraintSpec } from './constraint-schema.js';
+import type { CompileContext } from './compile-context.js';
+import { ACCEPT, rateSlotFor } from './compile-shared.js';
+import type { CompiledAllowRule, CompiledDenyRule } from './compiled.js';
+import type { Obligation } from './decision.js';
+import { typedKeyOf } from './matchers/registry.js';
+import type { InputCheck } from './matchers/types.js';
+import { isRecord } from './normalize.js';
+import type { AllowToolRuleSpec, DenyToolRuleSpec } from './schema.js';
+
+type Check = CompiledAllowRule<unknown>['check'];
+
+const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** An `input:` block split into field constraints and the tool's typed keys. */
+interface CompiledInput {
+  readonly constraints: Record<string, ConstraintSpec>;
+  readonly checks: InputCheck[];
+  readonly obligations: Obligation[];
+  /** Fields governed by typed keys: not "additional" under `additional_input: false`. */
+  readonly governed: Set<string>;
+}
+
+export function compileAllowTool(
+  ctx: CompileContext,
+  index: number,
+  spec: AllowToolRuleSpec,
+): CompiledAllowRule<unknown> {
+  const ref = ctx.ref('allowed_tools', index, spec.id);
+  const label = ctx.label(ref);
+  const input = compileInput(spec.tool, spec.input);
+  const check = allowCheck(input, spec.additional_input ?? true);
+  return {
+    ref,
+    label,
+    bare: check === ACCEPT,
+    check,
+    confirm: spec.confirm ?? false,
+    rateSlot: rateSlotFor(ctx, 'allowed_tools', spec),
+    obligations: Object.freeze(input.obligations),
+    reason: `allowed by ${label}`,
+    glob: null,
+    key: spec.tool,
+    listsAll: false,
+    unconstrained: check === ACCEPT,
+  };
+}
+
+export function compileDenyTool(
+  ctx: CompileContext,
+  index: number,
+  spec: DenyToolRuleSpec,
+): CompiledDenyRule<unknown> {
+  const ref = ctx.ref('denied_tools', index, spec.id);
+  const label = ctx.label(ref);
+  const input = compileInput(spec.tool, spec.input);
+  const bare = Object.keys(input.constraints).length === 0;
+  const matches = bare ? () => true : compileDenyMap(input.constraints);
+  return { ref, label, bare, matches, reason: `denied by ${label}`, glob: null, key: spec.tool };
+}
+
+/** Field constraints first, then the typed keys' checks; the first failure is the reason. */
+function allowCheck(input: CompiledInput, additional: boolean): Check {
+  const hasConstraints = Object.keys(input.constraints).length > 0;
+  if (!hasConstraints && additional && input.checks.length === 0) return ACCEPT;
+  const map = compileAllowMap('input', input.constraints, additional, input.governed);
+  const typed = input.checks;
+  if (typed.length === 0) return map;
+  return (call, now) => {
+    const why = map(call);
+    if (why !== null) return why;
+    const input = isRecord(call) ? call : EMPTY;
+    for (const check of typed) {
+      const reason = check(input, now);
+      if (reason !== null) return reason;
+    }
+    return null;
+  };
+}
+
+/** Splits a validated `input:` block (see rule-checks.ts) into constraints and typed keys. */
+function compileInput(tool: string, raw: Record<string, unknown> | undefined): CompiledInput {
+  const out: CompiledInput = { constraints: {}, checks: [], obligations: [], governed: new Set() };
+  for (const [key, value] of Object.entries(raw ?? {})) {
+    const typed = typedKeyOf(tool, key);
+    if (typed === undefined) {
+      out.constraints[key] = ConstraintSchema.parse(value);
+      continue;
+    }
+    const compiled = typed.compile(typed.schema.parse(value));
+    if (compiled.check) out.checks.push(compiled.check);
+    if (compiled.obligation) out.obligations.push(compiled.obligation);
+    for (const field of typed.governs) out.governed.add(field);
+  }
+  return out;
+}

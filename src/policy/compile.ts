@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { CompileContext } from './compile-context.js';
+import { compileAllowService, compileDenyService } from './compile-services.js';
+import { compileAllowTool, compileDenyTool } from './compile-tools.js';
+import type {
+  Candidates,
+  CompiledAllowRule,
+  CompiledDenyRule,
+  CompiledPolicy,
+  DefaultDenyRefs,
+  RuleSummary,
+} from './compiled.js';
+import { DEFAULT_DENY_RULE_ID, RULE_LISTS, type RuleList, type RuleRef } from './decision.js';
+import { PolicyLoadError } from './errors.js';
+import type { PolicyIssue } from './issues.js';
+import { lintPolicy } from './lint.js';
+import { isRecord, type NormalizedServiceCall } from './normalize.js';
+import { indexRules } from './rule-index.js';
+import { PolicyFileSchema, type PolicyFile } from './schema.js';
+import { CALL_SERVICE_TOOL } from './tool-call.js';
+import { parseYamlSource, type YamlSource } from './yaml-source.js';
+
+export interface CompileOptions {
+  /** Name shown in reasons and errors. @default 'policy.yaml' */
+  file?: string;
+  /** SHA-256 of the file's bytes when the caller already has it. @default hash of `text` */
+  sha256?: string;
+}
+
+const EMPTY_FILE_WARNING =
+  'the policy file is empty, so every tool call is denied; add allowed_tools or allowed_services entries (see docs/policy.md)';
+
+/**
+ * Parses, validates and compiles a policy text. Every problem (YAML syntax, unknown keys,
+ * wrong types, bad ids, duplicate rule ids) is collected and thrown together as one
+ * PolicyLoadError whose issues carry line, column and path; nothing half-loaded escapes.
+ * An empty file compiles to a policy that denies everything, with a warning.
+ */
+export function compilePolicy(text: string, options: CompileOptions = {}): CompiledPolicy {
+  const file = options.file ?? 'policy.yaml';
+  const sha256 = options.sha256 ?? createHash('sha256').update(text, 'utf8').digest('hex');
+  const source = parseYamlSource(text);
+  if (source.syntaxIssues.length > 0) throw new PolicyLoadError(file, source.syntaxIssues);
+  if (source.value === null || source.value === undefined) {
+    const empty = PolicyFileSchema.parse({});
+    const warning: PolicyIssue = { path: '', line: 1, column: 1, message: EMPTY_FILE_WARNING };
+    return build(new CompileContext(file, source), empty, sha256, [warning]);
+  }
+  const parsed = PolicyFileSchema.safeParse(source.value);
+  const issues = [
+    ...(parsed.success ? [] : source.fromZod(parsed.error.issues)),
+    ...duplicateIds(source),
+  ];
+  if (!parsed.success || issues.length > 0) {
+    throw new PolicyLoadError(file, issues.sort(byPosition));
+  }
+  return build(new CompileContext(file, source), parsed.data, sha256, []);
+}
+
+function build(
+  ctx: CompileContext,
+  spec: PolicyFile,
+  sha256: string,
+  warnings: PolicyIssue[],
+): CompiledPolicy {
+  const allowServices = spec.allowed_services.map((r, i) => compileAllowService(ctx, i, r));
+  const denyServices = spec.denied_services.map((r, i) => compileDenyService(ctx, i, r));
+  const allowTools = spec.allowed_tools.map((r, i) => compileAllowTool(ctx, i, r));
+  const denyTools = spec.denied_tools.map((r, i) => compileDenyTool(ctx, i, r));
+
+  const serviceGlobs: Candidates<NormalizedServiceCall> = {
+    denies: denyServices.filter((r) => r.glob !== null),
+    allows: allowServices.filter((r) => r.glob !== null),
+  };
+  const serviceIndex = indexRules(denyServices, allowServices);
+  const toolIndex = indexRules(denyTools, allowTools, CALL_SERVICE_TOOL);
+  const killSwitch = denyTools.find((r) => r.key === CALL_SERVICE_TOOL && r.bare) ?? null;
+  const rules = [
+    ...allowServices.map((r) => summary(r, 'allow', spec.allowed_services[r.ref.index ?? 0])),
+    ...denyServices.map((r) => summary(r, 'deny', spec.denied_services[r.ref.index ?? 0])),
+    ...allowTools.map((r) => summary(r, 'allow', spec.allowed_tools[r.ref.index ?? 0])),
+    ...denyTools.map((r) => summary(r, 'deny', spec.denied_tools[r.ref.index ?? 0])),
+  ];
+  const lint = lintPolicy(ctx, spec, { serviceIndex, serviceGlobs, toolIndex, killSwitch });
+  return {
+    file: ctx.file,
+    sha256,
+    rules,
+    warnings: [...warnings, ...lint],
+    denyAllReason: null,
+    defaultDeny: defaultDenyRefs(ctx),
+    serviceIndex,
+    serviceGlobs,
+    toolIndex,
+    serviceKillSwitch: killSwitch,
+    rateSlots: [...ctx.rateSlots],
+  };
+}
+
+function summary(
+  rule: Pick<CompiledAllowRule<unknown> | CompiledDenyRule<unknown>, 'ref' | 'key'>,
+  effect: 'allow' | 'deny',
+  spec: { description?: string | undefined } | undefined,
+): RuleSummary {
+  const description = spec?.description;
+  return description === undefined
+    ? { ref: rule.ref, effect, subject: rule.key }
+    : { ref: rule.ref, effect, subject: rule.key, description };
+}
+
+/** Default-deny references point at the list an allow entry would go into, or at 1:1. */
+function defaultDenyRefs(ctx: CompileContext): DefaultDenyRefs {
+  const refAt = (list: RuleList): RuleRef => {
+    const present = isRecord(ctx.source.value) && Object.hasOwn(ctx.source.value, list);
+    const at = present ? ctx.source.locate([], list) : { line: 1, column: 1 };
+    return defaultDenyRef(ctx.file, at.line, at.column);
+  };
+  return { tools: refAt('allowed_tools'), services: refAt('allowed_services') };
+}
+
+/** The reference of a decision no rule made. */
+export function defaultDenyRef(file: string, line = 1, column = 1): RuleRef {
+  return Object.freeze({ id: DEFAULT_DENY_RULE_ID, file, line, column, list: null, index: null });
+}
+
+/** An explicit rule id used twice, anywhere in the file, is an error at its second use. */
+function duplicateIds(source: YamlSource): PolicyIssue[] {
+  const doc = source.value;
+  if (!isRecord(doc)) return [];
+  const seen = new Map<string, string>();
+  const issues: PolicyIssue[] = [];
+  for (const list of RULE_LISTS) {
+    const items = doc[list];
+    if (!Array.isArray(items)) continue;
+    items.forEach((item: unknown, index) => {
+      if (!isRecord(item) || typeof item.id !== 'string') return;
+      const first = seen.get(item.id);
+      const here = `${list}[${index}]`;
+      if (first === undefined) seen.set(item.id, here);
+      else
+        issues.push(
+          source.issueAt([list, index, 'id'], `rule id '${item.id}' is already used by ${first}`),
+        );
+    });
+  }
+  return issues;
+}
+
+function byPosition(a: PolicyIssue, b: PolicyIssue): number {
+  return a.line - b.line || a.column - b.column;
+}

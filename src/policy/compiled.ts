@@ -1,0 +1,100 @@
+import type { Obligation, RuleRef } from './decision.js';
+import type { PolicyIssue } from './issues.js';
+import type { NormalizedServiceCall } from './normalize.js';
+
+/**
+ * An allow rule ready for evaluation. `check` returns null when the call is inside it; `now`
+ * is the engine's clock, read only by checks that need the time.
+ */
+export interface CompiledAllowRule<C> {
+  readonly ref: RuleRef;
+  /** No constraints at all: `check` always passes and is skipped. */
+  readonly bare: boolean;
+  readonly check: (call: C, now: () => number) => string | null;
+  readonly confirm: boolean;
+  /** Index into the engine's limiter bank, or -1 when the rule has no rate limit. */
+  readonly rateSlot: number;
+  readonly obligations: readonly Obligation[];
+  /** `allowed by <rule> (<file:line:col>)`, built once at load. */
+  readonly reason: string;
+  /** `<rule> (<file:line:col>)`, for reasons about this rule. */
+  readonly label: string;
+  /** Service pattern as a RegExp when it is a glob, else null. */
+  readonly glob: RegExp | null;
+  /** Exact `domain.service` or tool id (or the glob source). */
+  readonly key: string;
+  /** Service rules: the target lists `all` for some selector (only such a rule covers `all`). */
+  readonly listsAll: boolean;
+  /** No constraints written (for services: every call passes but one naming `all`). */
+  readonly unconstrained: boolean;
+}
+
+/** A deny rule ready for evaluation. */
+export interface CompiledDenyRule<C> {
+  readonly ref: RuleRef;
+  readonly bare: boolean;
+  readonly matches: (call: C) => boolean;
+  readonly reason: string;
+  readonly label: string;
+  readonly glob: RegExp | null;
+  readonly key: string;
+}
+
+/** The rules that can apply to one service or tool, each list in file order. */
+export interface Candidates<C> {
+  readonly denies: readonly CompiledDenyRule<C>[];
+  readonly allows: readonly CompiledAllowRule<C>[];
+}
+
+export type ServiceCandidates = Candidates<NormalizedServiceCall>;
+export type ToolCandidates = Candidates<unknown>;
+
+/** A rate-limited rule's limiter: kept across reloads while `fingerprint` is unchanged. */
+export interface RateSlot {
+  readonly fingerprint: string;
+  readonly calls: number;
+  readonly windowMs: number;
+}
+
+/** One rule as the CLI lists it. */
+export interface RuleSummary {
+  readonly ref: RuleRef;
+  readonly effect: 'allow' | 'deny';
+  /** `domain.service` pattern or tool id. */
+  readonly subject: string;
+  readonly description?: string;
+}
+
+/** Where decisions no rule made point: the list an allow entry for the call would go into. */
+export interface DefaultDenyRefs {
+  readonly tools: RuleRef;
+  readonly services: RuleRef;
+}
+
+/**
+ * A policy compiled for evaluation: immutable, shareable, swapped as one reference on reload.
+ * Lookups are Map gets keyed by `domain.service` or tool id; globs were compiled at load.
+ */
+export interface CompiledPolicy {
+  /** The file the policy came from, as given to the loader (`(none)` when none is configured). */
+  readonly file: string;
+  /** SHA-256 (hex) of the file's bytes. */
+  readonly sha256: string;
+  readonly rules: readonly RuleSummary[];
+  /** Problems that do not stop loading (empty file, unreachable or duplicate rules). */
+  readonly warnings: readonly PolicyIssue[];
+  /** Set when every call is denied for a reason no rule states (no policy file configured). */
+  readonly denyAllReason: string | null;
+  /** @internal */
+  readonly defaultDeny: DefaultDenyRefs;
+  /** @internal exact service keys, with the glob rules that match them merged in file order */
+  readonly serviceIndex: ReadonlyMap<string, ServiceCandidates>;
+  /** @internal glob service rules, for keys not in `serviceIndex` */
+  readonly serviceGlobs: ServiceCandidates;
+  /** @internal */
+  readonly toolIndex: ReadonlyMap<string, ToolCandidates>;
+  /** @internal a bare `denied_tools: [call_service]` entry denies every service call */
+  readonly serviceKillSwitch: CompiledDenyRule<unknown> | null;
+  /** @internal */
+  readonly rateSlots: readonly RateSlot[];
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+/** The four rule lists of a policy file. */
+export const RULE_LISTS = [
+  'allowed_services',
+  'denied_services',
+  'allowed_tools',
+  'denied_tools',
+] as const;
+export type RuleList = (typeof RULE_LISTS)[number];
+
+/** `rule.id` of a decision no rule made: the default deny (and malformed or unconfigured calls). */
+export const DEFAULT_DENY_RULE_ID = 'default_deny';
+
+/**
+ * The rule that decided: `{id, file, line}` plus where exactly it sits. `id` is the rule's
+ * explicit `id:`, else `list[index]` (`allowed_tools[2]`), else `default_deny`; it is always a
+ * string, so an audit row can store it as is. For the default deny `list` and `index` are null
+ * and `line`/`column` point at the list an allow entry would go into (1:1 when it is absent).
+ */
+export const RuleRefSchema = z.object({
+  id: z.string(),
+  file: z.string(),
+  line: z.int().positive(),
+  column: z.int().positive(),
+  list: z.enum(RULE_LISTS).nullable(),
+  index: z.int().nonnegative().nullable(),
+});
+export type RuleRef = z.infer<typeof RuleRefSchema>;
+
+/**
+ * What the caller must do when it acts on a decision. A caller that does not know an
+ * obligation's type must not dispatch the call.
+ */
+export const ObligationSchema = z.discriminatedUnion('type', [
+  /** Drop every result whose URL host is neither an `allow_domains` entry nor below one. */
+  z.object({ type: z.literal('filter_result_urls'), allow_domains: z.array(z.string()) }),
+  /** Keep at most `max_results` results. */
+  z.object({ type: z.literal('limit_results'), max_results: z.int().positive() }),
+]);
+export type Obligation = z.infer<typeof ObligationSchema>;
+
+/**
+ * `allow` is the only outcome that lets a call run now; `confirm` lets it run once a human
+ * approved it; `deny` and `rate_limited` refuse it.
+ */
+export const DECISION_OUTCOMES = ['allow', 'deny', 'confirm', 'rate_limited'] as const;
+export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
+
+/**
+ * The brain-side error code (docs/errors.md) a refused call is answered with, per outcome.
+ * `allow` has none.
+ */
+export const OUTCOME_ERROR_CODES = {
+  deny: 'denied',
+  confirm: 'confirmation_required',
+  rate_limited: 'rate_limited',
+} as const satisfies Record<Exclude<DecisionOutcome, 'allow'>, string>;
+
+export const PolicyDecisionSchema = z.object({
+  /** True exactly when `outcome` is `allow`. */
+  allowed: z.boolean(),
+  outcome: z.enum(DECISION_OUTCOMES),
+  /** One line for the LLM and the operator: the tool, what did not match, the file to edit. */
+  reason: z.string(),
+  rule: RuleRefSchema,
+  /** The brain's decision id when it passed one, else null. */
+  decision_id: z.string().nullable(),
+  policy_sha256: z.string(),
+  obligations: z.array(ObligationSchema),
+  /** Set when `outcome` is `rate_limited`: how long until the rule admits another call. */
+  retry_after_ms: z.int().nonnegative().optional(),
+});
+export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
+
+/** One rule the evaluator looked at, in the order it looked. */
+export const TraceStepSchema = z.object({
+  rule: RuleRefSchema,
+  /** deny rules: `matched` / `not_matched`; allow rules: `matched` / `rejected`. */
+  result: z.enum(['matched', 'not_matched', 'rejected']),
+  detail: z.string().optional(),
+});
+export type TraceStep = z.infer<typeof TraceStepSchema>;
+
+/** A decision with the rules considered on the way. */
+export const PolicyExplanationSchema = z.object({
+  decision: PolicyDecisionSchema,
+  trace: z.array(TraceStepSchema),
+});
+export type PolicyExplanation = z.infer<typeof PolicyExplanationSchema>;

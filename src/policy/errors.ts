@@ -1,0 +1,115 @@
+import type { PolicyIssue } from './issues.js';
+import { formatIssue } from './issues.js';
+
+/**
+ * Codes of the policy module's own failures, listed under "Policy errors" in `docs/errors.md`.
+ * They are not wire codes: a policy error never travels in a reply envelope (the brain refuses
+ * to start, or keeps the last good policy and audits `policy.reload_failed`). Decisions
+ * (deny, confirm, rate_limited) are outcomes, not errors.
+ */
+export type PolicyErrorCode =
+  | 'policy_invalid'
+  | 'policy_unreadable'
+  | 'policy_not_configured'
+  | 'policy_cases_invalid'
+  | 'policy_closed'
+  | 'invalid_input';
+
+/**
+ * Base class of every error thrown by `src/policy`. It does not extend `CaesarError`
+ * (src/protocol): that class's `code` is the wire catalogue, and `src/policy` stands alone.
+ */
+export class PolicyError extends Error {
+  override name = 'PolicyError';
+  readonly code: PolicyErrorCode;
+  /** Whether retrying the same operation unchanged may succeed. */
+  readonly retryable: boolean;
+
+  constructor(
+    code: PolicyErrorCode,
+    message: string,
+    options?: { cause?: unknown; retryable?: boolean },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.retryable = options?.retryable ?? false;
+  }
+}
+
+/** The policy text does not parse or does not follow the grammar; `issues` say where. */
+export class PolicyLoadError extends PolicyError {
+  override name = 'PolicyLoadError';
+  readonly file: string;
+  readonly issues: readonly PolicyIssue[];
+
+  constructor(file: string, issues: readonly PolicyIssue[]) {
+    super('policy_invalid', summarise(file, 'policy', issues));
+    this.file = file;
+    this.issues = issues;
+  }
+}
+
+/** A `caesar policy test` cases file does not parse or does not follow its schema. */
+export class PolicyCasesError extends PolicyError {
+  override name = 'PolicyCasesError';
+  readonly file: string;
+  readonly issues: readonly PolicyIssue[];
+
+  constructor(file: string, issues: readonly PolicyIssue[]) {
+    super('policy_cases_invalid', summarise(file, 'policy cases file', issues));
+    this.file = file;
+    this.issues = issues;
+  }
+}
+
+/** The policy file could not be read (missing, unreadable, not UTF-8). Retryable. */
+export class PolicyReadError extends PolicyError {
+  override name = 'PolicyReadError';
+  readonly file: string;
+
+  constructor(file: string, cause: unknown) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    super('policy_unreadable', `cannot read policy file ${file}: ${detail}`, {
+      cause,
+      retryable: true,
+    });
+    this.file = file;
+  }
+}
+
+const NOT_CONFIGURED_MESSAGE =
+  'no policy file is configured: set policy.file in caesar.yaml (or CAESAR_POLICY__FILE)';
+
+/** No policy file is configured (reported by a reload of a store opened without a path). */
+export class PolicyNotConfiguredError extends PolicyError {
+  override name = 'PolicyNotConfiguredError';
+
+  constructor() {
+    super('policy_not_configured', NOT_CONFIGURED_MESSAGE);
+  }
+}
+
+/** A raw tool input is not a valid `call_service` input. */
+export class InvalidToolCallError extends PolicyError {
+  override name = 'InvalidToolCallError';
+  readonly tool: string;
+
+  constructor(tool: string, message: string, cause?: unknown) {
+    super('invalid_input', `invalid ${tool} input: ${message}`, { cause });
+    this.tool = tool;
+  }
+}
+
+/** The store was closed; it no longer reloads. */
+export class PolicyClosedError extends PolicyError {
+  override name = 'PolicyClosedError';
+
+  constructor(file: string) {
+    super('policy_closed', `policy store for ${file} is closed`);
+  }
+}
+
+function summarise(file: string, what: string, issues: readonly PolicyIssue[]): string {
+  const head = `${file}: invalid ${what} (${issues.length} problem${issues.length === 1 ? '' : 's'})`;
+  return [head, ...issues.map((i) => `  ${formatIssue(file, i)}`)].join('\n');
+}

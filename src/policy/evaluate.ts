@@ -1,0 +1,235 @@
+import type {
+  CompiledAllowRule,
+  CompiledDenyRule,
+  CompiledPolicy,
+  Candidates,
+} from './compiled.js';
+import type { DecisionOutcome, PolicyDecision, RuleRef, TraceStep } from './decision.js';
+import { isRecord, normalizeServiceCall, type NormalizedServiceCall } from './normalize.js';
+import type { SlidingWindowLimiter } from './rate-limit.js';
+import { show } from './show.js';
+import { CALL_SERVICE_TOOL, TOOL_NAME_RE, type ToolCall } from './tool-call.js';
+
+/** Per-call context. */
+export interface EvaluateContext {
+  /** The brain's decision id, echoed as `decision_id`. @default null */
+  decisionId?: string;
+  /** A human approved this call, so rules with `confirm: true` may allow it. @default false */
+  confirmed?: boolean;
+}
+
+/** One consistent view for an evaluation: policy and its rate state swap together. */
+export interface Runtime {
+  readonly policy: CompiledPolicy;
+  readonly limiters: readonly SlidingWindowLimiter[];
+  readonly now: () => number;
+  /** Glob-only service keys seen so far (bounded), so globs are tested once per key. */
+  readonly globCache: Map<string, Candidates<NormalizedServiceCall>>;
+}
+
+/** What one evaluation may do besides deciding. */
+export interface Mode {
+  /** Count an allowed call against its rule's rate limit (`evaluate`), or not (`explain`). */
+  readonly consume: boolean;
+  /** Collects the rules looked at, when set. */
+  readonly trace: TraceStep[] | null;
+}
+
+type Ctx = EvaluateContext | undefined;
+
+const GLOB_CACHE_MAX = 4096;
+const SERVICE_INPUT_KEYS: ReadonlySet<string> = new Set(['target', 'data']);
+
+/**
+ * Evaluation order: (1) read the call (a malformed call is denied); (2) deny rules for it in
+ * file order, any match denies; (3) allow rules in file order, the first one that accepts the
+ * call decides; none: denied by default; (4) that rule's `confirm`; (5) its `rate_limit`.
+ */
+export function evaluateCall(rt: Runtime, call: ToolCall, ctx: Ctx, mode: Mode): PolicyDecision {
+  const unconfigured = rt.policy.denyAllReason;
+  if (unconfigured !== null) return deny(rt, ctx, rt.policy.defaultDeny.tools, unconfigured);
+  if (typeof call !== 'object' || call === null) {
+    return deny(rt, ctx, rt.policy.defaultDeny.tools, 'malformed tool call: not an object');
+  }
+  const tool = (call as { tool?: unknown }).tool;
+  if (tool === undefined) return evaluateServiceCall(rt, call, ctx, mode);
+  if (typeof tool !== 'string') {
+    return deny(rt, ctx, rt.policy.defaultDeny.tools, 'malformed tool call: tool must be a string');
+  }
+  const input = (call as { input?: unknown }).input;
+  if (tool === CALL_SERVICE_TOOL) return evaluateServiceCall(rt, input, ctx, mode);
+  if (tool.includes('.')) {
+    const service = serviceFromId(tool, input);
+    if (typeof service === 'string') return deny(rt, ctx, rt.policy.defaultDeny.services, service);
+    return evaluateServiceCall(rt, service, ctx, mode);
+  }
+  const fallback = rt.policy.defaultDeny.tools;
+  const entry = rt.policy.toolIndex.get(tool);
+  if (entry === undefined) return deny(rt, ctx, fallback, notListed(rt, 'tool', tool));
+  return (
+    decide(rt, entry, input, subject('tool', tool), fallback, ctx, mode) ??
+    deny(rt, ctx, fallback, notListed(rt, 'tool', tool))
+  );
+}
+
+/** Decides a Home Assistant call given as `{domain, service, target?, data?}`. */
+export function evaluateServiceCall(
+  rt: Runtime,
+  raw: unknown,
+  ctx: Ctx,
+  mode: Mode,
+): PolicyDecision {
+  const unconfigured = rt.policy.denyAllReason;
+  if (unconfigured !== null) return deny(rt, ctx, rt.policy.defaultDeny.services, unconfigured);
+  const kill = rt.policy.serviceKillSwitch;
+  if (kill !== null) return matchedDeny(rt, kill, `service calls are`, ctx, mode);
+  const fallback = rt.policy.defaultDeny.services;
+  const n = normalizeServiceCall(raw);
+  if (!n.ok) return deny(rt, ctx, fallback, n.reason);
+  const key = n.call.key;
+  const entry = rt.policy.serviceIndex.get(key) ?? globCandidates(rt, key);
+  return (
+    decide(rt, entry, n.call, subject('service', key), fallback, ctx, mode) ??
+    deny(rt, ctx, fallback, notListed(rt, 'service', key))
+  );
+}
+
+/**
+ * `{tool: 'light.turn_on', input: {target?, data?}}`, the HA shape under its `domain.service`
+ * id, as a raw service call; or why it is malformed.
+ */
+function serviceFromId(id: string, input: unknown): Record<string, unknown> | string {
+  const dot = id.indexOf('.');
+  const base = { domain: id.slice(0, dot), service: id.slice(dot + 1) };
+  if (input === undefined || input === null) return base;
+  if (!isRecord(input)) return 'malformed service call: its input must be an object';
+  for (const key of Object.keys(input)) {
+    // `domain`/`service` inside the input could disagree with the id: refuse, never pick one.
+    if (!SERVICE_INPUT_KEYS.has(key)) {
+      return `malformed service call: its input holds only target and data, not ${show(key)}`;
+    }
+  }
+  return { ...base, target: input.target, data: input.data };
+}
+
+/** Deny rules, then allow rules; null when no rule for the subject accepts or denies. */
+function decide<C>(
+  rt: Runtime,
+  entry: Candidates<C>,
+  call: C,
+  what: string,
+  fallback: RuleRef,
+  ctx: Ctx,
+  mode: Mode,
+): PolicyDecision | null {
+  for (const rule of entry.denies) {
+    if (rule.bare || rule.matches(call)) return matchedDeny(rt, rule, `${what} is`, ctx, mode);
+    mode.trace?.push({ rule: rule.ref, result: 'not_matched' });
+  }
+  let rejection: string | null = null;
+  for (const rule of entry.allows) {
+    const why = rule.bare ? null : rule.check(call, rt.now);
+    if (why === null) {
+      mode.trace?.push({ rule: rule.ref, result: 'matched' });
+      return grant(rt, rule, what, ctx, mode);
+    }
+    mode.trace?.push({ rule: rule.ref, result: 'rejected', detail: why });
+    rejection ??= `${rule.label} rejects it: ${why}`;
+  }
+  if (rejection === null) return null;
+  const more =
+    entry.allows.length > 1 ? `; ${entry.allows.length - 1} other rule(s) rejected it too` : '';
+  return deny(rt, ctx, fallback, `${what} is not allowed: ${rejection}${more}`);
+}
+
+function matchedDeny<C>(
+  rt: Runtime,
+  rule: CompiledDenyRule<C>,
+  what: string,
+  ctx: Ctx,
+  mode: Mode,
+): PolicyDecision {
+  mode.trace?.push({ rule: rule.ref, result: 'matched' });
+  return deny(rt, ctx, rule.ref, `${what} ${rule.reason}`);
+}
+
+function grant<C>(
+  rt: Runtime,
+  rule: CompiledAllowRule<C>,
+  what: string,
+  ctx: Ctx,
+  mode: Mode,
+): PolicyDecision {
+  if (rule.confirm && ctx?.confirmed !== true) {
+    const reason = `${what} needs a human's approval before it runs (confirm: true on ${rule.label})`;
+    return decision(rt, ctx, 'confirm', reason, rule.ref, rule.obligations);
+  }
+  if (rule.rateSlot >= 0) {
+    const limiter = rt.limiters[rule.rateSlot] as SlidingWindowLimiter;
+    const now = rt.now();
+    const wait = limiter.waitMs(now);
+    if (wait > 0) {
+      const retry = Math.ceil(wait);
+      const reason = `${what} is rate-limited: ${rule.label} allows ${limiter.limit} calls per ${limiter.windowMs} ms; retry in ${retry} ms`;
+      return {
+        ...decision(rt, ctx, 'rate_limited', reason, rule.ref, rule.obligations),
+        retry_after_ms: retry,
+      };
+    }
+    if (mode.consume) limiter.record(now);
+  }
+  return decision(rt, ctx, 'allow', rule.reason, rule.ref, rule.obligations);
+}
+
+function deny(rt: Runtime, ctx: Ctx, rule: RuleRef, reason: string): PolicyDecision {
+  return decision(rt, ctx, 'deny', reason, rule, NO_OBLIGATIONS);
+}
+
+const NO_OBLIGATIONS: PolicyDecision['obligations'] = Object.freeze(
+  [],
+) as unknown as PolicyDecision['obligations'];
+
+function decision(
+  rt: Runtime,
+  ctx: Ctx,
+  outcome: DecisionOutcome,
+  reason: string,
+  rule: RuleRef,
+  obligations: CompiledAllowRule<unknown>['obligations'],
+): PolicyDecision {
+  return {
+    allowed: outcome === 'allow',
+    outcome,
+    reason,
+    rule,
+    decision_id: ctx?.decisionId ?? null,
+    policy_sha256: rt.policy.sha256,
+    obligations: obligations as PolicyDecision['obligations'],
+  };
+}
+
+/** `tool 'x'` / `service 'light.turn_on'`; a name that is not a valid id is shown clamped. */
+function subject(kind: 'tool' | 'service', name: string): string {
+  const valid = kind === 'service' || TOOL_NAME_RE.test(name);
+  return `${kind} ${valid ? `'${name}'` : show(name)}`;
+}
+
+function notListed(rt: Runtime, kind: 'tool' | 'service', name: string): string {
+  const list = kind === 'tool' ? 'allowed_tools' : 'allowed_services';
+  const head = `${subject(kind, name)} is not on the allow-list: no ${list} entry in ${rt.policy.file} matches it`;
+  const valid = kind === 'service' || TOOL_NAME_RE.test(name);
+  return valid ? `${head}; to allow it, add "- ${name}" under ${list} there` : head;
+}
+
+function globCandidates(rt: Runtime, key: string): Candidates<NormalizedServiceCall> {
+  const cached = rt.globCache.get(key);
+  if (cached !== undefined) return cached;
+  const globs = rt.policy.serviceGlobs;
+  const entry = {
+    denies: globs.denies.filter((r) => r.glob?.test(key) === true),
+    allows: globs.allows.filter((r) => r.glob?.test(key) === true),
+  };
+  if (rt.globCache.size >= GLOB_CACHE_MAX) rt.globCache.clear();
+  rt.globCache.set(key, entry);
+  return entry;
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+const MAX_ENTRIES = 4096;
+
+/**
+ * Wraps a schema so an input it already accepted is not validated again: a reload re-validates
+ * only the rules that changed. Keys are the input's JSON; inputs whose JSON is ambiguous
+ * (`null` also stands for NaN and Infinity) are never cached. Issues keep their paths.
+ */
+export function memoized<T extends z.ZodType>(schema: T): z.ZodType<z.output<T>, unknown> {
+  const cache = new Map<string, z.output<T>>();
+  return z.unknown().transform((value, ctx) => {
+    const key = JSON.stringify(value) ?? 'undefined';
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) ctx.addIssue(issue as z.core.$ZodRawIssue);
+      return z.NEVER;
+    }
+    if (!key.includes('null')) {
+      if (cache.size >= MAX_ENTRIES) cache.clear();
+      cache.set(key, parsed.data);
+    }
+    return parsed.data;
+  });
+}

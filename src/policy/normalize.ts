@@ -1,0 +1,103 @@
+import { SELECTOR_KINDS } from './tool-call.js';
+
+/** Home Assistant's "every entity" selector value; only a rule that lists it covers it. */
+export const MATCH_ALL = 'all';
+
+/** Domain and service names after normalisation (Home Assistant lowercases both). */
+const NAME_RE = /^[a-z0-9_]+$/;
+
+/** Selector values per kind, indexed like SELECTOR_KINDS; null where the call has none. */
+export type SelectorValues = (readonly string[] | null)[];
+
+/** A service call in the shape the evaluator checks, or the reason it is malformed. */
+export interface NormalizedServiceCall {
+  readonly domain: string;
+  readonly service: string;
+  /** `domain.service` */
+  readonly key: string;
+  readonly selectors: SelectorValues;
+  /** Number of selector values over all kinds (0: the call names no target). */
+  readonly selectorCount: number;
+  /** Some selector is `all` (Home Assistant: every entity). */
+  readonly usesAll: boolean;
+  readonly data: Readonly<Record<string, unknown>> | null;
+}
+
+export type NormalizeResult =
+  { ok: true; call: NormalizedServiceCall } | { ok: false; reason: string };
+
+/**
+ * Reads a service call defensively (it may come straight from an LLM) the way Home Assistant
+ * will: names trimmed and lowercased; selector ids from `target` and from target-like keys in
+ * `data` merged, comma-separated strings split, trimmed and lowercased. Anything Home Assistant
+ * would read differently from a plain reading is malformed, never guessed.
+ */
+export function normalizeServiceCall(raw: unknown): NormalizeResult {
+  if (!isRecord(raw)) return bad('a service call must be an object');
+  const domain = name(raw.domain);
+  const service = name(raw.service);
+  if (domain === null || service === null) {
+    return bad('domain and service must be names like light and turn_on');
+  }
+  const target = raw.target ?? null;
+  const data = raw.data ?? null;
+  if (target !== null && !isRecord(target)) return bad('target must be an object');
+  if (data !== null && !isRecord(data)) return bad('data must be an object');
+  if (target !== null) {
+    for (const k in target) {
+      if (!(SELECTOR_KINDS as readonly string[]).includes(k)) return bad(`unknown target key ${k}`);
+    }
+  }
+  const selectors: SelectorValues = [null, null, null, null, null];
+  let selectorCount = 0;
+  let usesAll = false;
+  for (let i = 0; i < SELECTOR_KINDS.length; i++) {
+    const kind = SELECTOR_KINDS[i] as string;
+    const values = mergeValues(target?.[kind], data?.[kind]);
+    if (values === undefined) return bad(`${kind} must be a string or a list of strings`);
+    selectors[i] = values;
+    if (values === null) continue;
+    selectorCount += values.length;
+    if (values.includes(MATCH_ALL)) usesAll = true;
+  }
+  const key = `${domain}.${service}`;
+  const call = { domain, service, key, selectors, selectorCount, usesAll, data };
+  return { ok: true, call };
+}
+
+function mergeValues(a: unknown, b: unknown): string[] | null | undefined {
+  if (a === undefined || a === null) return b === undefined || b === null ? null : splitIds(b);
+  const first = splitIds(a);
+  if (b === undefined || b === null || first === undefined) return first;
+  const second = splitIds(b);
+  return second === undefined ? undefined : [...(first ?? []), ...(second ?? [])];
+}
+
+/** One id, a comma-separated list of ids, or an array of those; `undefined` if malformed. */
+function splitIds(value: unknown): string[] | null | undefined {
+  const out: string[] = [];
+  const items = Array.isArray(value) ? (value as unknown[]) : [value];
+  for (const item of items) {
+    if (typeof item !== 'string') return undefined;
+    for (const part of item.split(',')) {
+      const id = part.trim().toLowerCase();
+      if (id !== '') out.push(id);
+    }
+  }
+  return out.length === 0 ? null : out;
+}
+
+function name(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const n = value.trim().toLowerCase();
+  return NAME_RE.test(n) ? n : null;
+}
+
+function bad(reason: string): NormalizeResult {
+  return { ok: false, reason: `malformed service call: ${reason}` };
+}
+
+/** A plain (non-array) object. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,277 @@
+import { EventEmitter } from 'node:events';
+import { watch, type FSWatcher } from 'node:fs';
+import { dirname } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { silentLogger, type Logger } from '../log/index.js';
+import { compilePolicy } from './compile.js';
+import type { CompiledPolicy } from './compiled.js';
+import type { PolicyDecision, PolicyExplanation } from './decision.js';
+import { PolicyEngine, type Policy } from './engine.js';
+import {
+  PolicyClosedError,
+  PolicyError,
+  PolicyLoadError,
+  PolicyNotConfiguredError,
+} from './errors.js';
+import type { EvaluateContext } from './evaluate.js';
+import type {
+  PolicyEvent,
+  PolicyEventMap,
+  PolicyReloadFailedEvent,
+  PolicyReloadedEvent,
+  ReloadTrigger,
+} from './events.js';
+import { loadPolicyFile, readPolicyText } from './load.js';
+import type { ServiceCall, ToolCall } from './tool-call.js';
+import { NO_POLICY_FILE, unconfiguredPolicy } from './unconfigured.js';
+
+export interface PolicyStoreOptions {
+  /**
+   * The policy file (the config's `policy.file`). Absent, null or empty: no policy is
+   * configured and every call is denied with a reason that says how to configure one.
+   */
+  path?: string | null | undefined;
+  /** Watch the file's directory and reload when it changes. @default true */
+  watch?: boolean;
+  /** Quiet period after the last change before a watched reload runs. @default 50 */
+  debounceMs?: number;
+  /** Clock for rate limits, in epoch ms. @default Date.now */
+  now?: () => number;
+  /** Signal that makes the store re-read the file; null installs no handler. @default 'SIGHUP' */
+  reloadSignal?: NodeJS.Signals | null;
+  /** @default silentLogger() */
+  logger?: Logger;
+  /** Called with every reload event, before the EventEmitter listeners. */
+  onEvent?: (event: PolicyEvent) => void;
+}
+
+/**
+ * The live policy of a process: evaluates calls, reloads the file when it changes (fs.watch on
+ * the directory, since editors replace files by rename), on SIGHUP, or when `reload()` is
+ * called, and swaps the compiled policy atomically. A bad edit keeps the last good policy and
+ * emits `policy.reload_failed` saying why; a good one emits `policy.reloaded`.
+ */
+export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy, Disposable {
+  /** The policy file, or null when none is configured. */
+  readonly path: string | null;
+  private readonly engine: PolicyEngine;
+  private readonly logger: Logger;
+  private readonly debounceMs: number;
+  private readonly onEvent: ((event: PolicyEvent) => void) | undefined;
+  private watcher: FSWatcher | null = null;
+  private signal: { name: NodeJS.Signals; handler: () => void } | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private lastFailedSha: string | null = null;
+  private closed = false;
+
+  /**
+   * Loads the file (throws PolicyReadError / PolicyLoadError) and starts watching it. Without a
+   * path, the store denies every call (see NOT_CONFIGURED_REASON) and watches nothing.
+   */
+  static async open(options: PolicyStoreOptions): Promise<PolicyStore> {
+    const path = options.path === '' ? null : (options.path ?? null);
+    const policy = path === null ? unconfiguredPolicy() : await loadPolicyFile(path);
+    const store = new PolicyStore(options, path, policy);
+    for (const w of policy.warnings) {
+      store.logger.warn({ file: policy.file, ...w }, `policy: ${w.message}`);
+    }
+    if (path === null) return store;
+    if (options.watch ?? true) store.startWatching(path);
+    const signal = options.reloadSignal === undefined ? 'SIGHUP' : options.reloadSignal;
+    if (signal !== null) store.listenFor(signal);
+    return store;
+  }
+
+  private constructor(options: PolicyStoreOptions, path: string | null, policy: CompiledPolicy) {
+    super();
+    this.path = path;
+    this.engine = new PolicyEngine(policy, options.now ? { now: options.now } : {});
+    this.logger = options.logger ?? silentLogger();
+    this.debounceMs = options.debounceMs ?? 50;
+    this.onEvent = options.onEvent;
+  }
+
+  /** The live compiled policy. */
+  get policy(): CompiledPolicy {
+    return this.engine.policy;
+  }
+
+  /** See PolicyEngine.evaluate. */
+  evaluate(call: ToolCall, ctx?: EvaluateContext): PolicyDecision {
+    return this.engine.evaluate(call, ctx);
+  }
+
+  /** See PolicyEngine.evaluateService. */
+  evaluateService(call: ServiceCall, ctx?: EvaluateContext): PolicyDecision {
+    return this.engine.evaluateService(call, ctx);
+  }
+
+  /** See PolicyEngine.explain. */
+  explain(call: ToolCall, ctx?: EvaluateContext): PolicyExplanation {
+    return this.engine.explain(call, ctx);
+  }
+
+  /**
+   * Re-reads the file now. Resolves with the event it emitted; never rejects for a bad file,
+   * only when the store is closed.
+   */
+  async reload(): Promise<PolicyEvent> {
+    return this.reloadNow('manual');
+  }
+
+  /** Stops watching and listening for the signal. Idempotent; evaluation keeps working. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      if (this.signal) process.off(this.signal.name, this.signal.handler);
+      this.signal = null;
+    } finally {
+      this.watcher?.close();
+      this.watcher = null;
+    }
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  private async reloadNow(trigger: ReloadTrigger): Promise<PolicyEvent> {
+    const name = this.path ?? NO_POLICY_FILE;
+    if (this.closed) throw new PolicyClosedError(name);
+    const event = await this.enqueue(trigger);
+    if (event === null) throw new PolicyClosedError(name);
+    return event;
+  }
+
+  private listenFor(name: NodeJS.Signals): void {
+    const handler = () => {
+      this.reloadNow('signal').catch((err: unknown) =>
+        this.logger.error({ err }, 'policy reload on signal failed'),
+      );
+    };
+    process.on(name, handler);
+    this.signal = { name, handler };
+  }
+
+  private startWatching(path: string): void {
+    const dir = dirname(path);
+    this.watcher = watch(dir, { persistent: false }, () => this.schedule());
+    this.watcher.on('error', (err) => {
+      this.logger.warn({ err, dir }, 'policy watcher failed; changes now need an explicit reload');
+    });
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.enqueue('watch').catch((err: unknown) =>
+        this.logger.error({ err }, 'policy reload crashed'),
+      );
+    }, this.debounceMs);
+    this.timer.unref();
+  }
+
+  /** Reloads run one at a time, in order. */
+  private enqueue(trigger: ReloadTrigger): Promise<PolicyEvent | null> {
+    const next = this.queue.then(() => this.reloadOnce(trigger));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async reloadOnce(trigger: ReloadTrigger): Promise<PolicyEvent | null> {
+    if (this.closed && trigger === 'watch') return null;
+    const started = performance.now();
+    const previous = this.engine.policy;
+    const path = this.path;
+    if (path === null) {
+      return this.publish(
+        failed(NO_POLICY_FILE, previous, new PolicyNotConfiguredError(), trigger),
+      );
+    }
+    let sha: string | null = null;
+    try {
+      const { text, sha256 } = await readPolicyText(path);
+      sha = sha256;
+      if (trigger === 'watch' && (sha256 === previous.sha256 || sha256 === this.lastFailedSha)) {
+        return null;
+      }
+      const policy = compilePolicy(text, { file: path, sha256 });
+      this.engine.swap(policy);
+      this.lastFailedSha = null;
+      const duration = performance.now() - started;
+      return this.publish(reloaded(path, previous, policy, duration, trigger));
+    } catch (err) {
+      this.lastFailedSha = sha;
+      return this.publish(failed(path, previous, err, trigger));
+    }
+  }
+
+  private publish(event: PolicyEvent): PolicyEvent {
+    if (event.type === 'policy.reloaded') {
+      const { warnings, ...rest } = event;
+      this.logger.info({ ...rest, warnings: warnings.length }, 'policy reloaded');
+    } else {
+      const { issues, ...rest } = event;
+      this.logger.warn(
+        { ...rest, issues: issues.length },
+        'policy reload failed; keeping the last good policy',
+      );
+    }
+    try {
+      this.onEvent?.(event);
+      if (event.type === 'policy.reloaded') this.emit(event.type, event);
+      else this.emit(event.type, event);
+    } catch (err) {
+      this.logger.error({ err, event: event.type }, 'policy event listener threw');
+    }
+    return event;
+  }
+}
+
+/** Opens a PolicyStore (see PolicyStore.open). */
+export function openPolicyStore(options: PolicyStoreOptions): Promise<PolicyStore> {
+  return PolicyStore.open(options);
+}
+
+function reloaded(
+  file: string,
+  previous: CompiledPolicy,
+  policy: CompiledPolicy,
+  durationMs: number,
+  trigger: ReloadTrigger,
+): PolicyReloadedEvent {
+  return {
+    type: 'policy.reloaded',
+    path: file,
+    policy_sha256: policy.sha256,
+    previous_sha256: previous.sha256,
+    rules: policy.rules.length,
+    changed: policy.sha256 !== previous.sha256,
+    warnings: policy.warnings,
+    duration_ms: Math.round(durationMs * 1000) / 1000,
+    trigger,
+  };
+}
+
+function failed(
+  file: string,
+  previous: CompiledPolicy,
+  err: unknown,
+  trigger: ReloadTrigger,
+): PolicyReloadFailedEvent {
+  return {
+    type: 'policy.reload_failed',
+    path: file,
+    kept_sha256: previous.sha256,
+    error: err instanceof Error ? err.message : String(err),
+    code: err instanceof PolicyError ? err.code : 'internal',
+    issues: err instanceof PolicyLoadError ? err.issues : [],
+    trigger,
+  };
+}

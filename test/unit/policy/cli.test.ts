@@ -1,0 +1,303 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  EXIT_USAGE,
+  runPolicyCheck,
+  runPolicyExplain,
+  runPolicyTest,
+  type PolicyCliIo,
+} from '../../../src/cli/commands/policy.js';
+import { PolicyDecisionSchema } from '../../../src/policy/index.js';
+
+const run = promisify(execFile);
+
+const GOOD = `version: 1
+allowed_services:
+  - service: light.turn_on
+    id: lights
+    target: {entity_id: light.kitchen}
+allowed_tools:
+  - calculator
+  - tool: web_search
+    input: {domain_allowlist: [en.wikipedia.org]}
+`;
+const BAD = 'version: 1\nallowed_tools:\n  - tool: calculator\n    confrim: true\n';
+
+let dir: string;
+const path = (name: string) => join(dir, name);
+
+function collector(cwd?: string): PolicyCliIo & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return {
+    stdout,
+    stderr,
+    out: (l) => stdout.push(l),
+    err: (l) => stderr.push(l),
+    // No CAESAR_* variables from the environment running the tests.
+    env: {},
+    ...(cwd ? { cwd } : {}),
+  };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'caesar-policy-cli-'));
+  await writeFile(path('good.yaml'), GOOD);
+  await writeFile(path('bad.yaml'), BAD);
+  await writeFile(
+    path('cases.yaml'),
+    'cases:\n  - {name: calc, call: {tool: calculator}, expect: allow}\n  - {name: wrong, call: {tool: shell}, expect: allow}\n',
+  );
+  await writeFile(path('shadowed.yaml'), 'allowed_tools:\n  - calculator\n  - calculator\n');
+  await mkdir(path('configured'));
+  await writeFile(path('configured/caesar.yaml'), `policy:\n  file: ${path('good.yaml')}\n`);
+  await writeFile(
+    path('passing.yaml'),
+    'cases:\n  - {name: calc, call: {tool: calculator}, expect: allow}\n',
+  );
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('caesar policy check', () => {
+  test('prints a summary of the rules and exits 0 for a valid policy', async () => {
+    const io = collector();
+    expect(await runPolicyCheck(path('good.yaml'), {}, io)).toBe(EXIT_OK);
+    expect(io.stdout[0]).toMatch(/good\.yaml: ok, 3 rules \(sha256 [0-9a-f]{64}\)/);
+    expect(io.stdout[1]).toContain(
+      'allowed_services 1, denied_services 0, allowed_tools 2, denied_tools 0',
+    );
+  });
+
+  test('takes the file as an argument or as --policy', async () => {
+    expect(await runPolicyCheck(undefined, { policy: path('good.yaml') }, collector())).toBe(
+      EXIT_OK,
+    );
+    const both = collector();
+    expect(await runPolicyCheck(path('good.yaml'), { policy: path('bad.yaml') }, both)).toBe(
+      EXIT_USAGE,
+    );
+    expect(both.stderr[0]).toMatch(/not both/);
+  });
+
+  test('prints each problem as file:line:column and exits 1 for an invalid policy', async () => {
+    const io = collector();
+    expect(await runPolicyCheck(path('bad.yaml'), {}, io)).toBe(EXIT_FAILED);
+    expect(io.stderr).toContain(
+      `${path('bad.yaml')}:4:5: allowed_tools[0].confrim: unknown key 'confrim' (did you mean 'confirm'?)`,
+    );
+  });
+
+  test('warns about shadowed and duplicate rules', async () => {
+    const io = collector();
+    expect(await runPolicyCheck(path('shadowed.yaml'), {}, io)).toBe(EXIT_OK);
+    expect(io.stdout).toContain(
+      `warning: ${path('shadowed.yaml')}:3:5: allowed_tools[1]: duplicate rule: allowed_tools[0] says the same`,
+    );
+    expect(io.stdout).toContain(
+      `warning: ${path('shadowed.yaml')}:3:5: allowed_tools[1]: never used for calculator: allowed_tools[0] already allows every such call`,
+    );
+  });
+
+  test('--json prints the rules or the issues', async () => {
+    const ok = collector();
+    await runPolicyCheck(path('good.yaml'), { json: true }, ok);
+    expect(JSON.parse(ok.stdout.join('\n'))).toMatchObject({
+      ok: true,
+      rules: [{ ref: { id: 'lights' } }, {}, {}],
+    });
+    const bad = collector();
+    await runPolicyCheck(undefined, { policy: path('bad.yaml'), json: true }, bad);
+    expect(JSON.parse(bad.stdout.join('\n'))).toMatchObject({
+      ok: false,
+      error: { code: 'policy_invalid', issues: [{ line: 4 }] },
+    });
+  });
+
+  test('without a file it checks the configured policy (policy.file of caesar.yaml)', async () => {
+    const io = collector(path('configured'));
+    expect(await runPolicyCheck(undefined, {}, io)).toBe(EXIT_OK);
+    expect(io.stdout[0]).toContain(path('good.yaml'));
+    const flag = collector();
+    expect(await runPolicyCheck(undefined, { config: path('configured/caesar.yaml') }, flag)).toBe(
+      EXIT_OK,
+    );
+    expect(flag.stdout[0]).toContain(path('good.yaml'));
+  });
+
+  test('with no config at all it checks ./policy/policy.yaml under the working directory', async () => {
+    const io = collector(dir);
+    expect(await runPolicyCheck(undefined, {}, io)).toBe(EXIT_FAILED);
+    expect(io.stderr[0]).toContain(join(dir, 'policy', 'policy.yaml'));
+    const repo = collector(process.cwd());
+    expect(await runPolicyCheck(undefined, {}, repo)).toBe(EXIT_OK);
+  });
+
+  test('a config file that does not load is reported, exit 1', async () => {
+    const io = collector();
+    expect(await runPolicyCheck(undefined, { config: path('nope/caesar.yaml') }, io)).toBe(
+      EXIT_FAILED,
+    );
+    expect(io.stderr.join('\n')).toMatch(/caesar\.yaml/);
+  });
+});
+
+describe('caesar policy explain', () => {
+  test('explains a tool call: decision, matched rule, reason, obligations', async () => {
+    const io = collector();
+    expect(
+      await runPolicyExplain('web_search', '{"query": "rome"}', { policy: path('good.yaml') }, io),
+    ).toBe(EXIT_OK);
+    expect(io.stdout[0]).toMatch(/^ALLOW {2}allowed_tools\[1\] \(.*good\.yaml:8:5\)$/);
+    expect(io.stdout[1]).toMatch(/^reason: allowed by allowed_tools\[1\]/);
+    expect(io.stdout).toContain('obligation: filter_result_urls en.wikipedia.org');
+  });
+
+  test('explains a service call from its JSON {target, data}', async () => {
+    const io = collector();
+    const json = '{"target": {"entity_id": "light.hall"}, "data": {"brightness": 3}}';
+    const opts = { policy: path('good.yaml') };
+    expect(await runPolicyExplain('light.turn_on', json, opts, io)).toBe(EXIT_OK);
+    expect(io.stdout[0]).toMatch(/^DENY {2}default_deny \(.*good\.yaml:2:1\)$/);
+    expect(io.stdout.join('\n')).toMatch(
+      /rejected {4}lights \(.*\): target entity_id "light.hall" is not allowed by lights/,
+    );
+  });
+
+  test('takes a service target and data from --target and --data too', async () => {
+    const io = collector();
+    const opts = { policy: path('good.yaml'), target: '{entity_id: light.kitchen}', json: true };
+    expect(await runPolicyExplain('light.turn_on', undefined, opts, io)).toBe(EXIT_OK);
+    expect(JSON.parse(io.stdout.join('\n'))).toMatchObject({ outcome: 'allow' });
+  });
+
+  test('--json prints the decision object itself', async () => {
+    const io = collector();
+    await runPolicyExplain('calculator', '{}', { policy: path('good.yaml'), json: true }, io);
+    const printed: unknown = JSON.parse(io.stdout.join('\n'));
+    expect(PolicyDecisionSchema.strict().parse(printed)).toMatchObject({
+      allowed: true,
+      outcome: 'allow',
+      rule: { id: 'allowed_tools[0]', file: path('good.yaml'), line: 7 },
+      obligations: [],
+    });
+  });
+
+  test.each([
+    ['input that does not parse', 'calculator', '{expression', {}],
+    ['--target with a tool', 'calculator', undefined, { target: '{}' }],
+    ['a service input with other keys', 'light.turn_on', '{"entity_id": "light.x"}', {}],
+    ['a service input that is not an object', 'light.turn_on', '[1]', {}],
+    ['a target given twice', 'light.turn_on', '{"target": {}}', { target: '{}' }],
+  ])('exits 2 on %s', async (_name, name, input, extra) => {
+    const io = collector();
+    expect(await runPolicyExplain(name, input, { policy: path('good.yaml'), ...extra }, io)).toBe(
+      EXIT_USAGE,
+    );
+    expect(io.stderr[0]).toMatch(/^caesar policy explain: /);
+  });
+
+  test('exits 1 when the policy does not load', async () => {
+    const io = collector();
+    expect(await runPolicyExplain('calculator', undefined, { policy: path('bad.yaml') }, io)).toBe(
+      EXIT_FAILED,
+    );
+  });
+});
+
+describe('caesar policy test', () => {
+  test('exits 0 when every case passes', async () => {
+    const io = collector();
+    expect(await runPolicyTest(path('passing.yaml'), { policy: path('good.yaml') }, io)).toBe(
+      EXIT_OK,
+    );
+    expect(io.stdout.at(-1)).toMatch(/^1 passed, 0 failed/);
+  });
+
+  test('prints a row per case and exits 1 on a mismatch', async () => {
+    const io = collector();
+    expect(await runPolicyTest(path('cases.yaml'), { policy: path('good.yaml') }, io)).toBe(
+      EXIT_FAILED,
+    );
+    expect(io.stdout[0]).toMatch(/^PASS {2}calc +expect allow +got allow \(allowed_tools\[0\]\)$/);
+    expect(io.stdout[1]).toMatch(
+      /^FAIL {2}wrong +expect allow +got deny \(default_deny\): expected allow, got deny; tool 'shell' is not on the allow-list/,
+    );
+  });
+
+  test('exits 2 when the cases file is missing or invalid', async () => {
+    expect(await runPolicyTest(path('nope.yaml'), { policy: path('good.yaml') }, collector())).toBe(
+      EXIT_USAGE,
+    );
+    expect(await runPolicyTest(path('good.yaml'), { policy: path('good.yaml') }, collector())).toBe(
+      EXIT_USAGE,
+    );
+  });
+});
+
+describe('the built CLI (real process)', () => {
+  const cli = join(process.cwd(), 'dist/src/cli/main.js');
+  const caesar = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [cli, ...args]);
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  beforeAll(async () => {
+    // Others' in-progress files may not type-check; tsc still emits, so only the output matters.
+    await run(process.execPath, [
+      'node_modules/typescript/bin/tsc',
+      '-p',
+      'tsconfig.build.json',
+    ]).catch(() => undefined);
+  }, 180_000);
+
+  test('check exits 0 for a good policy and 1 for a bad one', async () => {
+    expect((await caesar('policy', 'check', path('good.yaml'))).code).toBe(0);
+    expect((await caesar('policy', 'check', '--policy', path('good.yaml'))).code).toBe(0);
+    const bad = await caesar('policy', 'check', '-p', path('bad.yaml'));
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(':4:5: allowed_tools[0].confrim: unknown key');
+  });
+
+  test('explain --json prints the decision for the JSON given as the second argument', async () => {
+    const r = await caesar(
+      'policy',
+      'explain',
+      'web_search',
+      '{"query": "rome"}',
+      '--policy',
+      path('good.yaml'),
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    expect(PolicyDecisionSchema.parse(JSON.parse(r.stdout))).toMatchObject({
+      outcome: 'allow',
+      obligations: [{ type: 'filter_result_urls', allow_domains: ['en.wikipedia.org'] }],
+    });
+  });
+
+  test('test exits 1 on a mismatch', async () => {
+    const r = await caesar('policy', 'test', path('cases.yaml'), '-p', path('good.yaml'));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/1 passed, 1 failed/);
+  });
+
+  test('a usage error (missing argument) exits 2', async () => {
+    const r = await caesar('policy', 'explain');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("missing required argument 'name'");
+  });
+});
