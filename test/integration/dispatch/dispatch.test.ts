@@ -221,6 +221,36 @@ describe('dispatch client', () => {
     });
   });
 
+  test('without a trace context the decision id travels in the envelope only, with no headers', async () => {
+    let seen: Msg | undefined;
+    const sub = nc.subscribe(dispatchSubject('bare'), {
+      callback: (_err, msg) => {
+        seen = msg;
+        msg.respond(
+          enc.encode(
+            JSON.stringify({
+              v: 1,
+              success: true,
+              result: {},
+              worker: { id: 'W', host: 'h' },
+              duration_ms: 0,
+            }),
+          ),
+        );
+      },
+    });
+    await nc.flush();
+    const reply = await dispatcher.dispatch(
+      'bare',
+      {},
+      { decisionId: 'dec-7', deadline: inSeconds(5) },
+    );
+    sub.unsubscribe();
+    expect(reply.success).toBe(true);
+    expect(seen?.headers).toBeUndefined();
+    expect(JSON.parse(dec.decode(seen!.data))).toMatchObject({ decision_id: 'dec-7' });
+  });
+
   test("a worker's failure comes back unchanged, with its worker", async () => {
     const worker = await serveTools([createEchoTool()], { nc: await nats.connect(), host: 'w' });
     workers.push(worker);
