@@ -32,7 +32,13 @@ function onPath(bin) {
 }
 
 /** Debian package names for the binaries the stack and its tests run. */
-const OS_PACKAGES = { 'nats-server': 'nats-server', radicale: 'radicale' };
+const OS_PACKAGES = { 'nats-server': 'nats-server', radicale: 'radicale', sqlite3: 'sqlite3' };
+
+/**
+ * What each entry point needs on the machine: the stack needs nats-server; the tests also
+ * use the sqlite3 shell (audit tamper tests).
+ */
+const NEEDS = { start: ['nats-server'], test: ['nats-server', 'sqlite3'], bench: ['nats-server'] };
 
 function ensureOsPackages(bins) {
   const missing = bins.filter((b) => !onPath(b));
@@ -67,7 +73,12 @@ function build() {
   }
 }
 
+const purpose = process.argv[2] ?? 'start';
+if (!Object.hasOwn(NEEDS, purpose)) {
+  say(`unknown purpose '${purpose}'; use one of ${Object.keys(NEEDS).join(', ')}`);
+  process.exit(2);
+}
 checkNode();
 npmInstallIfStale();
-ensureOsPackages(['nats-server']);
+ensureOsPackages(NEEDS[purpose]);
 build();
