@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { register as registerAudit } from './audit.js';
 import { register as registerLegion } from './legion.js';
 import { register as registerPolicy } from './policy.js';
 import { register as registerUp } from './up.js';
@@ -11,4 +12,5 @@ export function registerCommandGroups(program: Command): void {
   registerUp(program);
   registerLegion(program);
   registerPolicy(program);
+  registerAudit(program);
 }

@@ -1,0 +1,80 @@
+import { hash } from 'node:crypto';
+
+/**
+ * Canonical JSON and the hash chain. Canonical JSON is RFC 8785 (JCS) for the values the
+ * log stores: object keys sorted by UTF-16 code units, no whitespace, strings and numbers
+ * exactly as ECMAScript's JSON.stringify writes them. `docs/audit.md` shows how to recompute
+ * a row's hash outside CAESAR.
+ */
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
+
+/** `prev_hash` of the first row ever written. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** Serialises a JSON value canonically. Input must already be JSON-safe (see clamp.ts). */
+export function canonicalJson(value: JsonValue): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      out += canonicalJson(value[i] as JsonValue);
+    }
+    return out + ']';
+  }
+  const keys = Object.keys(value).sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (i > 0) out += ',';
+    out += JSON.stringify(key) + ':' + canonicalJson(value[key] as JsonValue);
+  }
+  return out + '}';
+}
+
+/** The hashed columns of one row. `payload` is the stored payload text (itself canonical). */
+export interface ChainedRow {
+  readonly seq: number;
+  readonly ts: string;
+  readonly eventType: string;
+  readonly decisionId: string | null;
+  readonly sessionId: string | null;
+  readonly tool: string | null;
+  readonly actor: string;
+  readonly outcome: string;
+  readonly payload: string;
+}
+
+const str = (v: string | null): string => (v === null ? 'null' : JSON.stringify(v));
+
+/** A canonical row split around its `seq`, so the writer can build the parts before it knows it. */
+export interface CanonicalParts {
+  readonly head: string;
+  readonly tail: string;
+}
+
+/** The canonical row is `head + seq + tail`. */
+export function canonicalParts(row: Omit<ChainedRow, 'seq'>): CanonicalParts {
+  return {
+    head:
+      `{"actor":${str(row.actor)},"decision_id":${str(row.decisionId)}` +
+      `,"event_type":${str(row.eventType)},"outcome":${str(row.outcome)}` +
+      `,"payload":${row.payload},"seq":`,
+    tail: `,"session_id":${str(row.sessionId)},"tool":${str(row.tool)},"ts":${str(row.ts)}}`,
+  };
+}
+
+/**
+ * Canonical JSON of a row: the nine columns other than `prev_hash`/`hash`, keys sorted, with
+ * the stored payload text embedded verbatim as the value of `payload`.
+ */
+export function canonicalRow(row: ChainedRow): string {
+  const parts = canonicalParts(row);
+  return parts.head + String(row.seq) + parts.tail;
+}
+
+/** `hash = sha256(prev_hash ‖ canonical row)`, lower-case hex over the UTF-8 bytes. */
+export function chainHash(prevHash: string, canonical: string): string {
+  return hash('sha256', prevHash + canonical, 'hex');
+}

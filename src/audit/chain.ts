@@ -1,0 +1,111 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { chainHash, GENESIS_HASH } from './canonical.js';
+import type { PreparedRow } from './prepare.js';
+
+/**
+ * The writer's side of the hash chain. Holds the tip (last seq and hash) in memory, assigns
+ * seqs and hashes inside a transaction, and advances the tip only after the transaction
+ * committed, so a failed commit leaves memory and disk in agreement.
+ */
+
+export interface ChainTip {
+  readonly seq: number;
+  readonly hash: string;
+}
+
+export interface Appended {
+  readonly seq: number;
+  readonly hash: string;
+  readonly ts: string;
+}
+
+const INSERT_SQL =
+  'INSERT INTO audit_events (seq, ts, event_type, decision_id, session_id, tool, actor, ' +
+  'outcome, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+export function readTip(db: Database): ChainTip {
+  const row = db.prepare('SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1').get() as
+    { seq: number; hash: string } | undefined;
+  return row ?? { seq: 0, hash: GENESIS_HASH };
+}
+
+export class HashChain {
+  readonly #db: Database;
+  readonly #insert: Statement;
+  readonly #begin: Statement;
+  readonly #commit: Statement;
+  readonly #rollback: Statement;
+  #tip: ChainTip;
+  /** Tip staged by the open transaction; undefined outside one. */
+  #staged: ChainTip | undefined;
+
+  constructor(db: Database) {
+    this.#db = db;
+    this.#insert = db.prepare(INSERT_SQL);
+    this.#begin = db.prepare('BEGIN IMMEDIATE');
+    this.#commit = db.prepare('COMMIT');
+    this.#rollback = db.prepare('ROLLBACK');
+    this.#tip = readTip(db);
+  }
+
+  get tip(): ChainTip {
+    return this.#tip;
+  }
+
+  /** Re-reads the tip from disk, after a failed commit whose outcome is not certain. */
+  resync(): void {
+    this.#tip = readTip(this.#db);
+  }
+
+  /**
+   * Runs `fn` in one IMMEDIATE transaction; `fn` appends with `insert`. The in-memory tip
+   * moves only if the commit succeeds.
+   */
+  transaction<R>(fn: () => R): R {
+    this.#staged = this.#tip;
+    try {
+      this.#begin.run();
+      let result: R;
+      try {
+        result = fn();
+        this.#commit.run();
+      } catch (err) {
+        if (this.#db.inTransaction) this.#rollback.run();
+        throw err;
+      }
+      this.#tip = this.#staged;
+      return result;
+    } finally {
+      this.#staged = undefined;
+    }
+  }
+
+  /** Appends rows in order; only valid inside `transaction`. */
+  insert(rows: readonly PreparedRow[]): Appended[] {
+    let tip = this.#staged;
+    if (tip === undefined) throw new Error('HashChain.insert outside a transaction');
+    const out: Appended[] = new Array<Appended>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as PreparedRow;
+      const seq: number = tip.seq + 1;
+      const hash = chainHash(tip.hash, row.head + String(seq) + row.tail);
+      this.#insert.run(
+        seq,
+        row.ts,
+        row.eventType,
+        row.decisionId,
+        row.sessionId,
+        row.tool,
+        row.actor,
+        row.outcome,
+        row.payload,
+        tip.hash,
+        hash,
+      );
+      tip = { seq, hash };
+      out[i] = { seq, hash, ts: row.ts };
+    }
+    this.#staged = tip;
+    return out;
+  }
+}

@@ -1,0 +1,250 @@
+import { z } from 'zod';
+
+/**
+ * The audit event catalogue: every event type, its payload schema and the outcomes it may
+ * carry. This module is the single source; `docs/audit.md` documents it. Payload schemas are
+ * loose objects: the named fields are required and typed, extra fields are kept (and, like
+ * everything in a payload, clamped and redacted before they are stored).
+ */
+
+/** The policy decision as recorded: enough to answer "why was it allowed?" later. */
+export const AuditDecisionSchema = z.looseObject({
+  allowed: z.boolean(),
+  reason: z.string(),
+  rule: z.string().nullable(),
+  policy_sha256: z.string().nullable(),
+  obligations: z.array(z.unknown()).optional(),
+});
+
+const WorkerRefSchema = z.looseObject({ id: z.string(), host: z.string() });
+
+const ToolErrorSchema = z.looseObject({
+  code: z.string(),
+  message: z.string(),
+  retryable: z.boolean(),
+});
+
+const toolCalled = z.looseObject({
+  input: z.unknown(),
+  decision: AuditDecisionSchema,
+  deadline: z.number().optional(),
+});
+
+const toolDenied = z.looseObject({
+  input: z.unknown(),
+  decision: AuditDecisionSchema,
+  code: z.string(),
+});
+
+const toolResult = z.looseObject({
+  result: z.unknown(),
+  duration_ms: z.number(),
+  worker: WorkerRefSchema.optional(),
+});
+
+const toolFailed = z.looseObject({
+  error: ToolErrorSchema,
+  duration_ms: z.number().optional(),
+  worker: WorkerRefSchema.optional(),
+});
+
+const confirmationRequested = z.looseObject({
+  input: z.unknown(),
+  decision: AuditDecisionSchema,
+  confirmation_id: z.string(),
+  summary: z.string(),
+  expires_at: z.string(),
+});
+
+const confirmed = z.looseObject({ confirmation_id: z.string() });
+
+const rejected = z.looseObject({
+  confirmation_id: z.string(),
+  reason: z.enum(['rejected', 'expired', 'policy_reloaded']),
+});
+
+const chatCompleted = z.looseObject({
+  message: z.string(),
+  reply: z.string(),
+  iterations: z.number().int(),
+  capped: z.boolean(),
+  planner: z.enum(['intent', 'llm', 'none']),
+  tool_calls: z.array(
+    z.looseObject({ tool: z.string(), decision_id: z.string(), outcome: z.string() }),
+  ),
+  duration_ms: z.number(),
+});
+
+const policyReloaded = z.looseObject({
+  path: z.string(),
+  policy_sha256: z.string(),
+  previous_sha256: z.string().nullable(),
+  rules: z.number().int(),
+});
+
+const policyReloadFailed = z.looseObject({
+  path: z.string(),
+  error: z.string(),
+  kept_sha256: z.string().nullable(),
+});
+
+const auditRetention = z.looseObject({
+  retention_days: z.number(),
+  cutoff: z.string(),
+  deleted: z.number().int(),
+  first_deleted_seq: z.number().int(),
+  last_deleted_seq: z.number().int(),
+  last_deleted_hash: z.string(),
+});
+
+/** Every outcome a row can carry. */
+export const AUDIT_OUTCOMES = [
+  'allowed',
+  'denied',
+  'ok',
+  'error',
+  'pending',
+  'confirmed',
+  'rejected',
+] as const;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
+
+interface CatalogueEntry<S extends z.ZodType> {
+  readonly payload: S;
+  /** Outcomes this type may carry; the first is the default. */
+  readonly outcomes: readonly [AuditOutcome, ...AuditOutcome[]];
+  /** `tool` and `decisionId` are required for events about one tool call. */
+  readonly toolCall: boolean;
+  /** Written only by the log itself; `append` refuses it. */
+  readonly internal: boolean;
+  readonly summary: string;
+}
+
+function entry<S extends z.ZodType>(e: CatalogueEntry<S>): CatalogueEntry<S> {
+  return e;
+}
+
+/** The catalogue. Adding a type here (and to docs/audit.md) is the only way to add one. */
+export const AUDIT_EVENT_CATALOGUE = {
+  'tool.called': entry({
+    payload: toolCalled,
+    outcomes: ['allowed'],
+    toolCall: true,
+    internal: false,
+    summary: 'the decision to dispatch, durable before the dispatch happens',
+  }),
+  'tool.denied': entry({
+    payload: toolDenied,
+    outcomes: ['denied'],
+    toolCall: true,
+    internal: false,
+    summary: 'a call refused by policy, rate limit or validation; never dispatched',
+  }),
+  'tool.result': entry({
+    payload: toolResult,
+    outcomes: ['ok'],
+    toolCall: true,
+    internal: false,
+    summary: 'a dispatched call that returned a result',
+  }),
+  'tool.failed': entry({
+    payload: toolFailed,
+    outcomes: ['error'],
+    toolCall: true,
+    internal: false,
+    summary: 'a dispatched call that failed (worker error, timeout, bad reply, no worker)',
+  }),
+  'tool.confirmation_requested': entry({
+    payload: confirmationRequested,
+    outcomes: ['pending'],
+    toolCall: true,
+    internal: false,
+    summary: 'a call held for human approval',
+  }),
+  'tool.confirmed': entry({
+    payload: confirmed,
+    outcomes: ['confirmed'],
+    toolCall: true,
+    internal: false,
+    summary: 'a held call approved; a tool.called row follows before dispatch',
+  }),
+  'tool.rejected': entry({
+    payload: rejected,
+    outcomes: ['rejected'],
+    toolCall: true,
+    internal: false,
+    summary: 'a held call rejected, expired or voided by a policy reload',
+  }),
+  'chat.completed': entry({
+    payload: chatCompleted,
+    outcomes: ['ok', 'error'],
+    toolCall: false,
+    internal: false,
+    summary: 'one chat turn answered (or failed), with the calls it made',
+  }),
+  'policy.reloaded': entry({
+    payload: policyReloaded,
+    outcomes: ['ok'],
+    toolCall: false,
+    internal: false,
+    summary: 'a new policy file took effect',
+  }),
+  'policy.reload_failed': entry({
+    payload: policyReloadFailed,
+    outcomes: ['error'],
+    toolCall: false,
+    internal: false,
+    summary: 'a policy edit was refused; the last good policy stays',
+  }),
+  'audit.retention': entry({
+    payload: auditRetention,
+    outcomes: ['ok'],
+    toolCall: false,
+    internal: true,
+    summary: 'a retention sweep deleted the oldest rows; carries the chain anchor',
+  }),
+} as const;
+
+type Catalogue = typeof AUDIT_EVENT_CATALOGUE;
+
+export type AuditEventType = keyof Catalogue;
+
+/** Every event type, in catalogue order. */
+export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_CATALOGUE) as AuditEventType[];
+
+/** The payload type of one event type, as the caller passes it. */
+export type AuditPayload<T extends AuditEventType> = z.input<Catalogue[T]['payload']>;
+
+/** Event types a caller may append (everything but the log's own `audit.retention`). */
+export type AppendableEventType = Exclude<AuditEventType, 'audit.retention'>;
+
+/** One event as the brain hands it to `append`. The log stamps `seq`, `ts` and hashes. */
+export interface AuditEventInput<T extends AuditEventType = AuditEventType> {
+  type: T;
+  /** Who asked: an API token's name (`token:ops`), `cli`, or a trigger name. */
+  actor: string;
+  /** Defaults to the type's first outcome in the catalogue. */
+  outcome?: AuditOutcome;
+  decisionId?: string | null;
+  sessionId?: string | null;
+  tool?: string | null;
+  payload: AuditPayload<T>;
+}
+
+/** Any appendable event: a union over the catalogue so `type` narrows `payload`. */
+export type AnyAuditEventInput = {
+  [T in AppendableEventType]: AuditEventInput<T>;
+}[AppendableEventType];
+
+export function isAuditEventType(value: string): value is AuditEventType {
+  return Object.hasOwn(AUDIT_EVENT_CATALOGUE, value);
+}
+
+export function isAuditOutcome(value: string): value is AuditOutcome {
+  return (AUDIT_OUTCOMES as readonly string[]).includes(value);
+}
+
+/** The catalogue entry of a type, typed loosely for generic code. */
+export function catalogueEntry(type: AuditEventType): CatalogueEntry<z.ZodType> {
+  return AUDIT_EVENT_CATALOGUE[type];
+}

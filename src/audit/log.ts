@@ -1,0 +1,173 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import type { Logger } from '../log/index.js';
+import { HashChain, type Appended, type ChainTip } from './chain.js';
+import { openWriterConnection } from './connection.js';
+import { AuditClosedError, AuditError, AuditEventError, AuditOpenError } from './errors.js';
+import type { AnyAuditEventInput } from './events.js';
+import { GroupCommitWriter, type WriterStats } from './group-commit.js';
+import { acquireLock, lockPathFor, type WriterLock } from './lock.js';
+import {
+  resolveAuditLogOptions,
+  type AuditLogOptions,
+  type ResolvedAuditLogOptions,
+} from './options.js';
+import { prepareRow } from './prepare.js';
+import { AuditReadable } from './reader.js';
+import { sweep, type RetentionResult } from './retention.js';
+
+const FIRST_SWEEP_DELAY_MS = 10_000;
+
+/** What `append` resolves with once the row is durable. */
+export type AppendResult = Appended;
+
+/**
+ * The audit log as the brain uses it: the single writer of one SQLite file. `append`
+ * resolves only when the row is durable and rejects with `AuditWriteError` when it cannot
+ * be, so callers fail closed. Reads, verification, retention and backup share the file.
+ */
+export class AuditLog extends AuditReadable implements AsyncDisposable {
+  readonly #opts: ResolvedAuditLogOptions;
+  readonly #log: Logger;
+  readonly #chain: HashChain;
+  readonly #writer: GroupCommitWriter;
+  readonly #lock: WriterLock;
+  #timer: NodeJS.Timeout | undefined;
+  #closing: Promise<void> | undefined;
+
+  private constructor(db: Database, opts: ResolvedAuditLogOptions, lock: WriterLock) {
+    super(db, opts.path);
+    this.#opts = opts;
+    this.#log = opts.logger;
+    this.#lock = lock;
+    this.#chain = new HashChain(db);
+    this.#writer = new GroupCommitWriter(this.#chain, opts.maxBatch, this.#log);
+  }
+
+  /** Opens (creating and migrating as needed) the log at `options.path` as its only writer. */
+  static open(options: AuditLogOptions): AuditLog {
+    const opts = resolveAuditLogOptions(options);
+    mkdirSync(dirname(opts.path), { recursive: true });
+    const lock = acquireLock(lockPathFor(opts.path));
+    if (lock.tookOverFrom) {
+      opts.logger.warn(
+        { lock: lock.path, stale: lock.tookOverFrom },
+        'took over a stale audit lock',
+      );
+    }
+    let log: AuditLog;
+    try {
+      const db = openWriterConnection(opts.path, opts);
+      try {
+        log = new AuditLog(db, opts, lock);
+      } catch (err) {
+        db.close();
+        throw new AuditOpenError(
+          opts.path,
+          `cannot read the chain tip: ${(err as Error).message}`,
+          err,
+        );
+      }
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+    log.#startRetentionTimer();
+    opts.logger.info({ path: opts.path, seq: log.head.seq }, 'audit log open');
+    return log;
+  }
+
+  /** The newest durable row's seq and hash (seq 0 and the genesis hash when empty). */
+  get head(): ChainTip {
+    return this.#chain.tip;
+  }
+
+  /**
+   * Appends one event. Resolves with `{seq, hash, ts}` once the row is durable; appends made
+   * in the same tick share one transaction. Rejects with AuditEventError for an event that
+   * does not match the catalogue, AuditWriteError when the row cannot be written, and
+   * AuditClosedError after `close()`.
+   */
+  append(event: AnyAuditEventInput): Promise<AppendResult> {
+    if (this.#closing) return Promise.reject(new AuditClosedError(this.path));
+    let row;
+    try {
+      row = prepareRow(event, this.#opts.clock().toISOString(), this.#opts.limits);
+    } catch (err) {
+      const e =
+        err instanceof AuditError ? err : new AuditEventError(String(event.type), String(err), err);
+      return Promise.reject(e);
+    }
+    return this.#writer.enqueue(row);
+  }
+
+  /** Group-commit counters, for metrics. */
+  writerStats(): WriterStats {
+    return this.#writer.stats();
+  }
+
+  /** Runs one retention sweep now (the timer calls this too). */
+  sweepRetention(now: Date = this.#opts.clock()): RetentionResult {
+    if (this.#closing) throw new AuditClosedError(this.path);
+    const days = this.#opts.retention.days;
+    if (days <= 0) return { deleted: 0, cutoff: new Date(0).toISOString() };
+    const result = sweep(this.db, this.#chain, { days, now, limits: this.#opts.limits });
+    if (result.deleted > 0) {
+      this.#log.info(
+        { deleted: result.deleted, cutoff: result.cutoff, seq: result.event?.seq },
+        'audit retention sweep',
+      );
+    }
+    return result;
+  }
+
+  /** First sweep shortly after open (a brain restarted often still sweeps), then every interval. */
+  #startRetentionTimer(): void {
+    const { days, intervalMs } = this.#opts.retention;
+    if (days <= 0 || intervalMs <= 0) return;
+    this.#scheduleSweep(Math.min(intervalMs, FIRST_SWEEP_DELAY_MS));
+  }
+
+  #scheduleSweep(delayMs: number): void {
+    this.#timer = setTimeout(() => {
+      if (this.#closing) return;
+      try {
+        this.sweepRetention();
+      } catch (err) {
+        this.#log.error({ err }, 'audit retention sweep failed');
+      }
+      this.#scheduleSweep(this.#opts.retention.intervalMs);
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  /** Waits for pending appends, then closes the file and releases the writer lock. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    clearTimeout(this.#timer);
+    try {
+      await this.#writer.drain();
+    } finally {
+      try {
+        this.db.close();
+      } finally {
+        this.#lock.release();
+        this.#log.info({ path: this.path }, 'audit log closed');
+      }
+    }
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/** Opens the log for writing. See `AuditLog.open`. */
+export function openAuditLog(options: AuditLogOptions): AuditLog {
+  return AuditLog.open(options);
+}

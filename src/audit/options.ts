@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import type { Logger } from '../log/index.js';
+import { silentLogger } from '../log/index.js';
+import { ClampLimitsSchema, type ClampLimits } from './limits.js';
+
+/** Options of `openAuditLog`: loose input -> defaults -> frozen. */
+export const AuditLogOptionsSchema = z.object({
+  /** The SQLite file; created (with its directory) if missing. */
+  path: z.string().min(1),
+  /** Payload clamp limits. */
+  limits: ClampLimitsSchema.default(ClampLimitsSchema.parse({})),
+  retention: z
+    .object({
+      /** Rows older than this many days are deleted; 0 keeps everything. @default 90 */
+      days: z.number().min(0).default(90),
+      /** How often the background sweep runs; 0 disables the timer. @default 3600000 (1 h) */
+      intervalMs: z.number().int().min(0).default(3_600_000),
+    })
+    .default({ days: 90, intervalMs: 3_600_000 }),
+  /** Most rows written in one transaction; a larger backlog is split. @default 1024 */
+  maxBatch: z.number().int().min(1).max(100_000).default(1024),
+  /** How long a write waits for a lock held by another connection. @default 5000 */
+  busyTimeoutMs: z.number().int().min(0).default(5000),
+  /** Hard cap on the file size (SQLite `max_page_count`); appends past it fail closed. */
+  maxDatabaseBytes: z.number().int().positive().optional(),
+});
+
+export interface AuditLogOptions extends z.input<typeof AuditLogOptionsSchema> {
+  /** @default silentLogger() */
+  logger?: Logger;
+  /** Source of `ts` and of "now" for retention. For tests and replays. @default () => new Date() */
+  clock?: () => Date;
+}
+
+export interface ResolvedAuditLogOptions {
+  readonly path: string;
+  readonly limits: ClampLimits;
+  readonly retention: Readonly<{ days: number; intervalMs: number }>;
+  readonly maxBatch: number;
+  readonly busyTimeoutMs: number;
+  readonly maxDatabaseBytes: number | undefined;
+  readonly logger: Logger;
+  readonly clock: () => Date;
+}
+
+export function resolveAuditLogOptions(input: AuditLogOptions): ResolvedAuditLogOptions {
+  const { logger, clock, ...rest } = input;
+  const parsed = AuditLogOptionsSchema.parse(rest);
+  return Object.freeze({
+    path: parsed.path,
+    limits: Object.freeze(parsed.limits),
+    retention: Object.freeze(parsed.retention),
+    maxBatch: parsed.maxBatch,
+    busyTimeoutMs: parsed.busyTimeoutMs,
+    maxDatabaseBytes: parsed.maxDatabaseBytes,
+    logger: logger ?? silentLogger(),
+    clock: clock ?? (() => new Date()),
+  });
+}

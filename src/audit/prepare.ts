@@ -1,0 +1,107 @@
+import { canonicalParts, type CanonicalParts } from './canonical.js';
+import { clampPayload } from './clamp.js';
+import { AuditEventError } from './errors.js';
+import {
+  catalogueEntry,
+  isAuditEventType,
+  isAuditOutcome,
+  type AuditEventInput,
+  type AuditEventType,
+  type AuditOutcome,
+} from './events.js';
+import { MAX_COLUMN_CHARS, type ClampLimits } from './limits.js';
+
+/**
+ * Turns a caller's event into a row ready to chain: checks it against the catalogue, fills
+ * the default outcome, clamps and redacts the payload. Runs in `append`, so a bad event is
+ * rejected before it can join (and fail) a group commit.
+ */
+
+/** A row with everything but `seq`, `prev_hash` and `hash`. */
+export interface PreparedRow extends CanonicalParts {
+  readonly ts: string;
+  readonly eventType: AuditEventType;
+  readonly decisionId: string | null;
+  readonly sessionId: string | null;
+  readonly tool: string | null;
+  readonly actor: string;
+  readonly outcome: AuditOutcome;
+  readonly payload: string;
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Column text: well-formed UTF-16 (so SQLite returns what was hashed), capped in length. */
+function column(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const s = String(value);
+  const capped = s.length > MAX_COLUMN_CHARS ? s.slice(0, MAX_COLUMN_CHARS - 1) + '…' : s;
+  return SURROGATE.test(capped) ? capped.replace(LONE_SURROGATE, '\uFFFD') : capped;
+}
+
+function checkType(type: string, allowInternal: boolean): AuditEventType {
+  if (!isAuditEventType(type)) throw new AuditEventError(type, 'not in the audit event catalogue');
+  if (!allowInternal && catalogueEntry(type).internal) {
+    throw new AuditEventError(type, 'written only by the audit log itself');
+  }
+  return type;
+}
+
+function checkOutcome(type: AuditEventType, outcome: string | undefined): AuditOutcome {
+  const allowed = catalogueEntry(type).outcomes;
+  if (outcome === undefined) return allowed[0];
+  if (!isAuditOutcome(outcome) || !allowed.includes(outcome)) {
+    throw new AuditEventError(
+      type,
+      `outcome ${JSON.stringify(outcome)} is not one of ${allowed.join(', ')}`,
+    );
+  }
+  return outcome;
+}
+
+function checkRequired(event: AuditEventInput, type: AuditEventType): void {
+  if (typeof event.actor !== 'string' || event.actor.length === 0) {
+    throw new AuditEventError(type, 'actor is required (who asked: token name, cli, trigger)');
+  }
+  if (catalogueEntry(type).toolCall && (!event.tool || !event.decisionId)) {
+    throw new AuditEventError(type, 'tool and decisionId are required for tool call events');
+  }
+}
+
+export function prepareRow(
+  event: AuditEventInput,
+  ts: string,
+  limits: ClampLimits,
+  allowInternal = false,
+): PreparedRow {
+  const type = checkType(String(event.type), allowInternal);
+  checkRequired(event, type);
+  const outcome = checkOutcome(type, event.outcome);
+  const parsed = catalogueEntry(type).payload.safeParse(event.payload);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    const where = first?.path.length ? first.path.join('.') : 'payload';
+    throw new AuditEventError(
+      type,
+      `payload ${where}: ${first?.message ?? 'invalid'}`,
+      parsed.error,
+    );
+  }
+  const row = {
+    ts,
+    eventType: type,
+    decisionId: column(event.decisionId),
+    sessionId: column(event.sessionId),
+    tool: column(event.tool),
+    actor: column(event.actor) as string,
+    outcome,
+    payload: clampPayload(event.payload, limits).json,
+    head: '',
+    tail: '',
+  };
+  const parts = canonicalParts(row);
+  row.head = parts.head;
+  row.tail = parts.tail;
+  return row;
+}

@@ -1,0 +1,77 @@
+import type { AuditEventType, AuditOutcome } from './events.js';
+
+/** One stored row, as queries return it. `payload` is the parsed (clamped, redacted) JSON. */
+export interface AuditRecord {
+  readonly seq: number;
+  /** ISO-8601 UTC with milliseconds, stamped by the log when `append` was called. */
+  readonly ts: string;
+  readonly type: AuditEventType;
+  readonly decisionId: string | null;
+  readonly sessionId: string | null;
+  readonly tool: string | null;
+  readonly actor: string;
+  readonly outcome: AuditOutcome;
+  readonly payload: unknown;
+  readonly prevHash: string;
+  readonly hash: string;
+}
+
+/** The column list every reading query selects, in this order. */
+export const RECORD_COLUMNS =
+  'seq, ts, event_type, decision_id, session_id, tool, actor, outcome, payload, prev_hash, hash';
+
+/** A row as `.raw()` returns it for RECORD_COLUMNS. */
+export type RawRow = [
+  number,
+  string,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
+
+function parsePayload(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return { _unparseable: text.slice(0, 256) }; // only a tampered row gets here
+  }
+}
+
+export function recordFromRaw(r: RawRow): AuditRecord {
+  return {
+    seq: r[0],
+    ts: r[1],
+    type: r[2] as AuditEventType,
+    decisionId: r[3],
+    sessionId: r[4],
+    tool: r[5],
+    actor: r[6],
+    outcome: r[7] as AuditOutcome,
+    payload: parsePayload(r[8]),
+    prevHash: r[9],
+    hash: r[10],
+  };
+}
+
+/** The export shape: the stored columns under their SQL names, payload parsed. */
+export function recordToJsonLine(rec: AuditRecord): string {
+  return JSON.stringify({
+    seq: rec.seq,
+    ts: rec.ts,
+    event_type: rec.type,
+    decision_id: rec.decisionId,
+    session_id: rec.sessionId,
+    tool: rec.tool,
+    actor: rec.actor,
+    outcome: rec.outcome,
+    payload: rec.payload,
+    prev_hash: rec.prevHash,
+    hash: rec.hash,
+  });
+}

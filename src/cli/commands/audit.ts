@@ -1,0 +1,350 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { InvalidArgumentError, type Command, type CommanderError } from 'commander';
+import {
+  AUDIT_EVENT_TYPES,
+  AUDIT_OUTCOMES,
+  AuditError,
+  AuditReader,
+  formatRecord,
+  formatStats,
+  formatVerifyReport,
+  isAuditEventType,
+  recordToJsonLine,
+  restoreAuditLog,
+  type AuditEventType,
+  type AuditFilter,
+  type AuditOutcome,
+  type AuditQuery,
+  type AuditRecord,
+} from '../../audit/index.js';
+import { createLogger } from '../../log/index.js';
+
+/** Exit codes of `caesar audit ...`: ok, a failed verification or operation, a usage error. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+/**
+ * The log the commands read when `--db` is not given. For now `./var/audit.db`; once the
+ * running stack writes `<data-dir>/runtime.json`, this is the one place that learns to read it.
+ */
+export function defaultAuditDbPath(cwd: string = process.cwd()): string {
+  return resolve(cwd, 'var', 'audit.db');
+}
+
+/** Where command output goes; tests pass collectors, the CLI passes the console. */
+export interface AuditCliIo {
+  out(line: string): void;
+  err(line: string): void;
+  /** Ends `tail --follow`. */
+  signal?: AbortSignal;
+}
+
+const consoleIo: AuditCliIo = { out: (l) => console.log(l), err: (l) => console.error(l) };
+
+export interface FilterOptions {
+  db?: string;
+  type?: string[];
+  tool?: string;
+  decision?: string;
+  session?: string;
+  outcome?: AuditOutcome;
+  actor?: string;
+  since?: string;
+  until?: string;
+  json?: boolean;
+}
+
+export interface QueryOptions extends FilterOptions {
+  afterSeq?: number;
+  limit?: number;
+  oldest?: boolean;
+}
+
+export interface TailOptions extends FilterOptions {
+  lines?: number;
+  follow?: boolean;
+  intervalMs?: number;
+}
+
+export interface ExportOptions extends FilterOptions {
+  format?: string;
+  out?: string;
+}
+
+const DURATION = /^(\d+)(s|m|h|d)$/;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `--since`/`--until`: an ISO-8601 time, or a duration ago such as `15m`, `2h`, `7d`. */
+export function parseTime(text: string, now: Date = new Date()): string {
+  const rel = DURATION.exec(text);
+  if (rel) {
+    const ms = Number(rel[1]) * UNIT_MS[rel[2] as keyof typeof UNIT_MS];
+    return new Date(now.getTime() - ms).toISOString();
+  }
+  const t = Date.parse(text);
+  if (Number.isNaN(t)) {
+    throw new InvalidArgumentError('expected an ISO-8601 time or a duration like 15m, 2h, 7d');
+  }
+  return new Date(t).toISOString();
+}
+
+function toFilter(o: FilterOptions): AuditFilter {
+  return {
+    ...(o.type?.length ? { types: o.type as AuditEventType[] } : {}),
+    ...(o.tool !== undefined ? { tool: o.tool } : {}),
+    ...(o.decision !== undefined ? { decisionId: o.decision } : {}),
+    ...(o.session !== undefined ? { sessionId: o.session } : {}),
+    ...(o.outcome !== undefined ? { outcome: o.outcome } : {}),
+    ...(o.actor !== undefined ? { actor: o.actor } : {}),
+    ...(o.since !== undefined ? { since: o.since } : {}),
+    ...(o.until !== undefined ? { until: o.until } : {}),
+  };
+}
+
+function printRecords(records: readonly AuditRecord[], json: boolean | undefined, io: AuditCliIo) {
+  for (const r of records) io.out(json ? recordToJsonLine(r) : formatRecord(r));
+}
+
+/** Runs `fn` with a read-only view of the log; operational errors become exit code 1. */
+async function withReader(
+  db: string | undefined,
+  io: AuditCliIo,
+  fn: (reader: AuditReader) => Promise<number> | number,
+): Promise<number> {
+  let reader: AuditReader;
+  try {
+    reader = AuditReader.open(db ?? defaultAuditDbPath());
+  } catch (err) {
+    return failed(err, io);
+  }
+  try {
+    return await fn(reader);
+  } catch (err) {
+    return failed(err, io);
+  } finally {
+    reader.close();
+  }
+}
+
+function failed(err: unknown, io: AuditCliIo): number {
+  if (!(err instanceof AuditError)) throw err;
+  io.err(`caesar audit: ${err.message}`);
+  return EXIT_FAILED;
+}
+
+/** `caesar audit query`: filtered rows, newest first (or oldest first from `--after-seq`). */
+export function runAuditQuery(opts: QueryOptions, io: AuditCliIo = consoleIo): Promise<number> {
+  return withReader(opts.db, io, (reader) => {
+    const query: AuditQuery = {
+      ...toFilter(opts),
+      limit: opts.limit ?? 100,
+      ...(opts.afterSeq !== undefined ? { afterSeq: opts.afterSeq } : {}),
+      ...(opts.oldest ? { order: 'oldest' as const } : {}),
+    };
+    printRecords(reader.query(query), opts.json, io);
+    return EXIT_OK;
+  });
+}
+
+/** `caesar audit tail [-f]`: the last rows, oldest first; with `-f`, new rows as they land. */
+export function runAuditTail(opts: TailOptions, io: AuditCliIo = consoleIo): Promise<number> {
+  return withReader(opts.db, io, async (reader) => {
+    const filter = toFilter(opts);
+    const last = reader.query({ ...filter, limit: opts.lines ?? 20 }).reverse();
+    printRecords(last, opts.json, io);
+    let afterSeq = last.at(-1)?.seq ?? reader.stats().lastSeq ?? 0;
+    while (opts.follow && !io.signal?.aborted) {
+      try {
+        await sleep(opts.intervalMs ?? 500, undefined, { signal: io.signal });
+      } catch {
+        break; // aborted: Ctrl-C ends a follow cleanly
+      }
+      const fresh = reader.query({ ...filter, afterSeq, limit: 1000 });
+      printRecords(fresh, opts.json, io);
+      afterSeq = fresh.at(-1)?.seq ?? afterSeq;
+    }
+    return EXIT_OK;
+  });
+}
+
+/** `caesar audit verify`: walks the chain; exit 1 and the first bad seq when tampered. */
+export function runAuditVerify(
+  opts: { db?: string; json?: boolean; threads?: number },
+  io: AuditCliIo = consoleIo,
+): Promise<number> {
+  return withReader(opts.db, io, async (reader) => {
+    const report = await reader.verify(opts.threads === undefined ? {} : { threads: opts.threads });
+    io.out(opts.json ? JSON.stringify(report) : formatVerifyReport(report));
+    return report.ok ? EXIT_OK : EXIT_FAILED;
+  });
+}
+
+/** `caesar audit stats`: size, span and counts by type, tool and outcome. */
+export function runAuditStats(
+  opts: { db?: string; json?: boolean },
+  io: AuditCliIo = consoleIo,
+): Promise<number> {
+  return withReader(opts.db, io, (reader) => {
+    const stats = reader.stats();
+    if (opts.json) io.out(JSON.stringify(stats));
+    else formatStats(stats).forEach((l) => io.out(l));
+    return EXIT_OK;
+  });
+}
+
+/** `caesar audit export --format jsonl`: every matching row, oldest first, one JSON per line. */
+export function runAuditExport(opts: ExportOptions, io: AuditCliIo = consoleIo): Promise<number> {
+  if ((opts.format ?? 'jsonl') !== 'jsonl') {
+    io.err(`caesar audit export: unsupported --format ${opts.format}; use jsonl`);
+    return Promise.resolve(EXIT_USAGE);
+  }
+  return withReader(opts.db, io, async (reader) => {
+    const records = reader.records(toFilter(opts));
+    if (opts.out === undefined) {
+      for (const r of records) io.out(recordToJsonLine(r));
+      return EXIT_OK;
+    }
+    const file = createWriteStream(opts.out, { flags: 'wx' });
+    await once(file, 'open');
+    for (const r of records) {
+      if (!file.write(`${recordToJsonLine(r)}\n`)) await once(file, 'drain');
+    }
+    file.end();
+    await once(file, 'finish');
+    return EXIT_OK;
+  });
+}
+
+/** `caesar audit backup --to FILE`: online copy, then verifies the copy. */
+export function runAuditBackup(
+  opts: { db?: string; to: string },
+  io: AuditCliIo = consoleIo,
+): Promise<number> {
+  return withReader(opts.db, io, async (reader) => {
+    const result = await reader.backup(opts.to);
+    io.out(`backup written: ${result.path} (${result.bytes} bytes)`);
+    io.out(formatVerifyReport(result.verify));
+    return result.verify.ok ? EXIT_OK : EXIT_FAILED;
+  });
+}
+
+/** `caesar audit restore --from FILE`: checks the copy, refuses while a brain holds the log. */
+export async function runAuditRestore(
+  opts: { db?: string; from: string },
+  io: AuditCliIo = consoleIo,
+): Promise<number> {
+  const to = opts.db ?? defaultAuditDbPath();
+  try {
+    const result = await restoreAuditLog({
+      from: opts.from,
+      to,
+      logger: createLogger({ level: 'warn' }),
+    });
+    io.out(`restored ${opts.from} -> ${to}`);
+    io.out(formatVerifyReport(result.verify));
+    if (result.previousMovedTo) io.out(`previous log moved to ${result.previousMovedTo}`);
+    return EXIT_OK;
+  } catch (err) {
+    return failed(err, io);
+  }
+}
+
+function positiveInt(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number');
+  return n;
+}
+
+function eventType(text: string, previous: string[] = []): string[] {
+  if (!isAuditEventType(text)) {
+    throw new InvalidArgumentError(`expected one of ${AUDIT_EVENT_TYPES.join(', ')}`);
+  }
+  return [...previous, text];
+}
+
+function outcome(text: string): AuditOutcome {
+  if (!(AUDIT_OUTCOMES as readonly string[]).includes(text)) {
+    throw new InvalidArgumentError(`expected one of ${AUDIT_OUTCOMES.join(', ')}`);
+  }
+  return text as AuditOutcome;
+}
+
+function withFilters(cmd: Command): Command {
+  return cmd
+    .option('--type <type>', 'event type (repeatable)', eventType)
+    .option('--tool <tool>', 'tool id')
+    .option('--decision <id>', 'decision id')
+    .option('--session <id>', 'session id')
+    .option('--outcome <outcome>', AUDIT_OUTCOMES.join(' | '), outcome)
+    .option('--actor <actor>', 'who asked (token name, cli, trigger)')
+    .option('--since <time>', 'ISO-8601 time or duration ago (15m, 2h, 7d)', (t) => parseTime(t))
+    .option('--until <time>', 'ISO-8601 time or duration ago', (t) => parseTime(t));
+}
+
+export function register(program: Command): void {
+  const usageExit = (err: CommanderError): never =>
+    process.exit(err.exitCode === 0 ? 0 : EXIT_USAGE);
+  const done = (code: number) => {
+    process.exitCode = code;
+  };
+  const group = program
+    .command('audit')
+    .description('read, verify, export, back up and restore the audit log')
+    .exitOverride(usageExit);
+  const sub = (name: string, description: string) =>
+    group
+      .command(name)
+      .description(description)
+      .option('--db <file>', `audit database (default: ${defaultAuditDbPath()})`)
+      .exitOverride(usageExit);
+
+  withFilters(sub('tail', 'print the newest rows; -f keeps printing new ones'))
+    .option('-n, --lines <n>', 'rows to print first', positiveInt, 20)
+    .option('-f, --follow', 'keep printing rows as they are appended (Ctrl-C ends)')
+    .option('--json', 'one JSON object per line')
+    .action(async (opts: TailOptions) => {
+      const ac = new AbortController();
+      const stop = () => ac.abort();
+      process.once('SIGINT', stop).once('SIGTERM', stop);
+      try {
+        done(await runAuditTail(opts, { ...consoleIo, signal: ac.signal }));
+      } finally {
+        process.off('SIGINT', stop).off('SIGTERM', stop);
+      }
+    });
+
+  withFilters(sub('query', 'rows matching filters, newest first'))
+    .option('--after-seq <seq>', 'only rows after this seq, oldest first', positiveInt)
+    .option('--oldest', 'oldest first')
+    .option('--limit <n>', 'at most this many rows (max 10000)', positiveInt, 100)
+    .option('--json', 'one JSON object per line')
+    .action(async (opts: QueryOptions) => done(await runAuditQuery(opts)));
+
+  sub('verify', 'walk the hash chain; exit 1 and the first bad seq when tampered')
+    .option('--json', 'print the report as JSON')
+    .option('--threads <n>', 'worker threads (default: up to 4 for large logs)', positiveInt)
+    .action(async (opts: { db?: string; json?: boolean; threads?: number }) =>
+      done(await runAuditVerify(opts)),
+    );
+
+  sub('stats', 'size, span and counts by type, tool and outcome')
+    .option('--json', 'print JSON')
+    .action(async (opts: { db?: string; json?: boolean }) => done(await runAuditStats(opts)));
+
+  withFilters(sub('export', 'every matching row, oldest first, as JSON lines'))
+    .option('--format <format>', 'output format (jsonl)', 'jsonl')
+    .option('--out <file>', 'write to a new file instead of stdout')
+    .action(async (opts: ExportOptions) => done(await runAuditExport(opts)));
+
+  sub('backup', 'online backup to a new file (SQLite backup API), then verify the copy')
+    .requiredOption('--to <file>', 'destination; must not exist')
+    .action(async (opts: { db?: string; to: string }) => done(await runAuditBackup(opts)));
+
+  sub('restore', 'replace the log with a verified backup (the brain must be stopped)')
+    .requiredOption('--from <file>', 'backup to restore')
+    .action(async (opts: { db?: string; from: string }) => done(await runAuditRestore(opts)));
+}

@@ -1,0 +1,210 @@
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { canonicalJson, openAuditLog, type JsonValue } from '../../../src/audit/index.js';
+import {
+  defaultAuditDbPath,
+  parseTime,
+  runAuditExport,
+  runAuditQuery,
+  runAuditStats,
+  type AuditCliIo,
+} from '../../../src/cli/commands/audit.js';
+import {
+  runAuditCli,
+  spawnTs,
+  tempDir,
+  toolCalled,
+  type TempDir,
+} from '../../helpers/audit-fixtures.js';
+
+let dir: TempDir;
+let db: string;
+
+beforeAll(async () => {
+  dir = tempDir();
+  db = dir.file('audit.db');
+  const log = openAuditLog({ path: db, retention: { days: 0, intervalMs: 0 } });
+  for (let i = 1; i <= 5; i++) await log.append(toolCalled(i));
+  await log.append({
+    type: 'chat.completed',
+    actor: 'token:ops',
+    sessionId: 's-9',
+    payload: {
+      message: 'what is 2 * 2 with api_key=abc123secret',
+      reply: '4',
+      iterations: 1,
+      capped: false,
+      planner: 'intent',
+      tool_calls: [{ tool: 'calculator', decision_id: 'd-1', outcome: 'ok' }],
+      duration_ms: 5,
+    },
+  });
+  await log.close();
+});
+
+afterAll(() => dir[Symbol.dispose]());
+
+function collector(): AuditCliIo & { lines: string[]; errors: string[] } {
+  const lines: string[] = [];
+  const errors: string[] = [];
+  return { lines, errors, out: (l) => lines.push(l), err: (l) => errors.push(l) };
+}
+
+describe('caesar audit (processes)', () => {
+  test.each([
+    ['an unknown event type', ['audit', 'query', '--type', 'tool.nope']],
+    ['an unknown option', ['audit', 'stats', '--bogus']],
+    ['a bad --since', ['audit', 'query', '--since', 'yesterday-ish']],
+    ['a missing --to', ['audit', 'backup']],
+  ])('%s is a usage error: exit 2', async (_name, args) => {
+    const res = await runAuditCli([...args, '--db', db]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/error/);
+  });
+
+  test('a missing log is an operational error: exit 1 and the path', async () => {
+    const res = await runAuditCli(['audit', 'stats', '--db', dir.file('nope.db')]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(`no audit log at ${dir.file('nope.db')}`);
+  });
+
+  test('query --json prints one parsed row per line, newest first', async () => {
+    const res = await runAuditCli([
+      'audit',
+      'query',
+      '--db',
+      db,
+      '--tool',
+      'calculator',
+      '--limit',
+      '2',
+      '--json',
+    ]);
+    expect(res.code).toBe(0);
+    const rows = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: number; event_type: string });
+    expect(rows.map((r) => [r.seq, r.event_type])).toEqual([
+      [5, 'tool.called'],
+      [4, 'tool.called'],
+    ]);
+  });
+
+  test('tail -f prints the last rows, then new rows as they land, and stops on SIGINT', async () => {
+    const own = dir.file('tail.db');
+    const seed = openAuditLog({ path: own, retention: { days: 0, intervalMs: 0 } });
+    for (let i = 1; i <= 6; i++) await seed.append(toolCalled(i));
+    await seed.close();
+    const child = spawnTs('audit-cli.mjs', [
+      'audit',
+      'tail',
+      '-f',
+      '-n',
+      '2',
+      '--db',
+      own,
+      '--json',
+    ]);
+    const lines: string[] = [];
+    const rl = createInterface({ input: child.stdout });
+    const waitFor = (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => lines.length >= n && resolve();
+        rl.on('line', (l) => {
+          lines.push(l);
+          check();
+        });
+        check();
+      });
+    await waitFor(2);
+    expect(lines.map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([5, 6]);
+    const log = openAuditLog({ path: own, retention: { days: 0, intervalMs: 0 } });
+    await log.append(toolCalled(77));
+    await log.close();
+    await waitFor(3);
+    expect(JSON.parse(lines[2]!)).toMatchObject({ seq: 7, decision_id: 'd-77' });
+    const exited = once(child, 'exit');
+    child.kill('SIGINT');
+    expect((await exited)[0]).toBe(0);
+  });
+
+  test('backup --to then restore --from round-trips; restore refuses while the log is held', async () => {
+    const backup = dir.file('backup.db');
+    const b = await runAuditCli(['audit', 'backup', '--db', db, '--to', backup]);
+    expect(b.code).toBe(0);
+    expect(b.stdout).toMatch(/^backup written: .*backup\.db/);
+    expect(b.stdout).toMatch(/ok: \d+ rows verified/);
+
+    const target = dir.file('restored/audit.db');
+    const held = openAuditLog({ path: target, retention: { days: 0, intervalMs: 0 } });
+    const refused = await runAuditCli(['audit', 'restore', '--db', target, '--from', backup]);
+    await held.close();
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/in use by pid \d+/);
+
+    const r = await runAuditCli(['audit', 'restore', '--db', target, '--from', backup]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/restored .* -> .*restored\/audit\.db/);
+  });
+});
+
+describe('caesar audit (in process)', () => {
+  test('stats prints counts by type, tool and outcome', async () => {
+    const io = collector();
+    expect(await runAuditStats({ db }, io)).toBe(0);
+    expect(io.lines.join('\n')).toMatch(/by type\s+tool\.called 5, chat\.completed 1/);
+    expect(io.lines.join('\n')).toMatch(/by outcome\s+allowed 5, ok 1/);
+  });
+
+  test('text query lines show seq, type, outcome, tool and actor', async () => {
+    const io = collector();
+    await runAuditQuery({ db, limit: 1, type: ['tool.called'] }, io);
+    expect(io.lines[0]).toMatch(
+      /^#5 {2}\S+Z {2}tool\.called {2}allowed {2}calculator {2}actor=token:test {2}decision=d-5/,
+    );
+  });
+
+  test('export --format jsonl lets an outside verifier recompute every hash', async () => {
+    const out = dir.file('export.jsonl');
+    expect(await runAuditExport({ db, format: 'jsonl', out }, collector())).toBe(0);
+    const rows = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, JsonValue>);
+    expect(rows).toHaveLength(6);
+    let prev = '0'.repeat(64);
+    for (const row of rows) {
+      const { prev_hash, hash, ...columns } = row;
+      expect(prev_hash).toBe(prev);
+      const recomputed = createHash('sha256')
+        .update(`${prev}${canonicalJson(columns)}`)
+        .digest('hex');
+      expect(recomputed).toBe(hash);
+      prev = hash as string;
+    }
+    expect(readFileSync(out, 'utf8')).not.toContain('abc123secret');
+  });
+
+  test('export refuses formats other than jsonl with the usage exit code', async () => {
+    const io = collector();
+    expect(await runAuditExport({ db, format: 'csv' }, io)).toBe(2);
+    expect(io.errors[0]).toMatch(/unsupported --format csv/);
+  });
+
+  test.each([
+    ['15m', '2025-01-01T11:45:00.000Z'],
+    ['2h', '2025-01-01T10:00:00.000Z'],
+    ['7d', '2024-12-25T12:00:00.000Z'],
+    ['2024-12-31T00:00:00Z', '2024-12-31T00:00:00.000Z'],
+  ])('--since %s means %s', (text, expected) => {
+    expect(parseTime(text, new Date('2025-01-01T12:00:00.000Z'))).toBe(expected);
+  });
+
+  test('the default --db is ./var/audit.db under the working directory', () => {
+    expect(defaultAuditDbPath('/srv/caesar')).toBe('/srv/caesar/var/audit.db');
+  });
+});

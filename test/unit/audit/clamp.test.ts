@@ -1,0 +1,127 @@
+import { Buffer } from 'node:buffer';
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { clampPayload, resolveClampLimits, truncationMarker } from '../../../src/audit/index.js';
+
+const limits = resolveClampLimits();
+const clamp = (payload: unknown, l = limits) => clampPayload(payload, l);
+const parse = (json: string) => JSON.parse(json) as Record<string, unknown>;
+
+describe('string cap', () => {
+  test('a string over the cap keeps its head and says how long it was', () => {
+    const long = 'a'.repeat(20_000);
+    const out = parse(clamp({ text: long }).json);
+    expect(out.text).toBe('a'.repeat(16_384) + truncationMarker(20_000));
+    expect(String(out.text)).toMatch(/… \[truncated, 20000 chars total\]$/);
+  });
+
+  test('a string at the cap is kept whole and the result is not marked clamped', () => {
+    const r = clamp({ text: 'b'.repeat(16_384) });
+    expect(r.clamped).toBe(false);
+    expect(parse(r.json).text).toHaveLength(16_384);
+  });
+
+  test('the cut never splits a surrogate pair', () => {
+    const small = resolveClampLimits({ maxStringChars: 64 });
+    const text = 'x'.repeat(63) + '😀'.repeat(10);
+    const out = String(parse(clamp({ text }, small).json).text);
+    expect(out.startsWith('x'.repeat(63) + '…')).toBe(true);
+  });
+
+  test('the string cap is configurable', () => {
+    const small = resolveClampLimits({ maxStringChars: 100 });
+    expect(String(parse(clamp({ s: 'c'.repeat(500) }, small).json).s)).toHaveLength(
+      100 + truncationMarker(500).length,
+    );
+  });
+});
+
+describe('payload cap', () => {
+  test('an oversized payload stays valid JSON under the cap and says what was cut', () => {
+    const payload = {
+      result: Array.from({ length: 200 }, (_, i) => ({ i, text: 'y'.repeat(2000) })),
+    };
+    const r = clamp(payload);
+    expect(r.clamped).toBe(true);
+    expect(Buffer.byteLength(r.json)).toBeLessThanOrEqual(65_536);
+    const out = parse(r.json);
+    expect(out._clamped).toMatchObject({ reason: 'payload exceeded 65536 bytes' });
+    const items = out.result as unknown[];
+    expect(items.at(-1)).toBe('… [truncated, 200 items total]');
+  });
+
+  test('a payload of very many keys is cut to a skeleton naming its keys', () => {
+    const payload = Object.fromEntries(
+      Array.from({ length: 5000 }, (_, i) => [`k${String(i).padStart(4, '0')}`, 'v'.repeat(100)]),
+    );
+    const small = resolveClampLimits({ maxPayloadBytes: 2048 });
+    const r = clamp(payload, small);
+    expect(Buffer.byteLength(r.json)).toBeLessThanOrEqual(2048);
+    expect(parse(r.json)._clamped).toBeDefined();
+  });
+
+  test('multi-byte text is measured in UTF-8 bytes', () => {
+    const r = clamp({ t: Array.from({ length: 40 }, () => '€'.repeat(1000)) });
+    expect(Buffer.byteLength(r.json)).toBeLessThanOrEqual(65_536);
+    expect(r.clamped).toBe(true);
+  });
+
+  test('any JSON value stays valid JSON within the limits', () => {
+    const small = resolveClampLimits({ maxStringChars: 64, maxPayloadBytes: 1024, maxDepth: 4 });
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (payload) => {
+        const r = clamp(payload, small);
+        expect(Buffer.byteLength(r.json)).toBeLessThanOrEqual(1024);
+        expect(() => JSON.parse(r.json) as unknown).not.toThrow();
+      }),
+    );
+  });
+});
+
+describe('depth cap', () => {
+  test('nesting below the depth cap is replaced by a marker', () => {
+    let deep: unknown = { leaf: true };
+    for (let i = 0; i < 30; i++) deep = { next: deep };
+    const json = clamp({ deep }).json;
+    expect(json).toContain('[truncated: nested deeper than 16 levels]');
+    expect(json).not.toContain('leaf');
+  });
+});
+
+describe('non-JSON values', () => {
+  test.each<[string, unknown, unknown]>([
+    ['undefined members are dropped', { a: undefined, b: 1 }, { b: 1 }],
+    ['undefined in arrays becomes null', { a: [undefined, 1] }, { a: [null, 1] }],
+    ['non-finite numbers become null', { a: NaN, b: Infinity }, { a: null, b: null }],
+    [
+      'bigint becomes a decimal string',
+      { a: 12345678901234567890n },
+      { a: '12345678901234567890' },
+    ],
+    ['dates become ISO strings', { a: new Date(0) }, { a: '1970-01-01T00:00:00.000Z' }],
+    ['bytes become a size', { a: Buffer.from('abc') }, { a: '[binary, 3 bytes]' }],
+    [
+      'errors keep name, message and code',
+      { e: Object.assign(new Error('boom'), { code: 'E1' }) },
+      { e: { code: 'E1', message: 'boom', name: 'Error' } },
+    ],
+    [
+      'maps and sets become objects and arrays',
+      { m: new Map([['k', 1]]), s: new Set([2]) },
+      { m: { k: 1 }, s: [2] },
+    ],
+    ['functions are dropped', { f: () => 1, g: 2 }, { g: 2 }],
+  ])('%s', (_name, input, expected) => {
+    expect(parse(clamp(input).json)).toEqual(expected);
+  });
+
+  test('a circular reference becomes a marker instead of a crash', () => {
+    const a: Record<string, unknown> = { x: 1 };
+    a.self = a;
+    expect(parse(clamp(a).json)).toEqual({ self: '[circular]', x: 1 });
+  });
+
+  test('output is canonical: keys sorted, index-like keys included', () => {
+    expect(clamp({ b: 1, a: { '10': 1, '9': 2 } }).json).toBe('{"a":{"10":1,"9":2},"b":1}');
+  });
+});

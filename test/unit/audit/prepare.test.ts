@@ -1,0 +1,96 @@
+import { describe, expect, test } from 'vitest';
+import {
+  AUDIT_EVENT_CATALOGUE,
+  AUDIT_EVENT_TYPES,
+  AuditEventError,
+  MAX_COLUMN_CHARS,
+  resolveClampLimits,
+  type AuditEventInput,
+} from '../../../src/audit/index.js';
+import { prepareRow } from '../../../src/audit/prepare.js';
+
+const limits = resolveClampLimits();
+const TS = '2025-01-01T00:00:00.000Z';
+const decision = { allowed: true, reason: 'ok', rule: 'r', policy_sha256: 'p' };
+const base = { actor: 'cli', tool: 'calculator', decisionId: 'd1' };
+
+describe('prepareRow', () => {
+  test('fills the default outcome from the catalogue', () => {
+    const row = prepareRow(
+      {
+        ...base,
+        type: 'tool.denied',
+        payload: { input: {}, decision: { ...decision, allowed: false }, code: 'denied' },
+      },
+      TS,
+      limits,
+    );
+    expect(row.outcome).toBe('denied');
+  });
+
+  test.each<[string, Record<string, unknown>, RegExp]>([
+    ['unknown type', { type: 'tool.exploded', payload: {} }, /not in the audit event catalogue/],
+    ['internal type', { type: 'audit.retention', payload: {} }, /written only by the audit log/],
+    [
+      'outcome not allowed for the type',
+      { type: 'tool.called', outcome: 'denied', payload: { input: {}, decision } },
+      /outcome "denied"/,
+    ],
+    [
+      'missing actor',
+      { type: 'tool.called', actor: '', payload: { input: {}, decision } },
+      /actor is required/,
+    ],
+    [
+      'tool call without decision id',
+      { type: 'tool.called', decisionId: null, payload: { input: {}, decision } },
+      /decisionId are required/,
+    ],
+    [
+      'payload of the wrong shape',
+      { type: 'tool.called', payload: { input: {}, decision: { allowed: 'yes' } } },
+      /payload decision\.allowed/,
+    ],
+  ])('rejects %s with AuditEventError', (_name, override, message) => {
+    const event = { ...base, ...override } as AuditEventInput;
+    expect(() => prepareRow(event, TS, limits)).toThrow(AuditEventError);
+    expect(() => prepareRow(event, TS, limits)).toThrow(message);
+  });
+
+  test('caps column text and replaces lone surrogates', () => {
+    const row = prepareRow(
+      {
+        ...base,
+        actor: 'a'.repeat(1000),
+        sessionId: 'x\uD800y',
+        type: 'tool.confirmed',
+        payload: { confirmation_id: 'c' },
+      },
+      TS,
+      limits,
+    );
+    expect(row.actor).toHaveLength(MAX_COLUMN_CHARS);
+    expect(row.sessionId).toBe('x\uFFFDy');
+  });
+
+  test('every catalogue type has outcomes and a payload schema', () => {
+    for (const type of AUDIT_EVENT_TYPES) {
+      const entry = AUDIT_EVENT_CATALOGUE[type];
+      expect(entry.outcomes.length).toBeGreaterThan(0);
+      expect(typeof entry.payload.safeParse).toBe('function');
+    }
+    expect(AUDIT_EVENT_TYPES).toEqual([
+      'tool.called',
+      'tool.denied',
+      'tool.result',
+      'tool.failed',
+      'tool.confirmation_requested',
+      'tool.confirmed',
+      'tool.rejected',
+      'chat.completed',
+      'policy.reloaded',
+      'policy.reload_failed',
+      'audit.retention',
+    ]);
+  });
+});
