@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
+import { compiledScriptUrl } from '../runtime/index.js';
 import { GENESIS_HASH } from './canonical.js';
 import { failure, RangeWalker, type RangeResult, type VerifyFailure } from './verify-range.js';
 import type { RangeJob } from './verify-worker.js';
@@ -102,7 +103,7 @@ async function walkSequential(
 }
 
 /**
- * A worker thread that imports verify-worker.js beside this module and runs one range. Only
+ * A worker thread that imports the compiled verify-worker.js and runs one range. Only
  * dynamic import(), so it runs whether the eval'd source is treated as CommonJS or as ESM.
  */
 const WORKER_SOURCE = `
@@ -116,8 +117,7 @@ import('node:worker_threads').then(async ({ parentPort, workerData }) => {
 });
 `;
 
-function runInWorker(job: RangeJob): Promise<RangeResult> {
-  const moduleUrl = new URL('./verify-worker.js', import.meta.url).href;
+function runInWorker(moduleUrl: string, job: RangeJob): Promise<RangeResult> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { moduleUrl, job } });
     worker.once('message', (msg: RangeResult | { workerError: string }) => {
@@ -159,10 +159,13 @@ async function walkParallel(
     const to = Math.min(s.last, from + size - 1);
     ranges.push({ path, from, to, expectedPrev: ranges.length === 0 ? anchor : null });
   }
+  // Beside this module under dist/, or its compiled twin when run from sources (vitest); a
+  // missing build throws here rather than quietly walking on one thread.
+  const moduleUrl = compiledScriptUrl(import.meta.url, './verify-worker.js').href;
   try {
-    return merge(s, ranges, await Promise.all(ranges.map(runInWorker)));
+    return merge(s, ranges, await Promise.all(ranges.map((job) => runInWorker(moduleUrl, job))));
   } catch {
-    return undefined; // workers unavailable (e.g. running from TypeScript sources): walk here
+    return undefined; // a thread failed (e.g. could not start): walk here instead
   }
 }
 

@@ -14,3 +14,5 @@ export {
   BackendError,
   TimeoutError,
 } from '../protocol/index.js';
+// Workers that start threads or processes find their compiled script with these.
+export { assertScriptExists, compiledScriptUrl } from '../runtime/index.js';

@@ -1,16 +1,14 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AnyAuditEventInput } from '../../src/audit/index.js';
 
-/** Helpers shared by the audit tests: temp dirs, sample events, the CLI and the sqlite3 shell. */
-
-const here = fileURLToPath(new URL('.', import.meta.url));
-export const REPO_ROOT = join(here, '..', '..');
-const REGISTER = join(here, 'audit-ts-register.mjs');
+/**
+ * Helpers shared by the audit tests: temp dirs, sample events and the sqlite3 shell. The CLI
+ * runs compiled, through test/helpers/cli.ts.
+ */
 
 export interface TempDir extends Disposable {
   readonly path: string;
@@ -41,33 +39,6 @@ export function toolCalled(i: number, extra: Partial<AnyAuditEventInput> = {}): 
     },
     ...extra,
   } as AnyAuditEventInput;
-}
-
-/** Spawns `node` with the TypeScript loader, so children run the sources without a build. */
-export function spawnTs(script: string, args: string[]) {
-  return spawn(process.execPath, ['--import', REGISTER, join(here, script), ...args], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-export interface CliResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs `caesar <args>` (the audit command group) as a real process. */
-export function runAuditCli(args: string[]): Promise<CliResult> {
-  const child = spawnTs('audit-cli.mjs', args);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 /**

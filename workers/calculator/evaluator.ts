@@ -1,11 +1,16 @@
 import type { ResourceLimits } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';
-import { CaesarError, InvalidInputError, TimeoutError } from '../../src/legion/index.js';
+import {
+  assertScriptExists,
+  CaesarError,
+  compiledScriptUrl,
+  InvalidInputError,
+  TimeoutError,
+} from '../../src/legion/index.js';
 import { EvalThreadHandle, ThreadDiedError } from './eval-thread-handle.js';
 import type { CalcResult } from './schema.js';
 import { ExpressionRejectedError, prescreen } from './screen.js';
 import type { EvalReply } from './thread-messages.js';
-import { assertThreadScript, evalThreadUrl } from './thread-url.js';
 
 /**
  * Limits for each evaluation thread. Loaded mathjs holds about 40 MB of old-generation heap
@@ -31,7 +36,10 @@ export interface EvaluatorOptions {
   maxEvalMs?: number;
   /** @default a logger that drops everything */
   logger?: Logger;
-  /** The thread script; tests point it elsewhere. @default evalThreadUrl() */
+  /**
+   * The thread script; tests point it elsewhere.
+   * @default the compiled eval-thread.js (`compiledScriptUrl`: under dist/ when run from sources)
+   */
   threadUrl?: URL;
 }
 
@@ -88,7 +96,7 @@ class EvaluatorPool implements Evaluator {
   private closed = false;
 
   constructor(options: EvaluatorOptions) {
-    this.url = options.threadUrl ?? evalThreadUrl();
+    this.url = options.threadUrl ?? compiledScriptUrl(import.meta.url, './eval-thread.js');
     this.limits = options.resourceLimits ?? DEFAULT_RESOURCE_LIMITS;
     this.maxEvalMs = options.maxEvalMs ?? 10_000;
     this.logger = options.logger ?? pino({ enabled: false });
@@ -96,7 +104,7 @@ class EvaluatorPool implements Evaluator {
   }
 
   async start(): Promise<void> {
-    assertThreadScript(this.url);
+    assertScriptExists(this.url); // a threadUrl option is not checked by the constructor
     const started = performance.now();
     const threads = this.slots.map((_, i) => this.spawn(i));
     await Promise.all(threads.map((t) => t.ready));

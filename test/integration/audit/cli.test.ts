@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { canonicalJson, openAuditLog, type JsonValue } from '../../../src/audit/index.js';
 import {
@@ -12,13 +10,8 @@ import {
   runAuditStats,
   type AuditCliIo,
 } from '../../../src/cli/commands/audit.js';
-import {
-  runAuditCli,
-  spawnTs,
-  tempDir,
-  toolCalled,
-  type TempDir,
-} from '../../helpers/audit-fixtures.js';
+import { tempDir, toolCalled, type TempDir } from '../../helpers/audit-fixtures.js';
+import { runCli, startCli } from '../../helpers/cli.js';
 
 let dir: TempDir;
 let db: string;
@@ -60,19 +53,19 @@ describe('caesar audit (processes)', () => {
     ['a bad --since', ['audit', 'query', '--since', 'yesterday-ish']],
     ['a missing --to', ['audit', 'backup']],
   ])('%s is a usage error: exit 2', async (_name, args) => {
-    const res = await runAuditCli([...args, '--db', db]);
+    const res = await runCli([...args, '--db', db]);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/error/);
   });
 
   test('a missing log is an operational error: exit 1 and the path', async () => {
-    const res = await runAuditCli(['audit', 'stats', '--db', dir.file('nope.db')]);
+    const res = await runCli(['audit', 'stats', '--db', dir.file('nope.db')]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(`no audit log at ${dir.file('nope.db')}`);
   });
 
   test('query --json prints one parsed row per line, newest first', async () => {
-    const res = await runAuditCli([
+    const res = await runCli([
       'audit',
       'query',
       '--db',
@@ -99,54 +92,37 @@ describe('caesar audit (processes)', () => {
     const seed = openAuditLog({ path: own, retention: { days: 0, intervalMs: 0 } });
     for (let i = 1; i <= 6; i++) await seed.append(toolCalled(i));
     await seed.close();
-    const child = spawnTs('audit-cli.mjs', [
-      'audit',
-      'tail',
-      '-f',
-      '-n',
-      '2',
-      '--db',
-      own,
-      '--json',
-    ]);
-    const lines: string[] = [];
-    const rl = createInterface({ input: child.stdout });
-    const waitFor = (n: number) =>
-      new Promise<void>((resolve) => {
-        const check = () => lines.length >= n && resolve();
-        rl.on('line', (l) => {
-          lines.push(l);
-          check();
-        });
-        check();
-      });
-    await waitFor(2);
-    expect(lines.map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([5, 6]);
-    const log = openAuditLog({ path: own, retention: { days: 0, intervalMs: 0 } });
-    await log.append(toolCalled(77));
-    await log.close();
-    await waitFor(3);
-    expect(JSON.parse(lines[2]!)).toMatchObject({ seq: 7, decision_id: 'd-77' });
-    const exited = once(child, 'exit');
-    child.kill('SIGINT');
-    expect((await exited)[0]).toBe(0);
+    const cli = startCli(['audit', 'tail', '-f', '-n', '2', '--db', own, '--json']);
+    try {
+      await cli.waitForLine(/"seq":6[,}]/);
+      expect(cli.lines.map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([5, 6]);
+      const log = openAuditLog({ path: own, retention: { days: 0, intervalMs: 0 } });
+      await log.append(toolCalled(77));
+      await log.close();
+      await cli.waitForLine(/"decision_id":"d-77"/);
+      expect(JSON.parse(cli.lines[2]!)).toMatchObject({ seq: 7, decision_id: 'd-77' });
+      cli.child.kill('SIGINT');
+      expect((await cli.exited).code).toBe(0);
+    } finally {
+      if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL');
+    }
   });
 
   test('backup --to then restore --from round-trips; restore refuses while the log is held', async () => {
     const backup = dir.file('backup.db');
-    const b = await runAuditCli(['audit', 'backup', '--db', db, '--to', backup]);
+    const b = await runCli(['audit', 'backup', '--db', db, '--to', backup]);
     expect(b.code).toBe(0);
     expect(b.stdout).toMatch(/^backup written: .*backup\.db/);
     expect(b.stdout).toMatch(/ok: \d+ rows verified/);
 
     const target = dir.file('restored/audit.db');
     const held = openAuditLog({ path: target, retention: { days: 0, intervalMs: 0 } });
-    const refused = await runAuditCli(['audit', 'restore', '--db', target, '--from', backup]);
+    const refused = await runCli(['audit', 'restore', '--db', target, '--from', backup]);
     await held.close();
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/in use by pid \d+/);
 
-    const r = await runAuditCli(['audit', 'restore', '--db', target, '--from', backup]);
+    const r = await runCli(['audit', 'restore', '--db', target, '--from', backup]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/restored .* -> .*restored\/audit\.db/);
   });

@@ -1,8 +1,11 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { AuditReader, openAuditLog } from '../../../src/audit/index.js';
-import { sql, spawnTs, tempDir } from '../../helpers/audit-fixtures.js';
+import { compiledScriptUrl } from '../../../src/runtime/index.js';
+import { sql, tempDir } from '../../helpers/audit-fixtures.js';
 
 const ROUNDS = 5;
 const CALLERS = 64;
@@ -14,11 +17,14 @@ interface RoundResult {
 
 /**
  * Starts a child that appends from CALLERS concurrent callers, lets it run for a random
- * 50-400 ms after it is ready, and SIGKILLs it. Returns every `seq -> decision_id` whose
- * append had resolved before the kill.
+ * 50-400 ms after its first append resolved, and SIGKILLs it. Returns every
+ * `seq -> decision_id` whose append had resolved before the kill.
  */
 async function crashRound(db: string, round: number): Promise<RoundResult> {
-  const child = spawnTs('audit-crash-child.mjs', [db, String(CALLERS), String(round)]);
+  // test/fixtures/audit-crash-child.ts, compiled: `npm test` builds dist/ first.
+  const script = compiledScriptUrl(import.meta.url, '../../fixtures/audit-crash-child.js');
+  const args = [fileURLToPath(script), db, String(CALLERS), String(round)];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const acknowledged = new Map<number, string>();
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -27,12 +33,11 @@ async function crashRound(db: string, round: number): Promise<RoundResult> {
   const drained = once(lines, 'close');
   let killTimer: NodeJS.Timeout | undefined;
   lines.on('line', (line) => {
-    if (line === 'ready') {
-      killTimer = setTimeout(() => child.kill('SIGKILL'), 50 + Math.floor(Math.random() * 350));
-      return;
-    }
     const [seq, decisionId] = line.split(' ');
     acknowledged.set(Number(seq), decisionId!);
+    // Timed from the first acknowledgement, not from start-up: the first group commit carries
+    // 64 payloads of 70 kB and may itself take longer than the shortest delay.
+    killTimer ??= setTimeout(() => child.kill('SIGKILL'), 50 + Math.floor(Math.random() * 350));
   });
   const [code, signal] = await exited;
   clearTimeout(killTimer);

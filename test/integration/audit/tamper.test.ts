@@ -1,13 +1,8 @@
 import { beforeEach, describe, expect, test } from 'vitest';
 import { openAuditLog } from '../../../src/audit/index.js';
 import { runAuditVerify } from '../../../src/cli/commands/audit.js';
-import {
-  runAuditCli,
-  sqlite3,
-  tempDir,
-  toolCalled,
-  type TempDir,
-} from '../../helpers/audit-fixtures.js';
+import { sqlite3, tempDir, toolCalled, type TempDir } from '../../helpers/audit-fixtures.js';
+import { runCli } from '../../helpers/cli.js';
 
 /**
  * The attacker has the sqlite3 shell and the file. Triggers refuse UPDATE and DELETE, so the
@@ -29,7 +24,7 @@ beforeEach(async () => {
 
 /** `caesar audit verify --json` as a real process. */
 async function verify() {
-  const res = await runAuditCli(['audit', 'verify', '--db', db, '--json']);
+  const res = await runCli(['audit', 'verify', '--db', db, '--json']);
   return { code: res.code, report: JSON.parse(res.stdout) as Record<string, unknown> };
 }
 
@@ -113,7 +108,7 @@ describe('caesar audit verify', () => {
 
   test('prints the first bad seq in text mode', async () => {
     sqlite3(db, `${DROP_GUARDS} UPDATE audit_events SET outcome = 'denied' WHERE seq = 15;`);
-    const res = await runAuditCli(['audit', 'verify', '--db', db]);
+    const res = await runCli(['audit', 'verify', '--db', db]);
     expect(res.code).toBe(1);
     expect(res.stdout).toMatch(/^TAMPERED at seq 15: hash_mismatch/);
   });

@@ -1,28 +1,18 @@
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { canonicalRow, chainHash, openAuditLog } from '../../../src/audit/index.js';
-import type * as AuditModule from '../../../src/audit/index.js';
+import { beforeEach, describe, expect, test } from 'vitest';
+import { AuditReader, canonicalRow, chainHash, openAuditLog } from '../../../src/audit/index.js';
 import { sql, tempDir, toolCalled, type TempDir } from '../../helpers/audit-fixtures.js';
-import { transpileAudit, type TranspiledAudit } from '../../helpers/audit-transpile.js';
 
 /**
- * Verification split over worker threads, run for real: the threads load a transpiled copy of
- * the module. Ranges for 30 rows over 3 threads are seq 1-10, 11-20 and 21-30.
+ * Verification split over worker threads, run for real: the threads load the compiled
+ * verify-worker.js under dist/ (`npm test` builds it first). Ranges for 30 rows over 3
+ * threads are seq 1-10, 11-20 and 21-30.
  */
 const ROWS = 30;
 const DROP_GUARDS = 'DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_events_no_delete;';
 
-let js: TranspiledAudit;
-let audit: typeof AuditModule;
 let dir: TempDir;
 let db: string;
-
-beforeAll(async () => {
-  js = transpileAudit();
-  audit = (await import(js.indexUrl)) as typeof AuditModule;
-});
-
-afterAll(() => js[Symbol.dispose]());
 
 beforeEach(async () => {
   dir = tempDir();
@@ -34,7 +24,7 @@ beforeEach(async () => {
 });
 
 async function verify(threads: number) {
-  using reader = audit.AuditReader.open(db);
+  using reader = AuditReader.open(db);
   return reader.verify({ threads });
 }
 

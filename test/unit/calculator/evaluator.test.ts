@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TimeoutError } from '../../../src/legion/index.js';
 import {
@@ -8,7 +9,7 @@ import {
 import { GOOD_CASES, HOSTILE_CASES } from './cases.js';
 
 // Real evaluation threads. They run the compiled eval-thread.js from dist/ (see
-// workers/calculator/thread-url.ts): `npm test` builds it first.
+// compiledScriptUrl in src/runtime): `npm test` builds it first.
 
 const misbehaving = new URL('./fixtures/misbehaving-thread.mjs', import.meta.url);
 const broken = new URL('./fixtures/broken-thread.mjs', import.meta.url);
@@ -149,7 +150,7 @@ describe('evaluator pool handling (stand-in thread that misbehaves on request)',
   test('a missing thread script is reported with the build command', async () => {
     const missing = new URL('./fixtures/no-such-thread.mjs', import.meta.url);
     await expect(createEvaluator({ threadUrl: missing })).rejects.toThrow(
-      'build first: npx tsc -p tsconfig.build.json',
+      `${fileURLToPath(missing)} is missing: run \`npm run build\``,
     );
   });
 });

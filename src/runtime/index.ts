@@ -1,0 +1,2 @@
+// Public surface of the runtime helpers. Pure: node:fs and node:url only.
+export { assertScriptExists, compiledScriptUrl } from './script-url.js';
