@@ -70,12 +70,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const graceMs = options.replyGraceMs ?? 200;
 
   return {
-    async dispatch(tool, input, opts) {
+    dispatch(tool, input, opts) {
       const started = performance.now();
       const subject = dispatchSubject(tool);
       const left = opts.deadline - Date.now();
       if (!(left >= 1)) {
-        return brainFailure('dispatch_timeout', 'the deadline passed before dispatch', started);
+        return Promise.resolve(
+          brainFailure('dispatch_timeout', 'the deadline passed before dispatch', started),
+        );
       }
       const timeout = Math.min(left + graceMs, MAX_TIMER_MS);
       const envelope: DispatchRequest = {
@@ -94,28 +96,35 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         headers.set(HEADERS.decisionId, opts.decisionId);
         headers.set(HEADERS.traceparent, opts.traceparent);
       }
-
-      let data: Uint8Array;
-      try {
-        // Buffer.from: pooled, several times cheaper than TextEncoder for envelope-sized strings.
-        const msg = await nc.request(subject, Buffer.from(JSON.stringify(envelope)), {
+      // One `then` instead of async/await: the reply is parsed in the same microtask that
+      // receives it, so a burst of replies issues its follow-up requests before nats.js
+      // flushes, in one write (measured: see docs/benchmarks.md).
+      // Buffer.from: pooled, several times cheaper than TextEncoder for envelope-sized strings.
+      return nc
+        .request(subject, Buffer.from(JSON.stringify(envelope)), {
           timeout,
           ...(headers ? { headers } : {}),
-        });
-        data = msg.data;
-      } catch (err) {
-        const failure = failureOf(err, tool, timeout, started);
-        if (!failure) throw err;
-        logger.debug(
-          { tool, decisionId: opts.decisionId, code: failure.error.code },
-          'dispatch failed',
+        })
+        .then(
+          (msg) => {
+            const reply = parseReply(msg.data);
+            if (typeof reply !== 'string') return reply;
+            logger.warn(
+              { tool, decisionId: opts.decisionId, reason: reply },
+              'bad reply from worker',
+            );
+            return brainFailure('bad_reply', `${tool} replied with ${reply}`, started);
+          },
+          (err: unknown) => {
+            const failure = failureOf(err, tool, timeout, started);
+            if (!failure) throw err;
+            logger.debug(
+              { tool, decisionId: opts.decisionId, code: failure.error.code },
+              'dispatch failed',
+            );
+            return failure;
+          },
         );
-        return failure;
-      }
-      const reply = parseReply(data);
-      if (typeof reply !== 'string') return reply;
-      logger.warn({ tool, decisionId: opts.decisionId, reason: reply }, 'bad reply from worker');
-      return brainFailure('bad_reply', `${tool} replied with ${reply}`, started);
     },
   };
 }
