@@ -72,7 +72,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   return {
     dispatch(tool, input, opts) {
       const started = performance.now();
-      const subject = dispatchSubject(tool);
+      let subject: string;
+      try {
+        subject = dispatchSubject(tool);
+      } catch (err) {
+        // a promise-returning API never throws synchronously
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
       const left = opts.deadline - Date.now();
       if (!(left >= 1)) {
         return Promise.resolve(
