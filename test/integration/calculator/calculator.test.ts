@@ -1,18 +1,16 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
-  DispatchReplySchema,
   SrvStatsSchema,
-  dispatchSubject,
   serviceName,
   srvSubject,
   type DispatchReply,
 } from '../../../src/protocol/index.js';
 import { startCli, type RunningCli } from '../../helpers/cli.js';
+import { rawDispatch } from '../../helpers/dispatch.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 import { HOSTILE_CASES } from '../../unit/calculator/cases.js';
 
-const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 let nats: TestNats;
@@ -82,20 +80,7 @@ async function statsPerInstance() {
 }
 
 async function calc(expression: string, deadlineMs = 5000): Promise<DispatchReply> {
-  const msg = await nc.request(
-    dispatchSubject('calculator'),
-    enc.encode(
-      JSON.stringify({
-        v: 1,
-        tool: 'calculator',
-        input: { expression },
-        decision_id: 'd',
-        deadline: Date.now() + deadlineMs,
-      }),
-    ),
-    { timeout: deadlineMs + 2000 },
-  );
-  return DispatchReplySchema.parse(JSON.parse(dec.decode(msg.data)));
+  return (await rawDispatch(nc, 'calculator', { expression }, { deadlineMs })).reply;
 }
 
 describe('calculator over NATS', () => {

@@ -9,9 +9,9 @@ import {
   dispatchSubject,
   srvSubject,
   SrvStatsSchema,
-  type DispatchReply,
 } from '../../../src/protocol/index.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
+import { errorOf, rawDispatch } from '../../helpers/dispatch.js';
 import { waitFor } from '../../helpers/wait.js';
 import { probeTool } from './tools.js';
 
@@ -32,29 +32,8 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-async function call(input: unknown, opts: { deadlineMs?: number; tool?: string } = {}) {
-  const started = performance.now();
-  const msg = await nc.request(
-    dispatchSubject('probe'),
-    enc.encode(
-      JSON.stringify({
-        v: 1,
-        tool: opts.tool ?? 'probe',
-        input,
-        decision_id: 'd-1',
-        deadline: Date.now() + (opts.deadlineMs ?? 3000),
-      }),
-    ),
-    { timeout: 8000 },
-  );
-  const reply: DispatchReply = DispatchReplySchema.parse(JSON.parse(dec.decode(msg.data)));
-  return { reply, msg, elapsedMs: performance.now() - started };
-}
-
-function errorOf(reply: DispatchReply) {
-  if (reply.success) throw new Error(`expected a failure, got ${JSON.stringify(reply)}`);
-  return reply.error;
-}
+const call = (input: unknown, opts: { deadlineMs?: number; tool?: string } = {}) =>
+  rawDispatch(nc, 'probe', input, { deadlineMs: opts.deadlineMs, envelopeTool: opts.tool });
 
 describe('dispatch endpoint', () => {
   test('a valid call is answered with the result, the worker ref and a duration', async () => {
@@ -177,22 +156,15 @@ describe('lifecycle', () => {
       host: 'h1',
       graceMs: 3000,
     });
-    const inFlight = client.request(
-      dispatchSubject('probe'),
-      enc.encode(
-        JSON.stringify({
-          v: 1,
-          tool: 'probe',
-          input: { text: 'slow', sleepMs: 300 },
-          decision_id: 'd',
-          deadline: Date.now() + 3000,
-        }),
-      ),
-      { timeout: 5000 },
+    const inFlight = rawDispatch(
+      client,
+      'probe',
+      { text: 'slow', sleepMs: 300 },
+      { deadlineMs: 3000 },
     );
     await waitFor(() => w.inFlight() === 1, 'the call to be in flight');
     await w.stop();
-    const reply = DispatchReplySchema.parse(JSON.parse(dec.decode((await inFlight).data)));
+    const { reply } = await inFlight;
     expect(reply).toMatchObject({ success: true, result: { echo: 'slow' } });
     await client.flush();
     expect(seen[0]).toMatch(/^hello:.*"tool":"probe"/);
@@ -209,24 +181,17 @@ describe('lifecycle', () => {
     await using local = await startNats();
     const client = await local.connect();
     const w = await serveTools([probeTool], { nc: await local.connect(), graceMs: 200 });
-    const inFlight = client.request(
-      dispatchSubject('probe'),
-      enc.encode(
-        JSON.stringify({
-          v: 1,
-          tool: 'probe',
-          input: { text: 's', sleepMs: 4000 },
-          decision_id: 'd',
-          deadline: Date.now() + 4500,
-        }),
-      ),
-      { timeout: 5000 },
+    const inFlight = rawDispatch(
+      client,
+      'probe',
+      { text: 's', sleepMs: 4000 },
+      { deadlineMs: 4500 },
     );
     await waitFor(() => w.inFlight() === 1, 'the call to be in flight');
     const t0 = Date.now();
     await w.stop();
     expect(Date.now() - t0).toBeLessThan(2000);
-    const reply = DispatchReplySchema.parse(JSON.parse(dec.decode((await inFlight).data)));
+    const { reply } = await inFlight;
     expect(errorOf(reply).message).toMatch(/shutting down/);
   });
 });
