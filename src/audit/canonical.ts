@@ -46,7 +46,26 @@ export interface ChainedRow {
   readonly payload: string;
 }
 
-const str = (v: string | null): string => (v === null ? 'null' : JSON.stringify(v));
+/** Strings up to this length are scanned in JavaScript; longer ones go to JSON.stringify. */
+const QUOTE_SCAN_MAX = 128;
+
+/**
+ * `JSON.stringify(s)` for a string, byte for byte. A short string with nothing to escape (no
+ * `"`, `\\`, control character or surrogate) is only wrapped in quotes, which is much cheaper
+ * than a call into the JSON serialiser; anything else is left to JSON.stringify.
+ */
+export function quoteJson(s: string): string {
+  if (s.length > QUOTE_SCAN_MAX) return JSON.stringify(s);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) {
+      return JSON.stringify(s);
+    }
+  }
+  return '"' + s + '"';
+}
+
+const str = (v: string | null): string => (v === null ? 'null' : quoteJson(v));
 
 /** A canonical row split around its `seq`, so the writer can build the parts before it knows it. */
 export interface CanonicalParts {

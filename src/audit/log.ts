@@ -35,6 +35,9 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
   readonly #lock: WriterLock;
   #timer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
+  /** The last `ts` stamped and its clock value: appends in the same millisecond share it. */
+  #lastMs = Number.NaN;
+  #lastTs = '';
 
   private constructor(db: Database, opts: ResolvedAuditLogOptions, lock: WriterLock) {
     super(db, opts.path);
@@ -93,13 +96,24 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
     if (this.#closing) return Promise.reject(new AuditClosedError(this.path));
     let row;
     try {
-      row = prepareRow(event, this.#opts.clock().toISOString(), this.#opts.limits);
+      row = prepareRow(event, this.#stamp(), this.#opts.limits);
     } catch (err) {
       const e =
         err instanceof AuditError ? err : new AuditEventError(String(event.type), String(err), err);
       return Promise.reject(e);
     }
     return this.#writer.enqueue(row);
+  }
+
+  /** `clock().toISOString()`, formatted once per millisecond (an invalid date still throws). */
+  #stamp(): string {
+    const now = this.#opts.clock();
+    const ms = now.getTime();
+    if (ms !== this.#lastMs) {
+      this.#lastTs = now.toISOString();
+      this.#lastMs = ms;
+    }
+    return this.#lastTs;
   }
 
   /** Group-commit counters, for metrics. */

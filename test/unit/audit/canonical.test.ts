@@ -7,6 +7,7 @@ import {
   GENESIS_HASH,
   type JsonValue,
 } from '../../../src/audit/index.js';
+import { quoteJson } from '../../../src/audit/canonical.js';
 
 describe('canonicalJson', () => {
   test.each<[string, JsonValue, string]>([
@@ -77,5 +78,32 @@ describe('canonicalRow and chainHash', () => {
     expect(h).toMatch(/^[0-9a-f]{64}$/);
     expect(chainHash(GENESIS_HASH, canonicalRow({ ...row, seq: 8 }))).not.toBe(h);
     expect(chainHash('1'.repeat(64), canonicalRow(row))).not.toBe(h);
+  });
+});
+
+describe('quoteJson', () => {
+  test.each([
+    '',
+    'abc',
+    'a"b',
+    'a\\b',
+    '\u0000',
+    '\u001f',
+    '\u007f',
+    '\u2028',
+    '\uD800',
+    'x\uDC00',
+    '😀',
+    'é',
+    'x'.repeat(200),
+  ])('quotes %j exactly as JSON.stringify does', (s) => {
+    expect(quoteJson(s)).toBe(JSON.stringify(s));
+  });
+
+  test('agrees with JSON.stringify on any string', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => quoteJson(s) === JSON.stringify(s)),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -1,7 +1,13 @@
 import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { clampPayload, resolveClampLimits, truncationMarker } from '../../../src/audit/index.js';
+import {
+  canonicalJson,
+  clampPayload,
+  resolveClampLimits,
+  truncationMarker,
+  type JsonValue,
+} from '../../../src/audit/index.js';
 
 const limits = resolveClampLimits();
 const clamp = (payload: unknown, l = limits) => clampPayload(payload, l);
@@ -123,5 +129,79 @@ describe('non-JSON values', () => {
 
   test('output is canonical: keys sorted, index-like keys included', () => {
     expect(clamp({ b: 1, a: { '10': 1, '9': 2 } }).json).toBe('{"a":{"10":1,"9":2},"b":1}');
+  });
+});
+
+describe('stored bytes (the fast writer and the tree walk agree)', () => {
+  const small = resolveClampLimits({ maxStringChars: 64, maxDepth: 3 });
+  const cyclic: Record<string, unknown> = { a: 1 };
+  cyclic.self = cyclic;
+
+  test.each<[string, unknown, string, boolean]>([
+    ['a date', { at: new Date(0) }, '{"at":"1970-01-01T00:00:00.000Z"}', false],
+    [
+      'a map, a set and an error',
+      {
+        m: new Map<unknown, unknown>([
+          ['k', 1],
+          [2, 'v'],
+        ]),
+        s: new Set([1, 'a']),
+        e: Object.assign(new Error('boom'), { code: 'E1' }),
+      },
+      '{"e":{"code":"E1","message":"boom","name":"Error"},"m":{"2":"v","k":1},"s":[1,"a"]}',
+      false,
+    ],
+    ['bytes', { b: Buffer.from('abc') }, '{"b":"[binary, 3 bytes]"}', false],
+    ['a cycle', cyclic, '{"a":1,"self":"[circular]"}', false],
+    [
+      'index-like keys',
+      { b: 'c', 1: 'a', 0: 'z', '01': 1 },
+      '{"0":"z","01":1,"1":"a","b":"c"}',
+      false,
+    ],
+    [
+      'a key redacted in place',
+      { 'token=abc': 1, a: 2 },
+      '{"a":2,"token=[redacted]":"[redacted]"}',
+      false,
+    ],
+    [
+      'a key over the string cap',
+      { ['x'.repeat(70)]: 1, b: 2 },
+      `{"b":2,"${'x'.repeat(64)}… [truncated, 70 chars total]":1}`,
+      true,
+    ],
+    ['a __proto__ key', JSON.parse('{"__proto__": {"x": 1}, "b": 2}'), '{"b":2}', false],
+    [
+      'values JSON has no form for',
+      { u: undefined, f: () => 1, arr: [undefined, () => 1, 1, NaN, -0, 10n], k: 'v' },
+      '{"arr":[null,null,1,null,0,"10"],"k":"v"}',
+      false,
+    ],
+    [
+      'nesting past the cap',
+      { a: { b: { c: { d: 1 } } } },
+      '{"a":{"b":{"c":"[truncated: nested deeper than 3 levels]"}}}',
+      true,
+    ],
+    [
+      'escapes',
+      { s: 'x\uD800y', t: '\u2028"\\\n\u0001', e: '😀' },
+      '{"e":"😀","s":"x\\ud800y","t":"\u2028\\"\\\\\\n\\u0001"}',
+      false,
+    ],
+  ])('%s', (_name, input, json, clamped) => {
+    expect(clamp(input, small)).toEqual({ json, clamped });
+  });
+
+  test('the canonical writer matches canonicalJson of the parsed result for any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const { json } = clamp(value);
+        expect(json).toBe(canonicalJson(JSON.parse(json) as JsonValue));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
