@@ -17,24 +17,31 @@ let nats: TestNats;
 let nc: NatsConnection;
 const workers: RunningCli[] = [];
 
-/** Two real calculator processes, as an operator would run them on two hosts. */
+/**
+ * Two real calculator processes, as an operator would run them on two hosts: one
+ * configured by flags, the other by CAESAR_* environment variables only.
+ */
 beforeAll(async () => {
   nats = await startNats();
   nc = await nats.connect();
-  for (const host of ['host-a', 'host-b']) {
-    const w = startCli([
+  workers.push(
+    startCli([
       'legion',
       'serve-tool',
       'calculator',
       '--nats-url',
       nats.url,
       '--host',
-      host,
+      'host-a',
       '--log-level',
       'warn',
-    ]);
-    workers.push(w);
-  }
+    ]),
+    startCli(['legion', 'serve-tool', 'calculator'], {
+      CAESAR_BUS__URL: nats.url,
+      CAESAR_WORKER__HOST: 'host-b',
+      CAESAR_LOG__LEVEL: 'warn',
+    }),
+  );
   await waitForInstances(2);
 }, 90_000);
 
@@ -105,6 +112,7 @@ describe('calculator over NATS', () => {
       byWorker.set(r.worker!.id, (byWorker.get(r.worker!.id) ?? 0) + 1);
     });
     expect(byWorker.size).toBe(2);
+    expect(new Set(replies.map((r) => r.worker!.host))).toEqual(new Set(['host-a', 'host-b']));
     // The instances' own counters agree: 200 executions in all, none twice.
     const after = await statsPerInstance();
     const executed = after.reduce(
