@@ -108,11 +108,11 @@ export async function connectBus(options: BusOptions): Promise<NatsConnection> {
 function watchStatus(nc: NatsConnection, logger: Logger): void {
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') {
-        logger.warn(
-          { status: s.type, server: 'server' in s ? s.server : undefined },
-          'nats connection status',
-        );
+      if (s.type === 'error') {
+        // Permission violations and other server errors: name them, an operator must act.
+        logger.error({ status: s.type, err: s.error }, `nats error: ${s.error.message}`);
+      } else if (s.type === 'disconnect' || s.type === 'reconnect') {
+        logger.warn({ status: s.type, server: s.server }, 'nats connection status');
       }
     }
   })().catch(() => undefined);

@@ -11,7 +11,10 @@ import {
   inboxPrefix,
   workerPermissions,
 } from '../../../src/protocol/index.js';
+import { startCli, type RunningCli } from '../../helpers/cli.js';
+import { rawDispatch } from '../../helpers/dispatch.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
+import { waitFor } from '../../helpers/wait.js';
 import { probeTool } from './tools.js';
 
 const enc = new TextEncoder();
@@ -26,18 +29,21 @@ describe('least-privilege NKEY identities', () => {
   const worker = identity();
   const brain = identity();
   const intruder = identity();
+  const calculator = identity();
   let dir: string;
+  let calcWorker: RunningCli | undefined;
   let nats: TestNats;
   let served: ToolWorker;
   const workerErrors: string[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'caesar-perm-'));
-    for (const [name, id] of Object.entries({ worker, brain, intruder })) {
+    for (const [name, id] of Object.entries({ worker, brain, intruder, calculator })) {
       await writeFile(join(dir, `${name}.nk`), `${id.seed}\n`, { mode: 0o600 });
     }
     const users = [
       { nkey: worker.pub, permissions: workerPermissions(['probe']) },
+      { nkey: calculator.pub, permissions: workerPermissions(['calculator']) },
       { nkey: brain.pub, permissions: brainPermissions('brain') },
       // The intruder may use its own inbox and nothing else.
       {
@@ -56,6 +62,8 @@ describe('least-privilege NKEY identities', () => {
     served = await serveTools([probeTool], { nc: workerNc });
   });
   afterAll(async () => {
+    calcWorker?.child.kill('SIGTERM');
+    await calcWorker?.exited;
     await served?.stop();
     await nats?.stop();
     await rm(dir, { recursive: true, force: true });
@@ -87,10 +95,44 @@ describe('least-privilege NKEY identities', () => {
     expect(workerErrors).toEqual([]);
   });
 
-  test('another identity subscribing to the dispatch subject is refused by the server', async () => {
+  test('the calculator CLI worker under its own NKEY seed file and least privilege serves the brain', async () => {
+    calcWorker = startCli([
+      'legion',
+      'serve-tool',
+      'calculator',
+      '--nats-url',
+      nats.url,
+      '--nkey-seed-file',
+      join(dir, 'calculator.nk'),
+      '--log-level',
+      'warn',
+    ]);
+    const nc = await nats.connect({
+      auth: { kind: 'nkey', seedFile: join(dir, 'brain.nk') },
+      inboxPrefix: inboxPrefix('brain'),
+    });
+    // Poll until the worker has started its threads and subscribed (no-responders until then).
+    const reply = await waitFor(
+      async () => {
+        try {
+          return (await rawDispatch(nc, 'calculator', { expression: '17 * 23' })).reply;
+        } catch {
+          return undefined;
+        }
+      },
+      'the calculator worker to serve',
+      60_000,
+      200,
+    );
+    expect(reply).toMatchObject({ success: true, result: { value: 391 } });
+    // Every subscription the worker made fits its permissions: it logged no violation.
+    expect(calcWorker.stderr()).not.toMatch(/permissions violation/i);
+  }, 90_000);
+
+  test('another identity subscribing to the calculator dispatch subject is refused by the server', async () => {
     const nc = await nats.connect({ auth: { kind: 'nkey', seedFile: join(dir, 'intruder.nk') } });
     const refused = new Promise<Error>((resolve) => {
-      nc.subscribe(dispatchSubject('probe'), {
+      nc.subscribe(dispatchSubject('calculator'), {
         queue: 'caesar-tool',
         callback: (err) => {
           if (err) resolve(err);
@@ -99,7 +141,7 @@ describe('least-privilege NKEY identities', () => {
     });
     const err = await refused;
     expect(err.message).toMatch(
-      /permissions violation for subscription to "caesar\.dispatch\.tool\.probe"/i,
+      /permissions violation for subscription to "caesar\.dispatch\.tool\.calculator"/i,
     );
   });
 
