@@ -37,7 +37,10 @@ export function durationField() {
     .register(fieldMeta, { kind: 'duration' });
 }
 
-/** A file or directory path; relative paths are resolved against the working directory. */
+/**
+ * A file or directory path. Relative paths resolve against the config file's directory when
+ * written there, else against the working directory.
+ */
 export function pathField() {
   return z.string().min(1, 'expected a path').register(fieldMeta, { kind: 'path' });
 }

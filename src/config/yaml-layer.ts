@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { ConfigIssue } from './errors.js';
 import { isPlainObject, nullAsUnset, type ConfigLayer } from './layer.js';
+import { configNodes } from './walk.js';
 
 /** Aliases may expand at most this many times: a "billion laughs" file fails to load. */
 const MAX_ALIAS_COUNT = 100;
@@ -54,7 +56,29 @@ export function yamlTextLayer(file: string, text: string): ConfigLayer {
     });
     return { value: {}, issues, sourceOf };
   }
-  return { value: nullAsUnset(js), issues, sourceOf };
+  return { value: resolvePaths(nullAsUnset(js), dirname(resolve(file))), issues, sourceOf };
+}
+
+/**
+ * Relative paths written in a config file are relative to that file's directory, so
+ * `--config /etc/caesar/caesar.yaml` with `policy: {file: policy.yaml}` means
+ * `/etc/caesar/policy.yaml` whatever the working directory. (Paths from env vars and flags
+ * stay relative to the working directory; normalisation resolves those.)
+ */
+function resolvePaths(value: Record<string, unknown>, base: string): Record<string, unknown> {
+  const out = structuredClone(value);
+  for (const node of configNodes()) {
+    if (node.type !== 'field' || node.kind !== 'path') continue;
+    let parent: unknown = out;
+    for (const key of node.path.slice(0, -1)) {
+      parent = isPlainObject(parent) ? parent[key] : undefined;
+    }
+    const key = node.path[node.path.length - 1]!;
+    if (isPlainObject(parent) && typeof parent[key] === 'string' && parent[key] !== '') {
+      parent[key] = resolve(base, parent[key]);
+    }
+  }
+  return out;
 }
 
 function readErrorMessage(file: string, err: unknown): string {

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -213,7 +214,7 @@ describe('layers', () => {
 });
 
 describe('normalisation', () => {
-  test('relative paths resolve against cwd, absolute ones stay', async () => {
+  test('relative paths in the file resolve against its directory; env paths against cwd', async () => {
     await using dir = await tempDir();
     await dir.write(
       'etc/caesar.yaml',
@@ -230,16 +231,33 @@ describe('normalisation', () => {
         '',
       ].join('\n'),
     );
+    const etc = join(dir.path, 'etc');
     const config = await loadConfig({ file: 'etc/caesar.yaml', env: {}, cwd: dir.path });
-    expect(config.dataDir).toBe(join(dir.path, 'state'));
-    expect(config.bus.credsFile).toBe(join(dir.path, 'secrets', 'worker.creds'));
+    expect(config.dataDir).toBe(join(etc, 'state'));
+    expect(config.bus.credsFile).toBe(join(etc, 'secrets', 'worker.creds'));
     expect(config.busOptions.auth).toEqual({
       kind: 'creds',
-      credsFile: join(dir.path, 'secrets', 'worker.creds'),
+      credsFile: join(etc, 'secrets', 'worker.creds'),
     });
-    expect(config.embedded.natsConfig).toBe(join(dir.path, 'conf', 'nats.conf'));
+    expect(config.embedded.natsConfig).toBe(join(etc, 'conf', 'nats.conf'));
     expect(config.policy.file).toBe('/etc/caesar/policy.yaml');
-    expect(config.audit.file).toBe(join(dir.path, '..', 'audit', 'audit.db'));
+    expect(config.audit.file).toBe(join(dir.path, 'audit', 'audit.db'));
+
+    const fromEnv = await loadConfig({
+      file: 'etc/caesar.yaml',
+      env: { CAESAR_DATA_DIR: 'var2', CAESAR_POLICY__FILE: 'p.yaml' },
+      cwd: dir.path,
+    });
+    expect(fromEnv.dataDir).toBe(join(dir.path, 'var2'));
+    expect(fromEnv.policy.file).toBe(join(dir.path, 'p.yaml'));
+  });
+
+  test('defaults stay relative to the working directory even with a config file elsewhere', async () => {
+    await using dir = await tempDir();
+    await dir.write('etc/caesar.yaml', 'log:\n  level: warn\n');
+    const config = await loadConfig({ file: 'etc/caesar.yaml', env: {}, cwd: dir.path });
+    expect(config.dataDir).toBe(join(dir.path, 'var'));
+    expect(config.policy.file).toBe(join(dir.path, 'policy', 'policy.yaml'));
   });
 
   test('the audit file follows data_dir from any layer', async () => {
@@ -358,10 +376,11 @@ describe('tools sections', () => {
 });
 
 describe('the example file', () => {
-  test('config/caesar.example.yaml loads to exactly the defaults', async () => {
+  test('config/caesar.example.yaml, copied to ./caesar.yaml, loads to exactly the defaults', async () => {
     await using dir = await tempDir();
     const example = join(import.meta.dirname, '../../../config/caesar.example.yaml');
-    const fromExample = await loadConfig({ file: example, env: {}, cwd: dir.path });
+    await dir.write('caesar.yaml', await readFile(example, 'utf8'));
+    const fromExample = await loadConfig({ env: {}, cwd: dir.path });
     const defaults = await loadConfig({ env: {}, cwd: dir.path });
     expect({ ...fromExample, configFile: undefined }).toEqual({
       ...defaults,
