@@ -23,7 +23,7 @@ CAESAR reads its settings from four places; each one overrides the ones before i
 - An env var name is \`CAESAR_\` and the key path upper-cased, with \`__\` between levels: \`bus.nkey_seed_file\` is \`CAESAR_BUS__NKEY_SEED_FILE\`, \`tools.web_search.searxng_url\` is \`CAESAR_TOOLS__WEB_SEARCH__SEARXNG_URL\`. Values are read as the key's type (integers, booleans as \`true\`/\`false\`/\`1\`/\`0\`, durations, comma-separated URL lists). An empty value unsets the key, so a lower layer's value or the default applies. A \`CAESAR_*\` variable that names no key is an error, except under \`tools\`; \`CAESAR_CONFIG\` names the file and is not a setting.
 - Durations: \`500ms\`, \`5s\`, \`2m\`, \`1h\` or a number of milliseconds, at most ${MAX_DURATION_MS} ms (about 24.8 days).
 - Relative paths in \`caesar.yaml\` are resolved against the file's own directory; relative paths from environment variables and flags, and the defaults, against the working directory.
-- At most one of \`bus.nkey_seed_file\`, \`bus.creds_file\` and \`bus.token\` may be set, across all sources together.
+- At most one of \`bus.nkey_seed_file\`, \`bus.creds_file\` and \`bus.token\` may be set in one source; the highest source that sets one of them decides the auth method (a \`--creds-file\` flag replaces an NKEY seed named in \`caesar.yaml\`).
 - Secrets (\`bus.token\`, and keys such as \`*_token\`, \`*password\`, \`*secret\`, \`*api_key\` in tool sections) are replaced with \`[redacted]\` whenever the config is printed. Prefer env vars to files for them.`;
 
 /** docs/configuration.md, rendered from {@link ConfigSchema}. */

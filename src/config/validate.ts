@@ -1,6 +1,6 @@
 import { ConfigError, type ConfigIssue } from './errors.js';
-import { getIn, mergeLayers, withoutUnset, type ConfigLayer } from './layer.js';
-import { ConfigSchema, type ParsedConfig } from './schema.js';
+import { getIn, isPlainObject, mergeLayers, withoutUnset, type ConfigLayer } from './layer.js';
+import { BUS_AUTH_KEYS, ConfigSchema, type ParsedConfig } from './schema.js';
 import { toConfigIssues } from './zod-issues.js';
 
 /**
@@ -15,7 +15,7 @@ export function validateLayers(layers: readonly ConfigLayer[]): ParsedConfig {
     const found = own.success ? [] : toConfigIssues(own.error.issues, layer.sourceOf);
     issues.push(...[...layer.issues, ...found].sort(bySource));
   }
-  const merged = ConfigSchema.safeParse(mergeLayers(layers.map((l) => l.value)));
+  const merged = ConfigSchema.safeParse(mergeLayers(authFromOneLayer(layers)));
   if (!merged.success) {
     const sourceOf = (path: readonly PropertyKey[], isKey: boolean) =>
       ownerOf(layers, path)?.sourceOf(path, isKey) ?? 'defaults';
@@ -23,6 +23,26 @@ export function validateLayers(layers: readonly ConfigLayer[]): ParsedConfig {
   }
   if (issues.length > 0 || !merged.success) throw new ConfigError(dedupe(issues));
   return merged.data;
+}
+
+/**
+ * The auth method is one choice: the highest-precedence layer that names any of
+ * `bus.nkey_seed_file`, `bus.creds_file`, `bus.token` decides it, and lower layers' auth
+ * keys are dropped (a `--creds-file` flag replaces an NKEY seed named in caesar.yaml).
+ * Two auth keys in one layer are still an error.
+ */
+function authFromOneLayer(layers: readonly ConfigLayer[]): Readonly<Record<string, unknown>>[] {
+  const setsAuth = (l: ConfigLayer) =>
+    BUS_AUTH_KEYS.some((k) => getIn(l.value, ['bus', k]) !== undefined);
+  const top = layers.findLastIndex(setsAuth);
+  return layers.map((l, i) => {
+    const bus = l.value.bus;
+    if (i >= top || !isPlainObject(bus)) return l.value;
+    const rest = Object.fromEntries(
+      Object.entries(bus).filter(([k]) => !(BUS_AUTH_KEYS as readonly string[]).includes(k)),
+    );
+    return { ...l.value, bus: rest };
+  });
 }
 
 /** The highest-precedence layer that sets `path`. */

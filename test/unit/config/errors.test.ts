@@ -275,35 +275,25 @@ describe('auth exclusivity', () => {
     ]);
   });
 
-  test('options from different sources each name their own source', async () => {
-    const issues = await issuesOf('bus:\n  nkey_seed_file: ./seed.nk\n', {
-      env: { CAESAR_BUS__TOKEN: 'secret-token' },
+  test('the highest source that names an auth method decides it', async () => {
+    await using dir = await tempDir();
+    await dir.write('caesar.yaml', 'bus:\n  nkey_seed_file: ./seed.nk\n');
+    const byEnv = await loadConfig({ env: { CAESAR_BUS__TOKEN: 'tok' }, cwd: dir.path });
+    expect(byEnv.busOptions.auth).toEqual({ kind: 'token', token: 'tok' });
+    const byFlag = await loadConfig({
+      env: { CAESAR_BUS__TOKEN: 'tok' },
+      cwd: dir.path,
       overrides: { bus: { creds_file: 'x.creds' } },
     });
-    expect(issues).toEqual([
-      {
-        source: 'FILE:2:19',
-        path: 'bus.nkey_seed_file',
-        message: 'set only one of nkey_seed_file, creds_file, token (also set: creds_file, token)',
-      },
-      {
-        source: 'overrides',
-        path: 'bus.creds_file',
-        message:
-          'set only one of nkey_seed_file, creds_file, token (also set: nkey_seed_file, token)',
-      },
-      {
-        source: 'CAESAR_BUS__TOKEN',
-        path: 'bus.token',
-        message:
-          'set only one of nkey_seed_file, creds_file, token (also set: nkey_seed_file, creds_file)',
-      },
-    ]);
+    expect(byFlag.busOptions.auth).toEqual({ kind: 'creds', credsFile: `${dir.path}/x.creds` });
+    const fileOnly = await loadConfig({ env: {}, cwd: dir.path });
+    expect(fileOnly.busOptions.auth).toEqual({ kind: 'nkey', seedFile: `${dir.path}/seed.nk` });
   });
 
   test('error messages never echo the token', async () => {
     await using dir = await tempDir();
     const err = (await loadConfig({
+      // two auth keys in one source remain an error
       env: { CAESAR_BUS__TOKEN: 'secret-token', CAESAR_BUS__CREDS_FILE: 'x' },
       cwd: dir.path,
     }).catch((e: unknown) => e)) as ConfigError;
