@@ -37,6 +37,7 @@ export type RejectReason =
   | 'operator'
   | 'constant'
   | 'matrix_size'
+  | 'matrix_power'
   | 'tree_size'
   | 'result'
   | 'evaluation'
@@ -157,9 +158,17 @@ function checkNode(node: MathNode, allow: TreeAllowList): void {
     case 'SymbolNode':
       return checkSymbol((node as SymbolNode).name, allow);
     case 'OperatorNode':
-      return checkOperator(node as OperatorNode, allow);
-    case 'FunctionNode':
-      return checkCall((node as FunctionNode).fn, allow);
+      checkOperator(node as OperatorNode, allow);
+      if ((node as OperatorNode).fn === 'pow') checkMatrixPower((node as OperatorNode).args);
+      return;
+    case 'FunctionNode': {
+      const call = node as FunctionNode;
+      checkCall(call.fn, allow);
+      if (call.fn.type === 'SymbolNode' && call.fn.name === 'pow') {
+        checkMatrixPower(call.args);
+      }
+      return;
+    }
     case 'ArrayNode':
       return checkMatrix(node);
     default:
@@ -224,6 +233,39 @@ function checkCall(fn: MathNode, allow: TreeAllowList): void {
       ? 'only calls of named functions such as sqrt(16) are allowed'
       : `function "${name}" is not allowed; allowed: ${[...allow.functions].join(', ')}`,
   );
+}
+
+/** Largest exponent a matrix may be raised to. */
+export const MAX_MATRIX_EXPONENT = 64;
+
+/**
+ * A matrix base needs a small constant integer exponent: mathjs answers `[1,2;3,4]^1e300`
+ * with the identity matrix (a wrong result, not an error), and a large exponent is also
+ * needless work.
+ */
+function checkMatrixPower(args: readonly MathNode[]): void {
+  const [base, exponent] = args;
+  if (base === undefined || !containsMatrix(base)) return;
+  const value = exponent?.type === 'ConstantNode' ? (exponent as ConstantNode).value : undefined;
+  if (
+    typeof value === 'number' &&
+    Number.isInteger(value) &&
+    Math.abs(value) <= MAX_MATRIX_EXPONENT
+  ) {
+    return;
+  }
+  throw new ExpressionRejectedError(
+    'matrix_power',
+    `a matrix may only be raised to a whole number from -${MAX_MATRIX_EXPONENT} to ${MAX_MATRIX_EXPONENT}`,
+  );
+}
+
+function containsMatrix(node: MathNode): boolean {
+  let found = false;
+  node.traverse((n) => {
+    if (n.type === 'ArrayNode') found = true;
+  });
+  return found;
 }
 
 /** Counts the scalar elements of a (possibly nested) matrix literal. */

@@ -45,6 +45,7 @@ export const GOOD_CASES: [string, Omit<CalcResult, 'expression'>][] = [
   ['sqrt(-4)', { result: '2i', value: '2i' }],
   ['sqrt(-1) * sqrt(-1)', { result: '-1', value: -1 }],
   ['[1, 2; 3, 4] * 2', { result: '[[2, 4], [6, 8]]', value: '[[2, 4], [6, 8]]' }],
+  ['[1, 1; 1, 0]^10', { result: '[[89, 55], [55, 34]]', value: '[[89, 55], [55, 34]]' }],
 ];
 
 export interface Refusal {
@@ -72,6 +73,9 @@ export const HOSTILE_CASES: Refusal[] = [
   refusal('huge range()', 'range(1, 1e9)', 'function'),
   refusal('huge range literal', '1:1e9', 'character'),
   refusal('large matrix literal', `[${'1,'.repeat(100)}1]`, 'matrix_size'),
+  refusal('matrix to a huge power (mathjs answers identity)', '[1, 2; 3, 4]^1e300', 'matrix_power'),
+  refusal('matrix power through pow()', 'pow([1, 2; 3, 4], 100)', 'matrix_power'),
+  refusal('matrix expression to a fractional power', '([1, 2; 3, 4] * 2)^0.5', 'matrix_power'),
   refusal(
     '500-deep parentheses (over the length cap first)',
     `${'('.repeat(500)}1${')'.repeat(500)}`,
