@@ -13,6 +13,7 @@ import {
   type PolicyStore,
 } from '../../../src/policy/index.js';
 import { tool } from './helpers.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const V1 = 'version: 1\nallowed_tools: [calculator]\n';
 const V2 = 'version: 1\nallowed_tools: [calculator, web_search]\n';
@@ -235,15 +236,6 @@ describe('PolicyStore', () => {
   });
 });
 
-/** Resolves once `check()` holds, polling every 5 ms; rejects after `ms`. */
-async function until(check: () => boolean, ms: number): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 describe('hot reload', () => {
   test('a running engine picks up an edit within a second, refuses a broken edit and keeps deciding with the last good policy', async () => {
     await writeFile(file, V1);
@@ -253,7 +245,12 @@ describe('hot reload', () => {
 
     const t0 = performance.now();
     await replaceByRename(V2);
-    await until(() => store.evaluate(tool('web_search')).allowed, 1000);
+    await waitFor(
+      () => store.evaluate(tool('web_search')).allowed,
+      'the edit to take effect',
+      1000,
+      5,
+    );
     expect(performance.now() - t0).toBeLessThan(1000);
 
     const refused = nextEvent(store, 'policy.reload_failed', () => true, 1000);
