@@ -87,12 +87,6 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]];
 
-export const WORKER_ERROR_CODES = ERROR_CODES.filter((c) => ERROR_CATALOGUE[c].side === 'worker');
-
-export function isErrorCode(value: string): value is ErrorCode {
-  return Object.hasOwn(ERROR_CATALOGUE, value);
-}
-
 export interface CaesarErrorOptions {
   tool?: string;
   decisionId?: string;

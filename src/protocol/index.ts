@@ -3,10 +3,8 @@ export {
   INSTANCE_ID_PATTERN,
   ToolNameSchema,
   InstanceIdSchema,
-  isToolName,
 } from './names.js';
 export {
-  PROTOCOL_VERSION,
   REGISTRY_HELLO_SUBJECT,
   REGISTRY_BYE_SUBJECT,
   SRV_PREFIX,
@@ -28,8 +26,6 @@ export { canonicalJson, sha256Hex } from './canonical.js';
 export {
   ERROR_CATALOGUE,
   ERROR_CODES,
-  WORKER_ERROR_CODES,
-  isErrorCode,
   CaesarError,
   InvalidInputError,
   NotConfiguredError,

@@ -11,7 +11,3 @@ export const ToolNameSchema = z
   .regex(TOOL_NAME_PATTERN, 'tool names match ^[a-z][a-z0-9_]{0,63}$');
 
 export const InstanceIdSchema = z.string().regex(INSTANCE_ID_PATTERN);
-
-export function isToolName(value: string): boolean {
-  return TOOL_NAME_PATTERN.test(value);
-}

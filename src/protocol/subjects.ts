@@ -5,8 +5,6 @@ import { INSTANCE_ID_PATTERN, TOOL_NAME_PATTERN } from './names.js';
  * base writes a subject string (docs/protocol.md lists them; docs/security.md derives the
  * NATS permissions from the same builders).
  */
-export const PROTOCOL_VERSION = 1 as const;
-
 const DISPATCH_PREFIX = 'caesar.dispatch.tool';
 const PREFLIGHT_PREFIX = 'caesar.preflight.tool';
 
