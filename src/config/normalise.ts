@@ -2,7 +2,8 @@ import { join, resolve } from 'node:path';
 import type { BusAuth } from '../bus/index.js';
 import { inboxPrefix } from '../protocol/index.js';
 import { isPlainObject } from './layer.js';
-import type { ParsedConfig } from './schema.js';
+import { DEFAULT_TOKENS_FILE_NAME, type ParsedConfig } from './schema.js';
+import { SHIPPED_INTENTS_FILE } from './shipped.js';
 import type { BusConfig, CaesarConfig, ConfigBusOptions } from './types.js';
 
 export interface NormaliseContext {
@@ -32,9 +33,30 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
     },
     policy: { file: abs(raw.policy.file) },
     audit: {
-      file: raw.audit.file === undefined ? join(dataDir, 'audit.db') : abs(raw.audit.file),
+      file: pathOr(raw.audit.file, join(dataDir, 'audit.db'), abs),
       retentionDays: raw.audit.retention_days,
     },
+    api: {
+      host: raw.api.host,
+      port: raw.api.port,
+      tokensFile: pathOr(raw.api.tokens_file, join(dataDir, DEFAULT_TOKENS_FILE_NAME), abs),
+      bodyLimitBytes: raw.api.body_limit,
+      rateLimitPerMinute: raw.api.rate_limit,
+    },
+    brain: {
+      maxIterations: raw.brain.max_iterations,
+      callTimeoutMs: raw.brain.call_timeout,
+      confirmationTtlMs: raw.brain.confirmation_ttl,
+      historyLimit: raw.brain.history_limit,
+      messageMaxChars: raw.brain.message_max_chars,
+      intentsFile: pathOr(raw.brain.intents_file, SHIPPED_INTENTS_FILE, abs),
+      conversationsFile: pathOr(
+        raw.brain.conversations_file,
+        join(dataDir, 'conversations.db'),
+        abs,
+      ),
+    },
+    llm: { provider: raw.llm.provider },
     tools: toolSections(raw.tools),
   };
 }
@@ -77,6 +99,10 @@ function optional<K extends string>(
   map: (v: string) => string = (v) => v,
 ): { [P in K]?: string } {
   return value === undefined ? {} : ({ [key]: map(value) } as { [P in K]: string });
+}
+
+function pathOr(value: string | undefined, fallback: string, abs: (p: string) => string): string {
+  return value === undefined ? fallback : abs(value);
 }
 
 /** Copies tool sections as written, dropping keys left without a value. */

@@ -150,6 +150,110 @@ const AuditSchema = z
   .prefault({})
   .describe('Audit log.');
 
+/** Where `caesar up` and `caesar brain` look for the API tokens by default. */
+export const DEFAULT_TOKENS_FILE_NAME = 'api-tokens.yaml';
+
+const ApiSchema = z
+  .strictObject({
+    host: z
+      .string()
+      .min(1, 'expected a host or address')
+      .default('127.0.0.1')
+      .describe(
+        'Address the brain\'s HTTP API listens on. A non-loopback address is refused unless the tokens file holds at least one token.',
+      ),
+    port: z
+      .number()
+      .int()
+      .min(0)
+      .max(65535)
+      .default(8420)
+      .describe('Port of the HTTP API; 0 picks any free port.'),
+    tokens_file: pathField()
+      .optional()
+      .describe(
+        'YAML file of named API tokens (`tokens: [{name, token}]`, mode 0600). Created with one token named `operator` when missing. The name is what the audit log records as `actor`.',
+      )
+      .register(fieldMeta, {
+        defaultText: `\`<data_dir>/${DEFAULT_TOKENS_FILE_NAME}\``,
+        example: '/etc/caesar/api-tokens.yaml',
+      }),
+    body_limit: z
+      .number()
+      .int()
+      .min(1024)
+      .default(1_048_576)
+      .describe('Largest request body in bytes; larger requests get 413.'),
+    rate_limit: z
+      .number()
+      .int()
+      .min(0)
+      .default(600)
+      .describe('Requests per minute per token; beyond it 429. 0 turns the limit off.'),
+  })
+  .prefault({})
+  .describe('The brain\'s HTTP API.');
+
+const BrainSchema = z
+  .strictObject({
+    max_iterations: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .default(5)
+      .describe('Planner rounds per chat message; reaching the cap is told to the user and audited.'),
+    call_timeout: durationField()
+      .prefault('30s')
+      .describe('Deadline of one tool call; a tool\'s own `timeoutMs` may cut it shorter.'),
+    confirmation_ttl: durationField()
+      .prefault('2m')
+      .describe('How long a call waiting for confirmation may be approved.'),
+    history_limit: z
+      .number()
+      .int()
+      .min(2)
+      .max(1000)
+      .default(40)
+      .describe('Messages kept per conversation; older ones are dropped.'),
+    message_max_chars: z
+      .number()
+      .int()
+      .min(1)
+      .default(8000)
+      .describe('Longest chat message accepted, in characters.'),
+    intents_file: pathField()
+      .optional()
+      .describe('Local intent rules (sentence templates with slots).')
+      .register(fieldMeta, {
+        defaultText: 'the shipped `config/intents.yaml`',
+        example: './config/intents.yaml',
+      }),
+    conversations_file: pathField()
+      .optional()
+      .describe('SQLite file of the server-side conversations.')
+      .register(fieldMeta, {
+        defaultText: '`<data_dir>/conversations.db`',
+        example: './var/conversations.db',
+      }),
+  })
+  .prefault({})
+  .describe('The brain: agent loop, tool calls, confirmations and conversations.');
+
+/** LLM providers; `none` keeps the brain to its local intent rules. */
+export const LLM_PROVIDERS = ['none'] as const;
+export type LlmProvider = (typeof LLM_PROVIDERS)[number];
+
+const LlmSchema = z
+  .strictObject({
+    provider: z
+      .enum(LLM_PROVIDERS)
+      .default('none')
+      .describe('LLM planner for messages no local intent matches; `none` answers offline.'),
+  })
+  .prefault({})
+  .describe('The LLM planner.');
+
 /** One tool's settings; `web_search:` with nothing under it counts as not set. */
 const ToolSectionSchema = z
   .record(z.string(), z.unknown(), { error: 'expected a map of settings for the tool' })
@@ -181,6 +285,9 @@ export const ConfigSchema = z
     embedded: EmbeddedSchema,
     policy: PolicySchema,
     audit: AuditSchema,
+    api: ApiSchema,
+    brain: BrainSchema,
+    llm: LlmSchema,
     tools: ToolsSchema,
   })
   .describe('CAESAR configuration.');

@@ -1,5 +1,5 @@
 import type { BusAuth } from '../bus/index.js';
-import type { LogLevel } from './schema.js';
+import type { LlmProvider, LogLevel } from './schema.js';
 
 /** The `bus` section, normalised. Exactly one or none of the three auth keys is set. */
 export interface BusConfig {
@@ -48,6 +48,26 @@ export interface CaesarConfig {
   };
   readonly policy: { readonly file: string };
   readonly audit: { readonly file: string; readonly retentionDays: number };
+  readonly api: {
+    readonly host: string;
+    /** 0 means any free port. */
+    readonly port: number;
+    readonly tokensFile: string;
+    readonly bodyLimitBytes: number;
+    /** Requests per minute per token; 0 means no limit. */
+    readonly rateLimitPerMinute: number;
+  };
+  readonly brain: {
+    readonly maxIterations: number;
+    readonly callTimeoutMs: number;
+    readonly confirmationTtlMs: number;
+    readonly historyLimit: number;
+    readonly messageMaxChars: number;
+    /** Absolute path; the shipped `config/intents.yaml` when not configured. */
+    readonly intentsFile: string;
+    readonly conversationsFile: string;
+  };
+  readonly llm: { readonly provider: LlmProvider };
   /** Per-tool sections as written (snake_case keys); each tool's schema parses its own. */
   readonly tools: { readonly [tool: string]: Readonly<Record<string, unknown>> };
 }

@@ -3,7 +3,12 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { BusOptions } from '../../../src/bus/index.js';
-import { ConfigError, loadConfig, type CaesarConfig } from '../../../src/config/index.js';
+import {
+  ConfigError,
+  loadConfig,
+  SHIPPED_INTENTS_FILE,
+  type CaesarConfig,
+} from '../../../src/config/index.js';
 import { tempDir } from './temp-dir.js';
 
 function isDeepFrozen(value: unknown): boolean {
@@ -35,6 +40,23 @@ describe('loadConfig defaults', () => {
       embedded: { natsHost: '127.0.0.1', natsPort: 4222 },
       policy: { file: join(dir.path, 'policy', 'policy.yaml') },
       audit: { file: join(dir.path, 'var', 'audit.db'), retentionDays: 90 },
+      api: {
+        host: '127.0.0.1',
+        port: 8420,
+        tokensFile: join(dir.path, 'var', 'api-tokens.yaml'),
+        bodyLimitBytes: 1_048_576,
+        rateLimitPerMinute: 600,
+      },
+      brain: {
+        maxIterations: 5,
+        callTimeoutMs: 30_000,
+        confirmationTtlMs: 120_000,
+        historyLimit: 40,
+        messageMaxChars: 8000,
+        intentsFile: SHIPPED_INTENTS_FILE,
+        conversationsFile: join(dir.path, 'var', 'conversations.db'),
+      },
+      llm: { provider: 'none' },
       tools: {},
     } satisfies CaesarConfig);
     expect(config.configFile).toBeUndefined();
