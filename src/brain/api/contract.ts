@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { ErrorBodySchema } from '../../protocol/index.js';
+
+/**
+ * The brain's HTTP API, as shapes: request and response bodies of `/v1/*`. The server
+ * (src/brain/http) validates requests with these schemas and the CLI client
+ * (`caesar chat`, `caesar invoke`, `caesar confirm`) parses responses with them, so both
+ * ends read one definition. docs/api.md documents them.
+ */
+
+/** Who asked: the API token's name (`actor` in the audit log) and the request id. */
+export interface Caller {
+  /** Token name for HTTP callers; `cli` / `trigger:<name>` for in-process callers. */
+  readonly actor: string;
+  /** The HTTP request id, when the call came over HTTP. */
+  readonly requestId?: string;
+  /** The conversation the call belongs to, when it came from chat. */
+  readonly sessionId?: string;
+}
+
+/**
+ * What happened to one tool call, from the caller's side:
+ * - `ok`: it ran and returned `result`;
+ * - `failed`: it was allowed but did not produce a result (`error`: invalid input, no worker,
+ *   timeout, the tool's own failure, audit unavailable);
+ * - `denied` / `rate_limited`: the policy refused it (`reason`, `rule`); never dispatched;
+ * - `confirmation_required`: it waits for a human (`confirmation`); not dispatched yet;
+ * - `rejected`: a human rejected it, or its confirmation expired or was voided.
+ */
+export const CALL_OUTCOMES = [
+  'ok',
+  'failed',
+  'denied',
+  'rate_limited',
+  'confirmation_required',
+  'rejected',
+] as const;
+export type CallOutcome = (typeof CALL_OUTCOMES)[number];
+
+export const ConfirmationTicketSchema = z.object({
+  id: z.string(),
+  /** Plain language: exactly what would run. */
+  summary: z.string(),
+  /** ISO-8601 UTC. */
+  expires_at: z.string(),
+});
+export type ConfirmationTicket = z.infer<typeof ConfirmationTicketSchema>;
+
+export const ToolCallReportSchema = z.object({
+  tool: z.string(),
+  input: z.unknown(),
+  outcome: z.enum(CALL_OUTCOMES),
+  /** Why it was refused or failed, in words. */
+  reason: z.string().optional(),
+  /** The policy rule that decided (`rule.id`), when a rule did. */
+  rule: z.string().optional(),
+  result: z.unknown().optional(),
+  error: ErrorBodySchema.optional(),
+  confirmation: ConfirmationTicketSchema.optional(),
+  decision_id: z.string(),
+  duration_ms: z.number().nonnegative(),
+});
+export type ToolCallReport = z.infer<typeof ToolCallReportSchema>;
+
+/** `POST /v1/chat`. Only the new user message: history is kept server-side. */
+export const ChatRequestSchema = z.strictObject({
+  message: z.string().min(1),
+  session_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1-64 letters, digits, `_` or `-`')
+    .optional(),
+});
+export type ChatRequest = z.infer<typeof ChatRequestSchema>;
+
+export const ChatResponseSchema = z.object({
+  session_id: z.string(),
+  reply: z.string(),
+  tool_calls: z.array(ToolCallReportSchema),
+  iterations: z.number().int().nonnegative(),
+  /** True when the planner stopped at `max_iterations`. */
+  capped: z.boolean(),
+  /** What produced the reply. */
+  planner: z.enum(['intent', 'llm', 'none']),
+});
+export type ChatResponse = z.infer<typeof ChatResponseSchema>;
+
+/** `POST /v1/tools/{name}/invoke`. */
+export const InvokeRequestSchema = z.strictObject({ input: z.unknown() });
+
+/** `POST /v1/confirmations/{id}`. */
+export const ConfirmRequestSchema = z.strictObject({ approve: z.boolean() });
+
+/** `POST /v1/policy/explain`: the call to judge, as `{tool, input}`. */
+export const ExplainRequestSchema = z.strictObject({
+  tool: z.string().min(1),
+  input: z.unknown(),
+});
+
+/** What the policy says about a tool with no particular input. */
+export const ToolPolicyViewSchema = z.object({
+  outcome: z.enum(['allow', 'deny', 'confirm', 'rate_limited']),
+  rule: z.string(),
+  reason: z.string(),
+});
+
+export const ToolViewSchema = z.object({
+  name: z.string(),
+  spec: z.unknown(),
+  instances: z.array(z.object({ id: z.string(), host: z.string(), version: z.string() }).loose()),
+  preflight: z.object({
+    ok: z.boolean().nullable(),
+    /** One line per failing check or warning; `error: …` when the preflight itself failed. */
+    detail: z.array(z.string()),
+    checked_at: z.string().nullable(),
+  }),
+  policy: ToolPolicyViewSchema,
+});
+export type ToolView = z.infer<typeof ToolViewSchema>;
+
+/** `GET /readyz`. */
+export const ReadinessSchema = z.object({
+  ready: z.boolean(),
+  checks: z.object({
+    nats: z.object({ ok: z.boolean(), detail: z.string().optional() }),
+    audit: z.object({ ok: z.boolean(), detail: z.string().optional() }),
+    policy: z.object({ ok: z.boolean(), detail: z.string().optional() }),
+  }),
+});
+export type Readiness = z.infer<typeof ReadinessSchema>;
+
+/** Error body of every non-2xx HTTP answer. */
+export const HttpErrorSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    /** `[{path, message}]` for request validation errors. */
+    details: z.unknown().optional(),
+  }),
+  request_id: z.string(),
+});
+export type HttpError = z.infer<typeof HttpErrorSchema>;

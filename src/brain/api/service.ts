@@ -1,0 +1,32 @@
+import type { AuditCounts, AuditFilter, AuditQuery, AuditRecord } from '../../audit/index.js';
+import type { PolicyExplanation } from '../../policy/index.js';
+import type {
+  Caller,
+  ChatRequest,
+  ChatResponse,
+  Readiness,
+  ToolCallReport,
+  ToolView,
+} from './contract.js';
+
+/**
+ * What the HTTP layer needs from the brain. The daemon implements it over the real parts
+ * (registry, policy, audit, dispatcher, agent loop); the HTTP layer only authenticates,
+ * validates, limits and maps. None of these methods throws for a tool-level failure:
+ * denials, missing workers and tool errors come back inside a ToolCallReport.
+ */
+export interface BrainService {
+  chat(request: ChatRequest, caller: Caller): Promise<ChatResponse>;
+  listTools(): Promise<ToolView[]>;
+  /** Runs one tool call through the gate. */
+  invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport>;
+  /**
+   * Approves (runs once) or rejects a call waiting for confirmation.
+   * @throws ConfirmationNotFoundError when the id is unknown, used, expired or voided.
+   */
+  confirm(id: string, approve: boolean, caller: Caller): Promise<ToolCallReport>;
+  explain(tool: string, input: unknown): PolicyExplanation;
+  auditQuery(query: AuditQuery): AuditRecord[];
+  auditCounts(filter: AuditFilter): AuditCounts;
+  readiness(): Promise<Readiness>;
+}
