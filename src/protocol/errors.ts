@@ -78,6 +78,30 @@ export const ERROR_CATALOGUE = {
     retryable: true,
     summary: 'the matching policy rule is over its rate limit',
   },
+  audit_unavailable: {
+    side: 'brain',
+    status: 503,
+    retryable: true,
+    summary: 'the audit log cannot be written, so nothing is dispatched',
+  },
+  confirmation_not_found: {
+    side: 'brain',
+    status: 404,
+    retryable: false,
+    summary: 'no pending confirmation has this id',
+  },
+  session_not_found: {
+    side: 'brain',
+    status: 404,
+    retryable: false,
+    summary: 'no conversation with this id belongs to the caller',
+  },
+  iteration_limit: {
+    side: 'brain',
+    status: 508,
+    retryable: false,
+    summary: 'the planner reached max_iterations before it finished',
+  },
 } as const satisfies Record<
   string,
   { side: 'worker' | 'brain'; status: number; retryable: boolean; summary: string }

@@ -1,0 +1,327 @@
+import { AuditError, type AnyAuditEventInput } from '../../audit/index.js';
+import { silentLogger, type Logger } from '../../log/index.js';
+import { OUTCOME_ERROR_CODES, type PolicyDecision } from '../../policy/index.js';
+import { ERROR_CATALOGUE, type DispatchReply, type ErrorBody } from '../../protocol/index.js';
+import type { Caller, ToolCallReport } from '../api/index.js';
+import type { Dispatcher } from '../dispatch/index.js';
+import type { RegisteredTool } from '../registry/index.js';
+import { ConfirmationBook, type PendingCall, type VoidReason } from './confirmations.js';
+import { ConfirmationNotFoundError } from './errors.js';
+import { newDecisionId } from './ids.js';
+import { applyObligations, unknownObligation } from './obligations.js';
+import type { AuditSink, GatewayMetrics, PolicySource, ToolSource } from './ports.js';
+import { auditDecision, errorBody, report, type CallContext } from './records.js';
+import { SchemaValidator, type FieldProblem } from './schema-validator.js';
+import { summarizeCall } from './summary.js';
+
+export interface ToolGatewayOptions {
+  tools: ToolSource;
+  policy: PolicySource;
+  audit: AuditSink;
+  dispatcher: Dispatcher;
+  /** Deadline of one call; a tool's own `timeout_ms` may cut it shorter. */
+  callTimeoutMs: number;
+  /** How long a call may wait for confirmation. */
+  confirmationTtlMs: number;
+  metrics?: GatewayMetrics;
+  logger?: Logger;
+}
+
+/**
+ * The one path every tool call takes, from chat or the API: policy -> live tool -> input
+ * schema -> `tool.called` made durable -> dispatch with a deadline -> reply schema ->
+ * obligations -> `tool.result` / `tool.failed`. Refusals append `tool.denied`. Every step
+ * ends in a ToolCallReport: nothing here throws for a tool-level failure. If the audit log
+ * cannot take `tool.called`, the call is not dispatched (fail closed).
+ */
+export class ToolGateway {
+  readonly #o: ToolGatewayOptions;
+  readonly #log: Logger;
+  readonly #schemas = new SchemaValidator();
+  readonly #book: ConfirmationBook;
+
+  constructor(options: ToolGatewayOptions) {
+    this.#o = options;
+    this.#log = options.logger ?? silentLogger();
+    this.#book = new ConfirmationBook({
+      ttlMs: options.confirmationTtlMs,
+      onVoid: (call, reason) => this.#voided(call, reason),
+    });
+  }
+
+  /** Calls waiting for a human. */
+  get pendingConfirmations(): number {
+    return this.#book.size;
+  }
+
+  async invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport> {
+    const ctx = contextFor(tool, input, newDecisionId(), caller);
+    const registered = this.#o.tools.tool(tool);
+    const decision = this.#decide(ctx, registered, false);
+    const refused = await this.#refusal(ctx, decision, registered);
+    if (refused) return this.#count(refused);
+    if (decision.outcome === 'confirm') return this.#count(await this.#hold(ctx, decision));
+    return this.#count(await this.#run(ctx, decision, registered as RegisteredTool));
+  }
+
+  /**
+   * Approves (runs once) or rejects a call waiting for confirmation. An approved call is
+   * judged again with `confirmed: true` (so rate limits still apply) and checked against
+   * the tool as it is now.
+   * @throws ConfirmationNotFoundError when the id is unknown, used, expired or voided.
+   */
+  async confirm(id: string, approve: boolean, caller: Caller): Promise<ToolCallReport> {
+    const pending = this.#book.take(id);
+    if (pending === undefined) throw new ConfirmationNotFoundError(id);
+    if (pending.decision.policy_sha256 !== this.#o.policy.policy.sha256) {
+      this.#voided(pending, 'policy_reloaded');
+      throw new ConfirmationNotFoundError(id);
+    }
+    const ctx = contextFor(pending.tool, pending.input, pending.decisionId, pending.caller);
+    const by = { confirmation_id: id, by: caller.actor };
+    if (!approve) {
+      await this.#record(ctx, 'tool.rejected', { ...by, reason: 'rejected' }, 'rejected', caller);
+      return this.#count(report(ctx, 'rejected', { reason: `rejected by ${caller.actor}` }));
+    }
+    if (!(await this.#record(ctx, 'tool.confirmed', by, 'confirmed', caller))) {
+      return this.#count(auditUnavailable(ctx));
+    }
+    const registered = this.#o.tools.tool(ctx.tool);
+    const decision = this.#decide(ctx, registered, true);
+    const refused = await this.#refusal(ctx, decision, registered);
+    if (refused) return this.#count(refused);
+    if (decision.outcome !== 'allow') {
+      return this.#count(await this.#deny(ctx, decision, 'denied', decision.reason));
+    }
+    return this.#count(await this.#run(ctx, decision, registered as RegisteredTool));
+  }
+
+  /** Voids calls confirmed under an older policy; the daemon calls it on every reload. */
+  policyReloaded(sha256: string): void {
+    const n = this.#book.voidStale(sha256);
+    if (n > 0) this.#log.info({ voided: n }, 'policy reloaded: pending confirmations voided');
+  }
+
+  close(): void {
+    this.#book.close();
+  }
+
+  #decide(ctx: CallContext, tool: RegisteredTool | undefined, confirmed: boolean): PolicyDecision {
+    let d = this.#o.policy.evaluate(
+      { tool: ctx.tool, input: ctx.input },
+      { decisionId: ctx.decisionId, confirmed },
+    );
+    if (d.outcome === 'allow' && !confirmed && tool?.spec.hitl === 'confirm') {
+      d = {
+        ...d,
+        allowed: false,
+        outcome: 'confirm',
+        reason: `${ctx.tool} declares that a human confirms each call (hitl: confirm); ${d.reason}`,
+      };
+    }
+    this.#o.metrics?.decision(d.rule.id, d.outcome);
+    return d;
+  }
+
+  /** The refusals that end a call before anything runs; undefined when it may go on. */
+  async #refusal(
+    ctx: CallContext,
+    d: PolicyDecision,
+    tool: RegisteredTool | undefined,
+  ): Promise<ToolCallReport | undefined> {
+    if (d.outcome === 'deny' || d.outcome === 'rate_limited') {
+      const outcome = d.outcome === 'deny' ? 'denied' : 'rate_limited';
+      return this.#deny(ctx, d, OUTCOME_ERROR_CODES[d.outcome], d.reason, outcome);
+    }
+    const unknown = unknownObligation(d.obligations);
+    if (unknown !== undefined) {
+      const why = `the policy attaches obligation '${unknown}', which this brain cannot apply`;
+      return this.#deny(ctx, d, 'denied', why);
+    }
+    if (tool === undefined) {
+      const error = errorBody(
+        'no_worker',
+        `no live instance of ${ctx.tool}: start \`caesar legion serve-tool ${ctx.tool}\``,
+        true,
+      );
+      await this.#record(ctx, 'tool.failed', { error, decision: auditDecision(d) }, 'error');
+      return report(ctx, 'failed', { decision: d, reason: error.message, error });
+    }
+    const check = this.#schemas.checkInput(tool.spec, tool.specSha256, ctx.input);
+    if (!check.ok) return this.#invalid(ctx, d, check.problems);
+    return undefined;
+  }
+
+  async #deny(
+    ctx: CallContext,
+    d: PolicyDecision,
+    code: string,
+    reason: string,
+    outcome: 'denied' | 'rate_limited' = 'denied',
+  ): Promise<ToolCallReport> {
+    const decision = { ...auditDecision(d), reason };
+    await this.#record(ctx, 'tool.denied', { input: ctx.input, decision, code }, 'denied');
+    return report(ctx, outcome, { decision: d, reason });
+  }
+
+  async #invalid(ctx: CallContext, d: PolicyDecision, problems: FieldProblem[]) {
+    const where = problems.map((p) => `${p.path || '(input)'}: ${p.message}`).join('; ');
+    const error = errorBody(
+      'invalid_input',
+      `invalid input for ${ctx.tool}: ${where}`,
+      false,
+      problems,
+    );
+    const payload = {
+      input: ctx.input,
+      decision: auditDecision(d),
+      code: 'invalid_input',
+      problems,
+    };
+    await this.#record(ctx, 'tool.denied', payload, 'denied');
+    return report(ctx, 'failed', { decision: d, reason: error.message, error });
+  }
+
+  async #hold(ctx: CallContext, d: PolicyDecision): Promise<ToolCallReport> {
+    const summary = summarizeCall(ctx.tool, ctx.input);
+    const caller = { actor: ctx.actor, ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) };
+    const pending = this.#book.add({
+      tool: ctx.tool,
+      input: ctx.input,
+      decisionId: ctx.decisionId,
+      decision: d,
+      summary,
+      caller,
+    });
+    const ticket = {
+      id: pending.id,
+      summary,
+      expires_at: new Date(pending.expiresAt).toISOString(),
+    };
+    const payload = {
+      input: ctx.input,
+      decision: auditDecision(d),
+      confirmation_id: ticket.id,
+      summary,
+      expires_at: ticket.expires_at,
+    };
+    if (!(await this.#record(ctx, 'tool.confirmation_requested', payload, 'pending'))) {
+      this.#book.take(pending.id);
+      return auditUnavailable(ctx);
+    }
+    return report(ctx, 'confirmation_required', {
+      decision: d,
+      reason: d.reason,
+      confirmation: ticket,
+    });
+  }
+
+  async #run(ctx: CallContext, d: PolicyDecision, tool: RegisteredTool): Promise<ToolCallReport> {
+    const deadline = Date.now() + Math.min(this.#o.callTimeoutMs, tool.spec.timeout_ms);
+    const called = { input: ctx.input, decision: auditDecision(d), deadline };
+    if (!(await this.#record(ctx, 'tool.called', called, 'allowed'))) return auditUnavailable(ctx);
+    const sent = performance.now();
+    const reply = await this.#dispatch(ctx, deadline);
+    this.#o.metrics?.dispatch(ctx.tool, performance.now() - sent);
+    if (!reply.success) return this.#failed(ctx, d, reply.error, reply);
+    const out = this.#schemas.checkOutput(tool.spec, tool.specSha256, reply.result);
+    if (!out.ok) {
+      const msg = `${ctx.tool} returned a result that breaks its own output schema`;
+      return this.#failed(ctx, d, errorBody('bad_reply', msg, false, out.problems), reply);
+    }
+    const applied = applyObligations(reply.result, d.obligations);
+    if (!applied.ok)
+      return this.#failed(ctx, d, errorBody('bad_reply', applied.message, false), reply);
+    const payload = {
+      result: applied.result,
+      duration_ms: reply.duration_ms,
+      worker: reply.worker,
+      ...(applied.applied.length > 0 ? { obligations: applied.applied } : {}),
+    };
+    await this.#record(ctx, 'tool.result', payload, 'ok');
+    return report(ctx, 'ok', { decision: d, result: applied.result });
+  }
+
+  async #dispatch(ctx: CallContext, deadline: number): Promise<DispatchReply> {
+    try {
+      return await this.#o.dispatcher.dispatch(ctx.tool, ctx.input, {
+        decisionId: ctx.decisionId,
+        deadline,
+      });
+    } catch (err) {
+      this.#log.error({ err, tool: ctx.tool, decisionId: ctx.decisionId }, 'dispatch failed');
+      const msg = `the brain could not send the call over NATS: ${(err as Error).message}`;
+      return { v: 1, success: false, error: errorBody('no_worker', msg, true), duration_ms: 0 };
+    }
+  }
+
+  async #failed(
+    ctx: CallContext,
+    d: PolicyDecision,
+    error: ErrorBody,
+    reply: DispatchReply,
+  ): Promise<ToolCallReport> {
+    const payload = { error, duration_ms: reply.duration_ms, worker: reply.worker };
+    await this.#record(ctx, 'tool.failed', payload, 'error');
+    return report(ctx, 'failed', { decision: d, reason: error.message, error });
+  }
+
+  /** Appends one row about this call; false (and logged) when the log cannot take it. */
+  async #record(
+    ctx: CallContext,
+    type: AnyAuditEventInput['type'],
+    payload: Record<string, unknown>,
+    outcome: NonNullable<AnyAuditEventInput['outcome']>,
+    by?: Caller,
+  ): Promise<boolean> {
+    const event = {
+      type,
+      actor: by?.actor ?? ctx.actor,
+      outcome,
+      decisionId: ctx.decisionId,
+      sessionId: ctx.sessionId ?? null,
+      tool: ctx.tool,
+      payload,
+    } as AnyAuditEventInput;
+    const t0 = performance.now();
+    try {
+      await this.#o.audit.append(event);
+      this.#o.metrics?.auditAppend(performance.now() - t0);
+      return true;
+    } catch (err) {
+      const code = err instanceof AuditError ? err.code : undefined;
+      this.#log.error({ err, code, type, decisionId: ctx.decisionId }, 'audit append failed');
+      return false;
+    }
+  }
+
+  #voided(call: PendingCall, reason: VoidReason): void {
+    const ctx = contextFor(call.tool, call.input, call.decisionId, call.caller);
+    void this.#record(ctx, 'tool.rejected', { confirmation_id: call.id, reason }, 'rejected');
+  }
+
+  #count(r: ToolCallReport): ToolCallReport {
+    this.#o.metrics?.toolCall(r.tool, r.outcome, r.duration_ms);
+    return r;
+  }
+}
+
+function contextFor(tool: string, input: unknown, decisionId: string, caller: Caller): CallContext {
+  return {
+    tool,
+    input,
+    decisionId,
+    actor: caller.actor,
+    sessionId: caller.sessionId,
+    started: performance.now(),
+  };
+}
+
+function auditUnavailable(ctx: CallContext): ToolCallReport {
+  const error = errorBody(
+    'audit_unavailable',
+    `${ERROR_CATALOGUE.audit_unavailable.summary}: the call to ${ctx.tool} was not made`,
+    true,
+  );
+  return report(ctx, 'failed', { reason: error.message, error });
+}

@@ -1,0 +1,28 @@
+import type { AnyAuditEventInput, AppendResult } from '../../audit/index.js';
+import type { EvaluateContext, PolicyDecision, ToolCall } from '../../policy/index.js';
+import type { CallOutcome } from '../api/index.js';
+import type { RegisteredTool } from '../registry/index.js';
+
+/** The parts of the live policy the gateway reads (a PolicyStore in the daemon). */
+export interface PolicySource {
+  evaluate(call: ToolCall, ctx?: EvaluateContext): PolicyDecision;
+  readonly policy: { readonly sha256: string };
+}
+
+/** Where decisions are recorded (the AuditLog in the daemon). */
+export interface AuditSink {
+  append(event: AnyAuditEventInput): Promise<AppendResult>;
+}
+
+/** Live tools (the Registry in the daemon). */
+export interface ToolSource {
+  tool(name: string): RegisteredTool | undefined;
+}
+
+/** What the gateway reports to Prometheus (BrainMetrics in the daemon). */
+export interface GatewayMetrics {
+  toolCall(tool: string, outcome: CallOutcome, durationMs: number): void;
+  decision(rule: string, outcome: string): void;
+  dispatch(tool: string, durationMs: number): void;
+  auditAppend(durationMs: number): void;
+}

@@ -1,0 +1,66 @@
+import type { PolicyDecision } from '../../policy/index.js';
+import type { ErrorBody } from '../../protocol/index.js';
+import type { CallOutcome, ConfirmationTicket, ToolCallReport } from '../api/index.js';
+
+/** The decision as the audit log stores it: `rule` is the rule's id, plus where it sits. */
+export function auditDecision(d: PolicyDecision) {
+  return {
+    allowed: d.allowed,
+    outcome: d.outcome,
+    reason: d.reason,
+    rule: d.rule.id,
+    rule_at: `${d.rule.file}:${d.rule.line}`,
+    policy_sha256: d.policy_sha256,
+    obligations: d.obligations,
+  };
+}
+
+/** The fixed facts of one call, threaded through the gateway's steps. */
+export interface CallContext {
+  readonly tool: string;
+  readonly input: unknown;
+  readonly decisionId: string;
+  readonly actor: string;
+  readonly sessionId: string | undefined;
+  /** performance.now() when the call arrived. */
+  readonly started: number;
+}
+
+interface ReportExtra {
+  reason?: string;
+  decision?: PolicyDecision;
+  result?: unknown;
+  error?: ErrorBody;
+  confirmation?: ConfirmationTicket;
+}
+
+export function report(
+  ctx: CallContext,
+  outcome: CallOutcome,
+  extra: ReportExtra = {},
+): ToolCallReport {
+  const out: ToolCallReport = {
+    tool: ctx.tool,
+    input: ctx.input,
+    outcome,
+    decision_id: ctx.decisionId,
+    duration_ms: Math.round((performance.now() - ctx.started) * 1000) / 1000,
+  };
+  if (extra.reason !== undefined) out.reason = extra.reason;
+  if (extra.decision !== undefined) out.rule = extra.decision.rule.id;
+  if (extra.result !== undefined) out.result = extra.result;
+  if (extra.error !== undefined) out.error = extra.error;
+  if (extra.confirmation !== undefined) out.confirmation = extra.confirmation;
+  return out;
+}
+
+export function errorBody(
+  code: ErrorBody['code'],
+  message: string,
+  retryable: boolean,
+  details?: unknown,
+): ErrorBody {
+  return details === undefined
+    ? { code, message, retryable }
+    : { code, message, retryable, details };
+}

@@ -1,0 +1,104 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ToolSpec } from '../../protocol/index.js';
+
+/** One failing field: where and why, in the shape `invalid_input` details use everywhere. */
+export interface FieldProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export type SchemaCheck = { ok: true } | { ok: false; problems: FieldProblem[] };
+
+/** Largest JSON Schema the brain compiles; a bigger one is refused, not compiled. */
+export const MAX_SCHEMA_BYTES = 64 * 1024;
+/** Compiled validators kept (by spec digest); the oldest is dropped past this. */
+const CACHE_LIMIT = 256;
+const MAX_PROBLEMS = 20;
+
+// ajv-formats is CommonJS with `exports.default`; under NodeNext the import is the module.
+const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv2020) => unknown }).default;
+
+interface Pair {
+  input: ValidateFunction;
+  output: ValidateFunction;
+}
+
+/**
+ * Validates tool inputs and outputs against the JSON Schemas a tool announced in its spec
+ * (draft 2020-12, derived from its zod schemas). Schemas come from authenticated worker
+ * identities; they are still size-capped and compiled with no remote `$ref` loading.
+ * Compiled validators are cached by the spec's digest.
+ */
+export class SchemaValidator {
+  readonly #ajv: Ajv2020;
+  readonly #cache = new Map<string, Pair | Error>();
+
+  constructor() {
+    this.#ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: true });
+    addFormats(this.#ajv);
+  }
+
+  checkInput(spec: ToolSpec, specSha256: string, value: unknown): SchemaCheck {
+    return this.#check(spec, specSha256, 'input', value);
+  }
+
+  checkOutput(spec: ToolSpec, specSha256: string, value: unknown): SchemaCheck {
+    return this.#check(spec, specSha256, 'output', value);
+  }
+
+  #check(spec: ToolSpec, digest: string, which: keyof Pair, value: unknown): SchemaCheck {
+    const pair = this.#compiled(spec, digest);
+    if (pair instanceof Error) {
+      return {
+        ok: false,
+        problems: [{ path: '', message: `tool schema unusable: ${pair.message}` }],
+      };
+    }
+    const validate = pair[which];
+    if (validate(value)) return { ok: true };
+    return { ok: false, problems: problemsOf(validate.errors ?? []) };
+  }
+
+  #compiled(spec: ToolSpec, digest: string): Pair | Error {
+    const hit = this.#cache.get(digest);
+    if (hit) return hit;
+    let made: Pair | Error;
+    try {
+      made = { input: this.#compile(spec.input_schema), output: this.#compile(spec.output_schema) };
+    } catch (err) {
+      made = err instanceof Error ? err : new Error(String(err));
+    }
+    if (this.#cache.size >= CACHE_LIMIT) {
+      const oldest = this.#cache.keys().next().value;
+      if (oldest !== undefined) this.#cache.delete(oldest);
+    }
+    this.#cache.set(digest, made);
+    return made;
+  }
+
+  #compile(schema: Record<string, unknown>): ValidateFunction {
+    if (JSON.stringify(schema).length > MAX_SCHEMA_BYTES) {
+      throw new Error(`schema larger than ${MAX_SCHEMA_BYTES} bytes`);
+    }
+    // `$id`s would collide across versions of a tool in ajv's global schema map
+    const { $id: _id, ...rest } = schema;
+    return this.#ajv.compile(rest);
+  }
+}
+
+function problemsOf(errors: ErrorObject[]): FieldProblem[] {
+  return errors.slice(0, MAX_PROBLEMS).map((e) => {
+    const base = e.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    const extra =
+      e.keyword === 'required'
+        ? (e.params as { missingProperty: string }).missingProperty
+        : e.keyword === 'additionalProperties'
+          ? (e.params as { additionalProperty: string }).additionalProperty
+          : undefined;
+    const path = extra === undefined ? base : base ? `${base}.${extra}` : extra;
+    const message =
+      e.keyword === 'additionalProperties' ? 'unknown field' : (e.message ?? e.keyword);
+    return { path, message };
+  });
+}
