@@ -1,0 +1,83 @@
+/**
+ * Errors of the conversation store. Every failure is a `ConversationError` with a stable
+ * `code`, the underlying `cause`, and `retryable` set where the failure happens.
+ * `SessionNotFoundError` is the only one a client causes; the HTTP layer maps it to 404.
+ */
+export type ConversationErrorCode =
+  | 'session_not_found'
+  | 'conversations_open_failed'
+  | 'conversations_schema_unsupported'
+  | 'conversations_failed'
+  | 'conversations_closed';
+
+/** Base class of every error the conversation store throws. */
+export class ConversationError extends Error {
+  override readonly name: string = 'ConversationError';
+  readonly code: ConversationErrorCode;
+  readonly retryable: boolean;
+
+  constructor(
+    code: ConversationErrorCode,
+    message: string,
+    options: { cause?: unknown; retryable?: boolean } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+/**
+ * The session does not exist, or belongs to another actor. Both read the same, so a caller
+ * cannot tell someone else's session id from an unknown one.
+ */
+export class SessionNotFoundError extends ConversationError {
+  override readonly name = 'SessionNotFoundError';
+  readonly sessionId: string;
+
+  constructor(sessionId: string) {
+    super('session_not_found', `session ${JSON.stringify(sessionId)} not found`);
+    this.sessionId = sessionId;
+  }
+}
+
+/** SQLite's own error code (`SQLITE_BUSY`, `SQLITE_FULL`, ...) when the cause has one. */
+export function sqliteCodeOf(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null || !('code' in err)) return undefined;
+  const code = err.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
+}
+
+/**
+ * The database failed: it could not be opened, has a schema this build does not use, a
+ * statement failed, or the store is closed. Names the file; `sqliteCode` when SQLite said.
+ */
+export class ConversationStoreError extends ConversationError {
+  override readonly name = 'ConversationStoreError';
+  readonly path: string;
+  readonly sqliteCode: string | undefined;
+
+  constructor(
+    code: Exclude<ConversationErrorCode, 'session_not_found'>,
+    path: string,
+    message: string,
+    cause?: unknown,
+  ) {
+    const sqliteCode = sqliteCodeOf(cause);
+    super(code, message, { cause, retryable: sqliteCode?.startsWith('SQLITE_BUSY') === true });
+    this.path = path;
+    this.sqliteCode = sqliteCode;
+  }
+}
+
+/** Wraps anything a statement threw; errors of this module pass through unchanged. */
+export function wrapStoreError(err: unknown, path: string, what: string): ConversationError {
+  if (err instanceof ConversationError) return err;
+  const detail = err instanceof Error ? err.message : String(err);
+  return new ConversationStoreError(
+    'conversations_failed',
+    path,
+    `conversation store ${path}: ${what} failed: ${detail}`,
+    err,
+  );
+}

@@ -1,0 +1,100 @@
+import type { Database } from 'better-sqlite3';
+import { ConversationStoreError } from './errors.js';
+
+/**
+ * Versioned migrations, tracked in `PRAGMA user_version`, run when the store opens. A file
+ * from a newer CAESAR is refused, never downgraded. `PRAGMA application_id` marks the file as
+ * a conversations database, so another SQLite file (the audit log above all, which sits in
+ * the same directory) passed by mistake is refused before anything is written to it.
+ */
+
+/** 'CSCV' in ASCII: identifies a CAESAR conversations database among SQLite files. */
+export const CONVERSATIONS_APPLICATION_ID = 0x43534356;
+
+/** 'CSAR': the audit log's id, named here only to say so when its file is passed by mistake. */
+const AUDIT_APPLICATION_ID = 0x43534152;
+
+interface Migration {
+  readonly version: number;
+  readonly sql: string;
+}
+
+// Times are epoch milliseconds. `turns.seq` is the rowid: it only grows within a session
+// (a new row gets max(rowid) + 1), so it orders a session's turns.
+const V1 = `
+CREATE TABLE sessions (
+  id         TEXT PRIMARY KEY,
+  actor      TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX sessions_updated_at ON sessions (updated_at);
+
+CREATE TABLE turns (
+  seq        INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+  content    TEXT NOT NULL,
+  at         INTEGER NOT NULL,
+  tool       TEXT CHECK ((role = 'tool') = (tool IS NOT NULL) AND (tool IS NULL OR json_valid(tool)))
+) STRICT;
+CREATE INDEX turns_session_seq ON turns (session_id, seq);
+`;
+
+const MIGRATIONS: readonly Migration[] = [{ version: 1, sql: V1 }];
+
+/** The schema version this build writes and reads. */
+export const CONVERSATIONS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+
+function refuse(path: string, message: string): ConversationStoreError {
+  return new ConversationStoreError('conversations_schema_unsupported', path, message);
+}
+
+function hasTables(db: Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' LIMIT 1").get() !== undefined;
+}
+
+/** Throws unless the file is a conversations database this build can use, or empty. */
+export function assertSupportedSchema(db: Database, path: string): number {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  const appId = db.pragma('application_id', { simple: true }) as number;
+  if (appId === AUDIT_APPLICATION_ID) {
+    throw refuse(
+      path,
+      `${path} is the CAESAR audit log, not a conversations database; ` +
+        'point brain.conversations_file at another file',
+    );
+  }
+  if (appId !== CONVERSATIONS_APPLICATION_ID && (appId !== 0 || hasTables(db))) {
+    const id = `application_id 0x${appId.toString(16).padStart(8, '0')}`;
+    throw refuse(path, `${path} is not a CAESAR conversations database (${id})`);
+  }
+  if (version > CONVERSATIONS_SCHEMA_VERSION) {
+    throw refuse(
+      path,
+      `conversations database ${path} has schema version ${version}, newer than this CAESAR ` +
+        `supports (${CONVERSATIONS_SCHEMA_VERSION}); upgrade CAESAR or point ` +
+        'brain.conversations_file at another file',
+    );
+  }
+  return version;
+}
+
+/**
+ * Brings the file to the current version, one immediate transaction per migration. The
+ * version is read again inside each transaction, so two processes opening a new file at
+ * once migrate it exactly once.
+ */
+export function migrate(db: Database, path: string): { from: number; to: number } {
+  const from = assertSupportedSchema(db, path);
+  for (const m of MIGRATIONS) {
+    if (m.version <= from) continue;
+    db.transaction(() => {
+      if (assertSupportedSchema(db, path) >= m.version) return;
+      db.exec(m.sql);
+      db.pragma(`application_id = ${CONVERSATIONS_APPLICATION_ID}`);
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+  }
+  return { from, to: CONVERSATIONS_SCHEMA_VERSION };
+}
