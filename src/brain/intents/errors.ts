@@ -1,0 +1,59 @@
+/**
+ * Codes of the intent module's own failures, listed under "Intent errors" in docs/intents.md.
+ * They are not wire codes: an intents file that does not load stops the brain at startup.
+ */
+export type IntentsErrorCode = 'intents_invalid' | 'intents_unreadable' | 'intents_bad_context';
+
+/** One problem in an intents file, pointing at the node that caused it. */
+export interface IntentsIssue {
+  /** Dotted path into the document, such as `intents[3].sentences[0]`. */
+  readonly path: string;
+  /** 1-based line of the offending node. */
+  readonly line: number;
+  /** 1-based column of the offending node. */
+  readonly column: number;
+  readonly message: string;
+}
+
+/** `file:line:column: path: message`, the form editors and terminals link. */
+export function formatIntentsIssue(file: string, issue: IntentsIssue): string {
+  const where = issue.path === '' ? '' : `${issue.path}: `;
+  return `${file}:${issue.line}:${issue.column}: ${where}${issue.message}`;
+}
+
+/** Base class of every error thrown by `src/brain/intents`. */
+export class IntentsError extends Error {
+  override name = 'IntentsError';
+  readonly code: IntentsErrorCode;
+  /** Whether retrying the same operation unchanged may succeed. */
+  readonly retryable: boolean;
+  /** The intents file at fault, when a file is. */
+  readonly file: string | undefined;
+  /** Every problem found, each with its line and column; empty unless `intents_invalid`. */
+  readonly issues: readonly IntentsIssue[];
+
+  constructor(
+    code: IntentsErrorCode,
+    message: string,
+    options: {
+      file?: string;
+      issues?: readonly IntentsIssue[];
+      cause?: unknown;
+      retryable?: boolean;
+    } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.file = options.file;
+    this.issues = Object.freeze([...(options.issues ?? [])]);
+  }
+}
+
+/** The intents text does not parse or does not follow the format; `issues` say where. */
+export function invalidIntents(file: string, issues: readonly IntentsIssue[]): IntentsError {
+  const n = issues.length;
+  const head = `${file}: invalid intents file (${n} problem${n === 1 ? '' : 's'})`;
+  const lines = issues.map((i) => `  ${formatIntentsIssue(file, i)}`);
+  return new IntentsError('intents_invalid', [head, ...lines].join('\n'), { file, issues });
+}

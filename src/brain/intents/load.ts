@@ -1,0 +1,26 @@
+import { readFile, stat } from 'node:fs/promises';
+import { fileTooLarge, MAX_FILE_CHARS, parseIntents } from './compile.js';
+import { IntentsError } from './errors.js';
+import type { IntentSet } from './intent-set.js';
+
+/**
+ * Reads and compiles an intents file. Throws IntentsError: `intents_unreadable` (missing,
+ * unreadable, not UTF-8; retryable) or `intents_invalid` (with every problem located).
+ */
+export async function loadIntents(file: string): Promise<IntentSet> {
+  let text: string;
+  try {
+    // A character takes at most 4 bytes: a larger file cannot pass parseIntents' own limit.
+    if ((await stat(file)).size > 4 * MAX_FILE_CHARS) throw fileTooLarge(file);
+    text = new TextDecoder('utf-8', { fatal: true }).decode(await readFile(file));
+  } catch (err) {
+    if (err instanceof IntentsError) throw err;
+    const detail = err instanceof Error ? err.message : String(err);
+    throw new IntentsError('intents_unreadable', `cannot read intents file ${file}: ${detail}`, {
+      file,
+      cause: err,
+      retryable: true,
+    });
+  }
+  return parseIntents(text, file);
+}

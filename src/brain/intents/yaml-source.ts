@@ -1,0 +1,70 @@
+import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import type { IntentsIssue } from './errors.js';
+
+/** Aliases may expand at most this many times: a "billion laughs" file fails to load. */
+const MAX_ALIAS_COUNT = 100;
+
+/** A parsed YAML text that can point any path back at its line and column. */
+export interface YamlSource {
+  /** The document as plain data; `undefined` when it did not parse (see `syntaxIssues`). */
+  readonly value: unknown;
+  /** Syntax errors and warnings (unknown tags, duplicate keys); empty when the text parsed. */
+  readonly syntaxIssues: readonly IntentsIssue[];
+  /** A located issue at `path`; `key` points at a map key instead of its value. */
+  issueAt(path: readonly PropertyKey[], message: string, key?: string): IntentsIssue;
+}
+
+/** Parses one YAML document, keeping every node's position for error messages. */
+export function parseYamlSource(text: string): YamlSource {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const pos = (offset: number) => {
+    const p = lineCounter.linePos(offset);
+    return { line: p.line, column: p.col };
+  };
+  const syntaxIssues: IntentsIssue[] = [...doc.errors, ...doc.warnings].map((e) => ({
+    path: '',
+    ...pos(e.pos[0]),
+    message: `YAML: ${e.message}`,
+  }));
+  let value: unknown;
+  if (doc.errors.length === 0) {
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (err) {
+      syntaxIssues.push({ path: '', line: 1, column: 1, message: `YAML: ${String(err)}` });
+    }
+  }
+  const issueAt = (path: readonly PropertyKey[], message: string, key?: string) => ({
+    path: formatPath(key === undefined ? path : [...path, key]),
+    ...pos(offsetOf(doc, path, key)),
+    message,
+  });
+  return { value, syntaxIssues, issueAt };
+}
+
+/** Renders a path of keys and indexes as `a.b[1].c`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+/** Start offset of the node at `path` (or of a key in it), falling back to ancestors. */
+function offsetOf(doc: Document, path: readonly PropertyKey[], key?: string): number {
+  for (let depth = path.length; depth >= 0; depth--) {
+    const node: unknown = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
+    if (node === undefined || node === null) continue;
+    if (key !== undefined && depth === path.length && isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && p.key.value === key);
+      const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
+      if (range) return range[0];
+    }
+    const range = (node as { range?: [number, number, number] | null }).range;
+    if (range) return range[0];
+  }
+  return 0;
+}
