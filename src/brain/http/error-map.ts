@@ -1,0 +1,85 @@
+import { PolicyError } from '../../policy/index.js';
+import { CaesarError } from '../../protocol/index.js';
+import { HTTP_ERROR_STATUS, HttpApiError, type HttpErrorCode } from './errors.js';
+
+/** What the error handler sends: status, the `error` object of the body, extra headers. */
+export interface MappedError {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+  readonly details?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** True for a 500: the handler logs it with its stack. */
+  readonly unexpected: boolean;
+}
+
+/** fastify's own request errors, by code, onto our codes and a fixed message. */
+const FASTIFY_ERRORS: Readonly<Record<string, readonly [HttpErrorCode, string]>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['body_too_large', 'request body is larger than the limit'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
+    'unsupported_media_type',
+    'request body must be JSON (Content-Type: application/json)',
+  ],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_request', 'Content-Length does not match the body'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_request', 'JSON body is empty'],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_request', 'body is not valid JSON'],
+  FST_ERR_BAD_URL: ['invalid_request', 'malformed URL'],
+  FST_ERR_MAX_PARAM_LENGTH: ['invalid_request', 'a path parameter is too long'],
+};
+
+function codeOf(err: unknown): unknown {
+  return typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+}
+
+function statusOf(err: unknown): unknown {
+  return typeof err === 'object' && err !== null
+    ? (err as { statusCode?: unknown }).statusCode
+    : undefined;
+}
+
+/**
+ * Maps anything a route, hook or fastify threw onto the HTTP answer. Tool-level failures
+ * never get here (they are 200 reports); what does is either the caller's mistake (4xx with
+ * a code), a coded CaesarError (its catalogue status), or a bug (500 `internal`, logged).
+ */
+export function mapError(err: unknown, bodyLimitBytes: number): MappedError {
+  if (err instanceof HttpApiError) {
+    return {
+      status: err.statusCode,
+      code: err.code,
+      message: err.message,
+      ...(err.details === undefined ? {} : { details: err.details }),
+      headers: err.headers,
+      unexpected: false,
+    };
+  }
+  const code = codeOf(err);
+  if (code === 'confirmation_not_found') {
+    const message = err instanceof Error ? err.message : 'no such confirmation';
+    return { status: 404, code, message, unexpected: false };
+  }
+  if (err instanceof CaesarError) {
+    const base = { status: err.status, code: err.code, message: err.message };
+    return {
+      ...base,
+      ...(err.details === undefined ? {} : { details: err.details }),
+      unexpected: err.code === 'internal',
+    };
+  }
+  if (err instanceof PolicyError && err.code === 'invalid_input') {
+    return { status: 400, code: 'invalid_input', message: err.message, unexpected: false };
+  }
+  const known = typeof code === 'string' ? FASTIFY_ERRORS[code] : undefined;
+  if (known !== undefined) {
+    const [httpCode, text] = known;
+    const message =
+      httpCode === 'body_too_large' ? `request body is larger than ${bodyLimitBytes} bytes` : text;
+    return { status: HTTP_ERROR_STATUS[httpCode], code: httpCode, message, unexpected: false };
+  }
+  const status = statusOf(err);
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    // Another fastify request error (e.g. a JSON prototype-poisoning attempt).
+    return { status, code: 'invalid_request', message: 'invalid request', unexpected: false };
+  }
+  return { status: 500, code: 'internal', message: 'internal error', unexpected: true };
+}

@@ -1,0 +1,152 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CallOutcome } from '../api/index.js';
+
+/** 0.5 ms .. 30 s: a local worker answers in a millisecond, a backend call may take seconds. */
+const DISPATCH_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
+/** 50 µs .. 1 s: one group commit (insert + fsync). */
+const AUDIT_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1];
+/** 5 ms .. 2 min: an intent match is instant, an LLM turn with tool calls is not. */
+const CHAT_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const HTTP_BUCKETS = [0.001, 0.005, 0.025, 0.1, 0.25, 1, 2.5, 10, 30, 120];
+
+const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Where the `caesar_tool_instances` gauge reads `[tool, live instances]` at scrape time. */
+export type InstanceSource = () => Iterable<readonly [tool: string, count: number]>;
+
+/**
+ * The brain's Prometheus metrics, on a registry of their own (never prom-client's global
+ * one, so two brains in one process or one test do not share series). The core calls the
+ * recording methods; `GET /metrics` renders the registry. Label values come only from route
+ * patterns, tool names the core passes and policy rule ids, so cardinality stays bounded.
+ */
+export class BrainMetrics {
+  readonly registry = new Registry();
+  readonly #toolCalls: Counter<'tool' | 'outcome'>;
+  readonly #toolCallDuration: Histogram<'tool'>;
+  readonly #decisions: Counter<'rule' | 'outcome'>;
+  readonly #dispatch: Histogram<'tool'>;
+  readonly #auditAppend: Histogram;
+  readonly #chat: Histogram<'planner'>;
+  readonly #httpRequests: Counter<'method' | 'route' | 'status'>;
+  readonly #httpDuration: Histogram<'method' | 'route'>;
+  #instances: InstanceSource = () => [];
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'caesar_' });
+    this.#toolCalls = new Counter({
+      name: 'caesar_tool_calls_total',
+      help: 'Tool calls by tool and outcome (ok, failed, denied, rate_limited, ...).',
+      labelNames: ['tool', 'outcome'],
+      registers,
+    });
+    this.#toolCallDuration = new Histogram({
+      name: 'caesar_tool_call_duration_seconds',
+      help: 'Time of one tool call through the gate (decision, audit, dispatch), by tool.',
+      labelNames: ['tool'],
+      buckets: DISPATCH_BUCKETS,
+      registers,
+    });
+    this.#decisions = new Counter({
+      name: 'caesar_policy_decisions_total',
+      help: 'Policy decisions by the rule that decided and the outcome.',
+      labelNames: ['rule', 'outcome'],
+      registers,
+    });
+    this.#dispatch = new Histogram({
+      name: 'caesar_dispatch_duration_seconds',
+      help: 'Time from dispatch to reply (or failure) of one tool call.',
+      labelNames: ['tool'],
+      buckets: DISPATCH_BUCKETS,
+      registers,
+    });
+    this.#auditAppend = new Histogram({
+      name: 'caesar_audit_append_duration_seconds',
+      help: 'Time until an audit append was durable.',
+      buckets: AUDIT_BUCKETS,
+      registers,
+    });
+    this.#chat = new Histogram({
+      name: 'caesar_chat_duration_seconds',
+      help: 'Time to answer one chat message, by what produced the reply.',
+      labelNames: ['planner'],
+      buckets: CHAT_BUCKETS,
+      registers,
+    });
+    const source = (): InstanceSource => this.#instances;
+    new Gauge({
+      name: 'caesar_tool_instances',
+      help: 'Live instances per discovered tool, read at scrape time.',
+      labelNames: ['tool'],
+      registers,
+      collect(this: Gauge<'tool'>) {
+        this.reset();
+        for (const [tool, count] of source()()) this.set({ tool }, count);
+      },
+    });
+    this.#httpRequests = new Counter({
+      name: 'caesar_http_requests_total',
+      help: 'HTTP requests by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.#httpDuration = new Histogram({
+      name: 'caesar_http_request_duration_seconds',
+      help: 'HTTP request duration by method and route pattern.',
+      labelNames: ['method', 'route'],
+      buckets: HTTP_BUCKETS,
+      registers,
+    });
+  }
+
+  /** One finished tool call (any outcome), timed through the whole gate. */
+  toolCall(tool: string, outcome: CallOutcome, durationMs: number): void {
+    this.#toolCalls.inc({ tool, outcome });
+    this.#toolCallDuration.observe({ tool }, durationMs / 1000);
+  }
+
+  /** One policy decision; `rule` is the deciding rule's id (`default_deny` when none). */
+  decision(rule: string, outcome: string): void {
+    this.#decisions.inc({ rule, outcome });
+  }
+
+  /** One dispatch round trip. */
+  dispatch(tool: string, durationMs: number): void {
+    this.#dispatch.observe({ tool }, durationMs / 1000);
+  }
+
+  /** One durable audit append. */
+  auditAppend(durationMs: number): void {
+    this.#auditAppend.observe(durationMs / 1000);
+  }
+
+  /** One answered chat message; `planner` is `intent`, `llm` or `none`. */
+  chat(planner: string, durationMs: number): void {
+    this.#chat.observe({ planner }, durationMs / 1000);
+  }
+
+  /** Sets where `caesar_tool_instances` reads its values (the registry), replacing any before. */
+  setInstanceSource(fn: InstanceSource): void {
+    this.#instances = fn;
+  }
+
+  /** One HTTP request; `route` is the route pattern (`/v1/tools/:name/invoke`), never a URL. */
+  httpRequest(method: string, route: string, status: number, durationMs: number): void {
+    const m = HTTP_METHODS.has(method) ? method : 'OTHER';
+    this.#httpRequests.inc({ method: m, route, status: String(status) });
+    this.#httpDuration.observe({ method: m, route }, durationMs / 1000);
+  }
+
+  /** The Prometheus text exposition of every series. */
+  async render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** Content type of `render()`'s output. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

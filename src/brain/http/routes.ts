@@ -1,0 +1,119 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { recordToJsonLine } from '../../audit/index.js';
+import { ToolNameSchema } from '../../protocol/index.js';
+import {
+  ChatRequestSchema,
+  ConfirmRequestSchema,
+  ExplainRequestSchema,
+  InvokeRequestSchema,
+  type Caller,
+} from '../api/index.js';
+import type { BrainService } from '../api/index.js';
+import { AuditFilterParams, AuditQueryParams } from './audit-query.js';
+import { actorOf } from './auth.js';
+import type { BrainMetrics } from './metrics.js';
+import { parseRequest } from './validate.js';
+
+/** Routes that need no token. */
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/healthz']);
+
+/** Routes probes and scrapers call often: logged at debug, not info. */
+export const QUIET_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
+export interface RouteDeps {
+  readonly service: BrainService;
+  readonly metrics: BrainMetrics;
+  readonly messageMaxChars: number;
+}
+
+const ToolParams = z.strictObject({ name: ToolNameSchema });
+const ConfirmationParams = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'expected 1-128 letters, digits, `.`, `_`, `:` or `-`'),
+});
+
+/** The chat body: the contract's strict schema plus the configured length cap. */
+function chatSchema(maxChars: number) {
+  return ChatRequestSchema.superRefine((req, ctx) => {
+    if (req.message.length > maxChars) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['message'],
+        message: `too long: at most ${maxChars} characters (got ${req.message.length})`,
+      });
+    }
+  });
+}
+
+function callerOf(req: FastifyRequest, sessionId?: string): Caller {
+  const actor = actorOf(req);
+  // The auth hook runs first on every non-public route; reaching here without it is a bug.
+  if (actor === undefined) throw new Error(`route ${req.routeOptions.url} ran unauthenticated`);
+  return sessionId === undefined
+    ? { actor, requestId: req.id }
+    : { actor, requestId: req.id, sessionId };
+}
+
+/** Registers every route of the API (docs/api.md). */
+export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  const { service, metrics } = deps;
+  const chat = chatSchema(deps.messageMaxChars);
+
+  app.get('/healthz', () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (_req, reply) => {
+    const readiness = await service.readiness();
+    void reply.code(readiness.ready ? 200 : 503);
+    return readiness;
+  });
+
+  app.get('/metrics', async (_req, reply) => {
+    const text = await metrics.render();
+    void reply.type(metrics.contentType);
+    return text;
+  });
+
+  app.post('/v1/chat', async (req) => {
+    const body = parseRequest(chat, req.body);
+    return service.chat(body, callerOf(req, body.session_id));
+  });
+
+  app.get('/v1/tools', async () => service.listTools());
+
+  app.post('/v1/tools/:name/invoke', async (req) => {
+    const { name } = parseRequest(ToolParams, req.params);
+    const { input } = parseRequest(InvokeRequestSchema, req.body);
+    return service.invoke(name, input, callerOf(req));
+  });
+
+  app.post('/v1/confirmations/:id', async (req) => {
+    const { id } = parseRequest(ConfirmationParams, req.params);
+    const { approve } = parseRequest(ConfirmRequestSchema, req.body);
+    return service.confirm(id, approve, callerOf(req));
+  });
+
+  app.post('/v1/policy/explain', (req) => {
+    const { tool, input } = parseRequest(ExplainRequestSchema, req.body);
+    return service.explain(tool, input);
+  });
+
+  app.get('/v1/audit', (req, reply) => {
+    const query = parseRequest(AuditQueryParams, req.query);
+    const records = service.auditQuery(query);
+    // The export shape (`caesar audit export`): snake_case columns, payload parsed.
+    void reply.type('application/json; charset=utf-8');
+    return `[${records.map(recordToJsonLine).join(',')}]`;
+  });
+
+  app.get('/v1/audit/counts', (req) => {
+    const counts = service.auditCounts(parseRequest(AuditFilterParams, req.query));
+    return {
+      total: counts.total,
+      by_type: counts.byType,
+      by_tool: counts.byTool,
+      by_outcome: counts.byOutcome,
+    };
+  });
+}

@@ -1,0 +1,179 @@
+import rateLimit from '@fastify/rate-limit';
+import {
+  fastify,
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import type { Logger } from '../../log/index.js';
+import type { BrainService } from '../api/index.js';
+import { actorOf, authHook } from './auth.js';
+import { mapError, type MappedError } from './error-map.js';
+import { HttpApiError, HttpBindError } from './errors.js';
+import { isLoopbackHost } from './loopback.js';
+import type { BrainMetrics } from './metrics.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
+import { PUBLIC_ROUTES, QUIET_ROUTES, registerRoutes } from './routes.js';
+import type { TokenStore } from './token-store.js';
+
+/** Everything the server needs; the daemon builds it from the config's `api` section. */
+export interface HttpServerOptions {
+  readonly service: BrainService;
+  readonly tokens: TokenStore;
+  readonly metrics: BrainMetrics;
+  readonly logger: Logger;
+  /** Largest request body; larger ones get 413. @default 1048576 (config `api.body_limit`) */
+  readonly bodyLimitBytes: number;
+  /**
+   * Requests per minute per token; 0 turns the limit off.
+   * @default 600 (config `api.rate_limit`)
+   */
+  readonly rateLimitPerMinute: number;
+  /** Longest chat message. @default 8000 (config `brain.message_max_chars`) */
+  readonly messageMaxChars: number;
+}
+
+export interface ListenOptions {
+  /** @default '127.0.0.1' (config `api.host`) */
+  readonly host: string;
+  /** 0 picks a free port. @default 8420 (config `api.port`) */
+  readonly port: number;
+}
+
+/** The whole request (headers and body) must arrive within this (slow-loris guard). */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** A socket with no traffic at all for this long is closed (a chat may think for minutes). */
+const CONNECTION_TIMEOUT_MS = 600_000;
+/** An idle keep-alive connection is closed after this. */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+const tokenStores = new WeakMap<FastifyInstance, TokenStore>();
+
+function errorBody(m: MappedError, requestId: string) {
+  const error = {
+    code: m.code,
+    message: m.message,
+    ...(m.details === undefined ? {} : { details: m.details }),
+  };
+  return { error, request_id: requestId };
+}
+
+/**
+ * Builds the brain's HTTP API (docs/api.md) over a BrainService: bearer-token auth on every
+ * route but `/healthz`, request ids, body and rate limits, zod validation with field paths,
+ * and one error shape. Tool-level outcomes are 200 reports; only the caller's mistakes
+ * (4xx) and bugs (500 `internal`) are HTTP errors. Not listening yet: `startHttpServer`.
+ */
+export async function buildHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
+  const { service, tokens, metrics, logger, bodyLimitBytes, rateLimitPerMinute } = options;
+  const log: FastifyBaseLogger = logger;
+  const app = fastify({
+    loggerInstance: log,
+    // Our own onResponse line replaces fastify's request logging, which would log `req`.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestIdOf,
+    requestIdHeader: false,
+    bodyLimit: bodyLimitBytes,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    frameworkErrors: (err, req, reply) => {
+      sendError(reply, req.id, mapError(err, bodyLimitBytes));
+    },
+  });
+  tokenStores.set(app, tokens);
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header(REQUEST_ID_HEADER, req.id).header('cache-control', 'no-store');
+    done();
+  });
+  app.addHook('onRequest', authHook(tokens, PUBLIC_ROUTES));
+  app.addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions.url ?? '(unmatched)';
+    metrics.httpRequest(req.method, route, reply.statusCode, reply.elapsedTime);
+    const line = {
+      method: req.method,
+      route,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime),
+      actor: actorOf(req),
+    };
+    if (QUIET_ROUTES.has(route)) req.log.debug(line, 'http request');
+    else req.log.info(line, 'http request');
+    done();
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const mapped = mapError(err, bodyLimitBytes);
+    if (mapped.unexpected) logUnexpected(req, err);
+    else req.log.debug({ status: mapped.status, code: mapped.code }, 'request refused');
+    sendError(reply, req.id, mapped);
+  });
+
+  if (rateLimitPerMinute > 0) {
+    await app.register(rateLimit, {
+      max: rateLimitPerMinute,
+      timeWindow: 60_000,
+      // Per token name, not per IP; requests with no token (/healthz) are not counted.
+      keyGenerator: (req) => actorOf(req) ?? '',
+      allowList: (req) => actorOf(req) === undefined,
+      errorResponseBuilder: (_req, ctx) =>
+        new HttpApiError(
+          'too_many_requests',
+          `this token is over its ${ctx.max} requests per minute; retry in ${ctx.after}`,
+        ),
+    });
+  }
+  registerRoutes(app, { service, metrics, messageMaxChars: options.messageMaxChars });
+  app.setNotFoundHandler(rateLimitPerMinute > 0 ? { preHandler: app.rateLimit() } : {}, (req) => {
+    const path = (req.url.split('?')[0] ?? '').slice(0, 200);
+    throw new HttpApiError('not_found', `no route ${req.method} ${path}`);
+  });
+  return app;
+}
+
+function sendError(reply: FastifyReply, requestId: string, m: MappedError): void {
+  for (const [name, value] of Object.entries(m.headers ?? {})) reply.header(name, value);
+  void reply
+    .code(m.status)
+    .header(REQUEST_ID_HEADER, requestId)
+    .header('cache-control', 'no-store')
+    .type('application/json; charset=utf-8')
+    .send(errorBody(m, requestId));
+}
+
+/**
+ * A bug: logged with its stack under `error` (not pino's `err` serializer, which would copy
+ * every enumerable field of the error), never with the request body or headers.
+ */
+function logUnexpected(req: FastifyRequest, err: unknown): void {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const error = { type: e.name, message: e.message, stack: e.stack };
+  req.log.error({ error, method: req.method, route: req.routeOptions.url }, 'request failed');
+}
+
+/**
+ * Listens on `host:port` and resolves with the bound URL (`http://127.0.0.1:8420`). Refuses
+ * a non-loopback host while the token store is empty: an API that nobody can call is
+ * harmless on loopback, but an empty store on a LAN address is a misconfiguration.
+ */
+export async function startHttpServer(
+  app: FastifyInstance,
+  listen: ListenOptions,
+): Promise<string> {
+  const tokens = tokenStores.get(app);
+  if (tokens === undefined) {
+    throw new Error('startHttpServer: app was not built by buildHttpServer');
+  }
+  const loopback = isLoopbackHost(listen.host);
+  if (!loopback && tokens.size === 0) throw new HttpBindError(listen.host);
+  const url = await app.listen({ host: listen.host, port: listen.port });
+  if (!loopback) {
+    const why = 'bearer tokens travel in clear text unless TLS terminates in front';
+    app.log.warn({ url }, `HTTP API on a non-loopback address: ${why}`);
+  }
+  return url;
+}

@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+
+/** One named API token. The name is what the audit log records as `actor`. */
+export interface ApiToken {
+  readonly name: string;
+  readonly token: string;
+}
+
+/** Bearer values longer than this are refused without hashing them. */
+const MAX_BEARER_CHARS = 1024;
+
+function digest(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('base64');
+}
+
+/**
+ * The API tokens the server accepts, kept only as SHA-256 digests. `verify` hashes the
+ * presented value and looks the digest up in a Map: the time it takes depends on the digest,
+ * never on how many leading characters of a real token the caller guessed right
+ * (ADR 0032). The token values themselves are not kept.
+ */
+export class TokenStore {
+  readonly #byDigest: ReadonlyMap<string, string>;
+  readonly #names: readonly string[];
+
+  private constructor(byDigest: Map<string, string>, names: string[]) {
+    this.#byDigest = byDigest;
+    this.#names = Object.freeze(names);
+  }
+
+  /**
+   * A store over already-validated tokens (`readTokensFile` validates). Duplicate names or
+   * token values throw: each token must identify exactly one name.
+   */
+  static from(tokens: readonly ApiToken[]): TokenStore {
+    const byDigest = new Map<string, string>();
+    const names = new Set<string>();
+    for (const { name, token } of tokens) {
+      const d = digest(token);
+      if (names.has(name)) throw new Error(`duplicate API token name '${name}'`);
+      if (byDigest.has(d)) throw new Error(`API token '${name}' reuses another token's value`);
+      names.add(name);
+      byDigest.set(d, name);
+    }
+    return new TokenStore(byDigest, [...names]);
+  }
+
+  /** How many tokens the store holds; a non-loopback bind needs at least one. */
+  get size(): number {
+    return this.#byDigest.size;
+  }
+
+  /** Token names, in file order (never the values). */
+  get names(): readonly string[] {
+    return this.#names;
+  }
+
+  /** The name of the token `bearer` is, or undefined when it is none of them. */
+  verify(bearer: string): string | undefined {
+    if (bearer.length === 0 || bearer.length > MAX_BEARER_CHARS) return undefined;
+    return this.#byDigest.get(digest(bearer));
+  }
+}

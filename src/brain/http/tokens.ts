@@ -1,0 +1,236 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { LineCounter, parseDocument, type Document } from 'yaml';
+import { z } from 'zod';
+import { TokenStore, type ApiToken } from './token-store.js';
+import { formatPath } from './validate.js';
+
+/**
+ * The API tokens file: YAML `tokens: [{name, token}]`, mode 0600. The name is what the audit
+ * log records as `actor`, so a leaked or retired token can be told apart and revoked alone.
+ */
+
+/** Token names: lower-case letters, digits, `_`, `.`, `-`; 1-64 characters. */
+const TOKEN_NAME_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+/** Shortest token value accepted. */
+const MIN_TOKEN_CHARS = 24;
+const MAX_TOKEN_CHARS = 512;
+/** RFC 6750 `b64token`: what may follow `Bearer ` in a header. */
+const TOKEN_VALUE_PATTERN = /^[A-Za-z0-9._~+/-]+=*$/;
+const MAX_TOKENS = 1000;
+const MAX_FILE_BYTES = 1_048_576;
+
+export type TokensFileErrorCode =
+  'tokens_file_invalid' | 'tokens_file_unreadable' | 'tokens_file_insecure';
+
+/** The tokens file is missing, unreadable, too open, or does not follow its format. */
+export class TokensFileError extends Error {
+  override readonly name = 'TokensFileError';
+  readonly code: TokensFileErrorCode;
+  readonly file: string;
+  /** One line per problem, `file:line:col: key.path: message`. */
+  readonly issues: readonly string[];
+
+  constructor(code: TokensFileErrorCode, file: string, issues: readonly string[], cause?: unknown) {
+    const head =
+      code === 'tokens_file_invalid'
+        ? `${file}: invalid API tokens file (${plural(issues.length, 'problem')})`
+        : (issues[0] ?? file);
+    const body = code === 'tokens_file_invalid' ? issues.map((i) => `\n  ${i}`).join('') : '';
+    super(head + body, cause === undefined ? undefined : { cause });
+    this.code = code;
+    this.file = file;
+    this.issues = Object.freeze([...issues]);
+  }
+}
+
+const TokenEntrySchema = z.strictObject({
+  name: z
+    .string()
+    .regex(
+      TOKEN_NAME_PATTERN,
+      'expected 1-64 of a-z, 0-9, `_`, `.`, `-`, starting with a-z or 0-9',
+    ),
+  token: z
+    .string()
+    .min(
+      MIN_TOKEN_CHARS,
+      `too short: at least ${MIN_TOKEN_CHARS} characters (32 random bytes, base64url)`,
+    )
+    .max(MAX_TOKEN_CHARS, `too long: at most ${MAX_TOKEN_CHARS} characters`)
+    .regex(TOKEN_VALUE_PATTERN, 'expected letters, digits and `-._~+/` (optionally `=` padding)'),
+});
+
+const TokensFileSchema = z.strictObject({
+  tokens: z
+    .array(TokenEntrySchema, { error: 'expected a list of {name, token}' })
+    .max(MAX_TOKENS, `at most ${MAX_TOKENS} tokens`),
+});
+
+/**
+ * Creates the tokens file with one token named `operator` (32 random bytes, base64url) when
+ * it does not exist: file mode 0600, missing parent directories 0700. Never overwrites.
+ * @returns true when it created the file.
+ */
+export async function ensureTokensFile(path: string): Promise<boolean> {
+  const cannot = (what: string, err: unknown) =>
+    new TokensFileError(
+      'tokens_file_unreadable',
+      path,
+      [`cannot ${what} API tokens file ${path}: ${(err as Error).message}`],
+      err,
+    );
+  let handle;
+  try {
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    handle = await open(path, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw cannot('create', err);
+  }
+  try {
+    await handle.writeFile(initialText(randomBytes(32).toString('base64url')));
+    await handle.sync();
+  } catch (err) {
+    await handle.close();
+    await unlink(path).catch(() => undefined); // a half-written file would fail every start
+    throw cannot('write', err);
+  }
+  await handle.close();
+  return true;
+}
+
+function initialText(token: string): string {
+  return [
+    '# CAESAR API tokens. Keep this file private: chmod 600.',
+    '# Callers send `Authorization: Bearer <token>`; the audit log records the name as actor.',
+    '# Add one entry per client so each can be revoked alone (values: >= 24 chars).',
+    'tokens:',
+    '  - name: operator',
+    `    token: ${token}`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * Reads and validates the tokens file: names unique and well-formed, values unique and at
+ * least 24 characters, the file not accessible by group or others. Errors name the file,
+ * the line and the key path (`tokens[1].name`), never a token value.
+ */
+export async function readTokensFile(path: string): Promise<ApiToken[]> {
+  const text = await readPrivateFile(path);
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number): string => {
+    const p = lines.linePos(offset);
+    return `${path}:${p.line}:${p.col}`;
+  };
+  if (doc.errors.length > 0) {
+    const issues = doc.errors.map((e) => `${at(e.pos[0])}: YAML: ${e.message}`);
+    throw new TokensFileError('tokens_file_invalid', path, issues);
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 0 });
+  } catch (err) {
+    throw new TokensFileError('tokens_file_invalid', path, [
+      `${at(0)}: YAML: ${(err as Error).message}`,
+    ]);
+  }
+  const parsed = TokensFileSchema.safeParse(value ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues.flatMap((i) => {
+      const keys = i.code === 'unrecognized_keys' ? i.keys : [undefined];
+      return keys.map((key) => {
+        const p = key === undefined ? i.path : [...i.path, key];
+        const message =
+          key === undefined ? i.message.replace(/^Invalid input: /, '') : `unknown key '${key}'`;
+        return `${at(offsetOf(doc, p))}: ${formatPath(p)}: ${message}`;
+      });
+    });
+    throw new TokensFileError('tokens_file_invalid', path, issues);
+  }
+  const dupes = duplicates(parsed.data.tokens).map(
+    (d) => `${at(offsetOf(doc, d.path))}: ${formatPath(d.path)}: ${d.message}`,
+  );
+  if (dupes.length > 0) throw new TokensFileError('tokens_file_invalid', path, dupes);
+  return parsed.data.tokens;
+}
+
+/** Reads the tokens file (see readTokensFile) into a TokenStore. */
+export async function loadTokens(path: string): Promise<TokenStore> {
+  return TokenStore.from(await readTokensFile(path));
+}
+
+async function readPrivateFile(path: string): Promise<string> {
+  const unreadable = (err: unknown): TokensFileError => {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'does not exist' : (err as Error).message;
+    return new TokensFileError(
+      'tokens_file_unreadable',
+      path,
+      [`API tokens file ${path}: ${why}`],
+      err,
+    );
+  };
+  const info = await stat(path).catch((err: unknown) => {
+    throw unreadable(err);
+  });
+  if (!info.isFile()) throw unreadable(new Error('not a regular file'));
+  if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) {
+    const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
+    throw new TokensFileError('tokens_file_insecure', path, [
+      `API tokens file ${path} is accessible by group or others (mode ${mode}): ` +
+        `run chmod 600 ${path}`,
+    ]);
+  }
+  if (info.size > MAX_FILE_BYTES) {
+    throw unreadable(new Error(`larger than ${MAX_FILE_BYTES} bytes`));
+  }
+  return readFile(path, 'utf8').catch((err: unknown) => {
+    throw unreadable(err);
+  });
+}
+
+interface PathIssue {
+  path: Array<string | number>;
+  message: string;
+}
+
+function duplicates(tokens: readonly ApiToken[]): PathIssue[] {
+  const names = new Map<string, number>();
+  const values = new Map<string, number>();
+  const out: PathIssue[] = [];
+  tokens.forEach((t, i) => {
+    const sameName = names.get(t.name);
+    if (sameName === undefined) names.set(t.name, i);
+    else
+      out.push({
+        path: ['tokens', i, 'name'],
+        message: `duplicate name '${t.name}' (also tokens[${sameName}])`,
+      });
+    const sameValue = values.get(t.token);
+    if (sameValue === undefined) values.set(t.token, i);
+    else
+      out.push({
+        path: ['tokens', i, 'token'],
+        message: `same token value as tokens[${sameValue}]`,
+      });
+  });
+  return out;
+}
+
+/** Start offset of the node at `path`, falling back to its nearest ancestor. */
+function offsetOf(doc: Document, path: readonly PropertyKey[]): number {
+  for (let depth = path.length; depth >= 0; depth--) {
+    const node: unknown = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
+    const range = (node as { range?: [number, number, number] | null } | null)?.range;
+    if (range) return range[0];
+  }
+  return 0;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

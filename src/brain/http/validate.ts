@@ -1,0 +1,40 @@
+import type { z } from 'zod';
+import { invalidRequest, type FieldIssue } from './errors.js';
+
+/** At most this many field issues are returned; a hostile body cannot make a huge answer. */
+const MAX_ISSUES = 20;
+
+/** Renders a path of keys and indexes as `a.b[1].c`; the whole value is `(root)`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out === '' ? '(root)' : out;
+}
+
+/** One `{path, message}` per zod issue; an unknown key is reported at its own path. */
+export function fieldIssues(error: z.ZodError): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        out.push({ path: formatPath([...issue.path, key]), message: `unknown field '${key}'` });
+      }
+    } else {
+      out.push({
+        path: formatPath(issue.path),
+        message: issue.message.replace(/^Invalid input: /, ''),
+      });
+    }
+  }
+  return out.slice(0, MAX_ISSUES);
+}
+
+/** Parses `value` with `schema`, or throws a 400 `invalid_request` naming each field. */
+export function parseRequest<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
+  return parsed.data;
+}

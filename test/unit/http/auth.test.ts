@@ -1,0 +1,102 @@
+import { describe, expect, test } from 'vitest';
+import { HttpErrorSchema } from '../../../src/brain/api/index.js';
+import { CI, harness, OPERATOR } from './harness.js';
+
+/** Every route but /healthz, with a body that would be valid if the caller were known. */
+const ROUTES: Array<{ method: 'GET' | 'POST'; url: string; payload?: unknown }> = [
+  { method: 'GET', url: '/readyz' },
+  { method: 'GET', url: '/metrics' },
+  { method: 'POST', url: '/v1/chat', payload: { message: 'hi' } },
+  { method: 'GET', url: '/v1/tools' },
+  { method: 'POST', url: '/v1/tools/calculator/invoke', payload: { input: { expression: '1' } } },
+  { method: 'POST', url: '/v1/confirmations/c-1', payload: { approve: true } },
+  { method: 'POST', url: '/v1/policy/explain', payload: { tool: 'calculator', input: {} } },
+  { method: 'GET', url: '/v1/audit' },
+  { method: 'GET', url: '/v1/audit/counts' },
+  { method: 'GET', url: '/v1/no-such-route' },
+];
+
+const BAD_HEADERS: Array<[string, Record<string, string>]> = [
+  ['no Authorization header', {}],
+  ['an unknown token', { authorization: 'Bearer not-a-token-not-a-token-not-a-token' }],
+  ['a prefix of a real token', { authorization: `Bearer ${OPERATOR.slice(0, -1)}` }],
+  ['a real token plus one character', { authorization: `Bearer ${OPERATOR}x` }],
+  ['the Basic scheme', { authorization: `Basic ${OPERATOR}` }],
+  ['Bearer with no token', { authorization: 'Bearer ' }],
+  ['the token without a scheme', { authorization: OPERATOR }],
+  ['two tokens', { authorization: `Bearer ${OPERATOR} ${CI}` }],
+];
+
+describe('bearer-token auth', () => {
+  const cases = ROUTES.flatMap((r) =>
+    BAD_HEADERS.map(([why, headers]) => ({ ...r, why, headers })),
+  );
+
+  test.each(cases)(
+    '$method $url with $why is 401 and never reaches the BrainService',
+    async ({ method, url, payload, headers }) => {
+      await using h = await harness();
+      const res = await h.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="caesar"/);
+      expect(res.headers['cache-control']).toBe('no-store');
+      const body = HttpErrorSchema.parse(res.json());
+      expect(body.error.code).toBe('unauthorized');
+      expect(body.request_id).toBe(res.headers['x-request-id']);
+      expect(h.brain.calls).toEqual([]);
+    },
+  );
+
+  test('a wrong token says invalid_token in WWW-Authenticate; a missing one does not', async () => {
+    await using h = await harness();
+    const missing = await h.app.inject({ url: '/v1/tools' });
+    const wrong = await h.app.inject({
+      url: '/v1/tools',
+      headers: { authorization: 'Bearer x'.padEnd(40, 'x') },
+    });
+    expect(missing.headers['www-authenticate']).toBe('Bearer realm="caesar"');
+    expect(wrong.headers['www-authenticate']).toBe('Bearer realm="caesar", error="invalid_token"');
+  });
+
+  test('/healthz needs no token', async () => {
+    await using h = await harness();
+    const res = await h.app.inject({ url: '/healthz' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ok' });
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  test('the token name becomes the caller actor; the scheme is case-insensitive', async () => {
+    await using h = await harness();
+    await h.app.inject({
+      method: 'POST',
+      url: '/v1/tools/calculator/invoke',
+      headers: { authorization: `Bearer ${OPERATOR}` },
+      payload: { input: 1 },
+    });
+    await h.app.inject({
+      method: 'POST',
+      url: '/v1/tools/calculator/invoke',
+      headers: { authorization: `bearer ${CI}` },
+      payload: { input: 2 },
+    });
+    const actors = h.brain.callsTo('invoke').map((c) => (c.args[2] as { actor: string }).actor);
+    expect(actors).toEqual(['operator', 'ci']);
+  });
+
+  test('no token value ever reaches the log, whatever the outcome', async () => {
+    await using h = await harness();
+    const wrong = 'wrong-token-wrong-token-wrong-token';
+    h.brain.fail('listTools', new Error('boom'));
+    for (const token of [OPERATOR, CI, wrong]) {
+      const headers = { authorization: `Bearer ${token}` };
+      await h.app.inject({ url: '/v1/tools', headers });
+      await h.app.inject({ method: 'POST', url: '/v1/chat', headers, payload: { role: 'system' } });
+      await h.app.inject({ url: '/v1/nope', headers });
+    }
+    const log = h.logText();
+    expect(log).toContain('request failed'); // the 500 was logged...
+    expect(log).toContain('"actor":"operator"'); // ...and so were the requests
+    for (const token of [OPERATOR, CI, wrong]) expect(log).not.toContain(token);
+  });
+});

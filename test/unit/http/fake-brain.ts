@@ -1,0 +1,165 @@
+import type {
+  AuditCounts,
+  AuditFilter,
+  AuditQuery,
+  AuditRecord,
+} from '../../../src/audit/index.js';
+import type {
+  BrainService,
+  Caller,
+  ChatRequest,
+  ChatResponse,
+  Readiness,
+  ToolCallReport,
+  ToolView,
+} from '../../../src/brain/api/index.js';
+import type { PolicyExplanation } from '../../../src/policy/index.js';
+
+/** One call the HTTP layer made into the service. */
+export interface ServiceCall {
+  readonly method: keyof BrainService;
+  readonly args: readonly unknown[];
+}
+
+/**
+ * A BrainService for the HTTP layer's tests only: canned answers, every call recorded, and
+ * `fail` to make the next call of a method throw. The real core is tested end to end by the
+ * daemon's own tests.
+ */
+export class RecordingBrain implements BrainService {
+  readonly calls: ServiceCall[] = [];
+  ready = true;
+  readonly failures = new Map<keyof BrainService, Error>();
+
+  private record(method: keyof BrainService, ...args: unknown[]): void {
+    this.calls.push({ method, args });
+    const failure = this.failures.get(method);
+    if (failure !== undefined) throw failure;
+  }
+
+  /** Makes every later call of `method` throw `err`. */
+  fail(method: keyof BrainService, err: Error): this {
+    this.failures.set(method, err);
+    return this;
+  }
+
+  callsTo(method: keyof BrainService): ServiceCall[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+
+  async chat(request: ChatRequest, caller: Caller): Promise<ChatResponse> {
+    this.record('chat', request, caller);
+    await Promise.resolve();
+    return {
+      session_id: request.session_id ?? 'sess-new',
+      reply: `echo: ${request.message}`,
+      tool_calls: [report('calculator', { expression: '1+1' }, 'ok')],
+      iterations: 1,
+      capped: false,
+      planner: 'intent',
+    };
+  }
+
+  async listTools(): Promise<ToolView[]> {
+    this.record('listTools');
+    await Promise.resolve();
+    return [
+      {
+        name: 'calculator',
+        spec: { name: 'calculator', description: 'arithmetic' },
+        instances: [{ id: 'i1', host: 'h1', version: '1.0.0' }],
+        preflight: { ok: true, detail: [], checked_at: '2026-11-30T12:00:00.000Z' },
+        policy: { outcome: 'allow', rule: 'allowed_tools[0]', reason: 'listed' },
+      },
+    ];
+  }
+
+  async invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport> {
+    this.record('invoke', tool, input, caller);
+    await Promise.resolve();
+    if (tool === 'shell') {
+      return {
+        ...report(tool, input, 'denied'),
+        reason: 'not in allowed_tools',
+        rule: 'default_deny',
+      };
+    }
+    if (tool === 'ghost') {
+      return {
+        ...report(tool, input, 'failed'),
+        error: { code: 'no_worker', message: 'no instance of ghost is connected', retryable: true },
+      };
+    }
+    return { ...report(tool, input, 'ok'), result: { value: 2 } };
+  }
+
+  async confirm(id: string, approve: boolean, caller: Caller): Promise<ToolCallReport> {
+    this.record('confirm', id, approve, caller);
+    await Promise.resolve();
+    return report('light', { on: true }, approve ? 'ok' : 'rejected');
+  }
+
+  explain(tool: string, input: unknown): PolicyExplanation {
+    this.record('explain', tool, input);
+    const rule = {
+      id: 'default_deny',
+      file: 'policy.yaml',
+      line: 1,
+      column: 1,
+      list: null,
+      index: null,
+    };
+    return {
+      decision: {
+        allowed: false,
+        outcome: 'deny',
+        reason: `${tool} is not listed`,
+        rule,
+        decision_id: null,
+        policy_sha256: 'abc',
+        obligations: [],
+      },
+      trace: [],
+    };
+  }
+
+  auditQuery(query: AuditQuery): AuditRecord[] {
+    this.record('auditQuery', query);
+    return [
+      {
+        seq: 7,
+        ts: '2026-11-30T12:00:00.000Z',
+        type: 'tool.called',
+        decisionId: 'd-1',
+        sessionId: null,
+        tool: 'calculator',
+        actor: 'operator',
+        outcome: 'allowed',
+        payload: { input: { expression: '1+1' } },
+        prevHash: 'p'.repeat(64),
+        hash: 'h'.repeat(64),
+      },
+    ];
+  }
+
+  auditCounts(filter: AuditFilter): AuditCounts {
+    this.record('auditCounts', filter);
+    return {
+      total: 3,
+      byType: { 'tool.called': 3 },
+      byTool: { calculator: 3 },
+      byOutcome: { allowed: 3 },
+    };
+  }
+
+  async readiness(): Promise<Readiness> {
+    this.record('readiness');
+    await Promise.resolve();
+    const ok = { ok: this.ready, ...(this.ready ? {} : { detail: 'disconnected' }) };
+    return { ready: this.ready, checks: { nats: ok, audit: { ok: true }, policy: { ok: true } } };
+  }
+}
+
+function report(tool: string, input: unknown, outcome: ToolCallReport['outcome']): ToolCallReport {
+  return { tool, input, outcome, decision_id: `dec-${tool}`, duration_ms: 1.5 };
+}
