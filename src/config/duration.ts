@@ -27,3 +27,16 @@ export function parseDuration(value: string | number): number | undefined {
   const rounded = Math.round(ms);
   return rounded > MAX_DURATION_MS ? undefined : rounded;
 }
+
+/**
+ * Milliseconds in the largest unit that divides them exactly, in the form
+ * {@link parseDuration} reads: `30000` -> `30s`, `120000` -> `2m`, `1500` -> `1500ms`.
+ */
+export function formatDuration(ms: number): string {
+  if (ms > 0) {
+    for (const unit of ['h', 'm', 's'] as const) {
+      if (ms % UNIT_MS[unit] === 0) return `${ms / UNIT_MS[unit]}${unit}`;
+    }
+  }
+  return `${ms}ms`;
+}

@@ -1,5 +1,5 @@
-export { loadConfig, DEFAULT_CONFIG_FILE } from './load.js';
-export type { LoadConfigOptions, DeepPartial } from './load.js';
+export { loadConfig, loadConfigWithSources, DEFAULT_CONFIG_FILE } from './load.js';
+export type { LoadConfigOptions, LoadedConfig, DeepPartial } from './load.js';
 export { ConfigError, formatConfigIssue } from './errors.js';
 export type { ConfigIssue } from './errors.js';
 export {
@@ -12,9 +12,12 @@ export {
 } from './schema.js';
 export { SHIPPED_INTENTS_FILE } from './shipped.js';
 export type { RawConfig, ParsedConfig, LogLevel, LlmProvider } from './schema.js';
-export type { CaesarConfig, BusConfig, ConfigBusOptions } from './types.js';
-export { CONFIG_FILE_ENV } from './env.js';
-export { parseDuration, MAX_DURATION_MS } from './duration.js';
-export { redactConfig, REDACTED } from './redact.js';
+export type { CaesarConfig, BusConfig, ConfigBusOptions, ConfigSetting } from './types.js';
+export type { FieldKind } from './fields.js';
+export { CONFIG_FILE_ENV, envTarget } from './env.js';
+export type { EnvTarget } from './env.js';
+export { MAX_SECRET_FILE_BYTES } from './secret-file.js';
+export { parseDuration, formatDuration, MAX_DURATION_MS } from './duration.js';
+export { redactConfig, redactSettings, REDACTED } from './redact.js';
 export { renderConfigReference, REGENERATE_COMMAND } from './reference.js';
 export { renderExampleConfig } from './example.js';

@@ -11,6 +11,11 @@ export interface ConfigLayer {
   readonly issues: readonly ConfigIssue[];
   /** Where the value at `path` came from; `isKey` points at the key rather than the value. */
   readonly sourceOf: (path: readonly PropertyKey[], isKey: boolean) => string;
+  /**
+   * How `caesar config show` names the source of the value at `path`, when that differs
+   * from `sourceOf` (`env CAESAR_BUS__TOKEN_FILE -> /run/secrets/nats_token`).
+   */
+  readonly originOf?: (path: readonly PropertyKey[]) => string;
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -4,9 +4,10 @@ import { resolve } from 'node:path';
 import { CONFIG_FILE_ENV, envLayer } from './env.js';
 import { deepFreeze } from './freeze.js';
 import { objectLayer, type ConfigLayer } from './layer.js';
-import { normaliseConfig } from './normalise.js';
+import { normaliseConfig, resolveConfig } from './normalise.js';
 import type { RawConfig } from './schema.js';
-import type { CaesarConfig } from './types.js';
+import { collectSettings } from './settings.js';
+import type { CaesarConfig, ConfigSetting } from './types.js';
 import { validateLayers } from './validate.js';
 import { yamlFileLayer } from './yaml-layer.js';
 
@@ -36,6 +37,23 @@ export interface LoadConfigOptions {
   cwd?: string;
   /** Settings from CLI flags, snake_case like `caesar.yaml`; they beat everything else. */
   overrides?: DeepPartial<RawConfig>;
+  /**
+   * How errors and `loadConfigWithSources()` name the source of `overrides` (`flag`).
+   * @default 'overrides'
+   */
+  overridesSource?: string;
+}
+
+/** What {@link loadConfigWithSources} returns. */
+export interface LoadedConfig {
+  /** The same deep-frozen config {@link loadConfig} returns. */
+  readonly config: CaesarConfig;
+  /**
+   * Every effective setting by dotted snake_case path (`bus.url`, `tools.web_search.api_key`),
+   * in schema order, with its value and source. Values are not redacted: print them through
+   * `redactSettings()`.
+   */
+  readonly settings: ReadonlyMap<string, ConfigSetting>;
 }
 
 /**
@@ -45,17 +63,34 @@ export interface LoadConfigOptions {
  * @throws {ConfigError} listing every problem, each with its file:line:col or env var.
  */
 export async function loadConfig(opts: LoadConfigOptions = {}): Promise<CaesarConfig> {
+  return (await loadConfigWithSources(opts)).config;
+}
+
+/**
+ * {@link loadConfig}, and for each effective value where it came from: `default`,
+ * `<file>:<line>:<col>`, `env CAESAR_X__Y` (`env CAESAR_X__Y_FILE -> /path` for a secret
+ * read from a file) or `opts.overridesSource`. For `caesar config show`.
+ * @throws {ConfigError} as {@link loadConfig}.
+ */
+export async function loadConfigWithSources(opts: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const env = opts.env ?? process.env;
   const cwd = resolve(opts.cwd ?? process.cwd());
   const file = await findConfigFile(opts.file, env, cwd);
   const layers: ConfigLayer[] = [
     file === undefined ? objectLayer('defaults', {}) : await yamlFileLayer(file.path, file.origin),
-    envLayer(env),
-    objectLayer('overrides', opts.overrides),
+    await envLayer(env, cwd),
+    objectLayer(opts.overridesSource ?? 'overrides', opts.overrides),
   ];
   const parsed = validateLayers(layers);
-  const config = normaliseConfig(parsed, { cwd, configFile: file?.path, hostname: hostname() });
-  return deepFreeze(config);
+  const ctx = { cwd, configFile: file?.path, hostname: hostname() };
+  const config = deepFreeze(normaliseConfig(parsed, ctx));
+  const settings = collectSettings(resolveConfig(parsed, ctx), layers);
+  return Object.freeze({ config, settings: deepFreezeMap(settings) });
+}
+
+function deepFreezeMap<K, V>(map: Map<K, V>): ReadonlyMap<K, V> {
+  for (const v of map.values()) deepFreeze(v);
+  return map;
 }
 
 interface ConfigFileChoice {

@@ -14,58 +14,98 @@ export interface NormaliseContext {
   readonly hostname: string;
 }
 
-/** Step three of loading: camelCase keys, `…Ms` durations, absolute paths, bus options. */
-export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): CaesarConfig {
+/**
+ * The parsed config with every computed default filled in and every path absolute, still
+ * snake_case: what `caesar config show` prints, and what {@link normaliseConfig} renames.
+ */
+export type ResolvedConfig = ParsedConfig & {
+  readonly worker: { readonly host: string };
+  readonly audit: { readonly file: string };
+  readonly api: { readonly tokens_file: string };
+  readonly brain: { readonly intents_file: string; readonly conversations_file: string };
+};
+
+/**
+ * Fills the defaults that depend on other keys or on the machine (`<data_dir>/audit.db`, the
+ * host name, the shipped intents file) and resolves relative paths against `ctx.cwd`.
+ * A key whose `fieldMeta` has a `defaultText` must be filled here.
+ */
+export function resolveConfig(raw: ParsedConfig, ctx: NormaliseContext): ResolvedConfig {
   const abs = (path: string): string => resolve(ctx.cwd, path);
+  const absOpt = (path: string | undefined) => (path === undefined ? undefined : abs(path));
   const dataDir = abs(raw.data_dir);
-  const bus = normaliseBus(raw.bus, abs);
   return {
-    ...(ctx.configFile === undefined ? {} : { configFile: ctx.configFile }),
-    dataDir,
-    log: { level: raw.log.level },
-    bus,
-    busOptions: busOptionsOf(bus),
-    worker: { host: raw.worker.host ?? ctx.hostname, graceMs: raw.worker.grace },
-    embedded: {
-      natsHost: raw.embedded.nats_host,
-      natsPort: raw.embedded.nats_port,
-      ...optional('natsConfig', raw.embedded.nats_config, abs),
+    ...raw,
+    data_dir: dataDir,
+    bus: {
+      ...raw.bus,
+      nkey_seed_file: absOpt(raw.bus.nkey_seed_file),
+      creds_file: absOpt(raw.bus.creds_file),
     },
+    worker: { ...raw.worker, host: raw.worker.host ?? ctx.hostname },
+    embedded: { ...raw.embedded, nats_config: absOpt(raw.embedded.nats_config) },
     policy: { file: abs(raw.policy.file) },
-    audit: {
-      file: pathOr(raw.audit.file, join(dataDir, 'audit.db'), abs),
-      retentionDays: raw.audit.retention_days,
-    },
+    audit: { ...raw.audit, file: pathOr(raw.audit.file, join(dataDir, 'audit.db'), abs) },
     api: {
-      host: raw.api.host,
-      port: raw.api.port,
-      tokensFile: pathOr(raw.api.tokens_file, join(dataDir, DEFAULT_TOKENS_FILE_NAME), abs),
-      bodyLimitBytes: raw.api.body_limit,
-      rateLimitPerMinute: raw.api.rate_limit,
+      ...raw.api,
+      tokens_file: pathOr(raw.api.tokens_file, join(dataDir, DEFAULT_TOKENS_FILE_NAME), abs),
     },
     brain: {
-      maxIterations: raw.brain.max_iterations,
-      callTimeoutMs: raw.brain.call_timeout,
-      confirmationTtlMs: raw.brain.confirmation_ttl,
-      historyLimit: raw.brain.history_limit,
-      messageMaxChars: raw.brain.message_max_chars,
-      intentsFile: pathOr(raw.brain.intents_file, SHIPPED_INTENTS_FILE, abs),
-      conversationsFile: pathOr(
+      ...raw.brain,
+      intents_file: pathOr(raw.brain.intents_file, SHIPPED_INTENTS_FILE, abs),
+      conversations_file: pathOr(
         raw.brain.conversations_file,
         join(dataDir, 'conversations.db'),
         abs,
       ),
     },
-    llm: { provider: raw.llm.provider },
-    tools: toolSections(raw.tools),
   };
 }
 
-function normaliseBus(bus: ParsedConfig['bus'], abs: (p: string) => string): BusConfig {
+/** Step three of loading: camelCase keys, `…Ms` durations, absolute paths, bus options. */
+export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): CaesarConfig {
+  const r = resolveConfig(raw, ctx);
+  const bus = normaliseBus(r.bus);
+  return {
+    ...(ctx.configFile === undefined ? {} : { configFile: ctx.configFile }),
+    dataDir: r.data_dir,
+    log: { level: r.log.level },
+    bus,
+    busOptions: busOptionsOf(bus),
+    worker: { host: r.worker.host, graceMs: r.worker.grace },
+    embedded: {
+      natsHost: r.embedded.nats_host,
+      natsPort: r.embedded.nats_port,
+      ...optional('natsConfig', r.embedded.nats_config),
+    },
+    policy: { file: r.policy.file },
+    audit: { file: r.audit.file, retentionDays: r.audit.retention_days },
+    api: {
+      host: r.api.host,
+      port: r.api.port,
+      tokensFile: r.api.tokens_file,
+      bodyLimitBytes: r.api.body_limit,
+      rateLimitPerMinute: r.api.rate_limit,
+    },
+    brain: {
+      maxIterations: r.brain.max_iterations,
+      callTimeoutMs: r.brain.call_timeout,
+      confirmationTtlMs: r.brain.confirmation_ttl,
+      historyLimit: r.brain.history_limit,
+      messageMaxChars: r.brain.message_max_chars,
+      intentsFile: r.brain.intents_file,
+      conversationsFile: r.brain.conversations_file,
+    },
+    llm: { provider: r.llm.provider },
+    tools: toolSections(r.tools),
+  };
+}
+
+function normaliseBus(bus: ParsedConfig['bus']): BusConfig {
   return {
     servers: bus.url,
-    ...optional('nkeySeedFile', bus.nkey_seed_file, abs),
-    ...optional('credsFile', bus.creds_file, abs),
+    ...optional('nkeySeedFile', bus.nkey_seed_file),
+    ...optional('credsFile', bus.creds_file),
     ...optional('token', bus.token),
     ...optional('inboxIdentity', bus.inbox_identity),
     reconnectWaitMs: bus.reconnect_wait,

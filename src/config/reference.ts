@@ -1,4 +1,6 @@
 import { MAX_DURATION_MS } from './duration.js';
+import { SECRET_KEY_ENDINGS } from './redact.js';
+import { MAX_SECRET_FILE_BYTES } from './secret-file.js';
 import { defaultText, envText, typeText } from './render-values.js';
 import { configTree, type ConfigNode, type ConfigSection } from './walk.js';
 
@@ -24,7 +26,16 @@ CAESAR reads its settings from four places; each one overrides the ones before i
 - Durations: \`500ms\`, \`5s\`, \`2m\`, \`1h\` or a number of milliseconds, at most ${MAX_DURATION_MS} ms (about 24.8 days).
 - Relative paths in \`caesar.yaml\` are resolved against the file's own directory; relative paths from environment variables and flags, and the defaults, against the working directory.
 - At most one of \`bus.nkey_seed_file\`, \`bus.creds_file\` and \`bus.token\` may be set in one source; the highest source that sets one of them decides the auth method (a \`--creds-file\` flag replaces an NKEY seed named in \`caesar.yaml\`).
-- Secrets (\`bus.token\`, and keys such as \`*_token\`, \`*password\`, \`*secret\`, \`*api_key\` in tool sections) are replaced with \`[redacted]\` whenever the config is printed. Prefer env vars to files for them.`;
+- Secrets (\`bus.token\`, and keys such as \`*_token\`, \`*password\`, \`*secret\`, \`*api_key\` in tool sections) are replaced with \`[redacted]\` whenever the config is printed (\`caesar config show\`). Keep them out of \`caesar.yaml\`: set them by env var, or from a file as below.
+
+## Secrets from files
+
+For every secret key, \`CAESAR_<KEY>_FILE\` names a file that holds its value, such as a Docker or Kubernetes secret: \`CAESAR_BUS__TOKEN_FILE=/run/secrets/nats_token\` sets \`bus.token\`. Under \`tools\`, \`<KEY>_FILE\` reads a file when \`<KEY>\` is a credential name (ending in ${SECRET_KEY_ENDINGS.map((e) => `\`${e}\``).join(', ')}): \`CAESAR_TOOLS__WEB_SEARCH__API_KEY_FILE\` sets \`tools.web_search.api_key\`.
+
+- A name that is itself a key stays that key: \`CAESAR_BUS__NKEY_SEED_FILE\` sets \`bus.nkey_seed_file\` (a path), and \`CAESAR_TOOLS__CALENDAR_READ__CA_FILE\` sets \`tools.calendar_read.ca_file\`.
+- The file is read as UTF-8 and one trailing line ending is dropped. An empty file, a file over ${MAX_SECRET_FILE_BYTES / 1024} KiB, a missing or unreadable file, or one that is not a regular file is an error naming the variable and the path. A relative path resolves against the working directory; an empty variable unsets the key.
+- Setting both \`CAESAR_X\` and \`CAESAR_X_FILE\` is an error naming both. \`_FILE\` works in the environment only, not in \`caesar.yaml\`.
+- The value never appears in an error, a log or \`caesar config show\`, which names the variable and the file as the source.`;
 
 /** docs/configuration.md, rendered from {@link ConfigSchema}. */
 export function renderConfigReference(): string {
@@ -47,11 +58,12 @@ function renderKey(node: ConfigNode): string {
 }
 
 function facts(node: ConfigNode): string {
-  const secret = node.type === 'field' && node.meta.secret === true ? ' (secret)' : '';
+  const isSecret = node.type === 'field' && node.meta.secret === true;
+  const fromFile = isSecret ? `, or \`${node.env}_FILE\` naming a file that holds it` : '';
   const lines = [
-    `- Type: ${typeText(node)}${secret}`,
+    `- Type: ${typeText(node)}${isSecret ? ' (secret)' : ''}`,
     `- Default: ${defaultText(node) ?? 'not set'}`,
-    `- Env: \`${envText(node)}\``,
+    `- Env: \`${envText(node)}\`${fromFile}`,
   ];
   return lines.join('\n');
 }

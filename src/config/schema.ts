@@ -160,7 +160,7 @@ const ApiSchema = z
       .min(1, 'expected a host or address')
       .default('127.0.0.1')
       .describe(
-        'Address the brain\'s HTTP API listens on. A non-loopback address is refused unless the tokens file holds at least one token.',
+        "Address the brain's HTTP API listens on. A non-loopback address is refused unless the tokens file holds at least one token.",
       ),
     port: z
       .number()
@@ -192,7 +192,7 @@ const ApiSchema = z
       .describe('Requests per minute per token; beyond it 429. 0 turns the limit off.'),
   })
   .prefault({})
-  .describe('The brain\'s HTTP API.');
+  .describe("The brain's HTTP API.");
 
 const BrainSchema = z
   .strictObject({
@@ -202,10 +202,12 @@ const BrainSchema = z
       .min(1)
       .max(50)
       .default(5)
-      .describe('Planner rounds per chat message; reaching the cap is told to the user and audited.'),
+      .describe(
+        'Planner rounds per chat message; reaching the cap is told to the user and audited.',
+      ),
     call_timeout: durationField()
       .prefault('30s')
-      .describe('Deadline of one tool call; a tool\'s own `timeoutMs` may cut it shorter.'),
+      .describe("Deadline of one tool call; a tool's own `timeoutMs` may cut it shorter."),
     confirmation_ttl: durationField()
       .prefault('2m')
       .describe('How long a call waiting for confirmation may be approved.'),

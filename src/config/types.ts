@@ -1,4 +1,5 @@
 import type { BusAuth } from '../bus/index.js';
+import type { FieldKind } from './fields.js';
 import type { LlmProvider, LogLevel } from './schema.js';
 
 /** The `bus` section, normalised. Exactly one or none of the three auth keys is set. */
@@ -70,4 +71,24 @@ export interface CaesarConfig {
   readonly llm: { readonly provider: LlmProvider };
   /** Per-tool sections as written (snake_case keys); each tool's schema parses its own. */
   readonly tools: { readonly [tool: string]: Readonly<Record<string, unknown>> };
+}
+
+/** One effective setting, as `loadConfigWithSources()` reports it. */
+export interface ConfigSetting {
+  /**
+   * The value in effect, as caesar.yaml would write it after parsing: defaults applied,
+   * durations in milliseconds, URL lists as arrays, paths absolute, computed defaults
+   * (`<data_dir>/audit.db`, the host name) filled in. `undefined` when the key is not set.
+   */
+  readonly value: unknown;
+  /**
+   * Where the value came from: `default`, `/etc/caesar/caesar.yaml:3:10`,
+   * `env CAESAR_BUS__URL`, `env CAESAR_BUS__TOKEN_FILE -> /run/secrets/nats_token`, or the
+   * name of the overrides (`overrides`, `flag`).
+   */
+  readonly source: string;
+  /** How the schema reads the key (`duration` values are in ms); absent under `tools`. */
+  readonly kind?: FieldKind;
+  /** The value is a credential: marked secret in the schema, or a secret-looking key name. */
+  readonly secret: boolean;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { MAX_DURATION_MS, parseDuration } from '../../../src/config/index.js';
+import { formatDuration, MAX_DURATION_MS, parseDuration } from '../../../src/config/index.js';
 import { coerceEnvValue } from '../../../src/config/env.js';
 
 describe('parseDuration', () => {
@@ -36,6 +36,21 @@ describe('parseDuration', () => {
     ['600h'],
   ] as const)('%j is not a duration', (input) => {
     expect(parseDuration(input)).toBeUndefined();
+  });
+});
+
+describe('formatDuration', () => {
+  test.each([
+    [30_000, '30s'],
+    [120_000, '2m'],
+    [3_600_000, '1h'],
+    [5_400_000, '90m'],
+    [1500, '1500ms'],
+    [1, '1ms'],
+    [0, '0ms'],
+  ])('%d ms is %s, which parses back to the same ms', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+    expect(parseDuration(text)).toBe(ms);
   });
 });
 
