@@ -21,12 +21,23 @@ export interface RunningCli {
   stderr(): string;
 }
 
+/** Who a child runs as: set both to drop root (for file-permission tests). */
+export interface RunAs {
+  uid?: number;
+  gid?: number;
+}
+
 /** Starts `caesar <args>` as a real process, collecting its output line by line. */
-export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCli {
+export function startCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  runAs: RunAs = {},
+): RunningCli {
   assertBuilt();
   const child = spawn(process.execPath, [CLI, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...runAs,
   });
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (l: string) => void }[] = [];

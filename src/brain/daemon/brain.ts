@@ -1,0 +1,188 @@
+import type { NatsConnection } from '@nats-io/nats-core';
+import { openAuditLog, type AuditLog } from '../../audit/index.js';
+import { connectBus } from '../../bus/index.js';
+import type { CaesarConfig } from '../../config/index.js';
+import { silentLogger, type Logger } from '../../log/index.js';
+import { openPolicyStore, type PolicyEvent, type PolicyStore } from '../../policy/index.js';
+import { Agent } from '../agent/index.js';
+import { openConversationStore } from '../conversations/index.js';
+import { createDispatcher } from '../dispatch/index.js';
+import { ToolGateway } from '../gateway/index.js';
+import {
+  BrainMetrics,
+  buildHttpServer,
+  ensureTokensFile,
+  loadTokens,
+  startHttpServer,
+} from '../http/index.js';
+import { loadIntents } from '../intents/index.js';
+import { startRegistry, type Registry } from '../registry/index.js';
+import { AuditHealth } from './audit-health.js';
+import { ConnectionWatch } from './connection-watch.js';
+import { BrainCore } from './core.js';
+import { policyAuditEvent } from './policy-audit.js';
+import { PreflightCache } from './preflight.js';
+
+export interface StartBrainOptions {
+  logger?: Logger;
+  /** Registry sweep interval. @default 5000 */
+  sweepIntervalMs?: number;
+}
+
+/** A running brain. `close()` stops it in reverse order of start. */
+export interface RunningBrain extends AsyncDisposable {
+  /** Base URL of the HTTP API, e.g. `http://127.0.0.1:8420`. */
+  readonly url: string;
+  readonly natsUrl: string;
+  /** Whether this start created the tokens file (first run). */
+  readonly createdTokensFile: boolean;
+  readonly core: BrainCore;
+  readonly registry: Registry;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the brain: NATS connection, policy store, audit log, registry, gateway, agent and
+ * the HTTP API, all from one frozen config. Fails (and releases what it opened) when any
+ * part cannot start: a bad policy file, a locked or newer audit log, a taken port.
+ */
+export async function startBrain(
+  config: CaesarConfig,
+  options: StartBrainOptions = {},
+): Promise<RunningBrain> {
+  const logger = options.logger ?? silentLogger();
+  const cleanup: (() => Promise<void> | void)[] = [];
+  const close = async () => {
+    for (const step of cleanup.reverse()) {
+      try {
+        await step();
+      } catch (err) {
+        logger.warn({ err }, 'error while stopping the brain');
+      }
+    }
+    cleanup.length = 0;
+  };
+  try {
+    return await assemble(config, logger, options, cleanup, close);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+async function assemble(
+  config: CaesarConfig,
+  logger: Logger,
+  options: StartBrainOptions,
+  cleanup: (() => Promise<void> | void)[],
+  close: () => Promise<void>,
+): Promise<RunningBrain> {
+  const intents = await loadIntents(config.brain.intentsFile);
+  const createdTokensFile = await ensureTokensFile(config.api.tokensFile);
+  const tokens = await loadTokens(config.api.tokensFile);
+
+  const audit: AuditLog = openAuditLog({
+    path: config.audit.file,
+    retention: { days: config.audit.retentionDays },
+    logger: logger.child({ component: 'audit' }),
+  });
+  cleanup.push(() => audit.close());
+  const auditHealth = new AuditHealth(audit);
+
+  // the policy store starts before the gateway exists; reloads reach it through this slot
+  const late: { gateway?: ToolGateway } = {};
+  const onPolicyEvent = (event: PolicyEvent) => {
+    if (event.type === 'policy.reloaded' && event.changed) {
+      late.gateway?.policyReloaded(event.policy_sha256);
+    }
+    auditHealth.append(policyAuditEvent(event)).catch((err: unknown) => {
+      logger.error({ err, event: event.type }, 'could not audit a policy reload');
+    });
+  };
+  const policy: PolicyStore = await openPolicyStore({
+    path: config.policy.file,
+    logger: logger.child({ component: 'policy' }),
+    onEvent: onPolicyEvent,
+  });
+  cleanup.push(() => policy.close());
+
+  const nc: NatsConnection = await connectBus({ ...config.busOptions, name: 'caesar-brain' });
+  cleanup.push(() => nc.drain().catch(() => nc.close()));
+  const connection = new ConnectionWatch(nc);
+  const registry = await startRegistry({
+    nc,
+    logger: logger.child({ component: 'registry' }),
+    ...(options.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: options.sweepIntervalMs }),
+  });
+  cleanup.push(() => registry.close());
+
+  const metrics = new BrainMetrics();
+  metrics.setInstanceSource(() =>
+    registry.tools().map((t) => [t.name, t.instances.length] as const),
+  );
+  const gate = new ToolGateway({
+    tools: registry,
+    policy,
+    audit: auditHealth,
+    dispatcher: createDispatcher({ nc, logger: logger.child({ component: 'dispatch' }) }),
+    callTimeoutMs: config.brain.callTimeoutMs,
+    confirmationTtlMs: config.brain.confirmationTtlMs,
+    metrics,
+    logger: logger.child({ component: 'gateway' }),
+  });
+  late.gateway = gate;
+  cleanup.push(() => gate.close());
+
+  const conversations = openConversationStore({
+    file: config.brain.conversationsFile,
+    historyLimit: config.brain.historyLimit,
+    logger: logger.child({ component: 'conversations' }),
+  });
+  cleanup.push(() => conversations.close());
+  const pruner = setInterval(() => conversations.prune(), 3_600_000);
+  pruner.unref();
+  cleanup.push(() => clearInterval(pruner));
+
+  const agent = new Agent({
+    gate,
+    intents,
+    conversations,
+    audit: auditHealth,
+    maxIterations: config.brain.maxIterations,
+    onChat: (planner, ms) => metrics.chat(planner, ms),
+    logger: logger.child({ component: 'agent' }),
+  });
+  const core = new BrainCore({
+    connection,
+    registry,
+    policy,
+    audit,
+    auditHealth,
+    gateway: gate,
+    agent,
+    preflight: new PreflightCache(nc),
+  });
+
+  const app = await buildHttpServer({
+    service: core,
+    tokens,
+    metrics,
+    logger: logger.child({ component: 'http' }),
+    bodyLimitBytes: config.api.bodyLimitBytes,
+    rateLimitPerMinute: config.api.rateLimitPerMinute,
+    messageMaxChars: config.brain.messageMaxChars,
+  });
+  cleanup.push(() => app.close());
+  const url = await startHttpServer(app, { host: config.api.host, port: config.api.port });
+  logger.info({ url, nats: nc.getServer(), tools: registry.tools().length }, 'brain ready');
+
+  return {
+    url,
+    natsUrl: nc.getServer(),
+    createdTokensFile,
+    core,
+    registry,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

@@ -1,0 +1,102 @@
+import type { AuditFilter, AuditLog, AuditQuery } from '../../audit/index.js';
+import type { PolicyExplanation, PolicyStore } from '../../policy/index.js';
+import { CaesarError } from '../../protocol/index.js';
+import type { Agent } from '../agent/index.js';
+import type {
+  BrainService,
+  Caller,
+  ChatRequest,
+  ChatResponse,
+  Readiness,
+  ToolCallReport,
+  ToolView,
+} from '../api/index.js';
+import type { ToolGateway } from '../gateway/index.js';
+import type { Registry } from '../registry/index.js';
+import type { AuditHealth } from './audit-health.js';
+import type { ConnectionWatch } from './connection-watch.js';
+import { preflightView, type PreflightCache } from './preflight.js';
+
+export interface BrainCoreParts {
+  connection: ConnectionWatch;
+  registry: Registry;
+  policy: PolicyStore;
+  audit: AuditLog;
+  auditHealth: AuditHealth;
+  gateway: ToolGateway;
+  agent: Agent;
+  preflight: PreflightCache;
+}
+
+/** BrainService over the real parts: what the HTTP API serves. */
+export class BrainCore implements BrainService {
+  readonly #p: BrainCoreParts;
+
+  constructor(parts: BrainCoreParts) {
+    this.#p = parts;
+  }
+
+  async chat(request: ChatRequest, caller: Caller): Promise<ChatResponse> {
+    try {
+      return await this.#p.agent.chat(request, caller);
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 'session_not_found') {
+        throw new CaesarError('session_not_found', (err as Error).message, { cause: err });
+      }
+      throw err;
+    }
+  }
+
+  async listTools(): Promise<ToolView[]> {
+    const tools = this.#p.registry.tools();
+    const preflights = await Promise.all(tools.map((t) => this.#p.preflight.get(t.name)));
+    return tools.map((t, i) => {
+      const d = this.#p.policy.explain({ tool: t.name, input: {} }).decision;
+      return {
+        name: t.name,
+        spec: t.spec,
+        instances: t.instances.map((inst) => ({
+          id: inst.id,
+          host: inst.host,
+          version: inst.version,
+        })),
+        preflight: preflightView(preflights[i] as NonNullable<(typeof preflights)[number]>),
+        policy: { outcome: d.outcome, rule: d.rule.id, reason: d.reason },
+      };
+    });
+  }
+
+  invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport> {
+    return this.#p.gateway.invoke(tool, input, caller);
+  }
+
+  confirm(id: string, approve: boolean, caller: Caller): Promise<ToolCallReport> {
+    return this.#p.gateway.confirm(id, approve, caller);
+  }
+
+  explain(tool: string, input: unknown): PolicyExplanation {
+    return this.#p.policy.explain({ tool, input });
+  }
+
+  auditQuery(query: AuditQuery) {
+    return this.#p.audit.query(query);
+  }
+
+  auditCounts(filter: AuditFilter) {
+    return this.#p.audit.counts(filter);
+  }
+
+  readiness(): Promise<Readiness> {
+    const nats = this.#p.connection.status();
+    const audit = this.#p.auditHealth.status();
+    const policy = this.#p.policy.policy;
+    const policyCheck =
+      policy.denyAllReason === null
+        ? { ok: true, detail: `${policy.file} (sha256 ${policy.sha256.slice(0, 12)})` }
+        : { ok: false, detail: policy.denyAllReason };
+    return Promise.resolve({
+      ready: nats.ok && audit.ok && policyCheck.ok,
+      checks: { nats, audit, policy: policyCheck },
+    });
+  }
+}

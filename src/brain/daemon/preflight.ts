@@ -1,0 +1,78 @@
+import type { NatsConnection } from '@nats-io/nats-core';
+import {
+  PreflightReplySchema,
+  preflightSubject,
+  type PreflightReply,
+} from '../../protocol/index.js';
+import type { ToolView } from '../api/index.js';
+
+const decoder = new TextDecoder();
+
+/** A tool's last preflight answer, or why there was none. */
+export type PreflightResult = { reply: PreflightReply; at: number } | { error: string; at: number };
+
+/**
+ * Asks workers whether their backend is configured and reachable (`caesar.preflight.tool.*`)
+ * and keeps each answer for `ttlMs`, so `GET /v1/tools` does not fan out on every request.
+ */
+export class PreflightCache {
+  readonly #nc: NatsConnection;
+  readonly #ttlMs: number;
+  readonly #timeoutMs: number;
+  readonly #results = new Map<string, PreflightResult>();
+  readonly #inflight = new Map<string, Promise<PreflightResult>>();
+
+  constructor(nc: NatsConnection, options: { ttlMs?: number; timeoutMs?: number } = {}) {
+    this.#nc = nc;
+    this.#ttlMs = options.ttlMs ?? 30_000;
+    this.#timeoutMs = options.timeoutMs ?? 2000;
+  }
+
+  async get(tool: string): Promise<PreflightResult> {
+    const hit = this.#results.get(tool);
+    if (hit && Date.now() - hit.at < this.#ttlMs) return hit;
+    let p = this.#inflight.get(tool);
+    if (!p) {
+      p = this.#ask(tool).finally(() => this.#inflight.delete(tool));
+      this.#inflight.set(tool, p);
+    }
+    return p;
+  }
+
+  async #ask(tool: string): Promise<PreflightResult> {
+    let result: PreflightResult;
+    try {
+      const msg = await this.#nc.request(preflightSubject(tool), undefined, {
+        timeout: this.#timeoutMs,
+      });
+      result = {
+        reply: PreflightReplySchema.parse(JSON.parse(decoder.decode(msg.data))),
+        at: Date.now(),
+      };
+    } catch (err) {
+      result = { error: (err as Error).message, at: Date.now() };
+    }
+    this.#results.set(tool, result);
+    return result;
+  }
+}
+
+/** The `preflight` part of a ToolView. */
+export function preflightView(r: PreflightResult): ToolView['preflight'] {
+  const checkedAt = new Date(r.at).toISOString();
+  if ('error' in r) return { ok: null, detail: [`error: ${r.error}`], checked_at: checkedAt };
+  const failing = r.reply.checks
+    .filter((c) => !c.ok)
+    .map((c) => (c.detail ? `${c.name}: ${c.detail}` : c.name));
+  return { ok: r.reply.ok, detail: [...failing, ...r.reply.warnings], checked_at: checkedAt };
+}
+
+/** One line for `caesar up`: "web_search: not configured: set …". */
+export function describePreflight(tool: string, r: PreflightResult): string {
+  const view = preflightView(r);
+  if (view.ok === true) {
+    return `${tool}: ready${view.detail.length ? ` (${view.detail.join('; ')})` : ''}`;
+  }
+  if (view.ok === null) return `${tool}: preflight failed: ${view.detail.join('; ')}`;
+  return `${tool}: not ready: ${view.detail.join('; ')}`;
+}
