@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import { parseDuration } from '../config/index.js';
 
 /** Flags every command that talks to NATS accepts; each maps onto one config key. */
 export interface ConnectionFlags {
@@ -43,4 +44,40 @@ export function overridesFrom(flags: ConnectionFlags): Record<string, unknown> {
   if (flags.logLevel) out.log = { level: flags.logLevel };
   if (flags.dataDir) out.data_dir = flags.dataDir;
   return out;
+}
+
+/** Flags of the commands that talk to the brain's HTTP API (`chat`, `invoke`, `confirm`). */
+export interface ApiFlags {
+  config?: string;
+  dataDir?: string;
+  apiUrl?: string;
+  tokenFile?: string;
+  tokenName?: string;
+  /** Deadline of one request in ms. @default {@link DEFAULT_API_TIMEOUT_MS} */
+  timeout?: number;
+}
+
+/** How long one API request may take by default: a chat turn may run several tools. */
+export const DEFAULT_API_TIMEOUT_MS = 120_000;
+
+/** Where to talk to: flags beat the running stack's runtime.json, which beats caesar.yaml. */
+export function addApiFlags(cmd: Command): Command {
+  return cmd
+    .option('--data-dir <dir>', 'data directory of the running stack (default ./var)')
+    .option('--config <file>', 'caesar.yaml to read (default: $CAESAR_CONFIG, then ./caesar.yaml)')
+    .option('--api-url <url>', "the brain's HTTP API (default: from <data-dir>/runtime.json)")
+    .option('--token-file <file>', 'API tokens file (default: from <data-dir>/runtime.json)')
+    .option(
+      '--token-name <name>',
+      "which token of the file to use (default: runtime.json's, else operator, else the only one)",
+    )
+    .option('--timeout <duration>', 'deadline of one request (default 120s)', timeoutMs);
+}
+
+function timeoutMs(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms === 0) {
+    throw new InvalidArgumentError('expected a duration such as 500ms, 30s or 2m');
+  }
+  return ms;
 }

@@ -20,7 +20,10 @@ import {
   type AuditQuery,
   type AuditRecord,
 } from '../../audit/index.js';
+import { ConfigError } from '../../config/index.js';
 import { createLogger } from '../../log/index.js';
+import { fromRunningStack, loadCliConfig } from '../context.js';
+import { RuntimeFileError } from '../runtime-file.js';
 
 /** Exit codes of `caesar audit ...`: ok, a failed verification or operation, a usage error. */
 export const EXIT_OK = 0;
@@ -28,11 +31,32 @@ export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
 /**
- * The log the commands read when `--db` is not given. For now `./var/audit.db`; once the
- * running stack writes `<data-dir>/runtime.json`, this is the one place that learns to read it.
+ * The built-in default log, `./var/audit.db`: what {@link resolveAuditDb} ends at when no
+ * flag, env var, caesar.yaml or running stack names another one.
  */
 export function defaultAuditDbPath(cwd: string = process.cwd()): string {
   return resolve(cwd, 'var', 'audit.db');
+}
+
+/** Which log a command opens. */
+export interface DbOptions {
+  /** The SQLite file; beats everything else. */
+  db?: string;
+  /** Where runtime.json and the default `audit.db` live. @default config `data_dir`, `./var` */
+  dataDir?: string;
+  /** caesar.yaml to read `audit.file` and `data_dir` from. */
+  config?: string;
+}
+
+/**
+ * The log to open: `--db`, else `audit.file` from env / caesar.yaml, else the running
+ * stack's (`audit_db` of a live `<data-dir>/runtime.json`), else `<data-dir>/audit.db`.
+ * @throws {ConfigError} {@link RuntimeFileError}
+ */
+export async function resolveAuditDb(opts: DbOptions): Promise<string> {
+  if (opts.db !== undefined) return opts.db;
+  const config = await loadCliConfig({ config: opts.config, dataDir: opts.dataDir });
+  return (await fromRunningStack(config, 'audit_db')) ?? config.audit.file;
 }
 
 /** Where command output goes; tests pass collectors, the CLI passes the console. */
@@ -45,8 +69,7 @@ export interface AuditCliIo {
 
 const consoleIo: AuditCliIo = { out: (l) => console.log(l), err: (l) => console.error(l) };
 
-export interface FilterOptions {
-  db?: string;
+export interface FilterOptions extends DbOptions {
   type?: string[];
   tool?: string;
   decision?: string;
@@ -111,13 +134,13 @@ function printRecords(records: readonly AuditRecord[], json: boolean | undefined
 
 /** Runs `fn` with a read-only view of the log; operational errors become exit code 1. */
 async function withReader(
-  db: string | undefined,
+  opts: DbOptions,
   io: AuditCliIo,
   fn: (reader: AuditReader) => Promise<number> | number,
 ): Promise<number> {
   let reader: AuditReader;
   try {
-    reader = AuditReader.open(db ?? defaultAuditDbPath());
+    reader = AuditReader.open(await resolveAuditDb(opts));
   } catch (err) {
     return failed(err, io);
   }
@@ -131,14 +154,16 @@ async function withReader(
 }
 
 function failed(err: unknown, io: AuditCliIo): number {
-  if (!(err instanceof AuditError)) throw err;
+  const known =
+    err instanceof AuditError || err instanceof ConfigError || err instanceof RuntimeFileError;
+  if (!known) throw err;
   io.err(`caesar audit: ${err.message}`);
   return EXIT_FAILED;
 }
 
 /** `caesar audit query`: filtered rows, newest first (or oldest first from `--after-seq`). */
 export function runAuditQuery(opts: QueryOptions, io: AuditCliIo = consoleIo): Promise<number> {
-  return withReader(opts.db, io, (reader) => {
+  return withReader(opts, io, (reader) => {
     const query: AuditQuery = {
       ...toFilter(opts),
       limit: opts.limit ?? 100,
@@ -152,7 +177,7 @@ export function runAuditQuery(opts: QueryOptions, io: AuditCliIo = consoleIo): P
 
 /** `caesar audit tail [-f]`: the last rows, oldest first; with `-f`, new rows as they land. */
 export function runAuditTail(opts: TailOptions, io: AuditCliIo = consoleIo): Promise<number> {
-  return withReader(opts.db, io, async (reader) => {
+  return withReader(opts, io, async (reader) => {
     const filter = toFilter(opts);
     const last = reader.query({ ...filter, limit: opts.lines ?? 20 }).reverse();
     printRecords(last, opts.json, io);
@@ -173,10 +198,10 @@ export function runAuditTail(opts: TailOptions, io: AuditCliIo = consoleIo): Pro
 
 /** `caesar audit verify`: walks the chain; exit 1 and the first bad seq when tampered. */
 export function runAuditVerify(
-  opts: { db?: string; json?: boolean; threads?: number },
+  opts: DbOptions & { json?: boolean; threads?: number },
   io: AuditCliIo = consoleIo,
 ): Promise<number> {
-  return withReader(opts.db, io, async (reader) => {
+  return withReader(opts, io, async (reader) => {
     const report = await reader.verify(opts.threads === undefined ? {} : { threads: opts.threads });
     io.out(opts.json ? JSON.stringify(report) : formatVerifyReport(report));
     return report.ok ? EXIT_OK : EXIT_FAILED;
@@ -185,10 +210,10 @@ export function runAuditVerify(
 
 /** `caesar audit stats`: size, span and counts by type, tool and outcome. */
 export function runAuditStats(
-  opts: { db?: string; json?: boolean },
+  opts: DbOptions & { json?: boolean },
   io: AuditCliIo = consoleIo,
 ): Promise<number> {
-  return withReader(opts.db, io, (reader) => {
+  return withReader(opts, io, (reader) => {
     const stats = reader.stats();
     if (opts.json) io.out(JSON.stringify(stats));
     else formatStats(stats).forEach((l) => io.out(l));
@@ -202,7 +227,7 @@ export function runAuditExport(opts: ExportOptions, io: AuditCliIo = consoleIo):
     io.err(`caesar audit export: unsupported --format ${opts.format}; use jsonl`);
     return Promise.resolve(EXIT_USAGE);
   }
-  return withReader(opts.db, io, async (reader) => {
+  return withReader(opts, io, async (reader) => {
     const records = reader.records(toFilter(opts));
     if (opts.out === undefined) {
       for (const r of records) io.out(recordToJsonLine(r));
@@ -221,10 +246,10 @@ export function runAuditExport(opts: ExportOptions, io: AuditCliIo = consoleIo):
 
 /** `caesar audit backup --to FILE`: online copy, then verifies the copy. */
 export function runAuditBackup(
-  opts: { db?: string; to: string },
+  opts: DbOptions & { to: string },
   io: AuditCliIo = consoleIo,
 ): Promise<number> {
-  return withReader(opts.db, io, async (reader) => {
+  return withReader(opts, io, async (reader) => {
     const result = await reader.backup(opts.to);
     io.out(`backup written: ${result.path} (${result.bytes} bytes)`);
     io.out(formatVerifyReport(result.verify));
@@ -234,11 +259,11 @@ export function runAuditBackup(
 
 /** `caesar audit restore --from FILE`: checks the copy, refuses while a brain holds the log. */
 export async function runAuditRestore(
-  opts: { db?: string; from: string },
+  opts: DbOptions & { from: string },
   io: AuditCliIo = consoleIo,
 ): Promise<number> {
-  const to = opts.db ?? defaultAuditDbPath();
   try {
+    const to = await resolveAuditDb(opts);
     const result = await restoreAuditLog({
       from: opts.from,
       to,
@@ -299,7 +324,9 @@ export function register(program: Command): void {
     group
       .command(name)
       .description(description)
-      .option('--db <file>', `audit database (default: ${defaultAuditDbPath()})`)
+      .option('--db <file>', "audit database (default: audit.file, else the running stack's)")
+      .option('--data-dir <dir>', 'data directory of the running stack (default ./var)')
+      .option('--config <file>', 'caesar.yaml to read (default: $CAESAR_CONFIG, ./caesar.yaml)')
       .exitOverride(usageExit);
 
   withFilters(sub('tail', 'print the newest rows; -f keeps printing new ones'))
@@ -327,13 +354,13 @@ export function register(program: Command): void {
   sub('verify', 'walk the hash chain; exit 1 and the first bad seq when tampered')
     .option('--json', 'print the report as JSON')
     .option('--threads <n>', 'worker threads (default: up to 4 for large logs)', positiveInt)
-    .action(async (opts: { db?: string; json?: boolean; threads?: number }) =>
+    .action(async (opts: DbOptions & { json?: boolean; threads?: number }) =>
       done(await runAuditVerify(opts)),
     );
 
   sub('stats', 'size, span and counts by type, tool and outcome')
     .option('--json', 'print JSON')
-    .action(async (opts: { db?: string; json?: boolean }) => done(await runAuditStats(opts)));
+    .action(async (opts: DbOptions & { json?: boolean }) => done(await runAuditStats(opts)));
 
   withFilters(sub('export', 'every matching row, oldest first, as JSON lines'))
     .option('--format <format>', 'output format (jsonl)', 'jsonl')
@@ -342,9 +369,9 @@ export function register(program: Command): void {
 
   sub('backup', 'online backup to a new file (SQLite backup API), then verify the copy')
     .requiredOption('--to <file>', 'destination; must not exist')
-    .action(async (opts: { db?: string; to: string }) => done(await runAuditBackup(opts)));
+    .action(async (opts: DbOptions & { to: string }) => done(await runAuditBackup(opts)));
 
   sub('restore', 'replace the log with a verified backup (the brain must be stopped)')
     .requiredOption('--from <file>', 'backup to restore')
-    .action(async (opts: { db?: string; from: string }) => done(await runAuditRestore(opts)));
+    .action(async (opts: DbOptions & { from: string }) => done(await runAuditRestore(opts)));
 }

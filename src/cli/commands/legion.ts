@@ -5,7 +5,7 @@ import { runTools } from '../../legion/index.js';
 import { workerPermissions } from '../../protocol/index.js';
 import { loadShippedTools, shippedToolNames } from '../../../workers/index.js';
 import { addConnectionFlags, type ConnectionFlags } from '../connection.js';
-import { loadCliConfig } from '../context.js';
+import { fromRunningStack, loadCliConfig } from '../context.js';
 import { printInstancesTable, listTools } from '../legion-list.js';
 
 interface ServeFlags extends ConnectionFlags {
@@ -33,7 +33,10 @@ export function register(program: Command): void {
       .option('--wait <ms>', 'how long to collect discovery replies', '500'),
   ).action(async (flags: ConnectionFlags & { json?: boolean; wait: string }) => {
     const config = await loadCliConfig(flags);
-    const nc = await connectBus({ ...config.busOptions, name: 'caesar-cli' });
+    // No --nats-url and no configured URL: the running stack's, from <data-dir>/runtime.json.
+    const running = flags.natsUrl ? undefined : await fromRunningStack(config, 'nats_url');
+    const servers = running === undefined ? config.busOptions.servers : [running];
+    const nc = await connectBus({ ...config.busOptions, servers, name: 'caesar-cli' });
     try {
       const tools = await listTools(nc, Number(flags.wait));
       if (flags.json) console.log(JSON.stringify(tools, null, 2));

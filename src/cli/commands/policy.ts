@@ -17,6 +17,8 @@ import {
   type PolicyCaseResult,
   type ToolCall,
 } from '../../policy/index.js';
+import { fromRunningStack } from '../context.js';
+import { RuntimeFileError } from '../runtime-file.js';
 
 /** Exit codes of `caesar policy ...`: ok, a failed check or mismatch, a usage error. */
 export const EXIT_OK = 0;
@@ -38,6 +40,8 @@ export interface PolicyFileOptions {
   policy?: string;
   /** caesar.yaml to read the configured policy file from. */
   config?: string;
+  /** Data directory of the running stack, whose runtime.json names its policy file. */
+  dataDir?: string;
   json?: boolean;
 }
 
@@ -143,6 +147,7 @@ export function register(program: Command): void {
         '--config <file>',
         'caesar.yaml to read (default: $CAESAR_CONFIG, then ./caesar.yaml)',
       )
+      .option('--data-dir <dir>', 'data directory of the running stack (default ./var)')
       .option('--json', 'print JSON')
       .exitOverride(usageExit);
   const done = (code: number) => {
@@ -184,7 +189,10 @@ export function register(program: Command): void {
   );
 }
 
-/** The policy file to use: `--policy` (or `check`'s argument), else the configured one. */
+/**
+ * The policy file to use: `--policy` (or `check`'s argument), else `policy.file` from env /
+ * caesar.yaml, else the running stack's (runtime.json in the data dir), else the default.
+ */
 async function policyPath(opts: PolicyFileOptions, io: PolicyCliIo): Promise<string> {
   const cwd = io.cwd ?? process.cwd();
   if (opts.policy !== undefined) return resolve(cwd, opts.policy);
@@ -192,8 +200,9 @@ async function policyPath(opts: PolicyFileOptions, io: PolicyCliIo): Promise<str
     cwd,
     ...(opts.config === undefined ? {} : { file: opts.config }),
     ...(io.env === undefined ? {} : { env: io.env }),
+    ...(opts.dataDir === undefined ? {} : { overrides: { data_dir: opts.dataDir } }),
   });
-  return config.policy.file;
+  return (await fromRunningStack(config, 'policy_file', cwd)) ?? config.policy.file;
 }
 
 async function load(opts: PolicyFileOptions, io: PolicyCliIo): Promise<CompiledPolicy | null> {
@@ -201,7 +210,7 @@ async function load(opts: PolicyFileOptions, io: PolicyCliIo): Promise<CompiledP
   try {
     path = await policyPath(opts, io);
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
+    if (!(err instanceof ConfigError || err instanceof RuntimeFileError)) throw err;
     io.err(err.message);
     return null;
   }

@@ -1,34 +1,40 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { connectBus, startNatsServer, type NatsServer } from '../../bus/index.js';
-import {
-  PreflightReplySchema,
-  preflightSubject,
-  type PreflightReply,
-} from '../../protocol/index.js';
+import { describePreflight, PreflightCache } from '../../brain/daemon/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
 import { loadCliConfig } from '../context.js';
+import {
+  readRuntimeFile,
+  removeRuntimeFile,
+  writeRuntimeFile,
+  type RuntimeInfoInput,
+} from '../runtime-file.js';
 import { Supervisor } from '../supervisor.js';
 
 interface UpFlags {
   config?: string;
   dataDir?: string;
   natsPort?: string;
+  apiPort?: string;
   logLevel?: string;
   tools?: string;
 }
 
 const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
+const BRAIN = 'brain';
 
 export function register(program: Command): void {
   program
     .command('up')
-    .description('start the embedded stack: nats-server on loopback and every shipped worker')
+    .description(
+      'start the embedded stack: nats-server on loopback, the brain and every shipped worker',
+    )
     .option('--config <file>', 'caesar.yaml to read')
     .option('--data-dir <dir>', 'where runtime state lives (default ./var)')
     .option('--nats-port <port>', 'client port for the embedded nats-server (0 = any free port)')
+    .option('--api-port <port>', "port of the brain's HTTP API (default 8420; 0 = any free port)")
     .option(
       '--tools <names>',
       `comma-separated tools to run (default: ${shippedToolNames().join(',')})`,
@@ -43,12 +49,20 @@ async function up(flags: UpFlags): Promise<number> {
   const overrides: Record<string, unknown> = {};
   if (flags.dataDir) overrides.data_dir = flags.dataDir;
   if (flags.natsPort !== undefined) overrides.embedded = { nats_port: Number(flags.natsPort) };
+  if (flags.apiPort !== undefined) overrides.api = { port: Number(flags.apiPort) };
   const config = await loadCliConfig({ config: flags.config, raw: overrides });
   const tools = flags.tools ? flags.tools.split(',').map((t) => t.trim()) : shippedToolNames();
   const unknown = tools.filter((t) => !shippedToolNames().includes(t));
   if (unknown.length > 0) throw new Error(`unknown tool(s): ${unknown.join(', ')}`);
 
   await mkdir(config.dataDir, { recursive: true });
+  const running = await readRuntimeFile(config.dataDir);
+  if (running) {
+    throw new Error(
+      `another caesar up (pid ${running.pid}) is running with data dir ${config.dataDir}: ` +
+        'stop it first, or pass another --data-dir',
+    );
+  }
   const say = (line: string) => console.log(line);
   let nats: NatsServer;
   try {
@@ -70,25 +84,50 @@ async function up(flags: UpFlags): Promise<number> {
   }
   say(`nats-server   ${nats.url}  (pid ${nats.pid}, loopback only)`);
 
-  const ready = new Map<string, () => void>();
-  const allReady = Promise.all(tools.map((t) => new Promise<void>((r) => ready.set(t, r))));
+  const ready = new Map<string, (msg: Record<string, unknown>) => void>();
+  const waitFor = (name: string) => new Promise<Record<string, unknown>>((r) => ready.set(name, r));
+  const brainReady = waitFor(BRAIN);
+  const allReady = Promise.all([brainReady, ...tools.map(waitFor)]);
+  let runtime: RuntimeInfoInput | undefined;
   const supervisor = new Supervisor({
     onReady: (name, msg) => {
-      const ids = (msg.instances as { id: string }[] | undefined)?.map((i) => i.id).join(',') ?? '';
-      say(`${name.padEnd(13)} serving  (pid ${supervisor.pids()[name]}, instance ${ids})`);
-      ready.get(name)?.();
+      const pid = supervisor.pids()[name];
+      if (name === BRAIN) {
+        say(`${name.padEnd(13)} ${String(msg.url)}  (pid ${pid}, audit ${String(msg.audit_db)})`);
+        // a restarted brain on port 0 has a new URL: keep runtime.json pointing at it
+        if (runtime) {
+          runtime = { ...runtime, api_url: String(msg.url) };
+          void writeRuntimeFile(config.dataDir, runtime);
+        }
+      } else {
+        const ids =
+          (msg.instances as { id: string }[] | undefined)?.map((i) => i.id).join(',') ?? '';
+        say(`${name.padEnd(13)} serving  (pid ${pid}, instance ${ids})`);
+      }
+      ready.get(name)?.(msg);
     },
     onRestart: (name, code, signal, delayMs) =>
       say(`${name.padEnd(13)} exited (${signal ?? `code ${code}`}); restarting in ${delayMs} ms`),
     onOutput: (name, line) => console.error(`[${name}] ${line}`),
   });
-  const childArgs = ['--nats-url', nats.url, '--log-level', flags.logLevel ?? 'warn'];
-  if (flags.config) childArgs.push('--config', flags.config);
+  const common = ['--nats-url', nats.url, '--data-dir', config.dataDir];
+  if (flags.config) common.push('--config', flags.config);
+  const brainArgs = [MAIN, 'brain', ...common, '--log-level', flags.logLevel ?? 'warn'];
+  if (flags.apiPort !== undefined) brainArgs.push('--api-port', flags.apiPort);
+  supervisor.start({ name: BRAIN, command: process.execPath, args: brainArgs });
   for (const tool of tools) {
     supervisor.start({
       name: tool,
       command: process.execPath,
-      args: [MAIN, 'legion', 'serve-tool', tool, ...childArgs],
+      args: [
+        MAIN,
+        'legion',
+        'serve-tool',
+        tool,
+        ...common,
+        '--log-level',
+        flags.logLevel ?? 'warn',
+      ],
     });
   }
 
@@ -96,7 +135,7 @@ async function up(flags: UpFlags): Promise<number> {
     say('stopping…');
     await supervisor.stop();
     await nats.stop();
-    await rm(join(config.dataDir, 'runtime.json'), { force: true });
+    await removeRuntimeFile(config.dataDir);
     say('stopped');
   });
   const stopped = new Promise<void>((resolve) => {
@@ -110,56 +149,49 @@ async function up(flags: UpFlags): Promise<number> {
   });
 
   try {
-    await withTimeout(allReady, 30_000, 'workers did not become ready within 30 s');
-    for (const p of await preflightAll(nats.url, tools)) say(describePreflight(p));
-    await writeFile(
-      join(config.dataDir, 'runtime.json'),
-      JSON.stringify(
-        { v: 1, pid: process.pid, nats_url: nats.url, tools, started_at: new Date().toISOString() },
-        null,
-        2,
-      ),
+    const [brain] = await withTimeout(
+      allReady,
+      60_000,
+      'the stack did not become ready within 60 s',
     );
+    for (const p of await preflightAll(nats.url, tools)) say(`preflight     ${p}`);
+    runtime = {
+      pid: process.pid,
+      started_at: new Date().toISOString(),
+      data_dir: config.dataDir,
+      nats_url: nats.url,
+      api_url: String(brain.url),
+      token_file: String(brain.tokens_file),
+      token_name: 'operator',
+      audit_db: String(brain.audit_db),
+      policy_file: String(brain.policy_file),
+      tools,
+    };
+    await writeRuntimeFile(config.dataDir, runtime);
+    if (brain.created_tokens_file === true) {
+      say(`api token     created ${String(brain.tokens_file)} (mode 0600; token name 'operator')`);
+    }
   } catch (err) {
     await shutdown();
     throw err;
   }
   say(
-    `ready: CAESAR is up on ${nats.url} with ${tools.length} tool(s): ${tools.join(', ')}. Ctrl-C stops everything.`,
+    `ready: CAESAR is up at ${runtime.api_url} (NATS ${nats.url}) with ${tools.length} tool(s): ${tools.join(', ')}. Try: caesar chat "what is 17 * 23". Ctrl-C stops everything.`,
   );
   await stopped;
   return 0;
 }
 
-async function preflightAll(
-  url: string,
-  tools: string[],
-): Promise<(PreflightReply | { tool: string; error: string })[]> {
+async function preflightAll(url: string, tools: string[]): Promise<string[]> {
   const nc = await connectBus({ servers: url, name: 'caesar-up' });
   try {
+    const cache = new PreflightCache(nc, { timeoutMs: 5000 });
     return await Promise.all(
-      tools.map(async (tool) => {
-        try {
-          const msg = await nc.request(preflightSubject(tool), undefined, { timeout: 5000 });
-          return PreflightReplySchema.parse(JSON.parse(new TextDecoder().decode(msg.data)));
-        } catch (err) {
-          return { tool, error: (err as Error).message };
-        }
-      }),
+      tools.map(async (tool) => describePreflight(tool, await cache.get(tool))),
     );
   } finally {
     await nc.close();
   }
-}
-
-function describePreflight(p: PreflightReply | { tool: string; error: string }): string {
-  const head = `${p.tool.padEnd(13)} preflight`;
-  if ('error' in p) return `${head} failed: ${p.error}`;
-  if (p.ok) return `${head} ok${p.warnings.length ? ` (${p.warnings.join('; ')})` : ''}`;
-  const failed = p.checks
-    .filter((c) => !c.ok)
-    .map((c) => `${c.name}${c.detail ? `: ${c.detail}` : ''}`);
-  return `${head} not ready: ${failed.join('; ')}`;
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

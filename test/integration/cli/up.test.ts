@@ -18,21 +18,25 @@ afterEach(async () => {
 });
 
 function pidsFrom(lines: string[]): { nats: number; workers: number[] } {
-  const nats = Number(/nats-server .*\(pid (\d+)/.exec(lines.join('\n'))?.[1]);
-  const workers = [...lines.join('\n').matchAll(/serving\s+\(pid (\d+)/g)].map((m) => Number(m[1]));
-  return { nats, workers };
+  const text = lines.join('\n');
+  const nats = Number(/nats-server .*\(pid (\d+)/.exec(text)?.[1]);
+  const workers = [...text.matchAll(/serving\s+\(pid (\d+)/g)].map((m) => Number(m[1]));
+  const brain = Number(/^brain\s+http\S+\s+\(pid (\d+)/m.exec(text)?.[1]);
+  // the brain is one more supervised child: it must not outlive `caesar up` either
+  return { nats, workers: [...workers, brain] };
 }
 
 describe('caesar up', () => {
   test('starts nats and the calculator, legion list sees it, Ctrl-C leaves nothing behind', async () => {
-    up = startCli(['up', '--nats-port', '0', '--data-dir', dir]);
+    up = startCli(['up', '--nats-port', '0', '--api-port', '0', '--data-dir', dir]);
     await up.waitForLine(/^ready: /, 30_000);
-    expect(up.lines.join('\n')).toMatch(/calculator\s+preflight ok/);
+    expect(up.lines.join('\n')).toMatch(/preflight\s+calculator: ready/);
     const runtime = JSON.parse(await readFile(join(dir, 'runtime.json'), 'utf8')) as {
       nats_url: string;
     };
     const { nats, workers } = pidsFrom(up.lines);
-    expect(workers.length).toBeGreaterThan(0);
+    expect(workers.length).toBeGreaterThan(1); // the calculator and the brain
+    for (const pid of [nats, ...workers]) expect(Number.isInteger(pid)).toBe(true);
 
     const list = await runCli(['legion', 'list', '--json', '--nats-url', runtime.nats_url]);
     expect(list.code).toBe(0);
@@ -49,6 +53,29 @@ describe('caesar up', () => {
     );
     expect(table.stdout).toMatch(/^calculator\s+1\.0\.0\s+1\s/m);
 
+    // the acceptance path: chat through the brain, found through runtime.json alone
+    const chat = await runCli(['chat', 'what is 17 * 23', '--data-dir', dir]);
+    expect(chat.code).toBe(0);
+    expect(chat.stdout).toContain('391');
+    const audit = await runCli([
+      'audit',
+      'query',
+      '--tool',
+      'calculator',
+      '--oldest',
+      '--json',
+      '--data-dir',
+      dir,
+    ]);
+    expect(audit.code).toBe(0);
+    const rows = audit.stdout
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as { event_type: string; decision_id: string; actor: string });
+    expect(rows.map((r) => r.event_type)).toEqual(['tool.called', 'tool.result']);
+    expect(rows[0]?.decision_id).toBe(rows[1]?.decision_id);
+    for (const r of rows) expect(r.actor).toBe('operator');
+
     const stopping = Date.now();
     up.child.kill('SIGINT');
     expect(await up.exited).toEqual({ code: 0, signal: null });
@@ -59,7 +86,7 @@ describe('caesar up', () => {
   }, 90_000);
 
   test('a SIGKILLed caesar up still leaves no nats-server or worker behind', async () => {
-    up = startCli(['up', '--nats-port', '0', '--data-dir', dir]);
+    up = startCli(['up', '--nats-port', '0', '--api-port', '0', '--data-dir', dir]);
     await up.waitForLine(/^ready: /, 30_000);
     const { nats, workers } = pidsFrom(up.lines);
     up.child.kill('SIGKILL');

@@ -1,0 +1,68 @@
+import type { Command } from 'commander';
+import { startBrain } from '../../brain/daemon/index.js';
+import { createLogger } from '../../log/index.js';
+import { addConnectionFlags, type ConnectionFlags } from '../connection.js';
+import { loadCliConfig } from '../context.js';
+
+interface BrainFlags extends ConnectionFlags {
+  apiHost?: string;
+  apiPort?: string;
+  policy?: string;
+}
+
+export function register(program: Command): void {
+  addConnectionFlags(
+    program
+      .command('brain')
+      .description(
+        'run the brain alone (HTTP API, policy gate, audit log) against an existing NATS',
+      )
+      .option('--api-host <address>', 'address the HTTP API listens on (default 127.0.0.1)')
+      .option('--api-port <port>', 'port of the HTTP API (default 8420; 0 = any free port)')
+      .option('--policy <file>', 'policy file (default ./policy/policy.yaml)'),
+  ).action(async (flags: BrainFlags) => {
+    process.exitCode = await runBrain(flags);
+  });
+}
+
+async function runBrain(flags: BrainFlags): Promise<number> {
+  const api: Record<string, unknown> = {};
+  if (flags.apiHost !== undefined) api.host = flags.apiHost;
+  if (flags.apiPort !== undefined) api.port = Number(flags.apiPort);
+  const raw: Record<string, unknown> = {};
+  if (Object.keys(api).length > 0) raw.api = api;
+  if (flags.policy !== undefined) raw.policy = { file: flags.policy };
+  const config = await loadCliConfig({ ...flags, raw });
+  const logger = createLogger({ level: config.log.level, bindings: { component: 'brain' } });
+  const brain = await startBrain(config, { logger });
+  // Under `caesar up` the supervisor holds an IPC channel: if it dies, stop gracefully.
+  if (process.send) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      process.once('SIGINT', () => process.exit(130));
+      process.once('SIGTERM', () => process.exit(143));
+      void brain.close().then(resolve);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  const ready = {
+    type: 'ready',
+    url: brain.url,
+    nats_url: brain.natsUrl,
+    tokens_file: config.api.tokensFile,
+    created_tokens_file: brain.createdTokensFile,
+    audit_db: config.audit.file,
+    policy_file: config.policy.file,
+  };
+  if (process.send) process.send(ready);
+  else {
+    console.log(`brain ready: ${brain.url} (NATS ${brain.natsUrl})`);
+    console.log(
+      `API tokens: ${config.api.tokensFile}${brain.createdTokensFile ? ' (created)' : ''}`,
+    );
+  }
+  await stopped;
+  if (process.connected) process.disconnect();
+  return 0;
+}

@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * `<data-dir>/runtime.json`: how CLI commands find the stack `caesar up` runs (ADR 0035).
+ * `caesar up` writes it once everything is ready and removes it on the way out; readers
+ * treat a file whose `pid` is gone as stale. It names secrets (the token file) but holds
+ * none, and is still written 0600.
+ */
+export const RUNTIME_FILE_NAME = 'runtime.json';
+
+/** Larger than any runtime file `caesar up` writes; a bigger one is refused unread. */
+const MAX_RUNTIME_FILE_BYTES = 64 * 1024;
+
+const nonEmpty = z.string().min(1, 'expected a non-empty string');
+
+/** Version 1 of the file. New optional fields may be added; unknown ones are ignored. */
+export const RuntimeInfoSchema = z.object({
+  v: z.literal(1),
+  /** The `caesar up` process; the file is stale once it is gone. */
+  pid: z.number().int().positive(),
+  /** ISO-8601 UTC. */
+  started_at: z.iso.datetime(),
+  /** Absolute path of the data directory the stack runs in. */
+  data_dir: nonEmpty,
+  /** The embedded nats-server, e.g. `nats://127.0.0.1:4222`. */
+  nats_url: nonEmpty,
+  /** Base URL of the brain's HTTP API, e.g. `http://127.0.0.1:8420`. */
+  api_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
+  /** YAML file of API tokens (`tokens: [{name, token}]`, mode 0600). */
+  token_file: nonEmpty,
+  /** The token CLI commands use by default (`operator` for `caesar up`). */
+  token_name: nonEmpty,
+  /** SQLite file of the audit log. */
+  audit_db: nonEmpty,
+  /** The policy file the brain enforces. */
+  policy_file: nonEmpty,
+  /** The tools `caesar up` started workers for. */
+  tools: z.array(z.string()),
+});
+export type RuntimeInfo = z.infer<typeof RuntimeInfoSchema>;
+
+/** What `writeRuntimeFile` takes: everything but the version, which it stamps. */
+export type RuntimeInfoInput = Omit<RuntimeInfo, 'v'>;
+
+/** runtime.json exists but cannot be used: unreadable, not JSON, or not a v1 runtime file. */
+export class RuntimeFileError extends Error {
+  override readonly name = 'RuntimeFileError';
+  readonly code = 'runtime_file_invalid' as const;
+  /** The file at fault. */
+  readonly file: string;
+
+  constructor(file: string, message: string, options?: { cause?: unknown }) {
+    super(`${file}: ${message}`, options);
+    this.file = file;
+  }
+}
+
+export function runtimeFilePath(dataDir: string): string {
+  return join(dataDir, RUNTIME_FILE_NAME);
+}
+
+/**
+ * Writes `<dataDir>/runtime.json` atomically (a 0600 temp file in the same directory,
+ * fsynced, then renamed over the old one), so readers see the old file or the new one,
+ * never half of one. Creates `dataDir` when missing.
+ * @returns the path written.
+ * @throws {Error} when `info` does not match {@link RuntimeInfoSchema} (a bug in the caller).
+ */
+export async function writeRuntimeFile(dataDir: string, info: RuntimeInfoInput): Promise<string> {
+  const checked = RuntimeInfoSchema.parse({ ...info, v: 1 });
+  const file = runtimeFilePath(dataDir);
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await mkdir(dataDir, { recursive: true });
+  try {
+    const handle = await open(temp, 'wx', 0o600);
+    try {
+      await handle.writeFile(`${JSON.stringify(checked, null, 2)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+  return file;
+}
+
+export interface ReadRuntimeFileOptions {
+  /**
+   * Called when the file names a process that is gone, with a sentence the caller can
+   * print ("stale runtime.json from pid 123; is `caesar up` running?").
+   */
+  onStale?: (reason: string, stale: RuntimeInfo) => void;
+}
+
+/**
+ * The running stack described by `<dataDir>/runtime.json`.
+ * @returns undefined when there is no file, or when its `pid` is no longer alive (stale;
+ *   `opts.onStale` hears why).
+ * @throws {RuntimeFileError} naming the file when it is unreadable, too large, not JSON, or
+ *   not a version 1 runtime file.
+ */
+export async function readRuntimeFile(
+  dataDir: string,
+  opts: ReadRuntimeFileOptions = {},
+): Promise<RuntimeInfo | undefined> {
+  const file = runtimeFilePath(dataDir);
+  const text = await readBounded(file);
+  if (text === undefined) return undefined;
+  const info = parseRuntimeInfo(file, text);
+  if (!isAlive(info.pid)) {
+    opts.onStale?.(
+      `stale ${RUNTIME_FILE_NAME} from pid ${info.pid}; is \`caesar up\` running?`,
+      info,
+    );
+    return undefined;
+  }
+  return info;
+}
+
+/** Removes `<dataDir>/runtime.json`; no error when it is already gone. */
+export async function removeRuntimeFile(dataDir: string): Promise<void> {
+  await rm(runtimeFilePath(dataDir), { force: true });
+}
+
+async function readBounded(file: string): Promise<string | undefined> {
+  try {
+    const st = await stat(file);
+    if (!st.isFile()) throw new RuntimeFileError(file, 'not a regular file');
+    if (st.size > MAX_RUNTIME_FILE_BYTES) {
+      throw new RuntimeFileError(file, `too large (${st.size} bytes) for a runtime file`);
+    }
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    if (err instanceof RuntimeFileError) throw err;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new RuntimeFileError(file, `cannot read: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function parseRuntimeInfo(file: string, text: string): RuntimeInfo {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new RuntimeFileError(file, `not valid JSON: ${(err as Error).message}`, { cause: err });
+  }
+  const v = (raw as { v?: unknown } | null)?.v;
+  if (typeof v === 'number' && v !== 1) {
+    throw new RuntimeFileError(file, `runtime file version ${v} is not supported (expected 1)`);
+  }
+  const parsed = RuntimeInfoSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new RuntimeFileError(file, `not a valid runtime file (${issues.join('; ')})`);
+  }
+  return parsed.data;
+}
+
+/** True unless signalling the pid says there is no such process (EPERM means it exists). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}

@@ -1,0 +1,254 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, posix } from 'node:path';
+import type { Command } from 'commander';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { buildProgram } from '../../../src/cli/program.js';
+import { envTarget, loadConfig, type CaesarConfig } from '../../../src/config/index.js';
+import { shippedToolNames } from '../../../workers/index.js';
+
+const root = join(import.meta.dirname, '../../../');
+const read = (file: string) => readFileSync(join(root, file), 'utf8');
+
+interface Service {
+  image?: string;
+  build?: unknown;
+  entrypoint?: unknown;
+  command?: unknown;
+  environment?: Record<string, unknown> | string[];
+  volumes?: string[];
+  ports?: string[];
+  healthcheck?: { test?: unknown };
+}
+
+const compose = parse(read('docker-compose.yml'), { merge: true }) as {
+  services: Record<string, Service>;
+};
+const dockerfile = read('Dockerfile');
+
+/** The last value of a Dockerfile instruction (the runtime stage's). */
+function instruction(name: string): string {
+  const lines = dockerfile.split('\n').filter((l) => l.startsWith(`${name} `));
+  const last = lines.at(-1);
+  if (last === undefined) throw new Error(`Dockerfile has no ${name}`);
+  return last.slice(name.length + 1).trim();
+}
+
+const workdir = instruction('WORKDIR');
+
+/** Services that run the CAESAR image (built from this repo's Dockerfile). */
+const caesarServices = Object.entries(compose.services).filter(
+  ([, s]) => s.build !== undefined || s.image?.startsWith('caesar') === true,
+);
+
+function envOf(service: Service): Record<string, string> {
+  const env = service.environment ?? {};
+  const pairs = Array.isArray(env)
+    ? env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])
+    : Object.entries(env).map(([k, v]) => [k, String(v)]);
+  return Object.fromEntries(pairs) as Record<string, string>;
+}
+
+function commandOf(name: string, service: Service): string[] {
+  const { command } = service;
+  if (!Array.isArray(command) || !command.every((c) => typeof c === 'string')) {
+    throw new Error(`service ${name}: command must be a list of strings, got ${String(command)}`);
+  }
+  return command;
+}
+
+/** Follows `argv` down the command tree as far as subcommand names match. */
+function resolveCommand(program: Command, argv: readonly string[]) {
+  let cmd = program;
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const sub = cmd.commands.find((c) => c.name() === argv[i] || c.aliases().includes(argv[i]!));
+    if (sub === undefined) break;
+    cmd = sub;
+  }
+  return { cmd, path: argv.slice(0, i), rest: argv.slice(i) };
+}
+
+/** Splits `rest` into `--flag value` pairs and operands, failing on an unknown flag. */
+function parseArgs(where: string, cmd: Command, rest: readonly string[]) {
+  const flags = new Map<string, string | true>();
+  const operands: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    if (!arg.startsWith('-')) {
+      operands.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
+    const option = cmd.options.find((o) => o.long === name || o.short === name);
+    if (option === undefined) {
+      const known = cmd.options.map((o) => o.long).join(', ');
+      throw new Error(`${where}: \`${cmd.name()}\` has no option ${name} (it has: ${known})`);
+    }
+    const takesValue = option.required || option.optional;
+    flags.set(option.long ?? name, takesValue ? (inline ?? rest[++i] ?? '') : true);
+  }
+  return { flags, operands };
+}
+
+/** The config each CAESAR service runs with: its env (files left out) and its flags. */
+async function serviceConfig(service: Service, flags: Map<string, string | true>) {
+  const env = Object.fromEntries(
+    Object.entries(envOf(service)).filter(([name]) => {
+      const target = envTarget(name);
+      return !('fromFile' in target && target.fromFile);
+    }),
+  );
+  const dataDir = flags.get('--data-dir');
+  return loadConfig({
+    env,
+    cwd: workdir,
+    ...(typeof dataDir === 'string' ? { overrides: { data_dir: dataDir } } : {}),
+  });
+}
+
+describe('docker-compose.yml', () => {
+  let program: Command;
+  beforeAll(() => {
+    program = buildProgram();
+  });
+
+  test('runs the brain and one service per shipped tool worker', () => {
+    const names = caesarServices.map(([name]) => name).sort();
+    expect(names).toEqual(['brain', ...shippedToolNames()].sort());
+  });
+
+  test.each(caesarServices)(
+    'service %s runs an existing caesar command with existing flags',
+    (name, service) => {
+      expect(service.entrypoint, `${name} must use the image's ENTRYPOINT`).toBeUndefined();
+      const argv = commandOf(name, service);
+      const { cmd, path, rest } = resolveCommand(program, argv);
+      if (path.length === 0 || cmd.commands.length > 0) {
+        const have = (cmd.commands.length > 0 ? cmd : program).commands.map((c) => c.name());
+        throw new Error(
+          `service ${name}: \`caesar ${argv.join(' ')}\` is not a command buildProgram() has ` +
+            `(under \`caesar ${path.join(' ')}\` there is: ${have.join(', ')})`,
+        );
+      }
+      const { operands } = parseArgs(`service ${name}`, cmd, rest);
+      const args = cmd.registeredArguments;
+      const variadic = args.at(-1)?.variadic === true;
+      expect(operands.length, `operands of caesar ${path.join(' ')}`).toBeGreaterThanOrEqual(
+        args.filter((a) => a.required).length,
+      );
+      if (!variadic) expect(operands.length).toBeLessThanOrEqual(args.length);
+      if (path.join(' ') === 'legion serve-tool') {
+        for (const tool of operands) expect(shippedToolNames()).toContain(tool);
+      }
+    },
+  );
+
+  test('the brain service runs `caesar brain`', () => {
+    const brain = compose.services.brain;
+    expect(brain, 'docker-compose.yml has a brain service').toBeDefined();
+    const argv = commandOf('brain', brain!);
+    expect(argv[0]).toBe('brain');
+    const exists = program.commands.some((c) => c.name() === 'brain');
+    expect(
+      exists,
+      '`caesar brain` is missing from buildProgram() (src/cli/commands/brain.ts not registered)',
+    ).toBe(true);
+  });
+
+  test.each(Object.entries(compose.services))(
+    'every CAESAR_* variable of service %s names a config key',
+    (name, service) => {
+      for (const variable of Object.keys(envOf(service))) {
+        if (!variable.startsWith('CAESAR_') || variable === 'CAESAR_CONFIG') continue;
+        const target = envTarget(variable);
+        expect('problem' in target ? `${variable}: ${target.problem}` : '', `service ${name}`).toBe(
+          '',
+        );
+      }
+    },
+  );
+
+  test.each(caesarServices)('service %s: its environment loads as a valid config', async (_, s) => {
+    await expect(serviceConfig(s, new Map())).resolves.toBeDefined();
+  });
+
+  test.each(caesarServices)(
+    'service %s reaches NATS by a compose service name',
+    async (name, s) => {
+      const config = await serviceConfig(s, new Map());
+      for (const url of config.bus.servers) {
+        expect(Object.keys(compose.services)).toContain(new URL(url).hostname);
+      }
+    },
+  );
+
+  test.each(caesarServices)(
+    'service %s mounts volumes only at directories the app uses',
+    async (name, service) => {
+      const argv = commandOf(name, service);
+      const { cmd, rest } = resolveCommand(program, argv);
+      const { flags } = parseArgs(name, cmd, rest);
+      const config: CaesarConfig = await serviceConfig(service, flags);
+      const used = [config.dataDir, dirname(config.policy.file)];
+      for (const volume of service.volumes ?? []) {
+        const target = volume.split(':')[1];
+        expect(used, `volume ${volume} of ${name}`).toContain(target);
+      }
+    },
+  );
+
+  test('the brain keeps its state and reads its policy from the var and policy volumes', () => {
+    const targets = (compose.services.brain?.volumes ?? []).map((v) => v.split(':')[1]);
+    expect(targets.sort()).toEqual([posix.join(workdir, 'policy'), posix.join(workdir, 'var')]);
+    expect(existsSync(join(root, 'policy', 'policy.yaml'))).toBe(true);
+  });
+
+  test('the brain publishes its API port on host loopback only, and its healthcheck probes /healthz on it', async () => {
+    const brain = compose.services.brain!;
+    const config = await serviceConfig(brain, new Map());
+    expect(brain.ports).toEqual([`127.0.0.1:${config.api.port}:${config.api.port}`]);
+    expect(JSON.stringify(brain.healthcheck?.test)).toContain(
+      `http://127.0.0.1:${config.api.port}/healthz`,
+    );
+  });
+
+  test('no service publishes a port beyond host loopback', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const port of service.ports ?? []) {
+        expect(port, `service ${name}`).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+      }
+    }
+  });
+
+  test('files mounted into nats exist in the repository', () => {
+    for (const volume of compose.services.nats?.volumes ?? []) {
+      expect(existsSync(join(root, volume.split(':')[0]!)), volume).toBe(true);
+    }
+  });
+});
+
+describe('Dockerfile', () => {
+  test('ENTRYPOINT runs the bin that package.json declares, as compiled by tsconfig.build.json', () => {
+    const pkg = JSON.parse(read('package.json')) as { bin: Record<string, string> };
+    expect(JSON.parse(instruction('ENTRYPOINT'))).toEqual(['node', pkg.bin.caesar]);
+    const tsconfig = JSON.parse(read('tsconfig.json')) as { compilerOptions: { outDir: string } };
+    expect(pkg.bin.caesar).toBe(`${tsconfig.compilerOptions.outDir}/src/cli/main.js`);
+    expect(existsSync(join(root, 'src/cli/main.ts'))).toBe(true);
+  });
+
+  test('the runtime stage starts from node:20-bookworm-slim and runs as user caesar', () => {
+    const stages = dockerfile.split('\n').filter((l) => l.startsWith('FROM '));
+    expect(stages).toEqual([
+      'FROM node:20-bookworm-slim AS build',
+      'FROM node:20-bookworm-slim AS runtime',
+    ]);
+    expect(instruction('USER')).toBe('caesar');
+  });
+
+  test('VOLUME names the directories the default config uses from WORKDIR', async () => {
+    const config = await loadConfig({ env: {}, cwd: workdir });
+    const volumes = JSON.parse(instruction('VOLUME')) as string[];
+    expect(volumes.sort()).toEqual([dirname(config.policy.file), config.dataDir].sort());
+  });
+});
