@@ -82,7 +82,12 @@ export async function loadConfigWithSources(opts: LoadConfigOptions = {}): Promi
     objectLayer(opts.overridesSource ?? 'overrides', opts.overrides),
   ];
   const parsed = validateLayers(layers);
-  const ctx = { cwd, configFile: file?.path, hostname: hostname() };
+  const ctx = {
+    cwd,
+    configFile: file?.path,
+    hostname: hostname(),
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  };
   const config = deepFreeze(normaliseConfig(parsed, ctx));
   const settings = collectSettings(resolveConfig(parsed, ctx), layers);
   return Object.freeze({ config, settings: deepFreezeMap(settings) });

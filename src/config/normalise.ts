@@ -12,6 +12,8 @@ export interface NormaliseContext {
   readonly configFile?: string;
   /** Default for `worker.host`. */
   readonly hostname: string;
+  /** Default for `brain.time_zone`. */
+  readonly timeZone: string;
 }
 
 /**
@@ -22,7 +24,11 @@ export type ResolvedConfig = ParsedConfig & {
   readonly worker: { readonly host: string };
   readonly audit: { readonly file: string };
   readonly api: { readonly tokens_file: string };
-  readonly brain: { readonly intents_file: string; readonly conversations_file: string };
+  readonly brain: {
+    readonly intents_file: string;
+    readonly conversations_file: string;
+    readonly time_zone: string;
+  };
 };
 
 /**
@@ -53,6 +59,7 @@ export function resolveConfig(raw: ParsedConfig, ctx: NormaliseContext): Resolve
     brain: {
       ...raw.brain,
       intents_file: pathOr(raw.brain.intents_file, SHIPPED_INTENTS_FILE, abs),
+      time_zone: raw.brain.time_zone ?? ctx.timeZone,
       conversations_file: pathOr(
         raw.brain.conversations_file,
         join(dataDir, 'conversations.db'),
@@ -93,6 +100,7 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
       confirmationTtlMs: r.brain.confirmation_ttl,
       historyLimit: r.brain.history_limit,
       messageMaxChars: r.brain.message_max_chars,
+      timeZone: r.brain.time_zone,
       intentsFile: r.brain.intents_file,
       conversationsFile: r.brain.conversations_file,
     },

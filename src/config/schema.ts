@@ -12,6 +12,15 @@ export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 /** The three ways to authenticate to NATS; at most one may be set. */
 export const BUS_AUTH_KEYS = ['nkey_seed_file', 'creds_file', 'token'] as const;
 
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function isInboxIdentity(identity: string): boolean {
   try {
     inboxPrefix(identity);
@@ -224,6 +233,15 @@ const BrainSchema = z
       .min(1)
       .default(8000)
       .describe('Longest chat message accepted, in characters.'),
+    time_zone: z
+      .string()
+      .refine(isTimeZone, 'expected an IANA time zone such as Europe/Berlin')
+      .optional()
+      .describe('Time zone of "today" and "this week" in local intents.')
+      .register(fieldMeta, {
+        defaultText: "the machine's time zone",
+        example: 'Europe/Berlin',
+      }),
     intents_file: pathField()
       .optional()
       .describe('Local intent rules (sentence templates with slots).')

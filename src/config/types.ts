@@ -64,6 +64,8 @@ export interface CaesarConfig {
     readonly confirmationTtlMs: number;
     readonly historyLimit: number;
     readonly messageMaxChars: number;
+    /** IANA zone for dates in local intents; the machine's zone when not configured. */
+    readonly timeZone: string;
     /** Absolute path; the shipped `config/intents.yaml` when not configured. */
     readonly intentsFile: string;
     readonly conversationsFile: string;

@@ -149,6 +149,7 @@ async function assemble(
     conversations,
     audit: auditHealth,
     maxIterations: config.brain.maxIterations,
+    timeZone: config.brain.timeZone,
     onChat: (planner, ms) => metrics.chat(planner, ms),
     logger: logger.child({ component: 'agent' }),
   });

@@ -53,6 +53,15 @@ describe('YAML errors name file:line:col and the key path', () => {
       },
     },
     {
+      name: 'unknown time zone',
+      yaml: 'brain:\n  time_zone: Europe/Atlantis\n',
+      issue: {
+        source: 'FILE:2:14',
+        path: 'brain.time_zone',
+        message: 'expected an IANA time zone such as Europe/Berlin',
+      },
+    },
+    {
       name: 'bad enum',
       yaml: 'log:\n  level: loud\n',
       issue: {
