@@ -165,6 +165,19 @@ describe('brain end to end (nats, brain and calculator processes, HTTP)', () => 
       'tool.result',
     ]);
     for (const r of events) expect(r.actor).toBe('operator');
+
+    const metrics = await call(brain, 'GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    for (const series of [
+      /caesar_tool_calls_total\{tool="calculator",outcome="ok"\} [1-9]/,
+      /caesar_policy_decisions_total\{rule="calc",outcome="allow"\} [1-9]/,
+      /caesar_dispatch_duration_seconds_count\{tool="calculator"\} [1-9]/,
+      /caesar_tool_instances\{tool="calculator"\} 1/,
+      /caesar_audit_append_duration_seconds_count [1-9]/,
+      /caesar_chat_duration_seconds_count\{planner="intent"\} [1-9]/,
+    ]) {
+      expect(metrics.body).toMatch(series);
+    }
   });
 
   test('no request without a valid token reaches a tool', async () => {

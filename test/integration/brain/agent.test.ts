@@ -1,0 +1,186 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { openAuditLog, type AuditLog } from '../../../src/audit/index.js';
+import {
+  Agent,
+  type Planner,
+  type PlanRequest,
+  type PlanStep,
+} from '../../../src/brain/agent/index.js';
+import {
+  openConversationStore,
+  type ConversationStore,
+} from '../../../src/brain/conversations/index.js';
+import { createDispatcher } from '../../../src/brain/dispatch/index.js';
+import { ToolGateway } from '../../../src/brain/gateway/index.js';
+import { loadIntents } from '../../../src/brain/intents/index.js';
+import { startRegistry, type Registry } from '../../../src/brain/registry/index.js';
+import { SHIPPED_INTENTS_FILE } from '../../../src/config/index.js';
+import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
+import { openPolicyStore, type PolicyStore } from '../../../src/policy/index.js';
+import { calculatorTool } from '../../../workers/calculator/index.js';
+import { createEchoTool } from '../../fixtures/tools.js';
+import { startNats, type TestNats } from '../../helpers/nats.js';
+import { waitFor } from '../../helpers/wait.js';
+
+/** A planner that plays a script: one step per round, then repeats the last one. */
+class ScriptedPlanner implements Planner {
+  readonly name = 'scripted';
+  readonly requests: PlanRequest[] = [];
+  readonly #steps: readonly PlanStep[];
+  constructor(steps: readonly PlanStep[]) {
+    this.#steps = steps;
+  }
+  plan(request: PlanRequest) {
+    this.requests.push(request);
+    const step = this.#steps[Math.min(this.requests.length, this.#steps.length) - 1];
+    if (!step) throw new Error('empty script');
+    return Promise.resolve(step);
+  }
+}
+
+describe('agent loop (real intents, gateway, NATS, audit log, conversations)', () => {
+  let nats: TestNats;
+  let nc: NatsConnection;
+  let dir: string;
+  let audit: AuditLog;
+  let policy: PolicyStore;
+  let registry: Registry;
+  let gateway: ToolGateway;
+  let conversations: ConversationStore;
+  let worker: ToolWorker;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'caesar-agent-'));
+    writeFileSync(
+      join(dir, 'policy.yaml'),
+      'version: 1\nallowed_tools:\n  - calculator\n  - echo\n',
+    );
+    nats = await startNats();
+    nc = await nats.connect();
+    audit = openAuditLog({ path: join(dir, 'audit.db') });
+    policy = await openPolicyStore({ path: join(dir, 'policy.yaml'), reloadSignal: null });
+    registry = await startRegistry({ nc });
+    worker = await serveTools([calculatorTool, createEchoTool()], {
+      nc: await nats.connect(),
+      host: 'test',
+    });
+    await waitFor(() => registry.tools().length === 2, 'the registry to learn both tools');
+    gateway = new ToolGateway({
+      tools: registry,
+      policy,
+      audit,
+      dispatcher: createDispatcher({ nc }),
+      callTimeoutMs: 5000,
+      confirmationTtlMs: 60_000,
+    });
+    conversations = openConversationStore({ file: join(dir, 'conv.db'), historyLimit: 40 });
+  });
+
+  afterEach(async () => {
+    gateway?.close();
+    conversations?.close();
+    await worker?.stop();
+    await registry?.close();
+    policy?.close();
+    await audit?.close();
+    await nats?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function agentWith(planner?: Planner, maxIterations = 3) {
+    return new Agent({
+      gate: gateway,
+      intents: await loadIntents(SHIPPED_INTENTS_FILE),
+      conversations,
+      audit,
+      ...(planner ? { planner } : {}),
+      maxIterations,
+      timeZone: 'UTC',
+    });
+  }
+
+  const chatRows = () => audit.query({ types: ['chat.completed'] });
+
+  test('a matched intent runs its tool through the gate and renders the reply', async () => {
+    const agent = await agentWith();
+    const r = await agent.chat({ message: 'What is 17 * 23?' }, { actor: 'ops' });
+    expect(r.reply).toBe('17 * 23 = 391');
+    expect(r).toMatchObject({ planner: 'intent', iterations: 1, capped: false });
+    const rows = audit.query({ decisionId: r.tool_calls[0]?.decision_id ?? '', order: 'oldest' });
+    expect(rows.map((x) => [x.type, x.sessionId, x.actor])).toEqual([
+      ['tool.called', r.session_id, 'ops'],
+      ['tool.result', r.session_id, 'ops'],
+    ]);
+    expect(chatRows()[0]?.payload).toMatchObject({ planner: 'intent', capped: false });
+  });
+
+  test('with no planner, an unmatched message gets the offline reply listing what works', async () => {
+    const agent = await agentWith();
+    const r = await agent.chat({ message: 'tell me a joke' }, { actor: 'ops' });
+    expect(r.planner).toBe('none');
+    expect(r.tool_calls).toEqual([]);
+    expect(r.reply).toMatch(/no LLM is configured/);
+    expect(r.reply).toMatch(/what is 17 \* 23/);
+  });
+
+  test('the planner sees the history and its tool calls go through the gate', async () => {
+    const planner = new ScriptedPlanner([
+      { type: 'tool_calls', calls: [{ tool: 'echo', input: { id: 'p1', text: 'hi' } }] },
+      { type: 'reply', text: 'echoed' },
+    ]);
+    const agent = await agentWith(planner);
+    const r = await agent.chat({ message: 'please echo hi' }, { actor: 'ops' });
+    expect(r).toMatchObject({ reply: 'echoed', planner: 'llm', iterations: 2, capped: false });
+    expect(r.tool_calls.map((c) => [c.tool, c.outcome])).toEqual([['echo', 'ok']]);
+    const second = planner.requests[1]?.history.map((t) => t.role);
+    expect(second).toEqual(['user', 'tool']);
+  });
+
+  test('hitting max_iterations is told to the user and audited, never silent', async () => {
+    const planner = new ScriptedPlanner([
+      { type: 'tool_calls', calls: [{ tool: 'echo', input: { id: 'loop', text: 'again' } }] },
+    ]);
+    const agent = await agentWith(planner, 3);
+    const r = await agent.chat({ message: 'loop forever' }, { actor: 'ops' });
+    expect(r.capped).toBe(true);
+    expect(r.iterations).toBe(3);
+    expect(r.tool_calls).toHaveLength(3);
+    expect(r.reply).toMatch(/stopped after 3 planning rounds/);
+    const row = chatRows()[0];
+    expect(row?.outcome).toBe('error');
+    expect(row?.payload).toMatchObject({ capped: true, iterations: 3 });
+  });
+
+  test('a denied planner call is reported to the planner, not thrown', async () => {
+    const planner = new ScriptedPlanner([
+      { type: 'tool_calls', calls: [{ tool: 'web_search', input: { query: 'x' } }] },
+      { type: 'reply', text: 'I may not search.' },
+    ]);
+    const agent = await agentWith(planner);
+    const r = await agent.chat({ message: 'search for x please' }, { actor: 'ops' });
+    // "search for …" is a local intent: the intent, not the planner, answers it
+    expect(r.planner).toBe('intent');
+    expect(r.tool_calls[0]).toMatchObject({ tool: 'web_search', outcome: 'denied' });
+    const viaPlanner = await agent.chat({ message: 'could you look into x' }, { actor: 'ops' });
+    expect(viaPlanner.tool_calls[0]).toMatchObject({ tool: 'web_search', outcome: 'denied' });
+    expect(viaPlanner.reply).toBe('I may not search.');
+  });
+
+  test('a session belongs to the token that made it', async () => {
+    const agent = await agentWith();
+    const r = await agent.chat({ message: 'what is 1 + 1' }, { actor: 'ops' });
+    await expect(
+      agent.chat({ message: 'what is 2 + 2', session_id: r.session_id }, { actor: 'intruder' }),
+    ).rejects.toMatchObject({ code: 'session_not_found' });
+    const again = await agent.chat(
+      { message: 'what is 2 + 2', session_id: r.session_id },
+      { actor: 'ops' },
+    );
+    expect(again.session_id).toBe(r.session_id);
+    expect(conversations.history(r.session_id).filter((t) => t.role === 'user')).toHaveLength(2);
+  });
+});
