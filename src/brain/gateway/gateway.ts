@@ -7,7 +7,7 @@ import type { Dispatcher } from '../dispatch/index.js';
 import type { RegisteredTool } from '../registry/index.js';
 import { ConfirmationBook, type PendingCall, type VoidReason } from './confirmations.js';
 import { ConfirmationNotFoundError } from './errors.js';
-import { newDecisionId } from './ids.js';
+import { newDecisionId, traceparentFor } from './ids.js';
 import { applyObligations, unknownObligation } from './obligations.js';
 import type { AuditSink, GatewayMetrics, PolicySource, ToolSource } from './ports.js';
 import { auditDecision, errorBody, report, type CallContext } from './records.js';
@@ -244,9 +244,11 @@ export class ToolGateway {
 
   async #dispatch(ctx: CallContext, deadline: number): Promise<DispatchReply> {
     try {
+      // a trace context makes the dispatcher send the decision id in the headers too
       return await this.#o.dispatcher.dispatch(ctx.tool, ctx.input, {
         decisionId: ctx.decisionId,
         deadline,
+        traceparent: traceparentFor(ctx.decisionId),
       });
     } catch (err) {
       this.#log.error({ err, tool: ctx.tool, decisionId: ctx.decisionId }, 'dispatch failed');

@@ -35,3 +35,12 @@ export function newDecisionId(now: number = Date.now()): string {
 export function newConfirmationId(): string {
   return randomBytes(16).toString('base64url');
 }
+
+/**
+ * A W3C `traceparent` rooted at a decision: the trace id is the decision id's 128 bits, so
+ * a trace collector and the audit log name a call the same way; the span id is random.
+ */
+export function traceparentFor(decisionId: string): string {
+  const traceId = decisionId.replaceAll('-', '').toLowerCase();
+  return `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
+}

@@ -10,6 +10,7 @@ import { ConfirmationNotFoundError, ToolGateway } from '../../../src/brain/gatew
 import { startRegistry, type Registry } from '../../../src/brain/registry/index.js';
 import { defineTool, serveTools, type ToolWorker } from '../../../src/legion/index.js';
 import { openPolicyStore, type PolicyStore } from '../../../src/policy/index.js';
+import { dispatchSubject, HEADERS } from '../../../src/protocol/index.js';
 import { createEchoTool, ExecutionLog } from '../../fixtures/tools.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -134,6 +135,25 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
     const called = audit.query({ decisionId: r.decision_id, types: ['tool.called'] })[0];
     expect(called?.actor).toBe('tester');
     expect(called?.payload).toMatchObject({ decision: { rule: 'echo-ok', allowed: true } });
+  });
+
+  test('the decision id travels in the dispatch headers, with a trace context rooted at it', async () => {
+    const tap = await nats.connect();
+    const seen: { decision?: string; traceparent?: string }[] = [];
+    tap.subscribe(dispatchSubject('echo'), {
+      callback: (_err, msg) =>
+        seen.push({
+          decision: msg.headers?.get(HEADERS.decisionId),
+          traceparent: msg.headers?.get(HEADERS.traceparent),
+        }),
+    });
+    await tap.flush();
+    const r = await gateway.invoke('echo', { id: 'h1' }, caller);
+    await waitFor(() => seen.length === 1, 'the tap to see the dispatch');
+    expect(seen[0]?.decision).toBe(r.decision_id);
+    const traceId = r.decision_id.replaceAll('-', '');
+    expect(seen[0]?.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    await tap.close();
   });
 
   test('an unlisted tool is denied with tool.denied and a reason, and never runs', async () => {
