@@ -5,5 +5,10 @@ try {
   await buildProgram().parseAsync(process.argv);
 } catch (err) {
   process.exitCode = process.exitCode || 1;
-  console.error(`caesar: ${err instanceof Error ? err.message : String(err)}`);
+  const message = err instanceof Error ? err.message : String(err);
+  console.error(`caesar: ${message}`);
+  // under `caesar up`: tell the supervisor why, so it can stop instead of restarting
+  if (process.send && process.connected) {
+    process.send({ type: 'fatal', message }, () => process.disconnect());
+  }
 }

@@ -14,6 +14,11 @@ export interface SupervisorEvents {
   onReady?: (name: string, message: Record<string, unknown>) => void;
   /** A child exited on its own and will be restarted after `delayMs`. */
   onRestart?: (name: string, code: number | null, signal: string | null, delayMs: number) => void;
+  /**
+   * A child could not start and says why (`{type: 'fatal', message}` over IPC) before it
+   * exits: a config error, say, that a restart would only repeat.
+   */
+  onFatal?: (name: string, message: string) => void;
   /** One line a child wrote to stdout or stderr. */
   onOutput?: (name: string, line: string) => void;
 }
@@ -76,8 +81,12 @@ export class Supervisor {
       );
     }
     child.on('message', (msg) => {
-      if (msg && typeof msg === 'object' && (msg as { type?: unknown }).type === 'ready') {
-        this.options.onReady?.(spec.name, msg as Record<string, unknown>);
+      if (!msg || typeof msg !== 'object') return;
+      const type = (msg as { type?: unknown }).type;
+      if (type === 'ready') this.options.onReady?.(spec.name, msg as Record<string, unknown>);
+      else if (type === 'fatal') {
+        const message = (msg as { message?: unknown }).message;
+        this.options.onFatal?.(spec.name, typeof message === 'string' ? message : 'failed');
       }
     });
     slot.exited = new Promise((resolve) => {

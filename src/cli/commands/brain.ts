@@ -33,6 +33,8 @@ async function runBrain(flags: BrainFlags): Promise<number> {
   if (Object.keys(api).length > 0) raw.api = api;
   if (flags.policy !== undefined) raw.policy = { file: flags.policy };
   const config = await loadCliConfig({ ...flags, raw });
+  // the audit log, conversations and tokens file are for the brain's user only
+  process.umask(0o077);
   const logger = createLogger({ level: config.log.level, bindings: { component: 'brain' } });
   const brain = await startBrain(config, { logger });
   // Under `caesar up` the supervisor holds an IPC channel: if it dies, stop gracefully.
@@ -49,7 +51,7 @@ async function runBrain(flags: BrainFlags): Promise<number> {
   const ready = {
     type: 'ready',
     url: brain.url,
-    nats_url: brain.natsUrl,
+    nats_url: `nats://${brain.natsUrl}`,
     tokens_file: config.api.tokensFile,
     created_tokens_file: brain.createdTokensFile,
     audit_db: config.audit.file,
@@ -57,7 +59,7 @@ async function runBrain(flags: BrainFlags): Promise<number> {
   };
   if (process.send) process.send(ready);
   else {
-    console.log(`brain ready: ${brain.url} (NATS ${brain.natsUrl})`);
+    console.log(`brain ready: ${brain.url} (NATS nats://${brain.natsUrl})`);
     console.log(
       `API tokens: ${config.api.tokensFile}${brain.createdTokensFile ? ' (created)' : ''}`,
     );

@@ -39,7 +39,7 @@ export function register(program: Command): void {
       '--tools <names>',
       `comma-separated tools to run (default: ${shippedToolNames().join(',')})`,
     )
-    .option('--log-level <level>', 'log level for the workers (default warn)')
+    .option('--log-level <level>', 'log level of the brain and the workers (default warn)')
     .action(async (flags: UpFlags) => {
       process.exitCode = await up(flags);
     });
@@ -55,7 +55,9 @@ async function up(flags: UpFlags): Promise<number> {
   const unknown = tools.filter((t) => !shippedToolNames().includes(t));
   if (unknown.length > 0) throw new Error(`unknown tool(s): ${unknown.join(', ')}`);
 
-  await mkdir(config.dataDir, { recursive: true });
+  // every file the stack writes (audit log, conversations, tokens) is for its owner only
+  process.umask(0o077);
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const running = await readRuntimeFile(config.dataDir);
   if (running) {
     throw new Error(
@@ -87,7 +89,10 @@ async function up(flags: UpFlags): Promise<number> {
   const ready = new Map<string, (msg: Record<string, unknown>) => void>();
   const waitFor = (name: string) => new Promise<Record<string, unknown>>((r) => ready.set(name, r));
   const brainReady = waitFor(BRAIN);
-  const allReady = Promise.all([brainReady, ...tools.map(waitFor)]);
+  let failStartup: (err: Error) => void = () => undefined;
+  const fatal = new Promise<never>((_, reject) => (failStartup = reject));
+  fatal.catch(() => undefined);
+  const allReady = Promise.race([Promise.all([brainReady, ...tools.map(waitFor)]), fatal]);
   let runtime: RuntimeInfoInput | undefined;
   const supervisor = new Supervisor({
     onReady: (name, msg) => {
@@ -105,6 +110,11 @@ async function up(flags: UpFlags): Promise<number> {
         say(`${name.padEnd(13)} serving  (pid ${pid}, instance ${ids})`);
       }
       ready.get(name)?.(msg);
+    },
+    onFatal: (name, message) => {
+      // before the stack is ready a failed start is a setup problem: stop and say it
+      if (!runtime) failStartup(new Error(`${name} could not start: ${message}`));
+      else say(`${name.padEnd(13)} failed: ${message}`);
     },
     onRestart: (name, code, signal, delayMs) =>
       say(`${name.padEnd(13)} exited (${signal ?? `code ${code}`}); restarting in ${delayMs} ms`),

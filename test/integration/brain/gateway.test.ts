@@ -141,11 +141,12 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
     const tap = await nats.connect();
     const seen: { decision?: string; traceparent?: string }[] = [];
     tap.subscribe(dispatchSubject('echo'), {
-      callback: (_err, msg) =>
+      callback: (_err, msg) => {
         seen.push({
           decision: msg.headers?.get(HEADERS.decisionId),
           traceparent: msg.headers?.get(HEADERS.traceparent),
-        }),
+        });
+      },
     });
     await tap.flush();
     const r = await gateway.invoke('echo', { id: 'h1' }, caller);

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -76,6 +76,11 @@ describe('caesar up', () => {
     expect(rows[0]?.decision_id).toBe(rows[1]?.decision_id);
     for (const r of rows) expect(r.actor).toBe('operator');
 
+    // the stack's files are for its owner only
+    for (const file of ['audit.db', 'conversations.db', 'api-tokens.yaml', 'runtime.json']) {
+      expect((await stat(join(dir, file))).mode & 0o077).toBe(0);
+    }
+
     const stopping = Date.now();
     up.child.kill('SIGINT');
     expect(await up.exited).toEqual({ code: 0, signal: null });
@@ -84,6 +89,25 @@ describe('caesar up', () => {
     expect(alive(nats)).toBe(false);
     for (const pid of workers) expect(alive(pid)).toBe(false);
   }, 90_000);
+
+  test('a brain that cannot start (broken policy) stops caesar up at once, saying why', async () => {
+    const policy = join(dir, 'broken-policy.yaml');
+    await writeFile(policy, 'version: 1\nallowed_tools:\n  - tool: [not, a, name]\n');
+    up = startCli(['up', '--nats-port', '0', '--api-port', '0', '--data-dir', join(dir, 'var')], {
+      CAESAR_POLICY__FILE: policy,
+    });
+    const started = Date.now();
+    const exit = await up.exited;
+    expect(exit.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(up.stderr()).toMatch(/brain could not start: .*broken-policy\.yaml/);
+    const { nats, workers } = pidsFrom(up.lines);
+    await waitFor(
+      () => !alive(nats) && workers.every((p) => !alive(p)),
+      'children to exit',
+      15_000,
+    );
+  }, 60_000);
 
   test('a SIGKILLed caesar up still leaves no nats-server or worker behind', async () => {
     up = startCli(['up', '--nats-port', '0', '--api-port', '0', '--data-dir', dir]);
