@@ -23,6 +23,24 @@ import { BrainCore } from './core.js';
 import { policyAuditEvent } from './policy-audit.js';
 import { PreflightCache } from './preflight.js';
 
+/** Longest any one stop step may take (NATS down, a slow disk): stopping never hangs. */
+const STOP_STEP_MS = 3000;
+
+/** Rejects when `p` takes longer than `ms`. */
+async function bounded<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`did not finish within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface StartBrainOptions {
   logger?: Logger;
   /** Registry sweep interval. @default 5000 */
@@ -55,7 +73,7 @@ export async function startBrain(
   const close = async () => {
     for (const step of cleanup.reverse()) {
       try {
-        await step();
+        await bounded(Promise.resolve(step()), STOP_STEP_MS);
       } catch (err) {
         logger.warn({ err }, 'error while stopping the brain');
       }
@@ -107,14 +125,22 @@ async function assemble(
   cleanup.push(() => policy.close());
 
   const nc: NatsConnection = await connectBus({ ...config.busOptions, name: 'caesar-brain' });
-  cleanup.push(() => nc.drain().catch(() => nc.close()));
   const connection = new ConnectionWatch(nc);
+  // draining needs the server; with NATS down, close at once instead of waiting for it
+  cleanup.push(async () => {
+    if (!connection.status().ok) return nc.close();
+    await bounded(nc.drain(), STOP_STEP_MS).catch(() => nc.close());
+  });
   const registry = await startRegistry({
     nc,
     logger: logger.child({ component: 'registry' }),
     ...(options.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: options.sweepIntervalMs }),
   });
-  cleanup.push(() => registry.close());
+  cleanup.push(() => {
+    const closing = registry.close();
+    // its subscriptions drain through the server: only worth waiting for when connected
+    return connection.status().ok ? closing : undefined;
+  });
 
   const metrics = new BrainMetrics();
   metrics.setInstanceSource(() =>

@@ -35,7 +35,7 @@ async function runBrain(flags: BrainFlags): Promise<number> {
   const config = await loadCliConfig({ ...flags, raw });
   // the audit log, conversations and tokens file are for the brain's user only
   process.umask(0o077);
-  const logger = createLogger({ level: config.log.level, bindings: { component: 'brain' } });
+  const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
   const brain = await startBrain(config, { logger });
   // Under `caesar up` the supervisor holds an IPC channel: if it dies, stop gracefully.
   if (process.send) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));

@@ -60,12 +60,24 @@ async function startBrain(
     env,
     runAs,
   );
-  const line = await proc.waitForLine(/^brain ready: /, 30_000);
+  const line = await proc.waitForLine(/^brain ready: /, 30_000).catch((err: unknown) => {
+    proc.child.kill('SIGKILL');
+    throw err;
+  });
   const url = /^brain ready: (\S+)/.exec(line)?.[1] ?? '';
   const tokens = parse(readFileSync(join(dataDir, 'api-tokens.yaml'), 'utf8')) as {
     tokens: { name: string; token: string }[];
   };
   return { proc, url, token: tokens.tokens[0]?.token ?? '' };
+}
+
+/** SIGTERM, then SIGKILL if the process is still there after 10 s: no test leaves one behind. */
+async function stopProc(p: RunningCli | undefined): Promise<void> {
+  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill('SIGTERM');
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
+  await p.exited;
+  clearTimeout(timer);
 }
 
 function startCalculator(natsUrl: string): RunningCli {
@@ -139,12 +151,10 @@ describe('brain end to end (nats, brain and calculator processes, HTTP)', () => 
   }, 60_000);
 
   afterAll(async () => {
-    brain?.proc.child.kill('SIGTERM');
-    calculator?.child.kill('SIGTERM');
-    await Promise.all([brain?.proc.exited, calculator?.exited]);
+    await Promise.all([stopProc(brain?.proc), stopProc(calculator)]);
     await nats?.stop();
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 30_000);
 
   test('chat answers "what is 17 * 23" with 391, audited under one decision id with the token name', async () => {
     const res = await call(brain, 'POST', '/v1/chat', { message: 'what is 17 * 23' });
@@ -306,6 +316,28 @@ describe('brain end to end (nats, brain and calculator processes, HTTP)', () => 
   }, 30_000);
 });
 
+describe('brain shutdown', () => {
+  test('SIGTERM stops the brain promptly even when NATS is gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'caesar-e2e-stop-'));
+    const nats = await startNats();
+    let brain: Brain | undefined;
+    try {
+      const policyFile = join(dir, 'policy.yaml');
+      writeFileSync(policyFile, POLICY_ALLOW);
+      brain = await startBrain(nats.url, join(dir, 'var'), policyFile);
+      await nats.stop();
+      const asked = Date.now();
+      brain.proc.child.kill('SIGTERM');
+      expect(await brain.proc.exited).toEqual({ code: 0, signal: null });
+      expect(Date.now() - asked).toBeLessThan(8000);
+    } finally {
+      if (brain?.proc.child.exitCode === null) brain.proc.child.kill('SIGKILL');
+      await nats.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('brain with a read-only audit database', () => {
   test('calls fail closed and /readyz says why', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'caesar-e2e-ro-'));
@@ -340,9 +372,7 @@ describe('brain with a read-only audit database', () => {
       expect(ready.status).toBe(503);
       expect(ready.body.checks.audit.ok).toBe(false);
     } finally {
-      brain?.proc.child.kill('SIGTERM');
-      calculator.child.kill('SIGTERM');
-      await Promise.all([brain?.proc.exited, calculator.exited]);
+      await Promise.all([stopProc(brain?.proc), stopProc(calculator)]);
       await nats.stop();
       rmSync(dir, { recursive: true, force: true });
     }
