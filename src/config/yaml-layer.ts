@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
+import { yamlNodeOffset } from '../runtime/index.js';
 import type { ConfigIssue } from './errors.js';
 import { isPlainObject, nullAsUnset, type ConfigLayer } from './layer.js';
 import { configNodes } from './walk.js';
@@ -38,7 +39,12 @@ export function yamlTextLayer(file: string, text: string): ConfigLayer {
     path: '',
     message: `YAML: ${e.message}`,
   }));
-  const sourceOf = (path: readonly PropertyKey[], isKey: boolean) => at(offsetOf(doc, path, isKey));
+  const sourceOf = (path: readonly PropertyKey[], isKey: boolean) =>
+    at(
+      isKey && path.length > 0
+        ? yamlNodeOffset(doc, path.slice(0, -1), String(path[path.length - 1]))
+        : yamlNodeOffset(doc, path),
+    );
   if (doc.errors.length > 0) return { value: {}, issues, sourceOf };
   let js: unknown;
   try {
@@ -86,25 +92,4 @@ function readErrorMessage(file: string, err: unknown): string {
   if (code === 'ENOENT') return `config file ${file} does not exist`;
   if (code === 'EISDIR') return `config file ${file} is a directory`;
   return `cannot read config file ${file}: ${(err as Error).message}`;
-}
-
-/** Start offset of the node at `path` (or of its last key), falling back to ancestors. */
-function offsetOf(doc: Document, path: readonly PropertyKey[], isKey: boolean): number {
-  for (let depth = path.length; depth >= 0; depth--) {
-    if (isKey && depth === path.length && depth > 0) {
-      const parent: unknown =
-        depth === 1 ? doc.contents : doc.getIn(path.slice(0, depth - 1), true);
-      const key = path[depth - 1];
-      if (isMap(parent)) {
-        const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === key);
-        const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
-        if (range) return range[0];
-      }
-      continue;
-    }
-    const node: unknown = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
-    const range = (node as { range?: [number, number, number] | null } | null)?.range;
-    if (range) return range[0];
-  }
-  return 0;
 }

@@ -1,4 +1,5 @@
-import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
+import { yamlNodeOffset } from '../runtime/index.js';
 import type { z } from 'zod';
 import { parseSimpleYaml } from './fast-yaml.js';
 import { formatPath, type PolicyIssue } from './issues.js';
@@ -66,7 +67,7 @@ function fullSource(text: string): YamlSource {
       syntaxIssues.push({ path: '', line: 1, column: 1, message: `YAML: ${String(err)}` });
     }
   }
-  return withLocate(value, syntaxIssues, (path, key) => pos(offsetOf(doc, path, key)));
+  return withLocate(value, syntaxIssues, (path, key) => pos(yamlNodeOffset(doc, path, key)));
 }
 
 function withLocate(
@@ -102,20 +103,4 @@ function position(starts: readonly number[], offset: number): { line: number; co
     else hi = mid - 1;
   }
   return { line: lo + 1, column: offset - (starts[lo] ?? 0) + 1 };
-}
-
-/** Start offset of the node at `path` (or of a key in it), falling back to ancestors. */
-function offsetOf(doc: Document, path: readonly PropertyKey[], key?: string): number {
-  for (let depth = path.length; depth >= 0; depth--) {
-    const node: unknown = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
-    if (node === undefined || node === null) continue;
-    if (key !== undefined && depth === path.length && isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && p.key.value === key);
-      const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
-      if (range) return range[0];
-    }
-    const range = (node as { range?: [number, number, number] | null }).range;
-    if (range) return range[0];
-  }
-  return 0;
 }

@@ -1,4 +1,5 @@
-import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
+import { yamlNodeOffset } from '../../runtime/index.js';
 import type { IntentsIssue } from './errors.js';
 
 /** Aliases may expand at most this many times: a "billion laughs" file fails to load. */
@@ -37,7 +38,7 @@ export function parseYamlSource(text: string): YamlSource {
   }
   const issueAt = (path: readonly PropertyKey[], message: string, key?: string) => ({
     path: formatPath(key === undefined ? path : [...path, key]),
-    ...pos(offsetOf(doc, path, key)),
+    ...pos(yamlNodeOffset(doc, path, key)),
     message,
   });
   return { value, syntaxIssues, issueAt };
@@ -51,20 +52,4 @@ export function formatPath(path: readonly PropertyKey[]): string {
     else out += out === '' ? String(key) : `.${String(key)}`;
   }
   return out;
-}
-
-/** Start offset of the node at `path` (or of a key in it), falling back to ancestors. */
-function offsetOf(doc: Document, path: readonly PropertyKey[], key?: string): number {
-  for (let depth = path.length; depth >= 0; depth--) {
-    const node: unknown = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
-    if (node === undefined || node === null) continue;
-    if (key !== undefined && depth === path.length && isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && p.key.value === key);
-      const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
-      if (range) return range[0];
-    }
-    const range = (node as { range?: [number, number, number] | null }).range;
-    if (range) return range[0];
-  }
-  return 0;
 }
