@@ -225,6 +225,22 @@ describe('brain end to end (nats, brain and calculator processes, HTTP)', () => 
     }
   });
 
+  test('a conversation continues by session id, and an unknown session is 404', async () => {
+    const first = await call(brain, 'POST', '/v1/chat', { message: 'what is 2 + 2' });
+    const next = await call(brain, 'POST', '/v1/chat', {
+      message: 'what is 3 + 3',
+      session_id: first.body.session_id,
+    });
+    expect(next.status).toBe(200);
+    expect(next.body.session_id).toBe(first.body.session_id);
+    const unknown = await call(brain, 'POST', '/v1/chat', {
+      message: 'what is 1 + 1',
+      session_id: 'no-such-session',
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('session_not_found');
+  });
+
   test('an unlisted tool is denied with tool.denied and a reason', async () => {
     const res = await call(brain, 'POST', '/v1/tools/web_search/invoke', { input: { query: 'x' } });
     expect(res.status).toBe(200);
