@@ -25,7 +25,11 @@ describe('redactConfig', () => {
       cwd: dir.path,
       overrides: {
         tools: {
-          web_search: { brave_api_key: 'SECRET-k1', tavily_apiKey: 'SECRET-k2', searxng_url: 'http://s:8080' },
+          web_search: {
+            brave_api_key: 'SECRET-k1',
+            tavily_apiKey: 'SECRET-k2',
+            searxng_url: 'http://s:8080',
+          },
           call_service: { ha_url: 'http://ha:8123', access_token: 'SECRET-t1' },
           calendar_read: {
             caldav_url: 'https://me:calpw@dav.example/cal',
