@@ -8,6 +8,7 @@ import {
   type ApiFlags,
   type ConnectionFlags,
 } from './connection.js';
+import { readEmbeddedToken } from './embedded-auth.js';
 import { readRuntimeFile, RUNTIME_FILE_NAME, type RuntimeInfo } from './runtime-file.js';
 
 /**
@@ -35,6 +36,21 @@ function mergeDeep(
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The running stack's NATS server and, when `caesar up` minted one, the token it requires;
+ * undefined when the config names a server of its own or no stack is running. Same
+ * precedence as {@link fromRunningStack}.
+ */
+export async function runningNats(
+  config: CaesarConfig,
+): Promise<{ url: string; token?: string } | undefined> {
+  if (isConfigured(config, 'nats_url', process.cwd())) return undefined;
+  const runtime = await readRuntimeFile(config.dataDir);
+  if (!runtime) return undefined;
+  if (runtime.nats_token_file === undefined) return { url: runtime.nats_url };
+  return { url: runtime.nats_url, token: await readEmbeddedToken(runtime.nats_token_file) };
 }
 
 /** Settings a command may take from the running stack's runtime.json. */

@@ -27,6 +27,8 @@ export const RuntimeInfoSchema = z.object({
   data_dir: nonEmpty,
   /** The embedded nats-server, e.g. `nats://127.0.0.1:4222`. */
   nats_url: nonEmpty,
+  /** File with the per-run token the embedded nats-server requires (absent: no auth). */
+  nats_token_file: nonEmpty.optional(),
   /** Base URL of the brain's HTTP API, e.g. `http://127.0.0.1:8420`. */
   api_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
   /** YAML file of API tokens (`tokens: [{name, token}]`, mode 0600). */

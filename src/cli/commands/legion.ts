@@ -5,7 +5,7 @@ import { runTools } from '../../legion/index.js';
 import { workerPermissions } from '../../protocol/index.js';
 import { loadShippedTools, shippedToolNames } from '../../../workers/index.js';
 import { addConnectionFlags, type ConnectionFlags } from '../connection.js';
-import { fromRunningStack, loadCliConfig } from '../context.js';
+import { loadCliConfig, runningNats } from '../context.js';
 import { printInstancesTable, listTools } from '../legion-list.js';
 
 interface ServeFlags extends ConnectionFlags {
@@ -33,10 +33,15 @@ export function register(program: Command): void {
       .option('--wait <ms>', 'how long to collect discovery replies', '500'),
   ).action(async (flags: ConnectionFlags & { json?: boolean; wait: string }) => {
     const config = await loadCliConfig(flags);
-    // No --nats-url and no configured URL: the running stack's, from <data-dir>/runtime.json.
-    const running = flags.natsUrl ? undefined : await fromRunningStack(config, 'nats_url');
-    const servers = running === undefined ? config.busOptions.servers : [running];
-    const nc = await connectBus({ ...config.busOptions, servers, name: 'caesar-cli' });
+    // No --nats-url and no configured URL: the running stack's, from <data-dir>/runtime.json,
+    // with the per-run token its embedded server requires.
+    const running = flags.natsUrl ? undefined : await runningNats(config);
+    const nc = await connectBus({
+      ...config.busOptions,
+      ...(running ? { servers: [running.url] } : {}),
+      ...(running?.token === undefined ? {} : { auth: { kind: 'token', token: running.token } }),
+      name: 'caesar-cli',
+    });
     try {
       const tools = await listTools(nc, Number(flags.wait));
       if (flags.json) console.log(JSON.stringify(tools, null, 2));
@@ -61,6 +66,7 @@ async function serveTool(names: string[], flags: ServeFlags): Promise<number> {
   const tools = await loadShippedTools(names);
   // Under `caesar up` the supervisor holds an IPC channel: if it dies, stop gracefully.
   if (process.send) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  let failed = false;
   try {
     return await runTools(tools, {
       bus: { ...config.busOptions, name: `caesar-worker ${names.join(',')}` },
@@ -74,8 +80,12 @@ async function serveTool(names: string[], flags: ServeFlags): Promise<number> {
         process.send?.({ type: 'ready', instances });
       },
     });
+  } catch (err) {
+    // leave the IPC channel to main.ts, which tells the supervisor why before it closes it
+    failed = true;
+    throw err;
   } finally {
     // An open IPC channel would keep this process alive after the tools stopped.
-    if (process.connected) process.disconnect();
+    if (!failed && process.connected) process.disconnect();
   }
 }

@@ -12,6 +12,7 @@ import {
   type RuntimeInfoInput,
 } from '../runtime-file.js';
 import { Supervisor } from '../supervisor.js';
+import { mintEmbeddedAuth } from '../embedded-auth.js';
 
 interface UpFlags {
   config?: string;
@@ -66,12 +67,15 @@ async function up(flags: UpFlags): Promise<number> {
     );
   }
   const say = (line: string) => console.log(line);
+  // an operator's own server config manages its own auth; otherwise mint a per-run token
+  const auth =
+    config.embedded.natsConfig === undefined ? await mintEmbeddedAuth(config.dataDir) : undefined;
   let nats: NatsServer;
   try {
     nats = await startNatsServer({
       host: config.embedded.natsHost,
       port: config.embedded.natsPort,
-      configFile: config.embedded.natsConfig,
+      configFile: config.embedded.natsConfig ?? auth?.serverConfig,
     });
   } catch (err) {
     const msg = (err as Error).message;
@@ -84,7 +88,10 @@ async function up(flags: UpFlags): Promise<number> {
     }
     throw err;
   }
-  say(`nats-server   ${nats.url}  (pid ${nats.pid}, loopback only)`);
+  say(
+    `nats-server   ${nats.url}  (pid ${nats.pid}, ${auth ? 'loopback only, per-run token' : config.embedded.natsConfig})`,
+  );
+  const childEnv = auth ? envWithToken(auth.tokenFile) : process.env;
 
   const ready = new Map<string, (msg: Record<string, unknown>) => void>();
   const waitFor = (name: string) => new Promise<Record<string, unknown>>((r) => ready.set(name, r));
@@ -124,7 +131,7 @@ async function up(flags: UpFlags): Promise<number> {
   if (flags.config) common.push('--config', flags.config);
   const brainArgs = [MAIN, 'brain', ...common, '--log-level', flags.logLevel ?? 'warn'];
   if (flags.apiPort !== undefined) brainArgs.push('--api-port', flags.apiPort);
-  supervisor.start({ name: BRAIN, command: process.execPath, args: brainArgs });
+  supervisor.start({ name: BRAIN, command: process.execPath, args: brainArgs, env: childEnv });
   for (const tool of tools) {
     supervisor.start({
       name: tool,
@@ -138,6 +145,7 @@ async function up(flags: UpFlags): Promise<number> {
         '--log-level',
         flags.logLevel ?? 'warn',
       ],
+      env: childEnv,
     });
   }
 
@@ -164,12 +172,13 @@ async function up(flags: UpFlags): Promise<number> {
       60_000,
       'the stack did not become ready within 60 s',
     );
-    for (const p of await preflightAll(nats.url, tools)) say(`preflight     ${p}`);
+    for (const p of await preflightAll(nats.url, auth?.token, tools)) say(`preflight     ${p}`);
     runtime = {
       pid: process.pid,
       started_at: new Date().toISOString(),
       data_dir: config.dataDir,
       nats_url: nats.url,
+      ...(auth ? { nats_token_file: auth.tokenFile } : {}),
       api_url: String(brain.url),
       token_file: String(brain.tokens_file),
       token_name: 'operator',
@@ -192,8 +201,25 @@ async function up(flags: UpFlags): Promise<number> {
   return 0;
 }
 
-async function preflightAll(url: string, tools: string[]): Promise<string[]> {
-  const nc = await connectBus({ servers: url, name: 'caesar-up' });
+/** The children's env: the embedded server's token, and no other NATS auth to clash with it. */
+function envWithToken(tokenFile: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, CAESAR_BUS__TOKEN_FILE: tokenFile };
+  for (const key of ['TOKEN', 'NKEY_SEED_FILE', 'CREDS_FILE']) {
+    delete env[`CAESAR_BUS__${key}`];
+  }
+  return env;
+}
+
+async function preflightAll(
+  url: string,
+  token: string | undefined,
+  tools: string[],
+): Promise<string[]> {
+  const nc = await connectBus({
+    servers: url,
+    name: 'caesar-up',
+    ...(token === undefined ? {} : { auth: { kind: 'token', token } }),
+  });
   try {
     const cache = new PreflightCache(nc, { timeoutMs: 5000 });
     return await Promise.all(

@@ -33,12 +33,20 @@ describe('caesar up', () => {
     expect(up.lines.join('\n')).toMatch(/preflight\s+calculator: ready/);
     const runtime = JSON.parse(await readFile(join(dir, 'runtime.json'), 'utf8')) as {
       nats_url: string;
+      nats_token_file: string;
     };
     const { nats, workers } = pidsFrom(up.lines);
     expect(workers.length).toBeGreaterThan(1); // the calculator and the brain
     for (const pid of [nats, ...workers]) expect(Number.isInteger(pid)).toBe(true);
 
-    const list = await runCli(['legion', 'list', '--json', '--nats-url', runtime.nats_url]);
+    // the embedded server wants this run's token: a client without it is refused
+    const anonymous = await runCli(['legion', 'list', '--nats-url', runtime.nats_url]);
+    expect(anonymous.code).not.toBe(0);
+    expect(anonymous.stderr).toMatch(/authoriz/i);
+    expect((await stat(runtime.nats_token_file)).mode & 0o077).toBe(0);
+
+    // found through runtime.json, token included
+    const list = await runCli(['legion', 'list', '--json', '--data-dir', dir]);
     expect(list.code).toBe(0);
     const tools = JSON.parse(list.stdout) as {
       tool: string;
@@ -47,7 +55,7 @@ describe('caesar up', () => {
     expect(tools.map((t) => t.tool)).toContain('calculator');
     expect(tools.find((t) => t.tool === 'calculator')!.instances).toHaveLength(1);
 
-    const table = await runCli(['legion', 'list', '--nats-url', runtime.nats_url]);
+    const table = await runCli(['legion', 'list', '--data-dir', dir]);
     expect(table.stdout).toMatch(
       /^TOOL\s+VERSION\s+INSTANCES\s+HOSTS\s+IN-FLIGHT\s+REQUESTS\s+ERRORS/m,
     );
@@ -77,7 +85,13 @@ describe('caesar up', () => {
     for (const r of rows) expect(r.actor).toBe('operator');
 
     // the stack's files are for its owner only
-    for (const file of ['audit.db', 'conversations.db', 'api-tokens.yaml', 'runtime.json']) {
+    for (const file of [
+      'audit.db',
+      'conversations.db',
+      'api-tokens.yaml',
+      'runtime.json',
+      'nats-server.conf',
+    ]) {
       expect((await stat(join(dir, file))).mode & 0o077).toBe(0);
     }
 
