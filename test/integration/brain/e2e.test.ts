@@ -1,14 +1,20 @@
-/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return --
+/* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return --
    HTTP bodies of many shapes are read as JSON and checked by the assertions themselves. */
-import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openAuditLog } from '../../../src/audit/index.js';
-import { startCli, type RunAs, type RunningCli } from '../../helpers/cli.js';
+import {
+  callBrain,
+  pollBrain,
+  startBrainProcess,
+  startCalculatorProcess,
+  stopProcess,
+  type BrainProcess,
+} from '../../helpers/brain.js';
+import type { RunAs, RunningCli } from '../../helpers/cli.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
-import { waitFor } from '../../helpers/wait.js';
 
 /**
  * End to end: a real nats-server, the brain and the calculator as real processes, and the
@@ -30,96 +36,19 @@ allowed_tools:
     confirm: true
 `;
 
-interface Brain {
-  proc: RunningCli;
-  url: string;
-  token: string;
-}
+type Brain = BrainProcess;
 
-async function startBrain(
+const startBrain = (
   natsUrl: string,
   dataDir: string,
   policyFile: string,
   env: NodeJS.ProcessEnv = {},
   runAs: RunAs = {},
-): Promise<Brain> {
-  const proc = startCli(
-    [
-      'brain',
-      '--nats-url',
-      natsUrl,
-      '--data-dir',
-      dataDir,
-      '--api-port',
-      '0',
-      '--policy',
-      policyFile,
-      '--log-level',
-      'warn',
-    ],
-    env,
-    runAs,
-  );
-  const line = await proc.waitForLine(/^brain ready: /, 30_000).catch((err: unknown) => {
-    proc.child.kill('SIGKILL');
-    throw err;
-  });
-  const url = /^brain ready: (\S+)/.exec(line)?.[1] ?? '';
-  const tokens = parse(readFileSync(join(dataDir, 'api-tokens.yaml'), 'utf8')) as {
-    tokens: { name: string; token: string }[];
-  };
-  return { proc, url, token: tokens.tokens[0]?.token ?? '' };
-}
-
-/** SIGTERM, then SIGKILL if the process is still there after 10 s: no test leaves one behind. */
-async function stopProc(p: RunningCli | undefined): Promise<void> {
-  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
-  p.child.kill('SIGTERM');
-  const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
-  await p.exited;
-  clearTimeout(timer);
-}
-
-function startCalculator(natsUrl: string): RunningCli {
-  return startCli([
-    'legion',
-    'serve-tool',
-    'calculator',
-    '--nats-url',
-    natsUrl,
-    '--log-level',
-    'warn',
-  ]);
-}
-
-async function call(
-  brain: Brain,
-  method: string,
-  path: string,
-  body?: unknown,
-  token: string | null = brain.token,
-): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = {};
-  if (token !== null) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${brain.url}${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // metrics and other text bodies stay strings
-  }
-  return { status: res.status, body: parsed };
-}
-
-/** waitFor at a pace the API's rate limit (600 requests a minute per token) allows. */
-const poll = <T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000) =>
-  waitFor(check, what, timeoutMs, 150);
+) => startBrainProcess({ natsUrl, dataDir, policyFile, env, runAs });
+const startCalculator = (natsUrl: string) => startCalculatorProcess(natsUrl);
+const stopProc = stopProcess;
+const call = callBrain;
+const poll = pollBrain;
 
 const invoke = (brain: Brain, expression: string) =>
   call(brain, 'POST', '/v1/tools/calculator/invoke', { input: { expression } });
