@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { connectBus } from '../../bus/index.js';
 import { createLogger } from '../../log/index.js';
 import { runTools } from '../../legion/index.js';
-import { workerPermissions } from '../../protocol/index.js';
+import { brainPermissions, workerPermissions } from '../../protocol/index.js';
 import { loadShippedTools, shippedToolNames } from '../../../workers/index.js';
 import { addConnectionFlags, type ConnectionFlags } from '../connection.js';
 import { loadCliConfig, runningNats } from '../context.js';
@@ -53,9 +53,22 @@ export function register(program: Command): void {
 
   legion
     .command('permissions')
-    .description('print the least-privilege nats-server permissions for a worker host')
-    .argument('<tool...>', 'the tools this host serves')
-    .action((tools: string[]) => {
+    .description(
+      'print the least-privilege nats-server permissions for a worker host, or for the brain',
+    )
+    .argument('[tool...]', 'the tools this host serves')
+    .option(
+      '--brain [identity]',
+      "the brain's permissions instead; run it with --inbox-identity <identity> (default brain)",
+    )
+    .action((tools: string[], flags: { brain?: string | true }) => {
+      if (flags.brain !== undefined) {
+        if (tools.length > 0) throw new Error('give either tool names or --brain, not both');
+        const identity = flags.brain === true ? 'brain' : flags.brain;
+        console.log(`permissions: ${JSON.stringify(brainPermissions(identity), null, 2)}`);
+        return;
+      }
+      if (tools.length === 0) throw new Error('name the tools this host serves, or pass --brain');
       console.log(`permissions: ${JSON.stringify(workerPermissions(tools), null, 2)}`);
     });
 }

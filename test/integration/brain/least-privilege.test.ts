@@ -12,7 +12,7 @@ import {
   stopProcess,
   type BrainProcess,
 } from '../../helpers/brain.js';
-import type { RunningCli } from '../../helpers/cli.js';
+import { runCli, type RunningCli } from '../../helpers/cli.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 
 /**
@@ -54,6 +54,15 @@ describe('brain and worker under least-privilege NKEY identities', () => {
     await nats?.stop();
     await rm(dir, { recursive: true, force: true });
   }, 30_000);
+
+  test('`caesar legion permissions --brain` prints the block this test gives the brain', async () => {
+    const r = await runCli(['legion', 'permissions', '--brain']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout.replace(/^permissions: /, ''))).toEqual(brainPermissions('brain'));
+    const both = await runCli(['legion', 'permissions', 'calculator', '--brain']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/either tool names or --brain/);
+  });
 
   test('the brain discovers the calculator, reads its preflight and dispatches to it', async () => {
     const b = brain as BrainProcess;
