@@ -18,6 +18,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { createDispatcher } from '../src/brain/dispatch/index.js';
+import { ReplyMux } from '../src/brain/dispatch/reply-mux.js';
 import { connectBus, startNatsServer } from '../src/bus/index.js';
 import { defineTool, serveTools } from '../src/legion/index.js';
 import { silentLogger } from '../src/log/index.js';
@@ -127,6 +128,13 @@ export async function run(ctx: BenchContext): Promise<void> {
     const raw: Call = async () => {
       await nc.request(rawSubject, payload, { timeout: TIMEOUT_MS });
     };
+    // The dispatcher's own transport with nothing on top: the same bytes over ReplyMux, no
+    // envelope building or parsing. SDK against this shows what the SDK itself costs.
+    const mux = new ReplyMux(nc);
+    const rawMux: Call = async () => {
+      const outcome = await mux.request(rawSubject, payload, TIMEOUT_MS);
+      if (outcome.kind !== 'reply') throw new Error(`bench call failed: ${outcome.kind}`);
+    };
     const sdk: Call = async () => {
       const reply = await dispatcher.dispatch(SDK_TOOL, input, {
         decisionId: 'bench-decision',
@@ -135,19 +143,25 @@ export async function run(ctx: BenchContext): Promise<void> {
       if (!reply.success) throw new Error(`bench call failed: ${reply.error.code}`);
     };
 
-    for (const call of [raw, sdk]) {
+    for (const call of [raw, rawMux, sdk]) {
       await throughput(call, WARMUP, 64);
       await latencies([call], WARMUP / 5);
     }
     // Latency: raw and SDK calls interleaved one by one, so load drifts hit both alike.
-    const [rawLat, sdkLat] = (await latencies([raw, sdk], LATENCY_CALLS)) as [number[], number[]];
+    const [rawLat, muxLat, sdkLat] = (await latencies([raw, rawMux, sdk], LATENCY_CALLS)) as [
+      number[],
+      number[],
+      number[],
+    ];
     // Throughput: alternating rounds; each figure is the median round.
-    const tput = { raw: [] as number[], sdk: [] as number[] };
+    const tput = { raw: [] as number[], mux: [] as number[], sdk: [] as number[] };
     for (let round = 0; round < ROUNDS; round++) {
       tput.raw.push(await throughput(raw, THROUGHPUT_CALLS, 64));
+      tput.mux.push(await throughput(rawMux, THROUGHPUT_CALLS, 64));
       tput.sdk.push(await throughput(sdk, THROUGHPUT_CALLS, 64));
     }
     const r = { tput: median(tput.raw), p50: percentile(rawLat, 50), p99: percentile(rawLat, 99) };
+    const m = { tput: median(tput.mux), p50: percentile(muxLat, 50) };
     const s = { tput: median(tput.sdk), p50: percentile(sdkLat, 50), p99: percentile(sdkLat, 99) };
     ctx.section(
       `Dispatch: raw NATS request/reply vs SDK dispatch, echo, ${payload.length}-byte request, ` +
@@ -163,6 +177,13 @@ export async function run(ctx: BenchContext): Promise<void> {
     ctx.figure('SDK p50 added, concurrency 1', s.p50 - r.p50, 'us', { target: '<= 50 us' });
     ctx.figure('raw request/reply p99, concurrency 1', r.p99, 'us');
     ctx.figure('SDK dispatch p99, concurrency 1', s.p99, 'us', { baseline: r.p99 });
+    // second baseline: the dispatcher's transport (ReplyMux) without the SDK on top
+    ctx.figure('raw publish over ReplyMux, concurrency 64', m.tput, 'req/s');
+    ctx.figure('SDK dispatch vs ReplyMux, concurrency 64', s.tput, 'req/s', {
+      baseline: m.tput,
+    });
+    ctx.figure('raw publish over ReplyMux p50, concurrency 1', m.p50, 'us');
+    ctx.figure('SDK p50 added over ReplyMux, concurrency 1', s.p50 - m.p50, 'us');
   } finally {
     await nc.close();
     child.stdin?.end();

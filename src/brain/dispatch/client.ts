@@ -1,13 +1,7 @@
 import { Buffer } from 'node:buffer';
-import {
-  headers as natsHeaders,
-  NoRespondersError,
-  RequestError,
-  TimeoutError,
-  type MsgHdrs,
-  type NatsConnection,
-} from '@nats-io/nats-core';
+import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import { silentLogger, type Logger } from '../../log/index.js';
+import { ReplyMux } from './reply-mux.js';
 import {
   DispatchReplySchema,
   ERROR_CATALOGUE,
@@ -29,6 +23,11 @@ export interface DispatcherOptions {
    * the race against a bare `dispatch_timeout`. @default 200
    */
   replyGraceMs?: number;
+  /**
+   * The reply inbox prefix (`_INBOX.<identity>`) for least-privilege permissions.
+   * @default the one the connection was opened with
+   */
+  inboxPrefix?: string;
 }
 
 export interface DispatchOptions {
@@ -67,6 +66,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { nc } = options;
   const logger = options.logger ?? silentLogger();
+  const mux = new ReplyMux(nc, options.inboxPrefix ?? connectionInboxPrefix(nc));
   const graceMs = options.replyGraceMs ?? 200;
 
   return {
@@ -106,53 +106,40 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // receives it, so a burst of replies issues its follow-up requests before nats.js
       // flushes, in one write (measured: see docs/benchmarks.md).
       // Buffer.from: pooled, several times cheaper than TextEncoder for envelope-sized strings.
-      return nc
-        .request(subject, Buffer.from(JSON.stringify(envelope)), {
-          timeout,
-          ...(headers ? { headers } : {}),
-        })
-        .then(
-          (msg) => {
-            const reply = parseReply(msg.data);
+      return mux
+        .request(subject, Buffer.from(JSON.stringify(envelope)), timeout, headers)
+        .then((outcome) => {
+          if (outcome.kind === 'reply') {
+            const reply = parseReply(outcome.msg.data);
             if (typeof reply !== 'string') return reply;
             logger.warn(
               { tool, decisionId: opts.decisionId, reason: reply },
               'bad reply from worker',
             );
             return brainFailure('bad_reply', `${tool} replied with ${reply}`, started);
-          },
-          (err: unknown) => {
-            const failure = failureOf(err, tool, timeout, started);
-            if (!failure) throw err;
-            logger.debug(
-              { tool, decisionId: opts.decisionId, code: failure.error.code },
-              'dispatch failed',
-            );
-            return failure;
-          },
-        );
+          }
+          const failure =
+            outcome.kind === 'no_responders'
+              ? brainFailure('no_worker', `no instance of ${tool} is connected`, started)
+              : brainFailure(
+                  'dispatch_timeout',
+                  `${tool} did not reply within ${timeout} ms`,
+                  started,
+                );
+          logger.debug(
+            { tool, decisionId: opts.decisionId, code: failure.error.code },
+            'dispatch failed',
+          );
+          return failure;
+        });
     },
   };
 }
 
-/** Expected request failures become brain-side replies; anything else is not ours to mask. */
-function failureOf(
-  err: unknown,
-  tool: string,
-  timeoutMs: number,
-  started: number,
-): DispatchFailure | undefined {
-  if (err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders())) {
-    return brainFailure('no_worker', `no instance of ${tool} is connected`, started);
-  }
-  if (err instanceof TimeoutError) {
-    return brainFailure(
-      'dispatch_timeout',
-      `${tool} did not reply within ${timeoutMs} ms`,
-      started,
-    );
-  }
-  return undefined;
+/** The inbox prefix the connection was opened with (nats.js keeps its options on it). */
+function connectionInboxPrefix(nc: NatsConnection): string | undefined {
+  const prefix = (nc as { options?: { inboxPrefix?: unknown } }).options?.inboxPrefix;
+  return typeof prefix === 'string' && prefix !== '' ? prefix : undefined;
 }
 
 /** The reply envelope, or why it is not one. */
