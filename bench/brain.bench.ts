@@ -20,7 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import { connectBus, startNatsServer } from '../src/bus/index.js';
 import { DISPATCH_QUEUE_GROUP, dispatchSubject } from '../src/protocol/index.js';
-import { percentile, type BenchContext } from './harness.js';
+import { percentile, throughput, type BenchContext, type Call } from './harness.js';
 
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const RAW_TOOL = 'bench_raw';
@@ -29,8 +29,6 @@ const WARMUP = 1_000;
 const CALLS = 3_000;
 const ROUNDS = 3;
 const INPUT = { expression: '17 * 23' };
-
-type Call = () => Promise<void>;
 
 /** Child-process side: a raw echo responder until stdin closes. */
 async function serveRaw(url: string): Promise<void> {
@@ -58,17 +56,6 @@ function spawnUntil(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}) 
       if (ready.test(line)) resolve({ child, line });
     });
   });
-}
-
-async function throughput(call: Call, total: number, concurrency: number): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next++ < total) await call();
-    }),
-  );
-  return total / ((performance.now() - started) / 1000);
 }
 
 async function rssMiB(pid: number): Promise<number> {

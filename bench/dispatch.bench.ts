@@ -23,7 +23,7 @@ import { connectBus, startNatsServer } from '../src/bus/index.js';
 import { defineTool, serveTools } from '../src/legion/index.js';
 import { silentLogger } from '../src/log/index.js';
 import { DISPATCH_QUEUE_GROUP, dispatchSubject } from '../src/protocol/index.js';
-import { percentile, type BenchContext } from './harness.js';
+import { percentile, throughput, type BenchContext, type Call } from './harness.js';
 
 const SDK_TOOL = 'bench_echo';
 const RAW_TOOL = 'bench_raw';
@@ -76,8 +76,6 @@ function startResponders(url: string): Promise<ChildProcess> {
   });
 }
 
-type Call = () => Promise<void>;
-
 /**
  * `n` sequential rounds; each round makes one call of each kind, in alternating order.
  * Returns per-kind latencies in microseconds.
@@ -93,18 +91,6 @@ async function latencies(calls: Call[], n: number): Promise<number[][]> {
     }
   }
   return out;
-}
-
-/** `total` calls over `concurrency` lanes; returns calls per second. */
-async function throughput(call: Call, total: number, concurrency: number): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next++ < total) await call();
-    }),
-  );
-  return total / ((performance.now() - started) / 1000);
 }
 
 const median = (xs: number[]) => percentile([...xs], 50);

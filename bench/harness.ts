@@ -34,6 +34,21 @@ export function opsPerSecond(fn: () => void, ms = 500): number {
   return n / (Number(elapsed) / 1e9);
 }
 
+/** One async operation a throughput or latency figure is made of. */
+export type Call = () => Promise<void>;
+
+/** `total` calls spread over `concurrency` lanes, each lane one call at a time; calls/s. */
+export async function throughput(call: Call, total: number, concurrency: number): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < total) await call();
+    }),
+  );
+  return total / ((performance.now() - started) / 1000);
+}
+
 /** Percentile of a sorted-in-place array of numbers. */
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;

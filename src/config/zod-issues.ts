@@ -1,20 +1,11 @@
 import type { z } from 'zod';
+import { formatPath } from '../runtime/index.js';
 import type { ConfigIssue } from './errors.js';
 import { closest } from './suggest.js';
 import { knownKeysAt } from './walk.js';
 
 /** Names where a value came from: `(path, isKey)` -> `file:line:col`, an env var, ... */
 export type SourceOf = (path: readonly PropertyKey[], isKey: boolean) => string;
-
-/** Renders a path of keys and indexes as `a.b[1].c`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out;
-}
 
 /** Turns zod issues into config issues, one per bad key, each with its source. */
 export function toConfigIssues(

@@ -14,13 +14,3 @@ export function formatIssue(file: string, issue: PolicyIssue): string {
   const where = issue.path === '' ? '' : `${issue.path}: `;
   return `${file}:${issue.line}:${issue.column}: ${where}${issue.message}`;
 }
-
-/** Renders a path of keys and indexes as `a.b[1].c`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out;
-}

@@ -1,8 +1,8 @@
 import { LineCounter, parseDocument } from 'yaml';
-import { yamlNodeOffset } from '../runtime/index.js';
+import { formatPath, yamlNodeOffset } from '../runtime/index.js';
 import type { z } from 'zod';
 import { parseSimpleYaml } from './fast-yaml.js';
-import { formatPath, type PolicyIssue } from './issues.js';
+import type { PolicyIssue } from './issues.js';
 import { describeZodIssue } from './zod-messages.js';
 
 /** A parsed YAML text that can point any path back at its line and column. */

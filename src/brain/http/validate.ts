@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { formatPath as formatKeyPath } from '../../runtime/index.js';
 import { invalidRequest, type FieldIssue } from './errors.js';
 
 /** At most this many field issues are returned; a hostile body cannot make a huge answer. */
@@ -6,12 +7,7 @@ const MAX_ISSUES = 20;
 
 /** Renders a path of keys and indexes as `a.b[1].c`; the whole value is `(root)`. */
 export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out === '' ? '(root)' : out;
+  return formatKeyPath(path) || '(root)';
 }
 
 /** One `{path, message}` per zod issue; an unknown key is reported at its own path. */

@@ -1,17 +1,11 @@
+import { CALL_OUTCOMES, type CallOutcome } from '../api/index.js';
 import { renderText } from './input-template.js';
 import { parseTemplate, type TemplateParts } from './placeholder.js';
 import type { SlotValue } from './slots.js';
 
-/** What happened to the call a matched rule asked for (the brain's `CallOutcome`). */
-export const INTENT_OUTCOMES = [
-  'ok',
-  'failed',
-  'denied',
-  'rate_limited',
-  'confirmation_required',
-  'rejected',
-] as const;
-export type IntentOutcomeKind = (typeof INTENT_OUTCOMES)[number];
+/** What happened to the call a matched rule asked for: the brain's `CallOutcome`. */
+export const INTENT_OUTCOMES = CALL_OUTCOMES;
+export type IntentOutcomeKind = CallOutcome;
 
 /** The outcome of the call, as the brain reports it; `render` reads it. */
 export interface IntentOutcome {

@@ -1,3 +1,4 @@
+import { CALL_OUTCOMES, type CallOutcome } from '../api/index.js';
 import { z } from 'zod';
 import { DATE_PHRASES } from './dates.js';
 
@@ -13,13 +14,9 @@ const NAME_RE = /^[a-z][a-z0-9_]{0,63}$/;
 export const SLOT_NAME_RE = /^[a-z][a-z0-9_]{0,31}$/;
 
 /** Outcomes other than `ok` whose reply a rule may override. */
-export const REPLY_OUTCOMES = [
-  'failed',
-  'denied',
-  'rate_limited',
-  'confirmation_required',
-  'rejected',
-] as const;
+export const REPLY_OUTCOMES = CALL_OUTCOMES.filter(
+  (o): o is Exclude<CallOutcome, 'ok'> => o !== 'ok',
+);
 
 const name = (what: string) =>
   z.string().regex(NAME_RE, `expected a ${what} name: lowercase letters, digits and _`);

@@ -1,5 +1,5 @@
 import { LineCounter, parseDocument } from 'yaml';
-import { yamlNodeOffset } from '../../runtime/index.js';
+import { formatPath, yamlNodeOffset } from '../../runtime/index.js';
 import type { IntentsIssue } from './errors.js';
 
 /** Aliases may expand at most this many times: a "billion laughs" file fails to load. */
@@ -42,14 +42,4 @@ export function parseYamlSource(text: string): YamlSource {
     message,
   });
   return { value, syntaxIssues, issueAt };
-}
-
-/** Renders a path of keys and indexes as `a.b[1].c`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out;
 }

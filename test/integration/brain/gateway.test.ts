@@ -100,14 +100,7 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
     ];
     workers.push(await serveTools(tools, { nc: await nats.connect(), host: 'test' }));
     await waitFor(() => registry.tools().length === 4, 'the registry to learn 4 tools');
-    gateway = new ToolGateway({
-      tools: registry,
-      policy,
-      audit,
-      dispatcher: createDispatcher({ nc }),
-      callTimeoutMs: 5000,
-      confirmationTtlMs: 60_000,
-    });
+    gateway = newGateway();
   });
 
   afterEach(async () => {
@@ -119,6 +112,18 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
     await nats?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
+
+  /** A gateway over this test's registry, policy and audit log. */
+  function newGateway(options: { confirmationTtlMs?: number } = {}): ToolGateway {
+    return new ToolGateway({
+      tools: registry,
+      policy,
+      audit,
+      dispatcher: createDispatcher({ nc }),
+      callTimeoutMs: 5000,
+      confirmationTtlMs: options.confirmationTtlMs ?? 60_000,
+    });
+  }
 
   const rowsOf = (decisionId: string) =>
     audit.query({ decisionId, order: 'oldest' }).map((r) => r.type);
@@ -223,14 +228,7 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
   });
 
   test('an expired confirmation never runs and is audited as expired', async () => {
-    const short = new ToolGateway({
-      tools: registry,
-      policy,
-      audit,
-      dispatcher: createDispatcher({ nc }),
-      callTimeoutMs: 5000,
-      confirmationTtlMs: 50,
-    });
+    const short = newGateway({ confirmationTtlMs: 50 });
     try {
       const r = await short.invoke('slow_echo', { id: 'c3' }, caller);
       const row = await waitFor(
@@ -295,14 +293,7 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
         if (full) break;
       }
     }
-    const failing = new ToolGateway({
-      tools: registry,
-      policy,
-      audit,
-      dispatcher: createDispatcher({ nc }),
-      callTimeoutMs: 5000,
-      confirmationTtlMs: 60_000,
-    });
+    const failing = newGateway();
     try {
       const r = await failing.invoke('echo', { id: 'ro' }, caller);
       expect(r.outcome).toBe('failed');
