@@ -35,6 +35,12 @@ export interface PolicyStoreOptions {
   watch?: boolean;
   /** Quiet period after the last change before a watched reload runs. @default 50 */
   debounceMs?: number;
+  /**
+   * A watched change is applied only if the file reads the same again after this long, so a
+   * file being written in place (truncate, then write) is not loaded half-written.
+   * @default debounceMs
+   */
+  settleMs?: number;
   /** Clock for rate limits, in epoch ms. @default Date.now */
   now?: () => number;
   /** Signal that makes the store re-read the file; null installs no handler. @default 'SIGHUP' */
@@ -57,6 +63,7 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
   private readonly engine: PolicyEngine;
   private readonly logger: Logger;
   private readonly debounceMs: number;
+  private readonly settleMs: number;
   private readonly onEvent: ((event: PolicyEvent) => void) | undefined;
   private watcher: FSWatcher | null = null;
   private signal: { name: NodeJS.Signals; handler: () => void } | null = null;
@@ -89,6 +96,7 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
     this.engine = new PolicyEngine(policy, options.now ? { now: options.now } : {});
     this.logger = options.logger ?? silentLogger();
     this.debounceMs = options.debounceMs ?? 50;
+    this.settleMs = options.settleMs ?? this.debounceMs;
     this.onEvent = options.onEvent;
   }
 
@@ -198,8 +206,9 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
     try {
       const { text, sha256 } = await readPolicyText(path);
       sha = sha256;
-      if (trigger === 'watch' && (sha256 === previous.sha256 || sha256 === this.lastFailedSha)) {
-        return null;
+      if (trigger === 'watch') {
+        if (sha256 === previous.sha256 || sha256 === this.lastFailedSha) return null;
+        if (!(await this.settled(path, sha256))) return null;
       }
       const policy = compilePolicy(text, { file: path, sha256 });
       this.engine.swap(policy);
@@ -210,6 +219,21 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
       this.lastFailedSha = sha;
       return this.publish(failed(path, previous, err, trigger));
     }
+  }
+
+  /**
+   * True when the file still hashes to `sha256` after the settle period. A save in place can
+   * be read between its writes: a prefix of a policy may parse, and may allow more than the
+   * whole file (an allow rule whose constraints are on the lines not yet written). If the
+   * bytes moved, the next quiet period reloads them instead.
+   */
+  private async settled(path: string, sha256: string): Promise<boolean> {
+    await new Promise((resolve) => setTimeout(resolve, this.settleMs));
+    if (this.closed) return false;
+    const again = await readPolicyText(path);
+    if (again.sha256 === sha256) return true;
+    this.schedule();
+    return false;
   }
 
   private publish(event: PolicyEvent): PolicyEvent {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, open as openFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -113,6 +113,31 @@ describe('PolicyStore', () => {
     const reloaded = nextEvent(store, 'policy.reloaded');
     await writeFile(file, V2);
     expect((await reloaded).policy_sha256).toBe(sha(V2));
+  });
+
+  test('a save in place is not applied half-written: a prefix that allows more never loads', async () => {
+    // The prefix parses and allows web_search; the whole file denies it again.
+    const prefix = 'version: 1\nallowed_tools: [calculator, web_search]\n';
+    const whole = `${prefix}denied_tools: [web_search]\n`;
+    await writeFile(file, V1);
+    const seen: string[] = [];
+    const store = await openPolicyStore({ path: file, debounceMs: 20, settleMs: 1_000 });
+    stores.push(store);
+    store.on('policy.reloaded', (e) => seen.push(e.policy_sha256));
+    const final = nextEvent(store, 'policy.reloaded', (e) => e.policy_sha256 === sha(whole));
+    const handle = await openFile(file, 'w'); // truncates, like an editor saving in place
+    try {
+      await handle.write(prefix);
+      // Longer than the debounce, so a watched reload reads the prefix; well inside the
+      // settle period, so its second read sees the rest.
+      await new Promise((r) => setTimeout(r, 200));
+      await handle.write(`denied_tools: [web_search]\n`);
+    } finally {
+      await handle.close();
+    }
+    await final;
+    expect(seen).not.toContain(sha(prefix));
+    expect(store.evaluate(tool('web_search')).allowed).toBe(false);
   });
 
   test('a burst of writes settles on the last version', async () => {
