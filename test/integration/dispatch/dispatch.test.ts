@@ -98,7 +98,7 @@ describe('dispatch client', () => {
       error: { code: 'no_worker', retryable: true },
     });
     expect(reply).not.toHaveProperty('worker');
-    expect(elapsed).toBeLessThan(300);
+    expect(elapsed).toBeLessThan(2_000); // at once, not at the 10 s deadline
   });
 
   test('no answer by the deadline gives dispatch_timeout at the deadline', async () => {
@@ -117,7 +117,7 @@ describe('dispatch client', () => {
     expect(reply).toMatchObject({ success: false, error: { code: 'dispatch_timeout' } });
     expect(received).toBe(1);
     expect(elapsed).toBeGreaterThanOrEqual(190);
-    expect(elapsed).toBeLessThan(1000);
+    expect(elapsed).toBeLessThan(2_000);
   });
 
   test('a deadline already past fails with dispatch_timeout without sending', async () => {
