@@ -8,7 +8,6 @@ import {
   type ApiFlags,
   type ConnectionFlags,
 } from './connection.js';
-import { readEmbeddedToken } from './embedded-auth.js';
 import { readRuntimeFile, RUNTIME_FILE_NAME, type RuntimeInfo } from './runtime-file.js';
 
 /**
@@ -39,18 +38,18 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * The running stack's NATS server and, when `caesar up` minted one, the token it requires;
- * undefined when the config names a server of its own or no stack is running. Same
- * precedence as {@link fromRunningStack}.
+ * The running stack's NATS server and, when `caesar up` minted identities, the operator's
+ * seed file; undefined when the config names a server of its own or no stack is running.
+ * Same precedence as {@link fromRunningStack}.
  */
 export async function runningNats(
   config: CaesarConfig,
-): Promise<{ url: string; token?: string } | undefined> {
+): Promise<{ url: string; seedFile?: string } | undefined> {
   if (isConfigured(config, 'nats_url', process.cwd())) return undefined;
   const runtime = await readRuntimeFile(config.dataDir);
   if (!runtime) return undefined;
-  if (runtime.nats_token_file === undefined) return { url: runtime.nats_url };
-  return { url: runtime.nats_url, token: await readEmbeddedToken(runtime.nats_token_file) };
+  if (runtime.nats_seed_file === undefined) return { url: runtime.nats_url };
+  return { url: runtime.nats_url, seedFile: runtime.nats_seed_file };
 }
 
 /** Settings a command may take from the running stack's runtime.json. */

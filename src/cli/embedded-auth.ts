@@ -1,43 +1,78 @@
-import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createUser } from '@nats-io/nkeys';
+import { brainPermissions, workerPermissions, type NatsPermissions } from '../protocol/index.js';
 
 /**
- * Credentials `caesar up` mints for its embedded nats-server on every start, so that other
- * local users cannot read dispatches off the loopback port or serve a fake tool. The token
- * is written to two files in the data directory, both mode 0600: a nats-server config that
- * requires it, and the bare token, which the children read through
- * `CAESAR_BUS__TOKEN_FILE` and CLI commands through `runtime.json`. It never appears in a
- * command line or the environment.
+ * Identities `caesar up` mints for its embedded nats-server on every start (ADR 0038): one
+ * NKEY user per part, so that other local users cannot reach the loopback port at all, and
+ * so that inside the stack a worker holds only what `workerPermissions([its tool])` grants
+ * (it cannot dispatch to another tool, read other tools' calls, or serve a tool it does not
+ * run) and the brain only what `brainPermissions()` grants. The operator identity, used by
+ * `caesar up` itself and by CLI commands through `runtime.json`, is unrestricted: it belongs
+ * to the user who owns the data directory.
+ *
+ * Seeds are written to `<data_dir>/nkeys/<part>.nk` (directory 0700, files 0600); children
+ * read theirs through `CAESAR_BUS__NKEY_SEED_FILE`. No seed appears on a command line or in an
+ * environment, and the server config holds public keys only.
  */
 export interface EmbeddedAuth {
-  /** nats-server config file requiring the token. */
+  /** nats-server config file listing the users and their permissions. */
   readonly serverConfig: string;
-  /** File holding the bare token. */
-  readonly tokenFile: string;
-  readonly token: string;
+  /** Seed file of the unrestricted operator identity (runtime.json's `nats_seed_file`). */
+  readonly operatorSeedFile: string;
+  /** Seed file of the brain's identity. */
+  readonly brainSeedFile: string;
+  /** Seed file of each tool worker's identity, by tool name. */
+  readonly toolSeedFiles: ReadonlyMap<string, string>;
 }
 
-export const EMBEDDED_TOKEN_FILE = 'nats-token';
 export const EMBEDDED_SERVER_CONFIG = 'nats-server.conf';
+export const EMBEDDED_NKEYS_DIR = 'nkeys';
+/** The brain's reply inbox is `_INBOX.brain.>`: the only inbox its permissions let it read. */
+export const EMBEDDED_BRAIN_INBOX = 'brain';
+/** The per-run token file of earlier versions (ADR 0036), removed when found. */
+const LEGACY_TOKEN_FILE = 'nats-token';
 
-export async function mintEmbeddedAuth(dataDir: string): Promise<EmbeddedAuth> {
-  const token = randomBytes(32).toString('base64url');
+interface User {
+  nkey: string;
+  permissions?: NatsPermissions;
+}
+
+export async function mintEmbeddedAuth(
+  dataDir: string,
+  tools: readonly string[],
+): Promise<EmbeddedAuth> {
+  const dir = join(dataDir, EMBEDDED_NKEYS_DIR);
+  // a fresh directory each run: seeds of an earlier run (or of a tool no longer run) go
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await rm(join(dataDir, LEGACY_TOKEN_FILE), { force: true });
+
+  const users: User[] = [];
+  const mint = async (part: string, permissions?: NatsPermissions): Promise<string> => {
+    const kp = createUser();
+    const file = join(dir, `${part}.nk`);
+    await writeFile(file, `${new TextDecoder().decode(kp.getSeed())}\n`, { mode: 0o600 });
+    users.push({ nkey: kp.getPublicKey(), ...(permissions ? { permissions } : {}) });
+    kp.clear();
+    return file;
+  };
+
+  const operatorSeedFile = await mint('operator');
+  const brainSeedFile = await mint('brain', brainPermissions(EMBEDDED_BRAIN_INBOX));
+  const toolSeedFiles = new Map<string, string>();
+  for (const tool of tools) {
+    toolSeedFiles.set(tool, await mint(`tool-${tool}`, workerPermissions([tool])));
+  }
+
   const serverConfig = join(dataDir, EMBEDDED_SERVER_CONFIG);
-  const tokenFile = join(dataDir, EMBEDDED_TOKEN_FILE);
   const conf = [
-    '# Written by `caesar up` on every start; the token changes each time.',
-    `authorization { token: "${token}" }`,
+    '# Written by `caesar up` on every start (ADR 0038): one NKEY user per part, new keys each',
+    '# run. Public keys only; the seeds are in the nkeys/ directory beside this file.',
+    `authorization: ${JSON.stringify({ users }, null, 2)}`,
     '',
   ].join('\n');
   await writeFile(serverConfig, conf, { mode: 0o600 });
-  await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
-  return { serverConfig, tokenFile, token };
-}
-
-/** The token in a file written by {@link mintEmbeddedAuth}. */
-export async function readEmbeddedToken(file: string): Promise<string> {
-  const token = (await readFile(file, 'utf8')).trim();
-  if (token === '') throw new Error(`${file} is empty: is it the running stack's NATS token?`);
-  return token;
+  return { serverConfig, operatorSeedFile, brainSeedFile, toolSeedFiles };
 }

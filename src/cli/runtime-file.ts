@@ -6,8 +6,8 @@ import { z } from 'zod';
 /**
  * `<data-dir>/runtime.json`: how CLI commands find the stack `caesar up` runs (ADR 0035).
  * `caesar up` writes it once everything is ready and removes it on the way out; readers
- * treat a file whose `pid` is gone as stale. It names secrets (the token file) but holds
- * none, and is still written 0600.
+ * treat a file whose `pid` is gone as stale. It names secrets (the token and seed files) but
+ * holds none, and is still written 0600.
  */
 export const RUNTIME_FILE_NAME = 'runtime.json';
 
@@ -27,8 +27,11 @@ export const RuntimeInfoSchema = z.object({
   data_dir: nonEmpty,
   /** The embedded nats-server, e.g. `nats://127.0.0.1:4222`. */
   nats_url: nonEmpty,
-  /** File with the per-run token the embedded nats-server requires (absent: no auth). */
-  nats_token_file: nonEmpty.optional(),
+  /**
+   * NKEY seed file of the operator identity `caesar up` minted for this run (ADR 0038);
+   * absent when `embedded.nats_config` names the operator's own server config.
+   */
+  nats_seed_file: nonEmpty.optional(),
   /** Base URL of the brain's HTTP API, e.g. `http://127.0.0.1:8420`. */
   api_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
   /** YAML file of API tokens (`tokens: [{name, token}]`, mode 0600). */

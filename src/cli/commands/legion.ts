@@ -34,12 +34,14 @@ export function register(program: Command): void {
   ).action(async (flags: ConnectionFlags & { json?: boolean; wait: string }) => {
     const config = await loadCliConfig(flags);
     // No --nats-url and no configured URL: the running stack's, from <data-dir>/runtime.json,
-    // with the per-run token its embedded server requires.
+    // as the operator identity its embedded server was started with.
     const running = flags.natsUrl ? undefined : await runningNats(config);
     const nc = await connectBus({
       ...config.busOptions,
       ...(running ? { servers: [running.url] } : {}),
-      ...(running?.token === undefined ? {} : { auth: { kind: 'token', token: running.token } }),
+      ...(running?.seedFile === undefined
+        ? {}
+        : { auth: { kind: 'nkey', seedFile: running.seedFile } }),
       name: 'caesar-cli',
     });
     try {

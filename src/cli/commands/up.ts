@@ -12,7 +12,7 @@ import {
   type RuntimeInfoInput,
 } from '../runtime-file.js';
 import { Supervisor } from '../supervisor.js';
-import { mintEmbeddedAuth } from '../embedded-auth.js';
+import { EMBEDDED_BRAIN_INBOX, mintEmbeddedAuth } from '../embedded-auth.js';
 
 interface UpFlags {
   config?: string;
@@ -67,9 +67,11 @@ async function up(flags: UpFlags): Promise<number> {
     );
   }
   const say = (line: string) => console.log(line);
-  // an operator's own server config manages its own auth; otherwise mint a per-run token
+  // an operator's own server config manages its own auth; otherwise mint one identity per part
   const auth =
-    config.embedded.natsConfig === undefined ? await mintEmbeddedAuth(config.dataDir) : undefined;
+    config.embedded.natsConfig === undefined
+      ? await mintEmbeddedAuth(config.dataDir, tools)
+      : undefined;
   let nats: NatsServer;
   try {
     nats = await startNatsServer({
@@ -89,9 +91,8 @@ async function up(flags: UpFlags): Promise<number> {
     throw err;
   }
   say(
-    `nats-server   ${nats.url}  (pid ${nats.pid}, ${auth ? 'loopback only, per-run token' : config.embedded.natsConfig})`,
+    `nats-server   ${nats.url}  (pid ${nats.pid}, ${auth ? 'loopback only, one NKEY identity per part' : config.embedded.natsConfig})`,
   );
-  const childEnv = auth ? envWithToken(auth.tokenFile) : process.env;
 
   const ready = new Map<string, (msg: Record<string, unknown>) => void>();
   const waitFor = (name: string) => new Promise<Record<string, unknown>>((r) => ready.set(name, r));
@@ -131,7 +132,12 @@ async function up(flags: UpFlags): Promise<number> {
   if (flags.config) common.push('--config', flags.config);
   const brainArgs = [MAIN, 'brain', ...common, '--log-level', flags.logLevel ?? 'warn'];
   if (flags.apiPort !== undefined) brainArgs.push('--api-port', flags.apiPort);
-  supervisor.start({ name: BRAIN, command: process.execPath, args: brainArgs, env: childEnv });
+  supervisor.start({
+    name: BRAIN,
+    command: process.execPath,
+    args: brainArgs,
+    env: auth ? envWithIdentity(auth.brainSeedFile, EMBEDDED_BRAIN_INBOX) : process.env,
+  });
   for (const tool of tools) {
     supervisor.start({
       name: tool,
@@ -145,7 +151,7 @@ async function up(flags: UpFlags): Promise<number> {
         '--log-level',
         flags.logLevel ?? 'warn',
       ],
-      env: childEnv,
+      env: auth ? envWithIdentity(auth.toolSeedFiles.get(tool) as string) : process.env,
     });
   }
 
@@ -172,13 +178,15 @@ async function up(flags: UpFlags): Promise<number> {
       60_000,
       'the stack did not become ready within 60 s',
     );
-    for (const p of await preflightAll(nats.url, auth?.token, tools)) say(`preflight     ${p}`);
+    for (const p of await preflightAll(nats.url, auth?.operatorSeedFile, tools)) {
+      say(`preflight     ${p}`);
+    }
     runtime = {
       pid: process.pid,
       started_at: new Date().toISOString(),
       data_dir: config.dataDir,
       nats_url: nats.url,
-      ...(auth ? { nats_token_file: auth.tokenFile } : {}),
+      ...(auth ? { nats_seed_file: auth.operatorSeedFile } : {}),
       api_url: String(brain.url),
       token_file: String(brain.tokens_file),
       token_name: 'operator',
@@ -201,24 +209,29 @@ async function up(flags: UpFlags): Promise<number> {
   return 0;
 }
 
-/** The children's env: the embedded server's token, and no other NATS auth to clash with it. */
-function envWithToken(tokenFile: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, CAESAR_BUS__TOKEN_FILE: tokenFile };
-  for (const key of ['TOKEN', 'NKEY_SEED_FILE', 'CREDS_FILE']) {
+/**
+ * A child's env: its own identity on the embedded server (and its reply inbox, when its
+ * permissions allow only one), and no other NATS auth to clash with it.
+ */
+function envWithIdentity(seedFile: string, inboxIdentity?: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of ['TOKEN', 'TOKEN_FILE', 'NKEY_SEED_FILE', 'CREDS_FILE', 'INBOX_IDENTITY']) {
     delete env[`CAESAR_BUS__${key}`];
   }
+  env.CAESAR_BUS__NKEY_SEED_FILE = seedFile;
+  if (inboxIdentity !== undefined) env.CAESAR_BUS__INBOX_IDENTITY = inboxIdentity;
   return env;
 }
 
 async function preflightAll(
   url: string,
-  token: string | undefined,
+  seedFile: string | undefined,
   tools: string[],
 ): Promise<string[]> {
   const nc = await connectBus({
     servers: url,
     name: 'caesar-up',
-    ...(token === undefined ? {} : { auth: { kind: 'token', token } }),
+    ...(seedFile === undefined ? {} : { auth: { kind: 'nkey', seedFile } }),
   });
   try {
     const cache = new PreflightCache(nc, { timeoutMs: 5000 });

@@ -2,6 +2,9 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connectBus } from '../../../src/bus/index.js';
+import { dispatchSubject, inboxPrefix } from '../../../src/protocol/index.js';
 import { alive, runCli, startCli, type RunningCli } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -16,6 +19,55 @@ afterEach(async () => {
   up = undefined;
   await rm(dir, { recursive: true, force: true });
 });
+
+/** Waits for the connection's next server error, such as a publish permission violation. */
+async function nextServerError(nc: NatsConnection): Promise<Error> {
+  for await (const s of nc.status()) if (s.type === 'error') return s.error;
+  throw new Error('connection closed without a server error');
+}
+
+/** Resolves with the error the server answers a forbidden subscription with. */
+function refusedSubscription(nc: NatsConnection, subject: string, queue?: string): Promise<Error> {
+  return new Promise((resolve) => {
+    nc.subscribe(subject, {
+      ...(queue === undefined ? {} : { queue }),
+      callback: (err) => {
+        if (err) resolve(err);
+      },
+    });
+  });
+}
+
+/**
+ * The calculator worker's identity can neither read other dispatches nor send one (so a
+ * compromised calculator cannot call another tool past the brain's policy), and the brain's
+ * identity cannot serve a tool.
+ */
+async function expectContained(url: string, dataDir: string): Promise<void> {
+  const seed = (part: string) => join(dataDir, 'nkeys', `${part}.nk`);
+  const worker = await connectBus({
+    servers: url,
+    auth: { kind: 'nkey', seedFile: seed('tool-calculator') },
+  });
+  const brain = await connectBus({
+    servers: url,
+    auth: { kind: 'nkey', seedFile: seed('brain') },
+    inboxPrefix: inboxPrefix('brain'),
+  });
+  try {
+    const sniff = await refusedSubscription(worker, 'caesar.dispatch.tool.>');
+    expect(sniff.message).toMatch(/permissions violation for subscription to "caesar\.dispatch/i);
+    const published = nextServerError(worker);
+    worker.publish(dispatchSubject('calculator'), '{}');
+    expect((await published).message).toMatch(
+      /permissions violation for publish to "caesar\.dispatch\.tool\.calculator"/i,
+    );
+    const serve = await refusedSubscription(brain, dispatchSubject('calculator'), 'caesar-tool');
+    expect(serve.message).toMatch(/permissions violation for subscription/i);
+  } finally {
+    await Promise.all([worker.close(), brain.close()]);
+  }
+}
 
 function pidsFrom(lines: string[]): { nats: number; workers: number[] } {
   const text = lines.join('\n');
@@ -33,19 +85,28 @@ describe('caesar up', () => {
     expect(up.lines.join('\n')).toMatch(/preflight\s+calculator: ready/);
     const runtime = JSON.parse(await readFile(join(dir, 'runtime.json'), 'utf8')) as {
       nats_url: string;
-      nats_token_file: string;
+      nats_seed_file: string;
     };
     const { nats, workers } = pidsFrom(up.lines);
     expect(workers.length).toBeGreaterThan(1); // the calculator and the brain
     for (const pid of [nats, ...workers]) expect(Number.isInteger(pid)).toBe(true);
 
-    // the embedded server wants this run's token: a client without it is refused
+    // the embedded server knows only this run's identities: a client without one is refused
     const anonymous = await runCli(['legion', 'list', '--nats-url', runtime.nats_url]);
     expect(anonymous.code).not.toBe(0);
     expect(anonymous.stderr).toMatch(/authoriz/i);
-    expect((await stat(runtime.nats_token_file)).mode & 0o077).toBe(0);
+    expect(runtime.nats_seed_file).toBe(join(dir, 'nkeys', 'operator.nk'));
+    for (const part of ['operator', 'brain', 'tool-calculator']) {
+      expect((await stat(join(dir, 'nkeys', `${part}.nk`))).mode & 0o077).toBe(0);
+    }
+    const serverConf = await readFile(join(dir, 'nats-server.conf'), 'utf8');
+    expect(serverConf).toMatch(/"nkey": "U[A-Z2-7]{55}"/);
+    expect(serverConf).not.toMatch(/S[UAO][A-Z2-7]{50,}/); // public keys only, never a seed
 
-    // found through runtime.json, token included
+    // inside the stack each part holds only its own subjects (ADR 0038)
+    await expectContained(runtime.nats_url, dir);
+
+    // found through runtime.json, operator identity included
     const list = await runCli(['legion', 'list', '--json', '--data-dir', dir]);
     expect(list.code).toBe(0);
     const tools = JSON.parse(list.stdout) as {
@@ -91,6 +152,7 @@ describe('caesar up', () => {
       'api-tokens.yaml',
       'runtime.json',
       'nats-server.conf',
+      'nkeys',
     ]) {
       expect((await stat(join(dir, file))).mode & 0o077).toBe(0);
     }
