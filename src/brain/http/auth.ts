@@ -1,6 +1,13 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { HttpApiError } from './errors.js';
-import type { TokenStore } from './token-store.js';
+import type { ApiScope, TokenIdentity, TokenStore } from './token-store.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scope a token needs for this route; absent: any valid token. */
+    scope?: ApiScope;
+  }
+}
 
 const BEARER = /^Bearer +(\S+) *$/i;
 const actors = new WeakMap<FastifyRequest, string>();
@@ -14,7 +21,8 @@ export function actorOf(req: FastifyRequest): string | undefined {
  * `onRequest` hook: every route but the `publicRoutes` (route patterns) needs
  * `Authorization: Bearer <token>` naming a known token; otherwise 401 with
  * `WWW-Authenticate: Bearer` before the body is read, the rate limiter counts, or the
- * BrainService hears of it. Unknown routes need a token too, so they cannot be probed.
+ * BrainService hears of it. Unknown routes need a token too, so they cannot be probed. A
+ * route whose config names a `scope` answers 403 to a token without that scope.
  */
 export function authHook(tokens: TokenStore, publicRoutes: ReadonlySet<string>) {
   return function authenticate(
@@ -27,18 +35,32 @@ export function authHook(tokens: TokenStore, publicRoutes: ReadonlySet<string>) 
       done();
       return;
     }
-    const name = verifyHeader(tokens, req.headers.authorization);
-    if (name instanceof HttpApiError) {
-      done(name);
+    const identity = verifyHeader(tokens, req.headers.authorization);
+    if (identity instanceof HttpApiError) {
+      done(identity);
       return;
     }
-    actors.set(req, name);
+    const scope = req.routeOptions.config.scope;
+    if (scope !== undefined && !identity.scopes.has(scope)) {
+      const has = [...identity.scopes].join(', ');
+      done(
+        new HttpApiError(
+          'forbidden',
+          `token '${identity.name}' lacks the '${scope}' scope this route needs (it has: ${has})`,
+        ),
+      );
+      return;
+    }
+    actors.set(req, identity.name);
     done();
   };
 }
 
-/** The token name the Authorization header proves, or the 401 to answer. */
-function verifyHeader(tokens: TokenStore, header: string | undefined): string | HttpApiError {
+/** The token the Authorization header proves, or the 401 to answer. */
+function verifyHeader(
+  tokens: TokenStore,
+  header: string | undefined,
+): TokenIdentity | HttpApiError {
   if (header === undefined) {
     return new HttpApiError(
       'unauthorized',
@@ -49,11 +71,11 @@ function verifyHeader(tokens: TokenStore, header: string | undefined): string | 
     );
   }
   const bearer = BEARER.exec(header)?.[1];
-  const name = bearer === undefined ? undefined : tokens.verify(bearer);
-  if (name === undefined) {
+  const identity = bearer === undefined ? undefined : tokens.verify(bearer);
+  if (identity === undefined) {
     return new HttpApiError('unauthorized', 'unknown or malformed bearer token', {
       headers: { 'www-authenticate': 'Bearer realm="caesar", error="invalid_token"' },
     });
   }
-  return name;
+  return identity;
 }

@@ -6,6 +6,7 @@
 export const HTTP_ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   confirmation_not_found: 404,
   body_too_large: 413,

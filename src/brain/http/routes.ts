@@ -69,37 +69,37 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     return readiness;
   });
 
-  app.get('/metrics', async (_req, reply) => {
+  app.get('/metrics', { config: { scope: 'metrics' } }, async (_req, reply) => {
     const text = await metrics.render();
     void reply.type(metrics.contentType);
     return text;
   });
 
-  app.post('/v1/chat', async (req) => {
+  app.post('/v1/chat', { config: { scope: 'chat' } }, async (req) => {
     const body = parseRequest(chat, req.body);
     return service.chat(body, callerOf(req, body.session_id));
   });
 
-  app.get('/v1/tools', async () => service.listTools());
+  app.get('/v1/tools', { config: { scope: 'read' } }, async () => service.listTools());
 
-  app.post('/v1/tools/:name/invoke', async (req) => {
+  app.post('/v1/tools/:name/invoke', { config: { scope: 'invoke' } }, async (req) => {
     const { name } = parseRequest(ToolParams, req.params);
     const { input } = parseRequest(InvokeRequestSchema, req.body);
     return service.invoke(name, input, callerOf(req));
   });
 
-  app.post('/v1/confirmations/:id', async (req) => {
+  app.post('/v1/confirmations/:id', { config: { scope: 'confirm' } }, async (req) => {
     const { id } = parseRequest(ConfirmationParams, req.params);
     const { approve } = parseRequest(ConfirmRequestSchema, req.body);
     return service.confirm(id, approve, callerOf(req));
   });
 
-  app.post('/v1/policy/explain', (req) => {
+  app.post('/v1/policy/explain', { config: { scope: 'read' } }, (req) => {
     const { tool, input } = parseRequest(ExplainRequestSchema, req.body);
     return service.explain(tool, input);
   });
 
-  app.get('/v1/audit', (req, reply) => {
+  app.get('/v1/audit', { config: { scope: 'audit' } }, (req, reply) => {
     const query = parseRequest(AuditQueryParams, req.query);
     const records = service.auditQuery(query);
     // The export shape (`caesar audit export`): snake_case columns, payload parsed.
@@ -107,7 +107,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     return `[${records.map(recordToJsonLine).join(',')}]`;
   });
 
-  app.get('/v1/audit/counts', (req) => {
+  app.get('/v1/audit/counts', { config: { scope: 'audit' } }, (req) => {
     const counts = service.auditCounts(parseRequest(AuditFilterParams, req.query));
     return {
       total: counts.total,

@@ -1,10 +1,29 @@
 import { createHash } from 'node:crypto';
 
+/**
+ * What a token may do (docs/api.md, "Scopes"). `chat`: POST /v1/chat. `invoke`: POST
+ * /v1/tools/{name}/invoke. `confirm`: approve or reject a pending confirmation. `read`:
+ * GET /v1/tools and POST /v1/policy/explain. `audit`: GET /v1/audit and /v1/audit/counts
+ * (every client's chats are in there). `metrics`: GET /metrics. /readyz needs any valid token.
+ */
+export const API_SCOPES = ['chat', 'invoke', 'confirm', 'read', 'audit', 'metrics'] as const;
+export type ApiScope = (typeof API_SCOPES)[number];
+
 /** One named API token. The name is what the audit log records as `actor`. */
 export interface ApiToken {
   readonly name: string;
   readonly token: string;
+  /** What the token may do; absent means every scope. */
+  readonly scopes?: readonly ApiScope[];
 }
+
+/** Who a verified bearer token is. */
+export interface TokenIdentity {
+  readonly name: string;
+  readonly scopes: ReadonlySet<ApiScope>;
+}
+
+const ALL_SCOPES: ReadonlySet<ApiScope> = new Set(API_SCOPES);
 
 /** Bearer values longer than this are refused without hashing them. */
 const MAX_BEARER_CHARS = 1024;
@@ -20,10 +39,10 @@ function digest(value: string): string {
  * (ADR 0032). The token values themselves are not kept.
  */
 export class TokenStore {
-  readonly #byDigest: ReadonlyMap<string, string>;
+  readonly #byDigest: ReadonlyMap<string, TokenIdentity>;
   readonly #names: readonly string[];
 
-  private constructor(byDigest: Map<string, string>, names: string[]) {
+  private constructor(byDigest: Map<string, TokenIdentity>, names: string[]) {
     this.#byDigest = byDigest;
     this.#names = Object.freeze(names);
   }
@@ -33,14 +52,14 @@ export class TokenStore {
    * token values throw: each token must identify exactly one name.
    */
   static from(tokens: readonly ApiToken[]): TokenStore {
-    const byDigest = new Map<string, string>();
+    const byDigest = new Map<string, TokenIdentity>();
     const names = new Set<string>();
-    for (const { name, token } of tokens) {
+    for (const { name, token, scopes } of tokens) {
       const d = digest(token);
       if (names.has(name)) throw new Error(`duplicate API token name '${name}'`);
       if (byDigest.has(d)) throw new Error(`API token '${name}' reuses another token's value`);
       names.add(name);
-      byDigest.set(d, name);
+      byDigest.set(d, { name, scopes: scopes === undefined ? ALL_SCOPES : new Set(scopes) });
     }
     return new TokenStore(byDigest, [...names]);
   }
@@ -55,8 +74,8 @@ export class TokenStore {
     return this.#names;
   }
 
-  /** The name of the token `bearer` is, or undefined when it is none of them. */
-  verify(bearer: string): string | undefined {
+  /** Which token `bearer` is, or undefined when it is none of them. */
+  verify(bearer: string): TokenIdentity | undefined {
     if (bearer.length === 0 || bearer.length > MAX_BEARER_CHARS) return undefined;
     return this.#byDigest.get(digest(bearer));
   }

@@ -3,11 +3,11 @@ import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { TokenStore, type ApiToken } from './token-store.js';
+import { API_SCOPES, TokenStore, type ApiToken } from './token-store.js';
 import { formatPath } from './validate.js';
 
 /**
- * The API tokens file: YAML `tokens: [{name, token}]`, mode 0600. The name is what the audit
+ * The API tokens file: YAML `tokens: [{name, token, scopes?}]`, mode 0600. The name is what the audit
  * log records as `actor`, so a leaked or retired token can be told apart and revoked alone.
  */
 
@@ -60,11 +60,18 @@ const TokenEntrySchema = z.strictObject({
     )
     .max(MAX_TOKEN_CHARS, `too long: at most ${MAX_TOKEN_CHARS} characters`)
     .regex(TOKEN_VALUE_PATTERN, 'expected letters, digits and `-._~+/` (optionally `=` padding)'),
+  scopes: z
+    .array(z.enum(API_SCOPES, { error: `expected one of ${API_SCOPES.join(', ')}` }), {
+      error: `expected a list of scopes (${API_SCOPES.join(', ')})`,
+    })
+    .min(1, 'a token with no scope can do nothing: remove the token, or list its scopes')
+    .refine((s) => new Set(s).size === s.length, 'a scope is listed twice')
+    .optional(),
 });
 
 const TokensFileSchema = z.strictObject({
   tokens: z
-    .array(TokenEntrySchema, { error: 'expected a list of {name, token}' })
+    .array(TokenEntrySchema, { error: 'expected a list of {name, token, scopes?}' })
     .max(MAX_TOKENS, `at most ${MAX_TOKENS} tokens`),
 });
 
@@ -106,6 +113,11 @@ function initialText(token: string): string {
     '# CAESAR API tokens. Keep this file private: chmod 600.',
     '# Callers send `Authorization: Bearer <token>`; the audit log records the name as actor.',
     '# Add one entry per client so each can be revoked alone (values: >= 24 chars).',
+    '# A token without `scopes` may do everything; limit a client with a list of',
+    '# chat, invoke, confirm, read, audit, metrics (docs/api.md, "Scopes"), e.g.:',
+    '#   - name: kitchen-tablet',
+    '#     token: <32 random bytes, base64url>',
+    '#     scopes: [chat]',
     'tokens:',
     '  - name: operator',
     `    token: ${token}`,

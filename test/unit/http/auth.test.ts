@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { HttpErrorSchema } from '../../../src/brain/api/index.js';
-import { CI, harness, OPERATOR } from './harness.js';
+import { API_SCOPES, TokenStore, type ApiScope } from '../../../src/brain/http/index.js';
+import { auth, CI, harness, OPERATOR } from './harness.js';
 
 /** Every route but /healthz, with a body that would be valid if the caller were known. */
 const ROUTES: Array<{ method: 'GET' | 'POST'; url: string; payload?: unknown }> = [
@@ -98,5 +99,102 @@ describe('bearer-token auth', () => {
     expect(log).toContain('request failed'); // the 500 was logged...
     expect(log).toContain('"actor":"operator"'); // ...and so were the requests
     for (const token of [OPERATOR, CI, wrong]) expect(log).not.toContain(token);
+  });
+});
+
+describe('token scopes', () => {
+  const SCOPED: Array<{ method: 'GET' | 'POST'; url: string; payload?: unknown; scope: ApiScope }> =
+    [
+      { method: 'GET', url: '/metrics', scope: 'metrics' },
+      { method: 'POST', url: '/v1/chat', payload: { message: 'hi' }, scope: 'chat' },
+      { method: 'GET', url: '/v1/tools', scope: 'read' },
+      {
+        method: 'POST',
+        url: '/v1/tools/calculator/invoke',
+        payload: { input: { expression: '1' } },
+        scope: 'invoke',
+      },
+      {
+        method: 'POST',
+        url: '/v1/confirmations/c-1',
+        payload: { approve: true },
+        scope: 'confirm',
+      },
+      {
+        method: 'POST',
+        url: '/v1/policy/explain',
+        payload: { tool: 'calculator', input: {} },
+        scope: 'read',
+      },
+      { method: 'GET', url: '/v1/audit', scope: 'audit' },
+      { method: 'GET', url: '/v1/audit/counts', scope: 'audit' },
+    ];
+  const token = (scope: ApiScope) => `${scope}-scoped-token-0123456789abcdefghijklmnop`;
+  const scopedHarness = () =>
+    harness({
+      tokens: TokenStore.from(
+        API_SCOPES.map((scope) => ({
+          name: `only-${scope}`,
+          token: token(scope),
+          scopes: [scope],
+        })),
+      ),
+    });
+
+  test.each(SCOPED)(
+    '$method $url needs the $scope scope: 403 without it, before the BrainService hears of it',
+    async ({ method, url, payload, scope }) => {
+      await using h = await scopedHarness();
+      for (const other of API_SCOPES.filter((s) => s !== scope)) {
+        const res = await h.app.inject({
+          method,
+          url,
+          headers: auth(token(other)),
+          ...(payload ? { payload } : {}),
+        });
+        expect(res.statusCode).toBe(403);
+        const body = HttpErrorSchema.parse(res.json());
+        expect(body.error.code).toBe('forbidden');
+        expect(body.error.message).toBe(
+          `token 'only-${other}' lacks the '${scope}' scope this route needs (it has: ${other})`,
+        );
+      }
+      expect(h.brain.calls).toEqual([]);
+      const allowed = await h.app.inject({
+        method,
+        url,
+        headers: auth(token(scope)),
+        ...(payload ? { payload } : {}),
+      });
+      expect([401, 403]).not.toContain(allowed.statusCode);
+    },
+  );
+
+  test('every route but /healthz and /readyz names a scope', () => {
+    const routes = new Set(SCOPED.map((r) => `${r.method} ${r.url}`));
+    for (const r of ROUTES.filter((x) => x.url !== '/readyz' && !x.url.includes('no-such'))) {
+      expect(routes.has(`${r.method} ${r.url}`)).toBe(true);
+    }
+  });
+
+  test('/readyz takes any valid token; an unknown route is 404 for a scoped token', async () => {
+    await using h = await scopedHarness();
+    const ready = await h.app.inject({ url: '/readyz', headers: auth(token('chat')) });
+    expect([200, 503]).toContain(ready.statusCode);
+    const missing = await h.app.inject({ url: '/v1/nope', headers: auth(token('chat')) });
+    expect(missing.statusCode).toBe(404);
+  });
+
+  test('a token without a scopes list may use every route (the operator token)', async () => {
+    await using h = await harness();
+    for (const r of SCOPED) {
+      const res = await h.app.inject({
+        method: r.method,
+        url: r.url,
+        headers: auth(),
+        ...(r.payload ? { payload: r.payload } : {}),
+      });
+      expect([401, 403]).not.toContain(res.statusCode);
+    }
   });
 });

@@ -2,6 +2,7 @@ import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import {
+  API_SCOPES,
   ensureTokensFile,
   loadTokens,
   readTokensFile,
@@ -42,7 +43,8 @@ describe('ensureTokensFile', () => {
     expect(tokens[0]?.name).toBe('operator');
     expect(tokens[0]?.token).toMatch(/^[A-Za-z0-9_-]{43}$/); // 32 bytes, base64url
     const store = await loadTokens(file);
-    expect(store.verify(tokens[0]!.token)).toBe('operator');
+    expect(store.verify(tokens[0]!.token)?.name).toBe('operator');
+    expect(tokens[0]?.scopes).toBeUndefined(); // the operator may use every route
   });
 
   test('leaves an existing file alone and says it did not create it', async () => {
@@ -65,6 +67,17 @@ describe('ensureTokensFile', () => {
 });
 
 describe('readTokensFile', () => {
+  test('reads scopes when a token lists them', async () => {
+    using dir = tempDir('caesar-http-');
+    const file = await tokensFile(
+      dir.path,
+      `tokens:\n  - name: tablet\n    token: ${GOOD}\n    scopes: [chat, confirm]\n`,
+    );
+    expect(await readTokensFile(file)).toEqual([
+      { name: 'tablet', token: GOOD, scopes: ['chat', 'confirm'] },
+    ]);
+  });
+
   test('reads named tokens in file order', async () => {
     using dir = tempDir('caesar-http-');
     const file = await tokensFile(
@@ -141,9 +154,38 @@ describe('readTokensFile', () => {
     [
       'no tokens key',
       'keys: []\n',
-      ['FILE:1:1: tokens: expected a list of {name, token}', "FILE:1:7: keys: unknown key 'keys'"],
+      [
+        'FILE:1:1: tokens: expected a list of {name, token, scopes?}',
+        "FILE:1:7: keys: unknown key 'keys'",
+      ],
     ],
-    ['an empty file', '', ['FILE:1:1: tokens: expected a list of {name, token}']],
+    ['an empty file', '', ['FILE:1:1: tokens: expected a list of {name, token, scopes?}']],
+    [
+      'an unknown scope',
+      `tokens:\n  - name: a\n    token: ${GOOD}\n    scopes: [chat, admin]\n`,
+      [
+        'FILE:4:20: tokens[0].scopes[1]: expected one of chat, invoke, confirm, read, audit, metrics',
+      ],
+    ],
+    [
+      'an empty scope list',
+      `tokens:\n  - name: a\n    token: ${GOOD}\n    scopes: []\n`,
+      [
+        'FILE:4:13: tokens[0].scopes: a token with no scope can do nothing: remove the token, or list its scopes',
+      ],
+    ],
+    [
+      'a scope listed twice',
+      `tokens:\n  - name: a\n    token: ${GOOD}\n    scopes: [chat, chat]\n`,
+      ['FILE:4:13: tokens[0].scopes: a scope is listed twice'],
+    ],
+    [
+      'scopes as a string',
+      `tokens:\n  - name: a\n    token: ${GOOD}\n    scopes: chat\n`,
+      [
+        'FILE:4:13: tokens[0].scopes: expected a list of scopes (chat, invoke, confirm, read, audit, metrics)',
+      ],
+    ],
     [
       'bad YAML',
       `tokens:\n  - name: a\n    token: ${GOOD}: x\n`,
@@ -200,7 +242,16 @@ describe('TokenStore', () => {
     ['the empty string', '', undefined],
     ['a 5000-character value', 'x'.repeat(5000), undefined],
   ])('verify(%s) is %s', (_what, bearer, name) => {
-    expect(store.verify(bearer)).toBe(name);
+    expect(store.verify(bearer)?.name).toBe(name);
+  });
+
+  test('a token without scopes has every scope; a listed one only its own', () => {
+    const scoped = TokenStore.from([
+      { name: 'operator', token: GOOD },
+      { name: 'tablet', token: OTHER, scopes: ['chat'] },
+    ]);
+    expect([...(scoped.verify(GOOD)?.scopes ?? [])]).toEqual([...API_SCOPES]);
+    expect([...(scoped.verify(OTHER)?.scopes ?? [])]).toEqual(['chat']);
   });
 
   test('keeps names, not values', () => {
