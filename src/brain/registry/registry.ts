@@ -41,10 +41,17 @@ export interface SweepEvent {
   countedMisses: boolean;
 }
 
+/** A bye for an instance that still answered its own `$SRV.PING`: not believed. */
+export interface ByeRefusedEvent {
+  tool: string;
+  instanceId: string;
+}
+
 export interface RegistryEvents {
   instance_added: [InstanceAddedEvent];
   instance_removed: [InstanceRemovedEvent];
   sweep: [SweepEvent];
+  bye_refused: [ByeRefusedEvent];
 }
 
 interface Entry {
@@ -76,6 +83,7 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
   readonly #tools = new Map<string, { entries: Map<string, Entry>; view?: RegisteredTool }>();
   readonly #tombstones = new Map<string, number>();
   readonly #fetching = new Set<string>();
+  readonly #checkingBye = new Set<string>();
   #subs: Subscription[] = [];
   #status: AsyncIterable<unknown> | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -285,8 +293,43 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
     }
   }
 
+  /**
+   * Any client allowed to announce may publish a bye naming any instance, so a bye for a
+   * live instance is checked first: the instance's own `$SRV.PING` subject. A worker closes
+   * discovery before it says bye, so a real goodbye meets no responders and the instance
+   * goes at once (one round trip); one that still answers stays, and `bye_refused` says so.
+   */
   #onBye(bye: Bye): void {
     if (this.#closed) return;
+    const k = key(bye.tool, bye.instance_id);
+    if (!this.#tools.get(bye.tool)?.entries.has(bye.instance_id)) {
+      // not (yet) known: keep INFO replies still in flight from adding it
+      this.#tombstones.set(k, performance.now() + this.#s.tombstoneMs);
+      return;
+    }
+    if (this.#checkingBye.has(k)) return;
+    this.#checkingBye.add(k);
+    void this.#confirmBye(bye).finally(() => this.#checkingBye.delete(k));
+  }
+
+  async #confirmBye(bye: Bye): Promise<void> {
+    const { nc, logger, infoTimeoutMs } = this.#s;
+    let answered = false;
+    try {
+      const subject = srvSubject('PING', serviceName(bye.tool), bye.instance_id);
+      answered = (await requestOne(nc, subject, infoTimeoutMs)) !== undefined;
+    } catch (err) {
+      if (!this.#closed) logger.warn({ err, bye }, 'PING after bye failed; taking the bye');
+    }
+    if (this.#closed) return;
+    if (answered) {
+      logger.warn(
+        { tool: bye.tool, instance: bye.instance_id },
+        'ignored a bye for an instance that still answers its PING (spoofed or early)',
+      );
+      this.emit('bye_refused', { tool: bye.tool, instanceId: bye.instance_id });
+      return;
+    }
     this.#tombstones.set(key(bye.tool, bye.instance_id), performance.now() + this.#s.tombstoneMs);
     this.#remove(bye.tool, bye.instance_id, 'bye');
   }

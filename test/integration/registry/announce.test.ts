@@ -112,19 +112,41 @@ describe('registry announcements (sweeps too rare to explain anything)', () => {
     expect(sweeps).toBe(0);
   });
 
-  test('an instance that said bye is not re-added by a sweep answer', async () => {
+  test('a bye naming an instance that still answers its PING is refused, and the instance stays', async () => {
     const added = nextEvent(registry, 'instance_added');
     const worker = await serve('host-a');
     await added;
     const { id } = worker.instances[0]!;
+    const removals: unknown[] = [];
+    registry.on('instance_removed', (e) => removals.push(e));
 
-    // The instance still answers $SRV (it is alive); only its bye is on the wire.
-    const bye: Bye = { v: 1, tool: 'echo', instance_id: id, host: 'host-a', reason: 'test' };
-    const removed = nextEvent(registry, 'instance_removed');
+    // Anyone allowed to announce could publish this: the instance itself is alive.
+    const bye: Bye = { v: 1, tool: 'echo', instance_id: id, host: 'host-a', reason: 'spoofed' };
+    const refused = nextEvent(registry, 'bye_refused');
     const nc = await nats.connect();
     nc.publish(REGISTRY_BYE_SUBJECT, enc.encode(JSON.stringify(bye)));
-    expect((await removed).reason).toBe('bye');
+    expect(await refused).toEqual({ tool: 'echo', instanceId: id });
+    expect(removals).toEqual([]);
+    expect(registry.tool('echo')?.instances.map((i) => i.id)).toEqual([id]);
+    expect((await registry.sweep()).replies).toBe(1);
+    expect(registry.tool('echo')?.instances.map((i) => i.id)).toEqual([id]);
+  });
 
+  test('an instance whose bye was taken is not re-added by a late INFO answer', async () => {
+    const added = nextEvent(registry, 'instance_added');
+    const worker = await serve('host-a');
+    await added;
+    const { id } = worker.instances[0]!;
+    // A replayer answers the sweep's $SRV.INFO with the instance's INFO after it has gone,
+    // like a reply that was in flight while it shut down.
+    const replayer = await nats.connect();
+    const info = (await replayer.request(`$SRV.INFO.${worker.instances[0]!.service}.${id}`)).data;
+    replayer.subscribe('$SRV.INFO', { callback: (_err, msg) => msg.respond(info) });
+    await replayer.flush();
+
+    const removed = nextEvent(registry, 'instance_removed');
+    await worker.stop();
+    expect(await removed).toMatchObject({ reason: 'bye', toolRemoved: true });
     const sweep = await registry.sweep();
     expect(sweep.replies).toBe(1);
     expect(registry.tool('echo')).toBeUndefined();
