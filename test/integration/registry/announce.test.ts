@@ -141,7 +141,11 @@ describe('registry announcements (sweeps too rare to explain anything)', () => {
     // like a reply that was in flight while it shut down.
     const replayer = await nats.connect();
     const info = (await replayer.request(`$SRV.INFO.${worker.instances[0]!.service}.${id}`)).data;
-    replayer.subscribe('$SRV.INFO', { callback: (_err, msg) => msg.respond(info) });
+    replayer.subscribe('$SRV.INFO', {
+      callback: (_err, msg) => {
+        msg.respond(info);
+      },
+    });
     await replayer.flush();
 
     const removed = nextEvent(registry, 'instance_removed');
