@@ -36,7 +36,7 @@ export function formatVerifyReport(report: VerifyReport): string {
   const anchor = report.anchor === 'retention' ? ', anchored by audit.retention' : '';
   return (
     `ok: ${report.rows} rows verified (seq ${report.firstSeq}..${report.lastSeq}${anchor}), ` +
-    `head ${report.headHash}`
+    `head ${report.lastSeq}:${report.headHash} (keep it elsewhere; --expect-head checks it later)`
   );
 }
 

@@ -30,6 +30,8 @@ export { AuditQuerySchema } from './query.js';
 export type { AuditCounts, AuditFilter, AuditQuery } from './query.js';
 export type { VerifyFailureReason, VerifyOptions, VerifyReport } from './verify.js';
 export type { RetentionResult } from './retention.js';
+export { parseChainHead } from './head-check.js';
+export type { ChainHead, HeadCheck } from './head-check.js';
 export type { WriterStats } from './group-commit.js';
 export type { ChainTip } from './chain.js';
 export { restoreDatabase as restoreAuditLog } from './backup.js';

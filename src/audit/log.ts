@@ -77,7 +77,9 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
       throw err;
     }
     log.#startRetentionTimer();
-    opts.logger.info({ path: opts.path, seq: log.head.seq }, 'audit log open');
+    // the head in the service's log (journald, docker logs) is a record outside the file
+    // that `caesar audit verify --expect-head` can check later
+    opts.logger.info({ path: opts.path, head: headText(log.head) }, 'audit log open');
     return log;
   }
 
@@ -171,7 +173,7 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
         this.db.close();
       } finally {
         this.#lock.release();
-        this.#log.info({ path: this.path }, 'audit log closed');
+        this.#log.info({ path: this.path, head: headText(this.head) }, 'audit log closed');
       }
     }
   }
@@ -179,6 +181,11 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/** `SEQ:HASH`, the form `caesar audit verify` prints and `--expect-head` takes. */
+function headText(head: ChainTip): string {
+  return `${head.seq}:${head.hash}`;
 }
 
 /** Opens the log for writing. See `AuditLog.open`. */

@@ -3,6 +3,7 @@ import type { Database } from 'better-sqlite3';
 import { backupDatabase, type BackupResult } from './backup.js';
 import { openReaderConnection } from './connection.js';
 import { AuditOpenError } from './errors.js';
+import { checkHead, type ChainHead, type HeadCheck } from './head-check.js';
 import {
   countRecords,
   iterateRecords,
@@ -94,6 +95,11 @@ export class AuditReadable {
     } finally {
       db.close();
     }
+  }
+
+  /** Is the row of a head recorded earlier still there, with that hash? See head-check.ts. */
+  checkHead(expected: ChainHead): HeadCheck {
+    return checkHead(this.db, expected);
   }
 
   /** Online backup to `to` (which must not exist), then verifies the copy. */

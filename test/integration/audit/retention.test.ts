@@ -46,6 +46,18 @@ describe('retention', () => {
       lastSeq: 9,
       anchor: 'retention',
     });
+    // A head recorded before the sweep: the last deleted row is still checkable through the
+    // audit.retention row; earlier ones are gone for good, and the check says so.
+    expect(log.checkHead({ seq: 5, hash: old[4]!.hash })).toMatchObject({ ok: true });
+    expect(log.checkHead({ seq: 5, hash: old[3]!.hash })).toMatchObject({
+      ok: false,
+      reason: 'rewritten',
+    });
+    expect(log.checkHead({ seq: 3, hash: old[2]!.hash })).toMatchObject({
+      ok: false,
+      reason: 'retired',
+      detail: expect.stringMatching(/the log starts at seq 6.*record a newer head/),
+    });
   });
 
   test('the chain stays verifiable across several sweeps, including one that deletes every old row', async () => {

@@ -123,3 +123,69 @@ describe('append-only guards', () => {
     expect(sqlite3(db, 'SELECT count(*) FROM audit_events;').trim()).toBe('20');
   });
 });
+
+describe('caesar audit verify --expect-head (truncation and rebuilt logs)', () => {
+  /** In-process verify with a recorded head; text output lines and exit code. */
+  async function verifyHead(head: string, json = false) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runAuditVerify(
+      { db, json, expectHead: head },
+      { out: (l) => out.push(l), err: (l) => err.push(l) },
+    );
+    return { code, out, err };
+  }
+  const hashOf = (seq: number) =>
+    sqlite3(db, `SELECT hash FROM audit_events WHERE seq = ${seq};`).trim();
+
+  test('text mode prints the head as SEQ:HASH, which --expect-head accepts back', async () => {
+    const first = await runCli(['audit', 'verify', '--db', db]);
+    const head = /head (\d+:[0-9a-f]{64})/.exec(first.stdout)?.[1];
+    expect(head).toBe(`20:${hashOf(20)}`);
+    const again = await runCli(['audit', 'verify', '--db', db, '--expect-head', head!]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('ok: row 20 still has the recorded hash');
+  });
+
+  test('an older recorded head still matches after more appends', async () => {
+    const head = `12:${hashOf(12)}`;
+    const log = openAuditLog({ path: db, retention: { days: 0, intervalMs: 0 } });
+    await log.append(toolCalled(21));
+    await log.close();
+    expect((await verifyHead(head)).code).toBe(0);
+  });
+
+  test('cutting off the newest rows passes the chain check but fails the head check', async () => {
+    const hash = hashOf(20);
+    sqlite3(db, `${DROP_GUARDS} DELETE FROM audit_events WHERE seq > 17;`);
+    const { code, out } = await verifyHead(`20:${hash}`);
+    expect(out[0]).toMatch(/^ok: 17 rows verified/); // the chain alone cannot tell
+    expect(out[1]).toBe(
+      `TRUNCATED: the log ends at seq 17, but row 20 was recorded with hash ${hash}`,
+    );
+    expect(code).toBe(1);
+  });
+
+  test('a log rebuilt with a fresh, valid chain fails the head check at the recorded seq', async () => {
+    const head = `20:${hashOf(20)}`;
+    // The attacker rebuilds the log with other rows and a fresh, valid chain: verify() passes.
+    const rebuilt = dir.file('rebuilt.db');
+    const log = openAuditLog({ path: rebuilt, retention: { days: 0, intervalMs: 0 } });
+    for (let i = 1; i <= 20; i++) await log.append(toolCalled(i + 100));
+    await log.close();
+    db = rebuilt;
+    const r = await verifyHead(head, true);
+    const report = JSON.parse(r.out.join('')) as Record<string, unknown>;
+    expect(report).toMatchObject({
+      ok: true,
+      expected_head: { ok: false, seq: 20, reason: 'rewritten' },
+    });
+    expect(r.code).toBe(1);
+  });
+
+  test('a malformed head is a usage error naming the flag', async () => {
+    const { code, err } = await verifyHead('20:not-a-hash');
+    expect(code).toBe(2);
+    expect(err[0]).toMatch(/--expect-head must be SEQ:HASH/);
+  });
+});
