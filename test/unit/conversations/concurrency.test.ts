@@ -15,7 +15,8 @@ const COMPILED = fileURLToPath(
 /**
  * A writer in its own process: `node -e CHILD <file> <own session> <other session> <n>`.
  * Appends to its own session until it has written `n` turns and has seen the other process
- * append meanwhile (so the two really overlapped), then prints how many it wrote. With no
+ * append meanwhile (so the two really overlapped), appends once more so the other sees it
+ * too, then prints how many it wrote. With no
  * sessions given it only opens the file (racing the other to create and migrate it).
  */
 const CHILD = `
@@ -34,6 +35,10 @@ while (i < Number(n) || !sawOther) {
   store.appendUser(own, own + ':' + i++);
   if (!sawOther && latest() !== first) sawOther = true;
 }
+// One more after seeing the other: the other read its first value before the append this one saw,
+// so if it is still looping it sees this one change. Without it, a child could exit right
+// after seeing the other's first append and leave the other waiting for a change.
+store.appendUser(own, own + ':' + i++);
 store.close();
 console.log(String(i));
 `;
