@@ -1,37 +1,17 @@
 import { hash } from 'node:crypto';
+import { canonicalJson, type JsonValue } from '../runtime/index.js';
 
 /**
- * Canonical JSON and the hash chain. Canonical JSON is RFC 8785 (JCS) for the values the
- * log stores: object keys sorted by UTF-16 code units, no whitespace, strings and numbers
- * exactly as ECMAScript's JSON.stringify writes them. `docs/audit.md` shows how to recompute
- * a row's hash outside CAESAR.
+ * The hash chain over canonical rows. Canonical JSON (RFC 8785, JCS, for the values the log
+ * stores) is the shared implementation in src/runtime; payloads reach it already JSON-safe
+ * (see clamp.ts). `docs/audit.md` shows how to recompute a row's hash outside CAESAR.
  */
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
+export { canonicalJson };
+export type { JsonValue };
 
 /** `prev_hash` of the first row ever written. */
 export const GENESIS_HASH = '0'.repeat(64);
-
-/** Serialises a JSON value canonically. Input must already be JSON-safe (see clamp.ts). */
-export function canonicalJson(value: JsonValue): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) out += ',';
-      out += canonicalJson(value[i] as JsonValue);
-    }
-    return out + ']';
-  }
-  const keys = Object.keys(value).sort();
-  let out = '{';
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
-    if (i > 0) out += ',';
-    out += JSON.stringify(key) + ':' + canonicalJson(value[key] as JsonValue);
-  }
-  return out + '}';
-}
 
 /** The hashed columns of one row. `payload` is the stored payload text (itself canonical). */
 export interface ChainedRow {

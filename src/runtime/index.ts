@@ -3,3 +3,5 @@
 export { assertScriptExists, compiledScriptUrl } from './script-url.js';
 export { formatPath } from './format-path.js';
 export { yamlNodeOffset } from './yaml-offset.js';
+export { canonicalJson } from './canonical-json.js';
+export type { JsonValue } from './canonical-json.js';
