@@ -1,5 +1,6 @@
 // Public surface of the runtime helpers: pure, shared by modules that must not depend on
-// each other (legion, audit, policy, config, brain). node:fs, node:url and `yaml` only.
+// each other (protocol, legion, audit, policy, config, brain). node:fs, node:url and `yaml`
+// only.
 export { assertScriptExists, compiledScriptUrl } from './script-url.js';
 export { formatPath } from './format-path.js';
 export { yamlNodeOffset } from './yaml-offset.js';
