@@ -5,6 +5,8 @@ export type {
   InstanceRemovedEvent,
   RemovalReason,
   SweepEvent,
+  ByeRefusedEvent,
+  HelloUnconfirmedEvent,
 } from './registry.js';
 export type { RegistryOptions } from './options.js';
 export type { RegisteredTool, RegisteredInstance } from './view.js';

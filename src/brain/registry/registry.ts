@@ -47,11 +47,19 @@ export interface ByeRefusedEvent {
   instanceId: string;
 }
 
+/** A hello whose instance did not confirm it with a matching INFO: nothing was listed. */
+export interface HelloUnconfirmedEvent {
+  tool: string;
+  instanceId: string;
+  reason: string;
+}
+
 export interface RegistryEvents {
   instance_added: [InstanceAddedEvent];
   instance_removed: [InstanceRemovedEvent];
   sweep: [SweepEvent];
   bye_refused: [ByeRefusedEvent];
+  hello_unconfirmed: [HelloUnconfirmedEvent];
 }
 
 interface Entry {
@@ -243,32 +251,16 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
       this.#s.logger.debug({ hello }, 'ignoring hello whose service does not match its tool');
       return;
     }
-    const entry = this.#tools.get(hello.tool)?.entries.get(hello.instance_id);
-    if (entry) {
-      entry.lastSeen = performance.now();
-      entry.misses = 0;
-      return;
-    }
-    const spec = this.#specs.get(hello.spec_sha256);
-    if (spec && spec.name === hello.tool && spec.version === hello.version) {
-      const info: ToolInstanceInfo = {
-        id: hello.instance_id,
-        tool: hello.tool,
-        service: hello.service,
-        host: hello.host,
-        version: hello.version,
-        specSha256: hello.spec_sha256,
-        spec,
-      };
-      this.#observe(info, 'hello', performance.now());
-      return;
-    }
+    // Any client allowed to announce may publish a hello naming anything, so a hello is only
+    // a hint: the instance is listed (or kept alive) by the INFO answer from its own $SRV
+    // subject, which only it can subscribe to under least-privilege permissions. One round
+    // trip per hello; hellos come once per worker start.
     if (this.#fetching.has(k)) return;
     this.#fetching.add(k);
     void this.#fetchAnnounced(hello).finally(() => this.#fetching.delete(k));
   }
 
-  /** A hello with an unknown spec: read the instance's INFO for it. */
+  /** A hello: read the instance's INFO from its own subject and list what that says. */
   async #fetchAnnounced(hello: Hello): Promise<void> {
     const { nc, logger, infoTimeoutMs } = this.#s;
     try {
@@ -281,10 +273,9 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
         parsed.instance.id !== hello.instance_id ||
         parsed.instance.tool !== hello.tool
       ) {
-        logger.debug(
-          { hello, reason: parsed?.kind === 'invalid' ? parsed.reason : 'no valid INFO' },
-          'announced instance gave no usable INFO; the next sweep will retry',
-        );
+        const reason = parsed?.kind === 'invalid' ? parsed.reason : 'no valid INFO';
+        logger.debug({ hello, reason }, 'announced instance gave no usable INFO; not listed');
+        this.emit('hello_unconfirmed', { tool: hello.tool, instanceId: hello.instance_id, reason });
         return;
       }
       this.#observe(parsed.instance, 'hello', performance.now());

@@ -9,6 +9,7 @@ import {
   REGISTRY_BYE_SUBJECT,
   REGISTRY_HELLO_SUBJECT,
   type Bye,
+  type Hello,
 } from '../../../src/protocol/index.js';
 import { createEchoTool } from '../../fixtures/tools.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
@@ -71,7 +72,7 @@ describe('registry announcements (sweeps too rare to explain anything)', () => {
     expect(tool?.spec.name).toBe('echo');
   });
 
-  test('learns a second instance with a known spec from its hello alone', async () => {
+  test('learns a second instance from its hello (and its own INFO), without a sweep', async () => {
     const first = nextEvent(registry, 'instance_added');
     await serve('host-a');
     await first;
@@ -84,6 +85,29 @@ describe('registry announcements (sweeps too rare to explain anything)', () => {
     expect(event.instance.id).toBe(b.instances[0]!.id);
     expect(registry.tool('echo')?.instances.map((i) => i.host)).toEqual(['host-a', 'host-b']);
     expect(sweeps).toBe(0);
+  });
+
+  test('a forged hello repeating a known spec lists nothing: the named instance must confirm', async () => {
+    const added = nextEvent(registry, 'instance_added');
+    const worker = await serve('host-a');
+    const real = (await added).instance;
+    const seen: unknown[] = [];
+    registry.on('instance_added', (e) => seen.push(e));
+    const forged: Hello = {
+      v: 1,
+      tool: 'echo',
+      service: worker.instances[0]!.service,
+      instance_id: 'FakeInstance0000000000',
+      host: 'nowhere',
+      version: real.version,
+      spec_sha256: real.specSha256,
+    };
+    const unconfirmed = nextEvent(registry, 'hello_unconfirmed');
+    const nc = await nats.connect();
+    nc.publish(REGISTRY_HELLO_SUBJECT, enc.encode(JSON.stringify(forged)));
+    expect(await unconfirmed).toMatchObject({ tool: 'echo', instanceId: forged.instance_id });
+    expect(seen).toEqual([]);
+    expect(registry.tool('echo')?.instances.map((i) => i.id)).toEqual([real.id]);
   });
 
   test('a bye removes the instance at once and the tool goes with its last instance', async () => {
