@@ -34,6 +34,9 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
   readonly #writer: GroupCommitWriter;
   readonly #lock: WriterLock;
   #timer: NodeJS.Timeout | undefined;
+  #headTimer: NodeJS.Timeout | undefined;
+  /** The seq of the head last written to the service log. */
+  #loggedSeq = -1;
   #closing: Promise<void> | undefined;
   /** The last `ts` stamped and its clock value: appends in the same millisecond share it. */
   #lastMs = Number.NaN;
@@ -80,6 +83,8 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
     // the head in the service's log (journald, docker logs) is a record outside the file
     // that `caesar audit verify --expect-head` can check later
     opts.logger.info({ path: opts.path, head: headText(log.head) }, 'audit log open');
+    log.#loggedSeq = log.head.seq;
+    log.#startHeadLog();
     return log;
   }
 
@@ -158,6 +163,19 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
     this.#timer.unref();
   }
 
+  /** Logs the head every `headLogIntervalMs` when rows were added since it was last logged. */
+  #startHeadLog(): void {
+    const every = this.#opts.headLogIntervalMs;
+    if (every <= 0) return;
+    this.#headTimer = setInterval(() => {
+      const head = this.head;
+      if (this.#closing || head.seq === this.#loggedSeq) return;
+      this.#loggedSeq = head.seq;
+      this.#log.info({ path: this.path, head: headText(head) }, 'audit head');
+    }, every);
+    this.#headTimer.unref();
+  }
+
   /** Waits for pending appends, then closes the file and releases the writer lock. */
   close(): Promise<void> {
     this.#closing ??= this.#close();
@@ -166,6 +184,7 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
 
   async #close(): Promise<void> {
     clearTimeout(this.#timer);
+    clearInterval(this.#headTimer);
     try {
       await this.#writer.drain();
     } finally {

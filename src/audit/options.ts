@@ -17,6 +17,12 @@ export const AuditLogOptionsSchema = z.object({
       intervalMs: z.number().int().min(0).default(3_600_000),
     })
     .default({ days: 90, intervalMs: 3_600_000 }),
+  /**
+   * How often the chain head (`SEQ:HASH`) is logged when it moved, so the service's log
+   * (journald, docker logs) holds a copy outside the file for `verify --expect-head`;
+   * 0 logs it only at open and close. @default 3600000 (1 h)
+   */
+  headLogIntervalMs: z.number().int().min(0).default(3_600_000),
   /** Most rows written in one transaction; a larger backlog is split. @default 1024 */
   maxBatch: z.number().int().min(1).max(100_000).default(1024),
   /** How long a write waits for a lock held by another connection. @default 5000 */
@@ -36,6 +42,7 @@ export interface ResolvedAuditLogOptions {
   readonly path: string;
   readonly limits: ClampLimits;
   readonly retention: Readonly<{ days: number; intervalMs: number }>;
+  readonly headLogIntervalMs: number;
   readonly maxBatch: number;
   readonly busyTimeoutMs: number;
   readonly maxDatabaseBytes: number | undefined;
@@ -50,6 +57,7 @@ export function resolveAuditLogOptions(input: AuditLogOptions): ResolvedAuditLog
     path: parsed.path,
     limits: Object.freeze(parsed.limits),
     retention: Object.freeze(parsed.retention),
+    headLogIntervalMs: parsed.headLogIntervalMs,
     maxBatch: parsed.maxBatch,
     busyTimeoutMs: parsed.busyTimeoutMs,
     maxDatabaseBytes: parsed.maxDatabaseBytes,

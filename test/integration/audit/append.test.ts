@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import {
   AuditClosedError,
@@ -6,6 +7,7 @@ import {
   GENESIS_HASH,
   openAuditLog,
 } from '../../../src/audit/index.js';
+import { createLogger } from '../../../src/log/index.js';
 import { tempDir, toolCalled } from '../../helpers/audit-fixtures.js';
 
 const noTimer = { retention: { days: 0, intervalMs: 0 } };
@@ -89,5 +91,52 @@ describe('append', () => {
     const clock = () => new Date('2025-06-01T12:00:00.123Z');
     await using log = openAuditLog({ path: dir.file('audit.db'), clock, ...noTimer });
     expect((await log.append(toolCalled(1))).ts).toBe('2025-06-01T12:00:00.123Z');
+  });
+});
+
+describe('the chain head in the service log', () => {
+  /** A logger whose lines resolve `next(msg)` waiters as they are written. */
+  function capturingLogger() {
+    const lines: Array<{ msg: string; head?: string }> = [];
+    const waiters: Array<{ msg: string; resolve: (l: { head?: string }) => void }> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        const line = JSON.parse(chunk.toString('utf8')) as { msg: string; head?: string };
+        lines.push(line);
+        for (const w of waiters.splice(0)) {
+          if (w.msg === line.msg) w.resolve(line);
+          else waiters.push(w);
+        }
+        cb();
+      },
+    });
+    const next = (msg: string) =>
+      new Promise<{ head?: string }>((resolve) => waiters.push({ msg, resolve }));
+    return { logger: createLogger({ level: 'info', destination }), lines, next };
+  }
+
+  test('logged as SEQ:HASH at open, when it moved on the interval, and at close', async () => {
+    using dir = tempDir();
+    const { logger, lines, next } = capturingLogger();
+    const log = openAuditLog({
+      path: dir.file('audit.db'),
+      ...noTimer,
+      headLogIntervalMs: 20,
+      logger,
+    });
+    expect(lines.find((l) => l.msg === 'audit log open')?.head).toBe(`0:${GENESIS_HASH}`);
+    const logged = next('audit head');
+    const a = await log.append(toolCalled(1));
+    expect((await logged).head).toBe(`1:${a.hash}`);
+    const second = next('audit head'); // registered first: the interval may fire at once
+    const b = await log.append(toolCalled(2));
+    expect((await second).head).toBe(`2:${b.hash}`);
+    await log.close();
+    expect(lines.at(-1)).toMatchObject({ msg: 'audit log closed', head: `2:${b.hash}` });
+    // each head once: nothing is logged while the head stands still
+    expect(lines.filter((l) => l.msg === 'audit head').map((l) => l.head)).toEqual([
+      `1:${a.hash}`,
+      `2:${b.hash}`,
+    ]);
   });
 });
