@@ -100,8 +100,12 @@ describe('caesar up', () => {
       expect((await stat(join(dir, 'nkeys', `${part}.nk`))).mode & 0o077).toBe(0);
     }
     const serverConf = await readFile(join(dir, 'nats-server.conf'), 'utf8');
-    expect(serverConf).toMatch(/"nkey": "U[A-Z2-7]{55}"/);
-    expect(serverConf).not.toMatch(/S[UAO][A-Z2-7]{50,}/); // public keys only, never a seed
+    expect(serverConf.match(/"nkey": "U[A-Z2-7]{55}"/g)).toHaveLength(3);
+    for (const part of ['operator', 'brain', 'tool-calculator']) {
+      const seed = (await readFile(join(dir, 'nkeys', `${part}.nk`), 'utf8')).trim();
+      expect(seed).toMatch(/^SU[A-Z2-7]{56}$/);
+      expect(serverConf).not.toContain(seed); // public keys only, never a seed
+    }
 
     // inside the stack each part holds only its own subjects (ADR 0038)
     await expectContained(runtime.nats_url, dir);
