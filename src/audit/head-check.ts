@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { retiredHash } from './verify.js';
 
 /**
  * Truncation and rewrite checks against a chain head recorded elsewhere. The chain proves
@@ -64,19 +65,13 @@ export function checkHead(db: Database, expected: ChainHead): HeadCheck {
     return fail('truncated', `${ends}, but row ${seq} was recorded with hash ${hash}`);
   }
   if (span.first !== null && seq < span.first) {
-    const retired = db
-      .prepare(
-        "SELECT json_extract(payload, '$.last_deleted_hash') AS h FROM audit_events " +
-          "WHERE event_type = 'audit.retention' AND json_valid(payload) " +
-          "AND json_extract(payload, '$.last_deleted_seq') = ? ORDER BY seq DESC LIMIT 1",
-      )
-      .get(seq) as { h: unknown } | undefined;
-    if (retired !== undefined && typeof retired.h === 'string') {
-      return retired.h === hash
+    const retired = retiredHash(db, seq);
+    if (retired !== undefined) {
+      return retired === hash
         ? { ok: true, seq, hash }
         : fail(
             'rewritten',
-            `retention recorded row ${seq}'s hash as ${retired.h}, but ${hash} was recorded`,
+            `retention recorded row ${seq}'s hash as ${retired}, but ${hash} was recorded`,
           );
     }
     return fail(

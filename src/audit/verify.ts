@@ -31,17 +31,26 @@ export type VerifyReport =
     }
   | VerifyFailure;
 
-/** Finds what the first surviving row must chain to. */
-function anchorFor(db: Database, firstSeq: number): { hash: string } | VerifyFailure {
-  if (firstSeq === 1) return { hash: GENESIS_HASH };
-  const anchor = db
+/**
+ * The hash of row `seq` as recorded by the newest `audit.retention` row whose
+ * `last_deleted_seq` it was; undefined when no sweep recorded it.
+ */
+export function retiredHash(db: Database, seq: number): string | undefined {
+  const row = db
     .prepare(
       "SELECT json_extract(payload, '$.last_deleted_hash') AS h FROM audit_events " +
         "WHERE event_type = 'audit.retention' AND json_valid(payload) " +
         "AND json_extract(payload, '$.last_deleted_seq') = ? ORDER BY seq DESC LIMIT 1",
     )
-    .get(firstSeq - 1) as { h: unknown } | undefined;
-  if (anchor === undefined || typeof anchor.h !== 'string') {
+    .get(seq) as { h: unknown } | undefined;
+  return typeof row?.h === 'string' ? row.h : undefined;
+}
+
+/** Finds what the first surviving row must chain to. */
+function anchorFor(db: Database, firstSeq: number): { hash: string } | VerifyFailure {
+  if (firstSeq === 1) return { hash: GENESIS_HASH };
+  const anchor = retiredHash(db, firstSeq - 1);
+  if (anchor === undefined) {
     return failure(
       0,
       1,
@@ -49,7 +58,7 @@ function anchorFor(db: Database, firstSeq: number): { hash: string } | VerifyFai
       `rows 1..${firstSeq - 1} are missing and no audit.retention row records their deletion`,
     );
   }
-  return { hash: anchor.h };
+  return { hash: anchor };
 }
 
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
