@@ -15,18 +15,20 @@ export interface ChainHead {
   readonly hash: string;
 }
 
+/**
+ * `truncated`: the log ends before `seq`. `rewritten`: row `seq` has another hash.
+ * `retired`: retention deleted row `seq` and no `audit.retention` row recorded its hash, so
+ * it cannot be checked (record a newer head).
+ */
+export type HeadFailureReason = 'truncated' | 'rewritten' | 'retired';
+
 export type HeadCheck =
   | { readonly ok: true; readonly seq: number; readonly hash: string }
   | {
       readonly ok: false;
       readonly seq: number;
       readonly hash: string;
-      /**
-       * `truncated`: the log ends before `seq`. `rewritten`: row `seq` has another hash.
-       * `retired`: retention deleted row `seq` and no `audit.retention` row recorded its hash,
-       * so it cannot be checked (record a newer head).
-       */
-      readonly reason: 'truncated' | 'rewritten' | 'retired';
+      readonly reason: HeadFailureReason;
       readonly detail: string;
     };
 
@@ -42,7 +44,7 @@ export function parseChainHead(text: string): ChainHead | undefined {
 
 export function checkHead(db: Database, expected: ChainHead): HeadCheck {
   const { seq, hash } = expected;
-  const fail = (reason: 'truncated' | 'rewritten' | 'retired', detail: string): HeadCheck => ({
+  const fail = (reason: HeadFailureReason, detail: string): HeadCheck => ({
     ok: false,
     seq,
     hash,

@@ -34,7 +34,7 @@ export const RuntimeInfoSchema = z.object({
   nats_seed_file: nonEmpty.optional(),
   /** Base URL of the brain's HTTP API, e.g. `http://127.0.0.1:8420`. */
   api_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
-  /** YAML file of API tokens (`tokens: [{name, token}]`, mode 0600). */
+  /** YAML file of API tokens (`tokens: [{name, token, scopes?}]`, mode 0600). */
   token_file: nonEmpty,
   /** The token CLI commands use by default (`operator` for `caesar up`). */
   token_name: nonEmpty,

@@ -7,8 +7,9 @@ import { API_SCOPES, TokenStore, type ApiToken } from './token-store.js';
 import { formatPath } from './validate.js';
 
 /**
- * The API tokens file: YAML `tokens: [{name, token, scopes?}]`, mode 0600. The name is what the audit
- * log records as `actor`, so a leaked or retired token can be told apart and revoked alone.
+ * The API tokens file: YAML `tokens: [{name, token, scopes?}]`, mode 0600. The name is what
+ * the audit log records as `actor`, so a leaked or retired token can be told apart and revoked
+ * alone.
  */
 
 /** Token names: lower-case letters, digits, `_`, `.`, `-`; 1-64 characters. */
@@ -114,7 +115,7 @@ function initialText(token: string): string {
     '# Callers send `Authorization: Bearer <token>`; the audit log records the name as actor.',
     '# Add one entry per client so each can be revoked alone (values: >= 24 chars).',
     '# A token without `scopes` may do everything; limit a client with a list of',
-    '# chat, invoke, confirm, read, audit, metrics (docs/api.md, "Scopes"), e.g.:',
+    `# ${API_SCOPES.join(', ')} (docs/api.md, "Scopes"), e.g.:`,
     '#   - name: kitchen-tablet',
     '#     token: <32 random bytes, base64url>',
     '#     scopes: [chat]',

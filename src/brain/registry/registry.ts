@@ -275,7 +275,11 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
       ) {
         const reason = parsed?.kind === 'invalid' ? parsed.reason : 'no valid INFO';
         logger.debug({ hello, reason }, 'announced instance gave no usable INFO; not listed');
-        this.emit('hello_unconfirmed', { tool: hello.tool, instanceId: hello.instance_id, reason });
+        this.#emit('hello_unconfirmed', {
+          tool: hello.tool,
+          instanceId: hello.instance_id,
+          reason,
+        });
         return;
       }
       this.#observe(parsed.instance, 'hello', performance.now());
@@ -300,10 +304,10 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
     }
     if (this.#checkingBye.has(k)) return;
     this.#checkingBye.add(k);
-    void this.#confirmBye(bye).finally(() => this.#checkingBye.delete(k));
+    void this.#confirmBye(bye, k).finally(() => this.#checkingBye.delete(k));
   }
 
-  async #confirmBye(bye: Bye): Promise<void> {
+  async #confirmBye(bye: Bye, k: string): Promise<void> {
     const { nc, logger, infoTimeoutMs } = this.#s;
     let answered = false;
     try {
@@ -318,10 +322,10 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
         { tool: bye.tool, instance: bye.instance_id },
         'ignored a bye for an instance that still answers its PING (spoofed or early)',
       );
-      this.emit('bye_refused', { tool: bye.tool, instanceId: bye.instance_id });
+      this.#emit('bye_refused', { tool: bye.tool, instanceId: bye.instance_id });
       return;
     }
-    this.#tombstones.set(key(bye.tool, bye.instance_id), performance.now() + this.#s.tombstoneMs);
+    this.#tombstones.set(k, performance.now() + this.#s.tombstoneMs);
     this.#remove(bye.tool, bye.instance_id, 'bye');
   }
 
