@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DURATION_HINT, parseDuration } from './duration.js';
-import { serverUrlProblem } from './urls.js';
+import { redactUserinfo, serverUrlProblem } from './urls.js';
 
 /** How a key's value is read from an env var and shown in the reference. */
 export type FieldKind =
@@ -43,6 +43,34 @@ export function durationField() {
  */
 export function pathField() {
   return z.string().min(1, 'expected a path').register(fieldMeta, { kind: 'path' });
+}
+
+/**
+ * An http(s) URL of a backend a tool calls (Home Assistant, SearXNG). Credentials belong in
+ * their own secret keys, so a URL with `user:pass@` is refused rather than printed.
+ */
+export function httpUrlField() {
+  return z.string().superRefine((value, ctx) => {
+    const problem = httpUrlProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
+}
+
+/** Why `value` is not a usable http(s) backend URL, or undefined when it is one. */
+export function httpUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return `'${redactUserinfo(value)}' is not a URL (expected http://host:port or https://host)`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return `'${redactUserinfo(value)}' has scheme '${url.protocol}//'; expected http:// or https://`;
+  }
+  if (url.username !== '' || url.password !== '') {
+    return 'credentials in the URL are refused: set them in their own key (a token or password)';
+  }
+  return undefined;
 }
 
 /** One NATS URL, a comma-separated list of them, or a YAML list; parsed to `string[]`. */

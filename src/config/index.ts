@@ -21,3 +21,4 @@ export { parseDuration, formatDuration, MAX_DURATION_MS } from './duration.js';
 export { redactConfig, redactSettings, REDACTED } from './redact.js';
 export { renderConfigReference, REGENERATE_COMMAND } from './reference.js';
 export { renderExampleConfig } from './example.js';
+export { toolConfigSections } from './tool-sections.js';

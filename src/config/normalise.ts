@@ -105,6 +105,7 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
       conversationsFile: r.brain.conversations_file,
     },
     llm: { provider: r.llm.provider },
+    ha: copyValue(r.ha) as CaesarConfig['ha'],
     tools: toolSections(r.tools),
   };
 }

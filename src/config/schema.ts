@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inboxPrefix, ToolNameSchema } from '../protocol/index.js';
-import { durationField, fieldMeta, pathField, serverListField } from './fields.js';
+import { durationField, fieldMeta, httpUrlField, pathField, serverListField } from './fields.js';
 
 /** pino levels; `silent` turns logging off. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -274,6 +274,45 @@ const LlmSchema = z
   .prefault({})
   .describe('The LLM planner.');
 
+/**
+ * Home Assistant, for the `call_service` and `ha_entities` tools. A top-level section (not
+ * under `tools`) so that the reference project's `CAESAR_HA__*` env names keep working.
+ */
+const HaSchema = z
+  .strictObject({
+    url: httpUrlField()
+      .optional()
+      .describe(
+        'Base URL of Home Assistant, such as `http://homeassistant.local:8123`. Unset: the Home Assistant tools start, and answer `not_configured` naming this key.',
+      )
+      .register(fieldMeta, { example: 'http://homeassistant.local:8123' }),
+    token: z
+      .string()
+      .min(1, 'expected a non-empty token')
+      .optional()
+      .describe(
+        'Long-lived access token (Home Assistant: your profile -> Security -> Long-lived access tokens). Never printed; prefer `CAESAR_HA__TOKEN_FILE`.',
+      )
+      .register(fieldMeta, { example: 'change-me', secret: true }),
+    timeout_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(600)
+      .default(10)
+      .describe(
+        'Seconds one request to Home Assistant may take; a call is also cut at its own deadline.',
+      ),
+    verify_ssl: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Check Home Assistant's TLS certificate. Turn off only for a self-signed certificate on your own network.",
+      ),
+  })
+  .prefault({})
+  .describe('Home Assistant, for the `call_service` and `ha_entities` tools.');
+
 /** One tool's settings; `web_search:` with nothing under it counts as not set. */
 const ToolSectionSchema = z
   .record(z.string(), z.unknown(), { error: 'expected a map of settings for the tool' })
@@ -308,7 +347,16 @@ export const ConfigSchema = z
     api: ApiSchema,
     brain: BrainSchema,
     llm: LlmSchema,
+    ha: HaSchema,
     tools: ToolsSchema,
+  })
+  .superRefine((config, ctx) => {
+    if (config.tools.ha === undefined) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['tools', 'ha'],
+      message: 'Home Assistant settings live in the top-level `ha:` section (CAESAR_HA__*)',
+    });
   })
   .describe('CAESAR configuration.');
 

@@ -71,6 +71,11 @@ export interface CaesarConfig {
     readonly conversationsFile: string;
   };
   readonly llm: { readonly provider: LlmProvider };
+  /**
+   * Home Assistant, snake_case as its tools (`call_service`, `ha_entities`) parse it, like a
+   * tool section: `{url?, token?, timeout_seconds, verify_ssl}`. `token` is secret.
+   */
+  readonly ha: Readonly<Record<string, unknown>>;
   /** Per-tool sections as written (snake_case keys); each tool's schema parses its own. */
   readonly tools: { readonly [tool: string]: Readonly<Record<string, unknown>> };
 }

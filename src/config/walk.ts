@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { fieldMeta, type FieldKind, type FieldMeta } from './fields.js';
+import { envVarName } from '../runtime/index.js';
 import { ConfigSchema } from './schema.js';
 
 /** One settable key of the configuration, read off {@link ConfigSchema}. */
@@ -30,11 +31,6 @@ export interface ConfigSection {
 }
 
 export type ConfigNode = ConfigField | ConfigSection;
-
-/** `['bus', 'nkey_seed_file']` -> `CAESAR_BUS__NKEY_SEED_FILE`. */
-export function envVarName(path: readonly string[]): string {
-  return `CAESAR_${path.map((p) => p.toUpperCase()).join('__')}`;
-}
 
 interface Unwrapped {
   inner: z.ZodType;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   specSha256,
+  ToolNameSchema,
   ToolSpecSchema,
   type ExecutionLocality,
   type ResourceRequirements,
@@ -44,6 +45,12 @@ export interface ToolDefinitionInput<
   maxQueue?: number;
   /** Schema of this tool's config section; checked when the worker starts. */
   config?: C;
+  /**
+   * The config section the tool reads: `tools.<configSection>` in caesar.yaml, or a top-level
+   * section such as `ha` (see `settingName`). Tools that share a backend share a section
+   * (`calendar` for calendar tools, `ha` for Home Assistant ones). @default the tool's name
+   */
+  configSection?: string;
   /** Runs once before the tool takes calls (open pools, warm caches). */
   start?: (ctx: ToolStartContext<z.output<C>>) => Promise<void> | void;
   /** Runs once after the last call finished or was cut off. */
@@ -61,6 +68,8 @@ export interface ToolDefinition<
 > extends Readonly<ToolDefinitionInput<I, O, C>> {
   readonly spec: ToolSpec;
   readonly specSha256: string;
+  /** The config section the tool reads, its `configSection` or its name. */
+  readonly configSection: string;
 }
 
 /** A declaration that cannot become a valid ToolSpec; names every field at fault. */
@@ -136,5 +145,11 @@ export function defineTool<
     );
   }
   const spec = parsed.data;
-  return Object.freeze({ ...def, spec, specSha256: specSha256(spec) });
+  const configSection = def.configSection ?? spec.name;
+  if (!ToolNameSchema.safeParse(configSection).success) {
+    throw new ToolDefinitionError(name, [
+      { path: 'configSection', message: 'expected a section name: ^[a-z][a-z0-9_]{0,63}$' },
+    ]);
+  }
+  return Object.freeze({ ...def, spec, specSha256: specSha256(spec), configSection });
 }

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { nuid, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { silentLogger, type Logger } from '../log/index.js';
+import { envVarName, toolSectionPath } from '../runtime/index.js';
 import {
   DISPATCH_QUEUE_GROUP,
   REGISTRY_BYE_SUBJECT,
@@ -26,7 +27,10 @@ export interface ServeOptions {
   logger?: Logger;
   /** Host name reported in replies, hello and discovery. @default os.hostname() */
   host?: string;
-  /** Config sections by tool name, checked against each tool's `config` schema. */
+  /**
+   * Config sections by section name (`web_search`, `calendar`, `ha`; see
+   * `toolConfigSections`), each checked against the `config` schema of the tools that read it.
+   */
   config?: Record<string, unknown>;
   /** How long `stop()` lets in-flight calls finish before cutting them off. @default 10000 */
   graceMs?: number;
@@ -137,7 +141,7 @@ async function startOne(
   const logger = parentLogger.child({ tool: name, workerId: worker.id });
   const ctx: ToolStartContext = {
     logger,
-    config: parseConfig(tool, options.config?.[name]),
+    config: parseConfig(tool, options.config?.[tool.configSection]),
     worker,
   };
   await tool.start?.(ctx);
@@ -187,8 +191,12 @@ function parseConfig(tool: ToolDefinition, section: unknown): unknown {
   if (!tool.config) return section;
   const parsed = tool.config.safeParse(section ?? {});
   if (parsed.success) return parsed.data;
+  const at = toolSectionPath(tool.configSection);
   const fields = parsed.error.issues
-    .map((i) => `tools.${tool.spec.name}.${i.path.map(String).join('.')}: ${i.message}`)
+    .map((i) => {
+      const path = [...at, ...i.path.map(String)];
+      return `${path.join('.')} (${envVarName(path)}): ${i.message}`;
+    })
     .join('; ');
   throw new ToolConfigError(`invalid config for tool '${tool.spec.name}': ${fields}`);
 }

@@ -23,6 +23,12 @@ export const ERROR_CATALOGUE = {
     retryable: true,
     summary: 'the backend the tool calls failed',
   },
+  upstream_empty: {
+    side: 'worker',
+    status: 502,
+    retryable: true,
+    summary: 'the backend could not run the request and returned nothing (not: the answer is empty)',
+  },
   timeout: {
     side: 'worker',
     status: 504,
@@ -169,6 +175,17 @@ export class BackendError extends CaesarError {
   override readonly name = 'BackendError';
   constructor(message: string, options: CaesarErrorOptions = {}) {
     super('backend_error', message, options);
+  }
+}
+
+/**
+ * The backend answered, but could not do the work (a search whose engines were all down): its
+ * empty answer says nothing about the world, and must not look like "no results".
+ */
+export class UpstreamEmptyError extends CaesarError {
+  override readonly name = 'UpstreamEmptyError';
+  constructor(message: string, options: CaesarErrorOptions = {}) {
+    super('upstream_empty', message, options);
   }
 }
 

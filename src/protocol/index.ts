@@ -31,6 +31,7 @@ export {
   NotConfiguredError,
   BackendError,
   TimeoutError,
+  UpstreamEmptyError,
 } from './errors.js';
 export type { ErrorCode, CaesarErrorOptions } from './errors.js';
 export {

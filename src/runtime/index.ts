@@ -6,3 +6,9 @@ export { formatPath } from './format-path.js';
 export { yamlNodeOffset } from './yaml-offset.js';
 export { canonicalJson } from './canonical-json.js';
 export type { JsonValue } from './canonical-json.js';
+export {
+  envVarName,
+  settingName,
+  toolSectionPath,
+  TOP_LEVEL_TOOL_SECTIONS,
+} from './setting-names.js';

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { connectBus } from '../../bus/index.js';
+import { toolConfigSections } from '../../config/index.js';
 import { createLogger } from '../../log/index.js';
 import { runTools } from '../../legion/index.js';
 import { brainPermissions, workerPermissions } from '../../protocol/index.js';
@@ -87,7 +88,7 @@ async function serveTool(names: string[], flags: ServeFlags): Promise<number> {
       bus: { ...config.busOptions, name: `caesar-worker ${names.join(',')}` },
       logger,
       host: flags.host ?? config.worker.host,
-      config: config.tools,
+      config: toolConfigSections(config),
       graceMs: config.worker.graceMs,
       onReady: (worker) => {
         const instances = worker.instances.map((i) => ({ tool: i.tool, id: i.id, host: i.host }));

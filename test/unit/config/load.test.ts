@@ -58,6 +58,7 @@ describe('loadConfig defaults', () => {
         conversationsFile: join(dir.path, 'var', 'conversations.db'),
       },
       llm: { provider: 'none' },
+      ha: { timeout_seconds: 10, verify_ssl: true },
       tools: {},
     } satisfies CaesarConfig);
     expect(config.configFile).toBeUndefined();

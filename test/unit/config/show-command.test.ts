@@ -99,6 +99,7 @@ describe('caesar config show', () => {
       ['api'],
       ['brain'],
       ['llm'],
+      ['ha'],
       ['tools'],
     ]);
   });
