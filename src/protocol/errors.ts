@@ -27,7 +27,8 @@ export const ERROR_CATALOGUE = {
     side: 'worker',
     status: 502,
     retryable: true,
-    summary: 'the backend could not run the request and returned nothing (not: the answer is empty)',
+    summary:
+      'the backend could not run the request and returned nothing (not: the answer is empty)',
   },
   timeout: {
     side: 'worker',
