@@ -36,9 +36,13 @@ const OS_PACKAGES = { 'nats-server': 'nats-server', radicale: 'radicale', sqlite
 
 /**
  * What each entry point needs on the machine: the stack needs nats-server; the tests also
- * use the sqlite3 shell (audit tamper tests).
+ * use the sqlite3 shell (audit tamper tests) and a real CalDAV server (radicale).
  */
-const NEEDS = { start: ['nats-server'], test: ['nats-server', 'sqlite3'], bench: ['nats-server'] };
+const NEEDS = {
+  start: ['nats-server'],
+  test: ['nats-server', 'sqlite3', 'radicale'],
+  bench: ['nats-server'],
+};
 
 function ensureOsPackages(bins) {
   const missing = bins.filter((b) => !onPath(b));
