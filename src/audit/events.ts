@@ -30,6 +30,16 @@ const toolCalled = z.looseObject({
   deadline: z.number().optional(),
 });
 
+/**
+ * A Home Assistant call (the `call_service` tool): `tool.called` under the event name the
+ * seed ADR keeps for that shape, with the service and its target read out for queries.
+ */
+const serviceCalled = toolCalled.extend({
+  service: z.string(),
+  target: z.unknown().optional(),
+  data: z.unknown().optional(),
+});
+
 const toolDenied = z.looseObject({
   input: z.unknown(),
   decision: AuditDecisionSchema,
@@ -132,6 +142,14 @@ export const AUDIT_EVENT_CATALOGUE = {
     toolCall: true,
     internal: false,
     summary: 'the decision to dispatch, durable before the dispatch happens',
+  }),
+  'service.called': entry({
+    payload: serviceCalled,
+    outcomes: ['allowed'],
+    toolCall: true,
+    internal: false,
+    summary:
+      'tool.called for a Home Assistant call (call_service): domain.service and target, durable before the dispatch',
   }),
   'tool.denied': entry({
     payload: toolDenied,

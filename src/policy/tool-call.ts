@@ -35,6 +35,8 @@ export const CallServiceInputSchema = z.strictObject({
   service: z.string().min(1),
   target: ServiceTargetSchema.nullish(),
   data: z.record(z.string(), z.unknown()).nullish(),
+  /** Ask Home Assistant for the service's response (services that offer one). */
+  return_response: z.boolean().optional(),
 });
 
 /** A Home Assistant service call (`light.turn_on` on some targets with some data). */
@@ -45,6 +47,7 @@ export interface ServiceCall {
   readonly service: string;
   readonly target?: ServiceTarget | null;
   readonly data?: Readonly<Record<string, unknown>> | null;
+  readonly return_response?: boolean;
 }
 
 /** A call of any other tool, by id, with its (unvalidated) input. */

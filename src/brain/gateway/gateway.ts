@@ -1,6 +1,6 @@
 import { AuditError, type AnyAuditEventInput } from '../../audit/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
-import { OUTCOME_ERROR_CODES, type PolicyDecision } from '../../policy/index.js';
+import { CALL_SERVICE_TOOL, OUTCOME_ERROR_CODES, type PolicyDecision } from '../../policy/index.js';
 import { ERROR_CATALOGUE, type DispatchReply, type ErrorBody } from '../../protocol/index.js';
 import type { Caller, ToolCallReport } from '../api/index.js';
 import type { Dispatcher } from '../dispatch/index.js';
@@ -218,8 +218,7 @@ export class ToolGateway {
 
   async #run(ctx: CallContext, d: PolicyDecision, tool: RegisteredTool): Promise<ToolCallReport> {
     const deadline = Date.now() + Math.min(this.#o.callTimeoutMs, tool.spec.timeout_ms);
-    const called = { input: ctx.input, decision: auditDecision(d), deadline };
-    if (!(await this.#record(ctx, 'tool.called', called, 'allowed'))) return auditUnavailable(ctx);
+    if (!(await this.#recordCalled(ctx, d, deadline))) return auditUnavailable(ctx);
     const sent = performance.now();
     const reply = await this.#dispatch(ctx, deadline);
     this.#o.metrics?.dispatch(ctx.tool, performance.now() - sent);
@@ -240,6 +239,18 @@ export class ToolGateway {
     };
     await this.#record(ctx, 'tool.result', payload, 'ok');
     return report(ctx, 'ok', { decision: d, result: applied.result });
+  }
+
+  /**
+   * The durable decision to dispatch: `tool.called`, or for a Home Assistant call
+   * `service.called` with `domain.service` and the target read out (same decision id, same
+   * clamping and redaction).
+   */
+  async #recordCalled(ctx: CallContext, d: PolicyDecision, deadline: number): Promise<boolean> {
+    const called = { input: ctx.input, decision: auditDecision(d), deadline };
+    const service = ctx.tool === CALL_SERVICE_TOOL ? serviceOf(ctx.input) : undefined;
+    if (service === undefined) return this.#record(ctx, 'tool.called', called, 'allowed');
+    return this.#record(ctx, 'service.called', { ...called, ...service }, 'allowed');
   }
 
   async #dispatch(ctx: CallContext, deadline: number): Promise<DispatchReply> {
@@ -316,6 +327,19 @@ function contextFor(tool: string, input: unknown, decisionId: string, caller: Ca
     actor: caller.actor,
     sessionId: caller.sessionId,
     started: performance.now(),
+  };
+}
+
+/** `{service: 'light.turn_on', target?, data?}` of a well-formed call_service input. */
+function serviceOf(
+  input: unknown,
+): { service: string; target?: unknown; data?: unknown } | undefined {
+  const i = input as { domain?: unknown; service?: unknown; target?: unknown; data?: unknown };
+  if (typeof i?.domain !== 'string' || typeof i.service !== 'string') return undefined;
+  return {
+    service: `${i.domain}.${i.service}`,
+    ...(i.target == null ? {} : { target: i.target }),
+    ...(i.data == null ? {} : { data: i.data }),
   };
 }
 

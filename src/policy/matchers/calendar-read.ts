@@ -80,9 +80,9 @@ function isoTime(value: unknown): number | null {
   return Number.isFinite(t) ? t : null;
 }
 
-/** calendar_read (CalDAV): `{calendars?, start?, end?, days?}`. */
+/** calendar_read (CalDAV): `{calendars?, start?, end?, days?, query?, limit?}`. */
 export const calendarReadMatcher: ToolMatcher = {
   tool: 'calendar_read',
-  fields: ['calendars', 'start', 'end', 'days'],
+  fields: ['calendars', 'start', 'end', 'days', 'query', 'limit'],
   keys: { calendars, max_range_days: maxRangeDays },
 };

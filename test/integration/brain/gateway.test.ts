@@ -57,7 +57,31 @@ const doorTool = defineTool({
   handler: (input) => Promise.resolve({ opened: input.id }),
 });
 
+/** Stands in for call_service: answers with the service it was asked for. */
+const serviceTool = defineTool({
+  name: 'call_service',
+  version: '1.0.0',
+  description: 'Test tool: pretends to call a Home Assistant service.',
+  annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
+  executionLocality: 'local',
+  resourceRequirements: { cpu: 'low', memory_mb: 16, network: false },
+  input: z.strictObject({
+    domain: z.string(),
+    service: z.string(),
+    target: z.object({ entity_id: z.string() }).optional(),
+    data: z.record(z.string(), z.unknown()).optional(),
+  }),
+  output: z.object({ service: z.string(), changed: z.boolean() }),
+  handler: (input) =>
+    Promise.resolve({ service: `${input.domain}.${input.service}`, changed: true }),
+});
+
 const POLICY = `version: 1
+allowed_services:
+  - service: light.turn_on
+    id: kitchen-light
+    target:
+      entity_id: [light.kitchen]
 allowed_tools:
   - tool: echo
     id: echo-ok
@@ -97,9 +121,10 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
       createEchoTool({ name: 'slow_echo', onExecute: log.record }),
       linksTool,
       doorTool,
+      serviceTool,
     ];
     workers.push(await serveTools(tools, { nc: await nats.connect(), host: 'test' }));
-    await waitFor(() => registry.tools().length === 4, 'the registry to learn 4 tools');
+    await waitFor(() => registry.tools().length === 5, 'the registry to learn 5 tools');
     gateway = newGateway();
   });
 
@@ -140,6 +165,35 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
     const called = audit.query({ decisionId: r.decision_id, types: ['tool.called'] })[0];
     expect(called?.actor).toBe('tester');
     expect(called?.payload).toMatchObject({ decision: { rule: 'echo-ok', allowed: true } });
+  });
+
+  test('a Home Assistant call is recorded as service.called with its service and target', async () => {
+    const input = {
+      domain: 'light',
+      service: 'turn_on',
+      target: { entity_id: 'light.kitchen' },
+      data: { brightness_pct: 40 },
+    };
+    const r = await gateway.invoke('call_service', input, caller);
+    expect(r.outcome).toBe('ok');
+    expect(r.rule).toBe('kitchen-light');
+    expect(rowsOf(r.decision_id)).toEqual(['service.called', 'tool.result']);
+    const called = audit.query({ decisionId: r.decision_id, types: ['service.called'] })[0];
+    expect(called?.tool).toBe('call_service');
+    expect(called?.payload).toMatchObject({
+      service: 'light.turn_on',
+      target: { entity_id: 'light.kitchen' },
+      data: { brightness_pct: 40 },
+      input,
+      decision: { rule: 'kitchen-light', allowed: true },
+    });
+    const denied = await gateway.invoke(
+      'call_service',
+      { ...input, target: { entity_id: 'light.hall' } },
+      caller,
+    );
+    expect(denied.outcome).toBe('denied');
+    expect(rowsOf(denied.decision_id)).toEqual(['tool.denied']);
   });
 
   test('the decision id travels in the dispatch headers, with a trace context rooted at it', async () => {

@@ -81,6 +81,7 @@ describe('prepareRow', () => {
     }
     expect(AUDIT_EVENT_TYPES).toEqual([
       'tool.called',
+      'service.called',
       'tool.denied',
       'tool.result',
       'tool.failed',
