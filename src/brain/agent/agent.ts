@@ -1,7 +1,14 @@
 import { silentLogger, type Logger } from '../../log/index.js';
 import type { Caller, ChatRequest, ChatResponse, ToolCallReport } from '../api/index.js';
 import type { AuditSink } from '../gateway/index.js';
-import type { CallGate, Conversations, IntentMatcher, Planner, PlannerTool } from './ports.js';
+import type {
+  CallGate,
+  Conversations,
+  IntentHit,
+  IntentMatcher,
+  Planner,
+  PlannerTool,
+} from './ports.js';
 import { capReply, offlineReply } from './replies.js';
 
 export interface AgentOptions {
@@ -63,14 +70,7 @@ export class Agent {
     const hit = this.#o.intents.match(message, { now, timeZone: this.#timeZone });
     if (hit) {
       this.#log.debug({ intent: hit.intent, tool: hit.tool }, 'local intent matched');
-      const report = await this.#call(hit.tool, hit.input, sessionId, caller);
-      return {
-        reply: hit.render(report),
-        tool_calls: [report],
-        iterations: 1,
-        capped: false,
-        planner: 'intent' as const,
-      };
+      return this.#intent(hit, sessionId, caller);
     }
     if (this.#o.planner) return this.#plan(this.#o.planner, sessionId, caller);
     return {
@@ -79,6 +79,38 @@ export class Agent {
       iterations: 0,
       capped: false,
       planner: 'none' as const,
+    };
+  }
+
+  /**
+   * Runs a matched rule: its lookups first (each through the gate, stopping at the first
+   * that does not answer), then its call, unless a lookup ended the turn with a question.
+   */
+  async #intent(matched: IntentHit, sessionId: string, caller: Caller) {
+    const calls: ToolCallReport[] = [];
+    let hit = matched;
+    if (hit.lookups.length > 0) {
+      for (const lookup of hit.lookups) {
+        const report = await this.#call(lookup.tool, lookup.input, sessionId, caller);
+        calls.push(report);
+        if (report.outcome !== 'ok') break;
+      }
+      const next = hit.resolve(calls);
+      if ('reply' in next) return this.#intentTurn(next.reply, calls);
+      hit = next;
+    }
+    const report = await this.#call(hit.tool, hit.input, sessionId, caller);
+    calls.push(report);
+    return this.#intentTurn(hit.render(report), calls);
+  }
+
+  #intentTurn(reply: string, calls: ToolCallReport[]) {
+    return {
+      reply,
+      tool_calls: calls,
+      iterations: 1,
+      capped: false,
+      planner: 'intent' as const,
     };
   }
 

@@ -22,7 +22,12 @@ export interface IntentOutcome {
 export interface IntentHit {
   readonly intent: string;
   readonly tool: string;
+  /** Complete only once `lookups` is empty. */
   readonly input: unknown;
+  /** Calls that fill the rule's entity slots first (`ha_entities`), in order. */
+  readonly lookups: readonly { readonly tool: string; readonly input: unknown }[];
+  /** The complete hit from the lookups' outcomes, or the reply that ends the turn. */
+  resolve(outcomes: readonly IntentOutcome[]): IntentHit | { readonly reply: string };
   render(outcome: IntentOutcome): string;
 }
 

@@ -3,7 +3,7 @@ import { compileInput, type InputTemplate } from './input-template.js';
 import type { Item } from './matcher.js';
 import { phraseKey } from './matcher.js';
 import { parseTemplate, type TemplateParts } from './placeholder.js';
-import { replyTemplates, type IntentOutcomeKind, type ReplyTemplates } from './reply.js';
+import { replyTemplates, type ReplyKind, type ReplyTemplates } from './reply.js';
 import { REPLY_OUTCOMES, type IntentSpec, type SlotSpec, type SlotType } from './schema.js';
 import { placeholderProblem, RESERVED_NAMES } from './scope.js';
 
@@ -62,7 +62,7 @@ export function compileIntent(spec: IntentSpec): {
   const input = compileInput(spec.input, (ph) => placeholderProblem(ph, types, false));
   for (const p of input.problems) problems.push({ path: ['input', ...p.path], message: p.message });
   const ok = compileReply(spec.reply, ['reply'], types, problems);
-  const overrides: Partial<Record<IntentOutcomeKind, TemplateParts>> = {};
+  const overrides: Partial<Record<ReplyKind, TemplateParts>> = {};
   for (const outcome of REPLY_OUTCOMES) {
     const text = spec.replies?.[outcome];
     if (text !== undefined) {

@@ -119,6 +119,7 @@ function slotItem(name: string, slots: ReadonlyMap<string, SlotSpec>): Item {
   }
   switch (spec.type) {
     case 'text':
+    case 'entity':
       return { kind: 'open', slot: name, maxWords: spec.max_words ?? UNLIMITED_WORDS };
     case 'expression':
       return { kind: 'open', slot: name, maxWords: UNLIMITED_WORDS };
@@ -179,7 +180,8 @@ function checkVariant(items: readonly Item[], slots: ReadonlyMap<string, SlotSpe
   if (!hasLiteral)
     problems.push('sentence has no required literal word, so it would match too much');
   for (const [name, spec] of slots) {
-    if (!seen.has(name) && (spec.type === 'expression' || spec.default === undefined)) {
+    const noDefault = spec.type === 'expression' || spec.type === 'entity' || spec.default === undefined;
+    if (!seen.has(name) && noDefault) {
       problems.push(`sentence can match without slot {${name}}, which has no default`);
     }
   }

@@ -1,6 +1,7 @@
 import type { CompiledIntent } from './compile-intent.js';
 import { isTimeZone } from './dates.js';
 import { IntentsError } from './errors.js';
+import { lookupsFor, readLookup, type IntentLookup } from './entity.js';
 import { renderInput } from './input-template.js';
 import { matchItems, toWords, type Item, type Words } from './matcher.js';
 import { renderReply, type IntentOutcome } from './reply.js';
@@ -19,9 +20,23 @@ export interface IntentMatch {
   readonly tool: string;
   /** The sentence template that matched, as written in the file. */
   readonly sentence: string;
-  /** The tool input built from the rule's `input:` template; not yet validated or allowed. */
+  /**
+   * The tool input built from the rule's `input:` template; not yet validated or allowed.
+   * Undefined while `lookups` remain: an entity slot is not known yet.
+   */
   readonly input: unknown;
   readonly slots: Readonly<Record<string, SlotValue>>;
+  /**
+   * Calls to make first, in order: one `ha_entities` lookup per entity slot ("the kitchen"
+   * -> `light.kitchen`). Empty when the input is complete.
+   */
+  readonly lookups: readonly IntentLookup[];
+  /**
+   * Fills the entity slots from the lookups' outcomes (in `lookups` order): the complete
+   * match, or the reply that ends the turn (a lookup failed, the name is ambiguous or
+   * unknown). Never throws.
+   */
+  resolve(outcomes: readonly IntentOutcome[]): IntentMatch | { readonly reply: string };
   /** The reply for the call's outcome. Never throws; capped at MAX_REPLY_CHARS. */
   render(outcome: IntentOutcome): string;
 }
@@ -138,12 +153,26 @@ function matched(
 ): IntentMatch {
   const frozen = Object.freeze(slots);
   const facts = { intent: intent.name, tool: intent.tool, slots: frozen };
-  return Object.freeze({
+  const lookups = Object.freeze(lookupsFor(frozen));
+  const match: IntentMatch = Object.freeze({
     intent: intent.name,
     tool: intent.tool,
     sentence,
-    input: renderInput(intent.input, { slots: frozen }),
+    input: lookups.length === 0 ? renderInput(intent.input, { slots: frozen }) : undefined,
     slots: frozen,
+    lookups,
+    resolve: (outcomes: readonly IntentOutcome[]) => {
+      const filled: Record<string, SlotValue> = { ...frozen };
+      for (const [i, lookup] of lookups.entries()) {
+        const slot = frozen[lookup.slot];
+        if (slot?.type !== 'entity') continue;
+        const read = readLookup(slot, outcomes[i]);
+        if (!read.ok) return { reply: read.reply };
+        filled[lookup.slot] = read.value;
+      }
+      return lookups.length === 0 ? match : matched(intent, sentence, filled);
+    },
     render: (outcome: IntentOutcome) => renderReply(intent.replies, facts, outcome),
   });
+  return match;
 }

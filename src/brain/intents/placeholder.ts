@@ -1,8 +1,11 @@
 /**
  * Placeholders in input and reply templates: `{root.path|filter|filter:arg}`.
  * `{{` and `}}` stand for literal braces. Paths read own properties only; `*` maps the rest
- * of the path over an array. Filters: `slug`, `lower`, `json`, `count`, `or:<text>`.
+ * of the path over an array. Filters: `slug`, `lower`, `json`, `count`, `agenda`, `links`,
+ * `or:<text>`.
  */
+
+import { agendaLines, linkLines } from './list-formats.js';
 
 /** A compiled placeholder. */
 export interface Placeholder {
@@ -14,14 +17,15 @@ export interface Placeholder {
 }
 
 export type Filter =
-  | { readonly name: 'slug' | 'lower' | 'json' | 'count' }
+  | { readonly name: 'slug' | 'lower' | 'json' | 'count' | 'agenda' | 'links' }
   | { readonly name: 'or'; readonly text: string };
 
 /** A template string: literal text and placeholders, in order. */
 export type TemplateParts = readonly (string | Placeholder)[];
 
 /** The filters, for messages and docs. */
-export const FILTER_NAMES = ['slug', 'lower', 'json', 'count', 'or'] as const;
+export const FILTER_NAMES = ['slug', 'lower', 'json', 'count', 'agenda', 'links', 'or'] as const;
+const PLAIN_FILTERS = new Set<string>(['slug', 'lower', 'json', 'count', 'agenda', 'links']);
 
 /** Most items a `*` path segment reads from one array. */
 export const MAX_LIST_ITEMS = 50;
@@ -77,9 +81,9 @@ function parseFilter(text: string, source: string): Filter {
     if (colon < 0) throw new Error(`filter 'or' in ${source} needs a text: |or:nothing`);
     return { name, text: text.slice(colon + 1) };
   }
-  if (name === 'slug' || name === 'lower' || name === 'json' || name === 'count') {
+  if (PLAIN_FILTERS.has(name)) {
     if (colon >= 0) throw new Error(`filter '${name}' in ${source} takes no argument`);
-    return { name };
+    return { name: name as Exclude<Filter['name'], 'or'> };
   }
   throw new Error(`unknown filter '${name}' in ${source} (known: ${FILTER_NAMES.join(', ')})`);
 }
@@ -112,6 +116,8 @@ export function applyFilters(value: unknown, filters: readonly Filter[]): unknow
     else if (f.name === 'lower') v = toText(v).toLowerCase();
     else if (f.name === 'json') v = cap(safeJson(v) ?? '');
     else if (f.name === 'count') v = Array.isArray(v) ? v.length : isEmpty(v) ? 0 : 1;
+    else if (f.name === 'agenda') v = agendaLines(v);
+    else if (f.name === 'links') v = linkLines(v);
     else if (f.name === 'or' && isEmpty(v)) v = f.text;
   }
   return v;

@@ -6,6 +6,12 @@ import type { SlotValue } from './slots.js';
 /** What happened to the call a matched rule asked for: the brain's `CallOutcome`. */
 export const INTENT_OUTCOMES = CALL_OUTCOMES;
 export type IntentOutcomeKind = CallOutcome;
+/**
+ * The replies a rule words: one per outcome, and `unchanged` for an `ok` call whose result
+ * says nothing changed (`result.changed === false`, as `call_service` reports when a light
+ * stays off), so a rule never answers "Done" for an action that did not happen.
+ */
+export type ReplyKind = IntentOutcomeKind | 'unchanged';
 
 /** The outcome of the call, as the brain reports it; `render` reads it. */
 export interface IntentOutcome {
@@ -28,7 +34,7 @@ export const MAX_REPLY_CHARS = 4000;
  * Replies for the outcomes other than `ok` when a rule gives none. `{reason}` is the outcome's
  * reason, or the error message when there is no reason.
  */
-export const DEFAULT_REPLIES: Readonly<Record<Exclude<IntentOutcomeKind, 'ok'>, string>> = {
+export const DEFAULT_REPLIES: Readonly<Record<Exclude<ReplyKind, 'ok'>, string>> = {
   failed: '{tool} failed: {reason|or:no details given}',
   denied: "I'm not allowed to use {tool}: {reason|or:the policy does not allow it}",
   rate_limited:
@@ -37,19 +43,20 @@ export const DEFAULT_REPLIES: Readonly<Record<Exclude<IntentOutcomeKind, 'ok'>, 
     'This needs your approval: {confirmation.summary|or:a call of the tool}. Confirm with ' +
     '`caesar confirm {confirmation.id}` (expires {confirmation.expires_at}).',
   rejected: '{tool} was not run: {reason|or:the call was rejected}',
+  unchanged: '{tool} ran, but nothing changed: {result.summary|or:no state changed}.',
 };
 
-/** Compiled reply templates of one rule, by outcome. */
-export type ReplyTemplates = Readonly<Record<IntentOutcomeKind, TemplateParts>>;
+/** Compiled reply templates of one rule, by kind. */
+export type ReplyTemplates = Readonly<Record<ReplyKind, TemplateParts>>;
 
 const COMPILED_DEFAULTS = Object.fromEntries(
   Object.entries(DEFAULT_REPLIES).map(([k, v]) => [k, parseTemplate(v)]),
-) as Readonly<Record<Exclude<IntentOutcomeKind, 'ok'>, TemplateParts>>;
+) as Readonly<Record<Exclude<ReplyKind, 'ok'>, TemplateParts>>;
 
 /** A rule's templates: its own where it has one, the defaults elsewhere. */
 export function replyTemplates(
   ok: TemplateParts,
-  overrides: Partial<Record<IntentOutcomeKind, TemplateParts>>,
+  overrides: Partial<Record<ReplyKind, TemplateParts>>,
 ): ReplyTemplates {
   return { ...COMPILED_DEFAULTS, ...overrides, ok };
 }
@@ -72,9 +79,7 @@ export function renderReply(
   outcome: IntentOutcome,
 ): string {
   try {
-    const kind = (INTENT_OUTCOMES as readonly string[]).includes(outcome.outcome)
-      ? outcome.outcome
-      : 'failed';
+    const kind = replyKind(outcome);
     const call = {
       tool: facts.tool,
       intent: facts.intent,
@@ -89,6 +94,14 @@ export function renderReply(
     // Only a hostile outcome (a throwing getter) gets here.
     return `${facts.tool}: the reply could not be worded.`;
   }
+}
+
+/** Which reply an outcome gets; an unknown outcome is answered as `failed`. */
+function replyKind(outcome: IntentOutcome): ReplyKind {
+  if (!(INTENT_OUTCOMES as readonly string[]).includes(outcome.outcome)) return 'failed';
+  if (outcome.outcome !== 'ok') return outcome.outcome;
+  const changed = (outcome.result as { changed?: unknown } | null | undefined)?.changed;
+  return changed === false ? 'unchanged' : 'ok';
 }
 
 function cap(text: string): string {

@@ -13,10 +13,11 @@ const NAME_RE = /^[a-z][a-z0-9_]{0,63}$/;
 /** Slot names. */
 export const SLOT_NAME_RE = /^[a-z][a-z0-9_]{0,31}$/;
 
-/** Outcomes other than `ok` whose reply a rule may override. */
-export const REPLY_OUTCOMES = CALL_OUTCOMES.filter(
-  (o): o is Exclude<CallOutcome, 'ok'> => o !== 'ok',
-);
+/** Replies other than `ok` a rule may override: the other outcomes, and `unchanged`. */
+export const REPLY_OUTCOMES = [
+  ...CALL_OUTCOMES.filter((o): o is Exclude<CallOutcome, 'ok'> => o !== 'ok'),
+  'unchanged' as const,
+];
 
 const name = (what: string) =>
   z.string().regex(NAME_RE, `expected a ${what} name: lowercase letters, digits and _`);
@@ -30,6 +31,22 @@ const TextSlotSchema = z.strictObject({
   /** Values that do not count as a match (compared case-insensitively). */
   exclude: z.array(phrase).max(100).optional(),
   default: z.string().trim().min(1).max(200).optional(),
+});
+
+/** A Home Assistant domain: `light`, `switch`, `fan`. */
+const DOMAIN_RE = /^[a-z][a-z0-9_]{0,63}$/;
+
+/**
+ * A device named in words ("the kitchen"), resolved to one Home Assistant entity of `domain`
+ * through the `ha_entities` tool before the rule's call is made.
+ */
+const EntitySlotSchema = z.strictObject({
+  type: z.literal('entity'),
+  domain: z.string().regex(DOMAIN_RE, 'expected a Home Assistant domain such as light'),
+  /** Longest spoken name in words. */
+  max_words: z.int().min(1).max(64).optional(),
+  /** Names that do not count as a match (compared case-insensitively). */
+  exclude: z.array(phrase).max(100).optional(),
 });
 
 const ExpressionSlotSchema = z.strictObject({ type: z.literal('expression') });
@@ -59,8 +76,15 @@ const DateRangeSlotSchema = z.strictObject({
 
 export const SlotSchema = z.discriminatedUnion(
   'type',
-  [TextSlotSchema, ExpressionSlotSchema, NumberSlotSchema, EnumSlotSchema, DateRangeSlotSchema],
-  { error: 'expected type: text, expression, number, enum or date_range' },
+  [
+    TextSlotSchema,
+    ExpressionSlotSchema,
+    NumberSlotSchema,
+    EnumSlotSchema,
+    DateRangeSlotSchema,
+    EntitySlotSchema,
+  ],
+  { error: 'expected type: text, expression, number, enum, date_range or entity' },
 );
 export type SlotSpec = z.infer<typeof SlotSchema>;
 export type SlotType = SlotSpec['type'];
@@ -86,6 +110,7 @@ export const IntentSpecSchema = z.strictObject({
       rate_limited: template.optional(),
       confirmation_required: template.optional(),
       rejected: template.optional(),
+      unchanged: template.optional(),
     })
     .optional(),
 });

@@ -37,7 +37,8 @@ export function placeholderProblem(
       return undefined;
     }
     const allowed = props.map((p) => `{${ph.root}.${p}}`).join(', ');
-    return `unknown placeholder ${ph.source}: a ${type} slot offers {${ph.root}} and ${allowed}`;
+    const article = /^[aeiou]/.test(type) ? 'an' : 'a';
+    return `unknown placeholder ${ph.source}: ${article} ${type} slot offers {${ph.root}} and ${allowed}`;
   }
   const paths = reply ? REPLY_ROOTS[ph.root] : undefined;
   if (paths === undefined) {

@@ -11,6 +11,17 @@ export type SlotValue =
   | { readonly type: 'number'; readonly value: number; readonly word: string }
   /** `value`: the canonical value; `word`: the spoken phrase it was listed under. */
   | { readonly type: 'enum'; readonly value: string | number | boolean; readonly word: string }
+  /**
+   * `value`: the entity id (`light.kitchen`), `name`: its friendly name, both empty until the
+   * name was looked up; `word`: what was said ("kitchen"); `domain`: the slot's domain.
+   */
+  | {
+      readonly type: 'entity';
+      readonly value: string;
+      readonly word: string;
+      readonly name: string;
+      readonly domain: string;
+    }
   /** `value` and `word`: the phrase ("this week"); `start`/`end`: RFC 3339, `[start, end)`. */
   | {
       readonly type: 'date_range';
@@ -27,6 +38,7 @@ export const SLOT_PROPERTIES: Readonly<Record<SlotType, readonly string[]>> = {
   number: ['word'],
   enum: ['word'],
   date_range: ['word', 'start', 'end'],
+  entity: ['word', 'name', 'domain'],
 };
 
 /** What `match` needs to fill slots: the moment and the zone "today" is read in. */
@@ -50,15 +62,20 @@ export function fillSlot(
     const value = recogniseExpression(text);
     return value === undefined ? undefined : { type: 'expression', value, word: text };
   }
-  if (spec.type !== 'text') return undefined;
+  if (spec.type !== 'text' && spec.type !== 'entity') return undefined;
   const key = phraseKey(text);
   if (spec.exclude?.some((x) => phraseKey(x) === key) === true) return undefined;
+  if (spec.type === 'entity') {
+    return { type: 'entity', value: '', word: text, name: '', domain: spec.domain };
+  }
   return { type: 'text', value: text, word: text };
 }
 
 /** The value of a slot its sentence did not mention: its `default`, as if it were said. */
 export function defaultSlot(spec: SlotSpec, ctx: SlotContext): SlotValue | undefined {
-  if (spec.type === 'expression' || spec.default === undefined) return undefined;
+  if (spec.type === 'expression' || spec.type === 'entity' || spec.default === undefined) {
+    return undefined;
+  }
   if (spec.type === 'number') {
     return { type: 'number', value: spec.default, word: String(spec.default) };
   }

@@ -1,0 +1,87 @@
+import type { IntentOutcome } from './reply.js';
+import type { SlotValue } from './slots.js';
+
+/**
+ * Entity slots: "turn on the kitchen light" names a device in words; before the rule's call
+ * the brain asks the `ha_entities` tool (through the policy gate, like any call) which entity
+ * that is. One clear match fills the slot; several get a question back, none a plain answer:
+ * never a guess.
+ */
+
+/** The tool that resolves spoken device names (workers/ha_entities). */
+export const ENTITY_LOOKUP_TOOL = 'ha_entities';
+/** Candidates named in a "which one?" question. */
+const MAX_CANDIDATES = 5;
+
+/** A call to make before the rule's own: resolve the words in `slot`. */
+export interface IntentLookup {
+  readonly slot: string;
+  readonly tool: string;
+  readonly input: { readonly query: string; readonly domain: string };
+}
+
+type EntitySlot = Extract<SlotValue, { type: 'entity' }>;
+
+/** The lookups a match needs, one per entity slot, in slot order. */
+export function lookupsFor(slots: Readonly<Record<string, SlotValue>>): IntentLookup[] {
+  const out: IntentLookup[] = [];
+  for (const [slot, value] of Object.entries(slots)) {
+    if (value.type !== 'entity' || value.value !== '') continue;
+    out.push({ slot, tool: ENTITY_LOOKUP_TOOL, input: { query: value.word, domain: value.domain } });
+  }
+  return out;
+}
+
+/** What a lookup gave: the entity for the slot, or the reply that ends the turn. */
+export type LookupResult =
+  | { readonly ok: true; readonly value: EntitySlot }
+  | { readonly ok: false; readonly reply: string };
+
+interface Candidate {
+  entity_id: string;
+  name: string;
+}
+
+/** Reads one `ha_entities` outcome for an entity slot. Never throws. */
+export function readLookup(slot: EntitySlot, outcome: IntentOutcome | undefined): LookupResult {
+  const what = `the ${slot.domain} "${slot.word}"`;
+  if (outcome === undefined) return { ok: false, reply: `I couldn't look up ${what}.` };
+  if (outcome.outcome !== 'ok') {
+    const why = outcome.reason ?? outcome.error?.message ?? outcome.outcome;
+    return { ok: false, reply: `I couldn't look up ${what} in Home Assistant: ${why}` };
+  }
+  const result = outcome.result as { resolved?: unknown; matches?: unknown } | null | undefined;
+  const resolved = candidate(result?.resolved);
+  if (resolved !== undefined) {
+    return { ok: true, value: { ...slot, value: resolved.entity_id, name: resolved.name } };
+  }
+  const matches = Array.isArray(result?.matches)
+    ? (result.matches as unknown[]).map(candidate).filter((c) => c !== undefined)
+    : [];
+  if (matches.length === 0) {
+    return {
+      ok: false,
+      reply: `I couldn't find a ${slot.domain} called "${slot.word}" in Home Assistant.`,
+    };
+  }
+  return { ok: false, reply: whichOne(slot, matches) };
+}
+
+/** "Which light do you mean: Kitchen Ceiling (light.kitchen_ceiling) or …?" */
+function whichOne(slot: EntitySlot, matches: Candidate[]): string {
+  const named = matches.slice(0, MAX_CANDIDATES).map((c) => `${c.name} (${c.entity_id})`);
+  const more = matches.length - named.length;
+  const list =
+    named.length === 1
+      ? named[0]
+      : `${named.slice(0, -1).join(', ')}${more > 0 ? ', ' : ' or '}${named.at(-1)}`;
+  const tail = more > 0 ? ` or ${more} more` : '';
+  return `Which ${slot.domain} do you mean by "${slot.word}": ${list}${tail}? Say it with the full name.`;
+}
+
+function candidate(v: unknown): Candidate | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const { entity_id: id, name } = v as { entity_id?: unknown; name?: unknown };
+  if (typeof id !== 'string' || id === '') return undefined;
+  return { entity_id: id, name: typeof name === 'string' && name !== '' ? name : id };
+}
