@@ -1,13 +1,44 @@
 import type { NatsConnection } from '@nats-io/nats-core';
+import {
+  describePreflight,
+  PreflightCache,
+  preflightState,
+  preflightView,
+  type PreflightState,
+} from '../brain/daemon/preflight.js';
 import { discoverServices, type DiscoveredTool } from '../brain/registry/index.js';
 
 /** What `caesar legion list --json` prints per tool (the full spec is left out). */
-export type ListedTool = Omit<DiscoveredTool, 'spec'> & { title: string };
+export type ListedTool = Omit<DiscoveredTool, 'spec'> & {
+  title: string;
+  /** The tool's own preflight: is its backend configured and reachable? */
+  preflight: { state: PreflightState; detail: string[]; line: string };
+};
+
+/** How long `legion list` waits for each tool's preflight answer. */
+const PREFLIGHT_TIMEOUT_MS = 5000;
 
 export async function listTools(nc: NatsConnection, windowMs: number): Promise<ListedTool[]> {
   const tools = await discoverServices(nc, { windowMs });
-  return tools.map(({ spec, ...rest }) => ({ ...rest, title: spec.title }));
+  const cache = new PreflightCache(nc, { timeoutMs: PREFLIGHT_TIMEOUT_MS });
+  const preflights = await Promise.all(tools.map((t) => cache.get(t.tool)));
+  return tools.map(({ spec, ...rest }, i) => {
+    const r = preflights[i]!;
+    const preflight = {
+      state: preflightState(r),
+      detail: preflightView(r).detail,
+      line: describePreflight(rest.tool, r),
+    };
+    return { ...rest, title: spec.title, preflight };
+  });
 }
+
+const STATE_TEXT: Record<PreflightState, string> = {
+  ready: 'ready',
+  not_configured: 'not configured',
+  not_ready: 'not ready',
+  unknown: 'no answer',
+};
 
 export function printInstancesTable(tools: ListedTool[]): void {
   if (tools.length === 0) {
@@ -17,7 +48,7 @@ export function printInstancesTable(tools: ListedTool[]): void {
     return;
   }
   const rows = [
-    ['TOOL', 'VERSION', 'INSTANCES', 'HOSTS', 'IN-FLIGHT', 'REQUESTS', 'ERRORS'],
+    ['TOOL', 'VERSION', 'INSTANCES', 'HOSTS', 'IN-FLIGHT', 'REQUESTS', 'ERRORS', 'PREFLIGHT'],
     ...tools.map((t) => [
       t.tool,
       t.version,
@@ -26,6 +57,7 @@ export function printInstancesTable(tools: ListedTool[]): void {
       String(t.inFlight),
       String(t.requests),
       String(t.errors),
+      STATE_TEXT[t.preflight.state],
     ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -36,4 +68,8 @@ export function printInstancesTable(tools: ListedTool[]): void {
         .join('  ')
         .trimEnd(),
     );
+  const notReady = tools.filter((t) => t.preflight.state !== 'ready');
+  if (notReady.length === 0) return;
+  console.log('');
+  for (const t of notReady) console.log(t.preflight.line);
 }

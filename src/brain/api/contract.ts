@@ -109,6 +109,12 @@ export const ToolViewSchema = z.object({
   instances: z.array(z.object({ id: z.string(), host: z.string(), version: z.string() }).loose()),
   preflight: z.object({
     ok: z.boolean().nullable(),
+    /**
+     * `ready`; `not_configured` (the tool's backend is not set up: `detail` names the key to
+     * set); `not_ready` (configured, but a check failed: DNS, connect, TLS, auth, not found);
+     * `unknown` (no preflight answer).
+     */
+    state: z.enum(['ready', 'not_configured', 'not_ready', 'unknown']),
     /** One line per failing check or warning; `error: …` when the preflight itself failed. */
     detail: z.array(z.string()),
     checked_at: z.string().nullable(),

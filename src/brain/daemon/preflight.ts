@@ -60,19 +60,42 @@ export class PreflightCache {
 /** The `preflight` part of a ToolView. */
 export function preflightView(r: PreflightResult): ToolView['preflight'] {
   const checkedAt = new Date(r.at).toISOString();
-  if ('error' in r) return { ok: null, detail: [`error: ${r.error}`], checked_at: checkedAt };
+  const state = preflightState(r);
+  if ('error' in r) {
+    return { ok: null, state, detail: [`error: ${r.error}`], checked_at: checkedAt };
+  }
   const failing = r.reply.checks
     .filter((c) => !c.ok)
     .map((c) => (c.detail ? `${c.name}: ${c.detail}` : c.name));
-  return { ok: r.reply.ok, detail: [...failing, ...r.reply.warnings], checked_at: checkedAt };
+  const detail = [...failing, ...r.reply.warnings];
+  return { ok: r.reply.ok, state, detail, checked_at: checkedAt };
+}
+
+/** The name of the check a tool fails when its backend is not configured (SDK `notConfigured`). */
+export const CONFIGURED_CHECK = 'configured';
+
+/** The state a preflight puts a tool in, for tables and summaries. */
+export type PreflightState = 'ready' | 'not_configured' | 'not_ready' | 'unknown';
+
+export function preflightState(r: PreflightResult): PreflightState {
+  if ('error' in r) return 'unknown';
+  if (r.reply.ok) return 'ready';
+  const unconfigured = r.reply.checks.some((c) => c.name === CONFIGURED_CHECK && !c.ok);
+  return unconfigured ? 'not_configured' : 'not_ready';
 }
 
 /** One line for `caesar up`: "web_search: not configured: set …". */
 export function describePreflight(tool: string, r: PreflightResult): string {
   const view = preflightView(r);
-  if (view.ok === true) {
-    return `${tool}: ready${view.detail.length ? ` (${view.detail.join('; ')})` : ''}`;
+  const detail = view.detail.join('; ');
+  switch (preflightState(r)) {
+    case 'ready':
+      return `${tool}: ready${detail ? ` (${detail})` : ''}`;
+    case 'unknown':
+      return `${tool}: preflight failed: ${detail}`;
+    case 'not_configured':
+      return `${tool}: not configured: ${detail.replace(/^configured: /, '')}`;
+    case 'not_ready':
+      return `${tool}: not ready: ${detail}`;
   }
-  if (view.ok === null) return `${tool}: preflight failed: ${view.detail.join('; ')}`;
-  return `${tool}: not ready: ${view.detail.join('; ')}`;
 }

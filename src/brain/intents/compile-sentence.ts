@@ -180,7 +180,8 @@ function checkVariant(items: readonly Item[], slots: ReadonlyMap<string, SlotSpe
   if (!hasLiteral)
     problems.push('sentence has no required literal word, so it would match too much');
   for (const [name, spec] of slots) {
-    const noDefault = spec.type === 'expression' || spec.type === 'entity' || spec.default === undefined;
+    const noDefault =
+      spec.type === 'expression' || spec.type === 'entity' || spec.default === undefined;
     if (!seen.has(name) && noDefault) {
       problems.push(`sentence can match without slot {${name}}, which has no default`);
     }

@@ -27,7 +27,11 @@ export function lookupsFor(slots: Readonly<Record<string, SlotValue>>): IntentLo
   const out: IntentLookup[] = [];
   for (const [slot, value] of Object.entries(slots)) {
     if (value.type !== 'entity' || value.value !== '') continue;
-    out.push({ slot, tool: ENTITY_LOOKUP_TOOL, input: { query: value.word, domain: value.domain } });
+    out.push({
+      slot,
+      tool: ENTITY_LOOKUP_TOOL,
+      input: { query: value.word, domain: value.domain },
+    });
   }
   return out;
 }

@@ -25,7 +25,9 @@ interface AgendaEvent {
 
 /** `- 09:00–09:30 Standup (Room 1)`; with a day in front when the events span several days. */
 export function agendaLines(value: unknown): string {
-  const events = listOf(value).map(readEvent).filter((e) => e !== undefined);
+  const events = listOf(value)
+    .map(readEvent)
+    .filter((e) => e !== undefined);
   if (events.length === 0) return '';
   const days = new Set(events.map((e) => e.start.slice(0, 10)));
   const withDay = days.size > 1;
@@ -54,7 +56,8 @@ function agendaLine(e: AgendaEvent, withDay: boolean): string {
   const day = withDay ? `${dayLabel(e.start)} ` : '';
   if (e.allDay) {
     const last = lastAllDayDate(e.start, e.end);
-    const span = last !== undefined && last !== e.start.slice(0, 10) ? ` until ${dayLabel(last)}` : '';
+    const span =
+      last !== undefined && last !== e.start.slice(0, 10) ? ` until ${dayLabel(last)}` : '';
     return `${day}all day${span}: ${clip(e.summary)}${where}`;
   }
   const from = timeOf(e.start);

@@ -127,7 +127,7 @@ const TOOLS: ToolView[] = [
     name: 'calculator',
     spec: {},
     instances: [{ id: 'i-1', host: 'h', version: '1.0.0' }],
-    preflight: { ok: true, detail: [], checked_at: null },
+    preflight: { ok: true, state: 'ready', detail: [], checked_at: null },
     policy: { outcome: 'allow', rule: 'allowed_tools[0]', reason: 'listed' },
   },
 ];

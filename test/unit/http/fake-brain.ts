@@ -68,7 +68,7 @@ export class RecordingBrain implements BrainService {
         name: 'calculator',
         spec: { name: 'calculator', description: 'arithmetic' },
         instances: [{ id: 'i1', host: 'h1', version: '1.0.0' }],
-        preflight: { ok: true, detail: [], checked_at: '2026-11-30T12:00:00.000Z' },
+        preflight: { ok: true, state: 'ready', detail: [], checked_at: '2026-11-30T12:00:00.000Z' },
         policy: { outcome: 'allow', rule: 'allowed_tools[0]', reason: 'listed' },
       },
     ];
