@@ -10,24 +10,31 @@ const examples = readdirSync('policy/examples')
   .map((f) => join('policy/examples', f));
 
 describe('policy files in the repository', () => {
-  test('the default policy loads without warnings and allows the calculator', async () => {
+  test('the default policy loads without warnings and allows the read-only shipped tools', async () => {
     const policy = await loadPolicyFile('policy/policy.yaml');
     expect(policy.warnings).toEqual([]);
     const engine = new PolicyEngine(policy);
-    expect(engine.evaluate(tool('calculator', { expression: '17 * 23' })).allowed).toBe(true);
+    for (const call of [
+      tool('calculator', { expression: '17 * 23' }),
+      tool('web_search', { query: 'x' }),
+      tool('calendar_read', { start: '2026-03-01', end: '2026-03-08' }),
+      tool('ha_entities', { query: 'kitchen', domain: 'light' }),
+    ]) {
+      expect(engine.evaluate(call).allowed, JSON.stringify(call)).toBe(true);
+    }
   });
 
   test.each([
     svc('lock.unlock', { entity_id: 'lock.front_door' }),
     svc('alarm_control_panel.alarm_disarm', { entity_id: 'alarm_control_panel.home' }),
     svc('light.turn_on', { entity_id: 'light.kitchen' }),
-    tool('web_search', { query: 'x' }),
+    tool('shell', { command: 'x' }),
     tool('call_service', {
       domain: 'switch',
       service: 'turn_off',
       target: { entity_id: 'switch.x' },
     }),
-  ])('the default policy denies %j', async (call) => {
+  ])('the default policy denies %j: no action is granted', async (call) => {
     const engine = new PolicyEngine(await loadPolicyFile('policy/policy.yaml'));
     expect(engine.evaluate(call).allowed).toBe(false);
   });
