@@ -1,0 +1,109 @@
+import { describe, expect, test } from 'vitest';
+import {
+  ConfigError,
+  loadConfig,
+  redactConfig,
+  toolConfigSections,
+} from '../../../src/config/index.js';
+import { tempDir } from './temp-dir.js';
+
+/**
+ * Operators move over from the reference Python CAESAR with the same env file: its names for
+ * the web search, calendar and Home Assistant settings must keep working unchanged.
+ */
+const REFERENCE_ENV = {
+  CAESAR_TOOLS__WEB_SEARCH__SEARXNG_URL: 'http://searx.lan:8080',
+  CAESAR_TOOLS__WEB_SEARCH__RESULT_LIMIT: '7',
+  CAESAR_TOOLS__WEB_SEARCH__MAX_RESULT_LIMIT: '20',
+  CAESAR_TOOLS__WEB_SEARCH__TIMEOUT_SECONDS: '4',
+  CAESAR_TOOLS__WEB_SEARCH__BRAVE_API_KEY: 'brave-secret-1',
+  CAESAR_TOOLS__WEB_SEARCH__TAVILY_API_KEY: 'tvly-secret-2',
+  CAESAR_TOOLS__CALENDAR__CALDAV_URL: 'https://dav.lan/dav/',
+  CAESAR_TOOLS__CALENDAR__USERNAME: 'alice',
+  CAESAR_TOOLS__CALENDAR__PASSWORD: 'caldav-secret-3',
+  CAESAR_TOOLS__CALENDAR__CALENDAR_NAMES: 'Family,Work',
+  CAESAR_HA__URL: 'http://homeassistant.local:8123',
+  CAESAR_HA__TOKEN: 'ha-secret-4',
+  CAESAR_HA__TIMEOUT_SECONDS: '5',
+  CAESAR_HA__VERIFY_SSL: 'false',
+};
+
+describe("the reference project's env names", () => {
+  test('reach the sections the tools read, as written', async () => {
+    await using dir = await tempDir();
+    const config = await loadConfig({ env: REFERENCE_ENV, cwd: dir.path });
+    const sections = toolConfigSections(config);
+    expect(sections.web_search).toEqual({
+      searxng_url: 'http://searx.lan:8080',
+      result_limit: '7',
+      max_result_limit: '20',
+      timeout_seconds: '4',
+      brave_api_key: 'brave-secret-1',
+      tavily_api_key: 'tvly-secret-2',
+    });
+    expect(sections.calendar).toEqual({
+      caldav_url: 'https://dav.lan/dav/',
+      username: 'alice',
+      password: 'caldav-secret-3',
+      calendar_names: 'Family,Work',
+    });
+    expect(sections.ha).toEqual({
+      url: 'http://homeassistant.local:8123',
+      token: 'ha-secret-4',
+      timeout_seconds: 5,
+      verify_ssl: false,
+    });
+  });
+
+  test('Home Assistant has its defaults when nothing is set', async () => {
+    await using dir = await tempDir();
+    const config = await loadConfig({ env: {}, cwd: dir.path });
+    expect(toolConfigSections(config).ha).toEqual({ timeout_seconds: 10, verify_ssl: true });
+  });
+
+  test('secrets come from *_FILE and are redacted when printed', async () => {
+    await using dir = await tempDir();
+    const token = await dir.write('ha_token', 'ha-file-secret\n');
+    const password = await dir.write('caldav_pw', 'caldav-file-secret\n');
+    const config = await loadConfig({
+      env: {
+        CAESAR_HA__TOKEN_FILE: token,
+        CAESAR_TOOLS__CALENDAR__PASSWORD_FILE: password,
+        CAESAR_TOOLS__WEB_SEARCH__BRAVE_API_KEY_FILE: token,
+      },
+      cwd: dir.path,
+    });
+    expect(config.ha.token).toBe('ha-file-secret');
+    expect(config.tools.calendar?.password).toBe('caldav-file-secret');
+    expect(config.tools.web_search?.brave_api_key).toBe('ha-file-secret');
+    const shown = JSON.stringify(redactConfig(config));
+    expect(shown).not.toContain('file-secret');
+  });
+
+  test.each([
+    ['CAESAR_HA__URL', 'homeassistant.local:8123', /ha\.url.*expected http/],
+    ['CAESAR_HA__URL', 'http://user:pw@ha.lan', /credentials in the URL are refused/],
+    ['CAESAR_HA__TIMEOUT_SECONDS', '2.5', /whole number/],
+    ['CAESAR_HA__VERIFY_SSL', 'maybe', /true, false, 1 or 0/],
+    ['CAESAR_HA__TOKN', 'x', /did you mean CAESAR_HA__TOKEN/],
+  ])('%s=%s is refused naming the variable', async (name, value, message) => {
+    await using dir = await tempDir();
+    const err = await loadConfig({ env: { [name]: value }, cwd: dir.path }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).message).toContain(name);
+    expect((err as ConfigError).message).toMatch(message);
+    expect((err as ConfigError).message).not.toContain('pw@');
+  });
+
+  test('tools.ha is refused: Home Assistant settings live at the top level', async () => {
+    await using dir = await tempDir();
+    const err = await loadConfig({
+      env: { CAESAR_TOOLS__HA__URL: 'http://ha.lan' },
+      cwd: dir.path,
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).message).toMatch(/top-level `ha:` section/);
+  });
+});
