@@ -7,11 +7,13 @@ import type { SlotValue } from './slots.js';
 export const INTENT_OUTCOMES = CALL_OUTCOMES;
 export type IntentOutcomeKind = CallOutcome;
 /**
- * The replies a rule words: one per outcome, and `unchanged` for an `ok` call whose result
- * says nothing changed (`result.changed === false`, as `call_service` reports when a light
- * stays off), so a rule never answers "Done" for an action that did not happen.
+ * The replies a rule words: one per outcome; `unchanged` for an `ok` call whose result says
+ * nothing changed (`result.changed === false`, as `call_service` reports when a light stays
+ * off), so a rule never answers "Done" for an action that did not happen; and
+ * `not_configured` for a call that failed because the tool's backend is not set up, whose
+ * reason names the key to set.
  */
-export type ReplyKind = IntentOutcomeKind | 'unchanged';
+export type ReplyKind = IntentOutcomeKind | 'unchanged' | 'not_configured';
 
 /** The outcome of the call, as the brain reports it; `render` reads it. */
 export interface IntentOutcome {
@@ -44,6 +46,7 @@ export const DEFAULT_REPLIES: Readonly<Record<Exclude<ReplyKind, 'ok'>, string>>
     '`caesar confirm {confirmation.id}` (expires {confirmation.expires_at}).',
   rejected: '{tool} was not run: {reason|or:the call was rejected}',
   unchanged: '{tool} ran, but nothing changed: {result.summary|or:no state changed}.',
+  not_configured: '{tool} is not set up yet: {reason|or:its backend is not configured}',
 };
 
 /** Compiled reply templates of one rule, by kind. */
@@ -99,6 +102,9 @@ export function renderReply(
 /** Which reply an outcome gets; an unknown outcome is answered as `failed`. */
 function replyKind(outcome: IntentOutcome): ReplyKind {
   if (!(INTENT_OUTCOMES as readonly string[]).includes(outcome.outcome)) return 'failed';
+  if (outcome.outcome === 'failed' && outcome.error?.code === 'not_configured') {
+    return 'not_configured';
+  }
   if (outcome.outcome !== 'ok') return outcome.outcome;
   const changed = (outcome.result as { changed?: unknown } | null | undefined)?.changed;
   return changed === false ? 'unchanged' : 'ok';

@@ -13,10 +13,11 @@ const NAME_RE = /^[a-z][a-z0-9_]{0,63}$/;
 /** Slot names. */
 export const SLOT_NAME_RE = /^[a-z][a-z0-9_]{0,31}$/;
 
-/** Replies other than `ok` a rule may override: the other outcomes, and `unchanged`. */
+/** Replies other than `ok` a rule may override: the other outcomes, `unchanged`, `not_configured`. */
 export const REPLY_OUTCOMES = [
   ...CALL_OUTCOMES.filter((o): o is Exclude<CallOutcome, 'ok'> => o !== 'ok'),
   'unchanged' as const,
+  'not_configured' as const,
 ];
 
 const name = (what: string) =>
@@ -111,6 +112,7 @@ export const IntentSpecSchema = z.strictObject({
       confirmation_required: template.optional(),
       rejected: template.optional(),
       unchanged: template.optional(),
+      not_configured: template.optional(),
     })
     .optional(),
 });

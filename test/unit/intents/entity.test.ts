@@ -133,3 +133,26 @@ reply: Done.
     );
   });
 });
+
+describe('the not_configured reply', () => {
+  test('a call that failed with not_configured says what to set, not just that it failed', () => {
+    const hit = intentsOf(
+      ruleFile(`
+name: search
+tool: web_search
+sentences: ['search for {q}']
+slots: { q: { type: text } }
+input: { query: '{q}' }
+reply: ok
+`),
+    ).match('search for nats', BERLIN)!;
+    const message =
+      'web_search is not configured: set CAESAR_TOOLS__WEB_SEARCH__SEARXNG_URL (tools.web_search.searxng_url)';
+    expect(hit.render({ outcome: 'failed', error: { code: 'not_configured', message } })).toBe(
+      `web_search is not set up yet: ${message}`,
+    );
+    expect(
+      hit.render({ outcome: 'failed', error: { code: 'backend_error', message: 'boom' } }),
+    ).toBe('web_search failed: boom');
+  });
+});

@@ -103,7 +103,7 @@ describe('replies', () => {
 
   test('a default reply exists for every outcome but ok', () => {
     expect(Object.keys(DEFAULT_REPLIES).sort()).toEqual(
-      [...INTENT_OUTCOMES.filter((o) => o !== 'ok'), 'unchanged'].sort(),
+      [...INTENT_OUTCOMES.filter((o) => o !== 'ok'), 'unchanged', 'not_configured'].sort(),
     );
   });
 
