@@ -12,3 +12,4 @@ export {
   toolSectionPath,
   TOP_LEVEL_TOOL_SECTIONS,
 } from './setting-names.js';
+export { closest, editDistance } from './suggest.js';

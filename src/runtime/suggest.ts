@@ -1,4 +1,8 @@
-/** The candidate closest to `word` by edit distance, if it is close enough to be a typo. */
+/**
+ * The candidate closest to `word` by edit distance, if it is close enough to be a typo: the
+ * "did you mean" of every reader of names an operator types (config keys, env vars, Home
+ * Assistant services). Case is ignored; on a tie the first candidate wins.
+ */
 export function closest(word: string, candidates: readonly string[]): string | undefined {
   const allowed = word.length <= 4 ? 1 : word.length <= 8 ? 2 : 3;
   let best: string | undefined;
@@ -14,7 +18,7 @@ export function closest(word: string, candidates: readonly string[]): string | u
 }
 
 /** Optimal string alignment distance: edits plus swaps of adjacent letters (`hots`/`host`). */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
     Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
   );
