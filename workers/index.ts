@@ -8,6 +8,11 @@ export const SHIPPED_TOOLS: Readonly<Record<string, () => Promise<ToolDefinition
   {
     calculator: async () =>
       (await import('./calculator/index.js')).calculatorTool as ToolDefinition,
+    call_service: async () =>
+      (await import('./call_service/index.js')).callServiceTool as ToolDefinition,
+    ha_entities: async () =>
+      (await import('./ha_entities/index.js')).haEntitiesTool as ToolDefinition,
+    web_search: async () => (await import('./web_search/index.js')).webSearchTool as ToolDefinition,
   },
 );
 

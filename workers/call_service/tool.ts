@@ -1,0 +1,126 @@
+import { defineTool, type ToolContext } from '../../src/legion/index.js';
+import {
+  HA_SECTION,
+  HaConfigSchema,
+  haPreflight,
+  HaSessions,
+  type HaConfig,
+  type HaConnection,
+  type HaSessionOptions,
+  type ResponseMode,
+} from '../home_assistant/index.js';
+import { askForResponse, findService, invokeService } from './invoke.js';
+import {
+  CallServiceInputSchema,
+  CallServiceResultSchema,
+  MAX_VERIFIED_ENTITIES,
+  type CallServiceInput,
+  type CallServiceResult,
+} from './schema.js';
+import { summarise } from './summary.js';
+import { describeTargets, prepareCall } from './targets.js';
+import {
+  DEFAULT_SETTLE,
+  observeAfter,
+  readBefore,
+  reportedOnly,
+  type SettleOptions,
+} from './verify.js';
+
+const DESCRIPTION = [
+  'Calls a Home Assistant service (an action) to control a device: turn lights, switches and fans on or off,',
+  'set brightness, lock or unlock, open covers, run scripts and scenes.',
+  'Input: domain and service (like "light" and "turn_on"), target (entity_id, device_id, area_id, floor_id or',
+  'label_id: one id or a list), optional data (the service fields, like {"brightness_pct": 40}) and',
+  'return_response for services that can return data (those that always return data get it anyway).',
+  'Example: {"domain": "light", "service": "turn_on", "target": {"entity_id": "light.kitchen"}, "data": {"brightness_pct": 40}}.',
+  'Use entity ids from ha_entities; never guess them. The policy decides which domain.service and targets may be',
+  'called; a denied call says so. The result says what really happened: each targeted entity with its state',
+  'before and after, whether it changed, and a one-sentence summary ("Kitchen Light: off -> on.",',
+  '"Kitchen Light stayed off.", "Kitchen Light was already on."). Tell the user the summary; never claim an',
+  'action the result does not show. verified is false when targets were areas, devices or labels.',
+  'Refuses (invalid_input) unknown services (naming the closest), unknown entities, and data Home Assistant rejects.',
+].join(' ');
+
+export interface CallServiceToolOptions extends HaSessionOptions {
+  /** Waiting for devices that report late. @default DEFAULT_SETTLE */
+  settle?: SettleOptions;
+}
+
+/** Builds a `call_service` tool; the options exist for tests (cache lifetimes, settling). */
+export function createCallServiceTool(options: CallServiceToolOptions = {}) {
+  const sessions = new HaSessions(options);
+  const settle = options.settle ?? DEFAULT_SETTLE;
+  return defineTool({
+    name: 'call_service',
+    version: '1.0.0',
+    title: 'Home Assistant service call',
+    description: DESCRIPTION,
+    tags: ['tool', 'home', 'home_assistant', 'network'],
+    input: CallServiceInputSchema,
+    output: CallServiceResultSchema,
+    annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
+    determinism: 'nondeterministic',
+    executionLocality: 'lan',
+    resourceRequirements: { cpu: 'low', memory_mb: 64, network: true },
+    costModel: { kind: 'free' },
+    licensing: 'Apache-2.0',
+    hitl: 'autonomous',
+    timeoutMs: 15_000,
+    maxConcurrency: 4,
+    maxQueue: 32,
+    config: HaConfigSchema,
+    configSection: HA_SECTION,
+    start: (ctx) => {
+      sessions.start(ctx.config);
+    },
+    stop: () => sessions.stop(),
+    preflight: (ctx) => haPreflight(sessions.get(ctx.config)),
+    handler: (input, ctx) => callService(sessions.get(ctx.config).require(), input, ctx, settle),
+  });
+}
+
+/**
+ * One call: look the service up, read the targets, call, read them back (waiting within the
+ * settle window for late reports), and say what happened.
+ */
+async function callService(
+  conn: HaConnection,
+  input: CallServiceInput,
+  ctx: ToolContext<HaConfig>,
+  settle: SettleOptions,
+): Promise<CallServiceResult> {
+  const call = prepareCall(input);
+  const clock = { signal: ctx.signal, deadline: ctx.deadline };
+  const info = await findService(conn, call, ctx.signal);
+  const ask = askForResponse(info, input.return_response);
+  const checkable = call.entitiesOnly && call.entityIds.length <= MAX_VERIFIED_ENTITIES;
+  const before = await readBefore(conn, call, clock);
+  const outcome = await invokeService(conn, call, ask, input.return_response, ctx.signal);
+  ctx.logger.debug(
+    { service: call.key, reported: outcome.changed.length },
+    'home assistant service called',
+  );
+  const { observed, allRead } =
+    before.size > 0
+      ? await observeAfter(conn, call, before, outcome, clock, settleFor(info.response, settle))
+      : { observed: reportedOnly(outcome), allRead: false };
+  const verified = checkable && allRead;
+  const entities = observed.map(({ expected: _expected, ...e }) => e);
+  return {
+    service: call.key,
+    changed: entities.some((e) => e.changed),
+    verified,
+    summary: summarise(call.key, observed, { targets: describeTargets(call), verified }),
+    entities,
+    ...(outcome.response === undefined ? {} : { response: outcome.response }),
+  };
+}
+
+/** A service that only answers (a query, like weather.get_forecasts) is not waited on. */
+function settleFor(mode: ResponseMode, settle: SettleOptions): SettleOptions {
+  return mode === 'only' ? { ...settle, settleMs: 0 } : settle;
+}
+
+/** The shipped `call_service` tool (`caesar legion serve-tool call_service`). */
+export const callServiceTool = createCallServiceTool();

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { BACKENDS } from './config.js';
+
+/** Longest query accepted. Brave and Tavily take at most 400 characters (see backends/). */
+export const MAX_QUERY_LENGTH = 500;
+/** Most results a call may ask for (the policy's `max_results` cap is the same). */
+export const MAX_RESULTS = 100;
+
+/** A BCP 47 language tag, short form: `en`, `de`, `pt-BR`, `zh-Hant`. */
+const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2}$/;
+
+/** What a planner sends. The policy reads `query`, `max_results` and `language`. */
+export const WebSearchInputSchema = z.strictObject({
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_QUERY_LENGTH)
+    .describe(
+      'What to search for, as you would type it into a search engine: "nats jetstream consumer ack policy".',
+    ),
+  max_results: z
+    .int()
+    .min(1)
+    .max(MAX_RESULTS)
+    .optional()
+    .describe(
+      "How many results to return. Default set by the operator (5); more than the operator's maximum (25 by default) is cut to it, not refused.",
+    ),
+  language: z
+    .string()
+    .max(20)
+    .regex(LANGUAGE_TAG, 'expected a language tag such as "en", "de" or "pt-BR"')
+    .optional()
+    .describe(
+      'Preferred language of the results, a BCP 47 tag such as "en", "de" or "pt-BR". SearXNG and Brave use it; Tavily ignores it.',
+    ),
+});
+export type WebSearchInput = z.output<typeof WebSearchInputSchema>;
+
+export const SearchResultSchema = z.strictObject({
+  title: z.string().describe('Page title, plain text, at most 200 characters.'),
+  url: z.string().describe('The http(s) URL of the page.'),
+  domain: z.string().describe('Host name of the URL without a leading "www.".'),
+  snippet: z
+    .string()
+    .describe('What the backend says the page contains, plain text, at most 500 characters.'),
+  published: z
+    .string()
+    .optional()
+    .describe('When the page was published or last changed (ISO 8601), if the backend knows.'),
+});
+export type SearchResult = z.output<typeof SearchResultSchema>;
+
+/** What the tool answers. An empty `results` list means the search ran and found nothing. */
+export const WebSearchOutputSchema = z.strictObject({
+  query: z.string().describe('The query as searched (trimmed).'),
+  backend: z.enum(BACKENDS).describe('The backend that answered.'),
+  results: z.array(SearchResultSchema).describe('Best first, no URL twice.'),
+  notes: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'What went wrong on the way, when something did: backends that failed before this one answered, engines that did not answer.',
+    ),
+});
+export type WebSearchOutput = z.output<typeof WebSearchOutputSchema>;
