@@ -45,7 +45,7 @@ export const DEFAULT_REPLIES: Readonly<Record<Exclude<ReplyKind, 'ok'>, string>>
     'This needs your approval: {confirmation.summary|or:a call of the tool}. Confirm with ' +
     '`caesar confirm {confirmation.id}` (expires {confirmation.expires_at}).',
   rejected: '{tool} was not run: {reason|or:the call was rejected}',
-  unchanged: '{tool} ran, but nothing changed: {result.summary|or:no state changed}.',
+  unchanged: '{tool} ran, but nothing changed: {result.summary|or:no state changed.}',
   not_configured: '{tool} is not set up yet: {reason|or:its backend is not configured}',
 };
 

@@ -118,7 +118,7 @@ reply: Done.
     expect(hit.render({ outcome: 'ok', result: { changed: true } })).toBe('Done.');
     expect(hit.render({ outcome: 'ok', result: {} })).toBe('Done.');
     expect(
-      hit.render({ outcome: 'ok', result: { changed: false, summary: 'Lamp stayed off' } }),
+      hit.render({ outcome: 'ok', result: { changed: false, summary: 'Lamp stayed off.' } }),
     ).toBe('call_service ran, but nothing changed: Lamp stayed off.');
   });
 

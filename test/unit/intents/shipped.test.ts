@@ -307,18 +307,18 @@ describe('the shipped config/intents.yaml', () => {
   test.each<[string, unknown, string]>([
     [
       'turn on the kitchen light',
-      { changed: true, summary: 'Kitchen: off -> on' },
+      { changed: true, summary: 'Kitchen: off -> on.' },
       'Done: Kitchen is on.',
     ],
     [
       'turn on the kitchen light',
-      { changed: false, summary: 'Kitchen stayed off' },
+      { changed: false, summary: 'Kitchen stayed off.' },
       'I asked Home Assistant to switch Kitchen on, but Kitchen stayed off.',
     ],
     ['set the kitchen light to 40%', { changed: true }, 'Done: Kitchen set to 40%.'],
     [
       'turn off the coffee machine switch',
-      { changed: false, summary: 'Kitchen was already off' },
+      { changed: false, summary: 'Kitchen was already off.' },
       'I asked Home Assistant to switch Kitchen off, but Kitchen was already off.',
     ],
   ])('%j words the post-condition %j', (message, result, reply) => {
