@@ -12,6 +12,10 @@ export const REDACT_PATHS: readonly string[] = [
   '*.secret',
   '*.api_key',
   '*.apiKey',
+  // the shipped tools' own credential keys (pino paths match whole keys, not endings)
+  '*.brave_api_key',
+  '*.tavily_api_key',
+  '*.access_token',
   '*.authorization',
   '*.Authorization',
   '*.seed',
