@@ -1,0 +1,195 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { openAuditLog, type AuditLog } from '../../../src/audit/index.js';
+import { Agent } from '../../../src/brain/agent/index.js';
+import {
+  openConversationStore,
+  type ConversationStore,
+} from '../../../src/brain/conversations/index.js';
+import { createDispatcher } from '../../../src/brain/dispatch/index.js';
+import { ToolGateway } from '../../../src/brain/gateway/index.js';
+import { loadIntents } from '../../../src/brain/intents/index.js';
+import { startRegistry, type Registry } from '../../../src/brain/registry/index.js';
+import { SHIPPED_INTENTS_FILE } from '../../../src/config/index.js';
+import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
+import { openPolicyStore, type PolicyStore } from '../../../src/policy/index.js';
+import { createCallServiceTool } from '../../../workers/call_service/index.js';
+import { haEntitiesTool } from '../../../workers/ha_entities/index.js';
+import {
+  FAKE_HA_TOKEN,
+  startFakeHomeAssistant,
+  type FakeHomeAssistant,
+} from '../../helpers/fake-home-assistant.js';
+import { startNats, type TestNats } from '../../helpers/nats.js';
+import { waitFor } from '../../helpers/wait.js';
+
+/**
+ * "turn on the kitchen light" end to end in the brain: the shipped intent rule, the policy,
+ * the audit log, and the real ha_entities and call_service workers over NATS against a
+ * loopback Home Assistant. The rule resolves the name with ha_entities, the policy judges
+ * light.turn_on on the entity it found, and the reply reads the call's post-condition.
+ */
+const POLICY = `version: 1
+allowed_services:
+  - service: light.turn_on
+    target:
+      entity_id: [light.kitchen_ceiling, light.stuck]
+  - service: light.turn_off
+    target:
+      entity_id: [light.kitchen_ceiling]
+allowed_tools:
+  - tool: ha_entities
+`;
+
+const light = (entity_id: string, friendly_name: string, extra: object = {}) => ({
+  entity_id,
+  state: 'off',
+  attributes: { friendly_name },
+  ...extra,
+});
+
+let nats: TestNats;
+let nc: NatsConnection;
+let ha: FakeHomeAssistant;
+let dir: string;
+let audit: AuditLog;
+let policy: PolicyStore;
+let registry: Registry;
+let gateway: ToolGateway;
+let conversations: ConversationStore;
+let worker: ToolWorker;
+let agent: Agent;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'caesar-home-'));
+  writeFileSync(join(dir, 'policy.yaml'), POLICY);
+  nats = await startNats();
+  nc = await nats.connect();
+  ha = await startFakeHomeAssistant({
+    entities: [
+      light('light.kitchen_ceiling', 'Kitchen', { aliases: ['cooking light'] }),
+      light('light.hall_left', 'Hall Left'),
+      light('light.hall_right', 'Hall Right'),
+      light('light.stuck', 'Stuck Lamp', { device: 'frozen' }),
+      light('light.porch', 'Porch'),
+    ],
+  });
+  audit = openAuditLog({ path: join(dir, 'audit.db') });
+  policy = await openPolicyStore({ path: join(dir, 'policy.yaml'), reloadSignal: null });
+  registry = await startRegistry({ nc });
+  const config = { ha: { url: ha.url, token: FAKE_HA_TOKEN } };
+  // a frozen device never reports: a short settle window keeps the test quick
+  const callService = createCallServiceTool({ settle: { settleMs: 200, pollMs: 50 } });
+  worker = await serveTools([callService, haEntitiesTool], {
+    nc: await nats.connect(),
+    host: 'test',
+    config,
+  });
+  await waitFor(() => registry.tools().length === 2, 'the registry to learn both HA tools');
+  gateway = new ToolGateway({
+    tools: registry,
+    policy,
+    audit,
+    dispatcher: createDispatcher({ nc }),
+    callTimeoutMs: 10_000,
+    confirmationTtlMs: 60_000,
+  });
+  conversations = openConversationStore({ file: join(dir, 'conv.db'), historyLimit: 40 });
+  agent = new Agent({
+    gate: gateway,
+    intents: await loadIntents(SHIPPED_INTENTS_FILE),
+    conversations,
+    audit,
+    timeZone: 'UTC',
+  });
+});
+
+afterAll(async () => {
+  gateway?.close();
+  conversations?.close();
+  await worker?.stop();
+  await registry?.close();
+  policy?.close();
+  await audit?.close();
+  await ha?.close();
+  await nats?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  ha.setState('light.kitchen_ceiling', 'off');
+});
+
+const rows = (decisionId: string) =>
+  audit.query({ decisionId, order: 'oldest' }).map((r) => r.type);
+
+describe('device intents through ha_entities and call_service', () => {
+  test('"turn on the kitchen light" finds light.kitchen_ceiling, switches it and says so', async () => {
+    const r = await agent.chat({ message: 'turn on the kitchen light' }, { actor: 'ops' });
+    expect(r.reply).toBe('Done: Kitchen is on.');
+    expect(r.planner).toBe('intent');
+    expect(r.tool_calls.map((c) => [c.tool, c.outcome])).toEqual([
+      ['ha_entities', 'ok'],
+      ['call_service', 'ok'],
+    ]);
+    const [lookup, call] = r.tool_calls;
+    expect(lookup?.input).toEqual({ query: 'kitchen', domain: 'light' });
+    expect(call?.input).toEqual({
+      domain: 'light',
+      service: 'turn_on',
+      target: { entity_id: 'light.kitchen_ceiling' },
+    });
+    expect(ha.states.get('light.kitchen_ceiling')?.state).toBe('on');
+    expect(rows(lookup!.decision_id)).toEqual(['tool.called', 'tool.result']);
+    expect(rows(call!.decision_id)).toEqual(['service.called', 'tool.result']);
+    const called = audit.query({ decisionId: call!.decision_id, types: ['service.called'] })[0];
+    expect(called?.payload).toMatchObject({
+      service: 'light.turn_on',
+      target: { entity_id: 'light.kitchen_ceiling' },
+    });
+  });
+
+  test('an alias resolves too', async () => {
+    const r = await agent.chat({ message: 'turn on the cooking light' }, { actor: 'ops' });
+    expect(r.reply).toBe('Done: Kitchen is on.');
+  });
+
+  test('a light that stays off never gets "Done"', async () => {
+    const r = await agent.chat({ message: 'turn on the stuck lamp light' }, { actor: 'ops' });
+    expect(r.tool_calls.map((c) => c.outcome)).toEqual(['ok', 'ok']);
+    expect(r.reply).toBe(
+      'I asked Home Assistant to switch Stuck Lamp on, but Stuck Lamp stayed off.',
+    );
+    expect(r.reply).not.toMatch(/^Done/);
+  });
+
+  test('an ambiguous name gets a question back and nothing is switched', async () => {
+    const r = await agent.chat({ message: 'turn on the hall light' }, { actor: 'ops' });
+    expect(r.reply).toBe(
+      'Which light do you mean by "hall": Hall Left (light.hall_left) or Hall Right (light.hall_right)? Say it with the full name.',
+    );
+    expect(r.tool_calls.map((c) => c.tool)).toEqual(['ha_entities']);
+    expect(ha.seen('POST', /^\/api\/services\/light\//).some((q) => q.body.includes('hall'))).toBe(
+      false,
+    );
+  });
+
+  test('an unknown name says so', async () => {
+    const r = await agent.chat({ message: 'turn on the attic light' }, { actor: 'ops' });
+    expect(r.reply).toBe('I couldn\'t find a light called "attic" in Home Assistant.');
+    expect(r.tool_calls).toHaveLength(1);
+  });
+
+  test('the policy judges the entity found, not the words said', async () => {
+    const r = await agent.chat({ message: 'turn on the porch light' }, { actor: 'ops' });
+    expect(r.tool_calls.map((c) => [c.tool, c.outcome])).toEqual([
+      ['ha_entities', 'ok'],
+      ['call_service', 'denied'],
+    ]);
+    expect(r.reply).toMatch(/^I'm not allowed to use call_service: .*light\.porch/);
+    expect(ha.states.get('light.porch')?.state).toBe('off');
+  });
+});
