@@ -8,6 +8,8 @@ export const SHIPPED_TOOLS: Readonly<Record<string, () => Promise<ToolDefinition
   {
     calculator: async () =>
       (await import('./calculator/index.js')).calculatorTool as ToolDefinition,
+    calendar_read: async () =>
+      (await import('./calendar_read/index.js')).calendarReadTool as ToolDefinition,
     call_service: async () =>
       (await import('./call_service/index.js')).callServiceTool as ToolDefinition,
     ha_entities: async () =>

@@ -153,7 +153,12 @@ export class HttpBackend {
       }
       res.body.resume();
       url = this.#redirect(url, location, hop);
-      if (res.statusCode !== 307 && res.statusCode !== 308) {
+      // As fetch does: 303 turns anything but GET/HEAD into GET, 301/302 only a POST;
+      // a PROPFIND that meets a 301 (CalDAV's /.well-known/caldav) stays a PROPFIND.
+      const toGet =
+        (res.statusCode === 303 && method !== 'GET' && method !== 'HEAD') ||
+        ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST');
+      if (toGet) {
         method = 'GET';
         sendBody = undefined;
       }

@@ -62,6 +62,20 @@ describe('HttpBackend', () => {
     await b.close();
   });
 
+  test('a 301 keeps a PROPFIND a PROPFIND with its body; a 303 turns a POST into a GET', async () => {
+    await using srv = await startFakeServer((req, res) => {
+      if (req.url === '/.well-known/caldav') res.writeHead(301, { location: '/dav/' }).end();
+      else if (req.url === '/form') res.writeHead(303, { location: '/done' }).end();
+      else sendJson(res, 200, { method: req.method, body: req.body });
+    });
+    const b = backend(srv.url);
+    const dav = await b.request({ method: 'PROPFIND', path: '/.well-known/caldav', body: '<x/>' });
+    expect(JSON.parse(dav.text)).toEqual({ method: 'PROPFIND', body: '<x/>' });
+    const form = await b.request({ method: 'POST', path: '/form', json: { a: 1 } });
+    expect(JSON.parse(form.text)).toEqual({ method: 'GET', body: '' });
+    await b.close();
+  });
+
   test('a body over the limit is refused, not read', async () => {
     await using srv = await startFakeServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });

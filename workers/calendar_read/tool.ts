@@ -1,0 +1,99 @@
+import { CaesarError, defineTool, NotConfiguredError } from '../../src/legion/index.js';
+import { CalDavClient } from './caldav.js';
+import {
+  CalendarConfigSchema,
+  CONFIG_SECTION,
+  isConfigured,
+  missingKeys,
+  notConfiguredMessage,
+  type CalDavSettings,
+  type CalendarConfig,
+} from './config.js';
+import { preflightCalendar } from './preflight.js';
+import { readCalendar } from './read.js';
+import { CalendarReadInputSchema, CalendarReadResultSchema } from './schema.js';
+
+const DESCRIPTION = [
+  "Reads events from the user's calendars (CalDAV); read only, it never changes a calendar.",
+  'Give the range as start and end (ISO 8601: a date such as 2026-03-10 means local midnight;',
+  'a date-time may carry an offset; end is exclusive) or as start and days; the default is the',
+  'next 7 days from now, and a range may span at most 366 days.',
+  'Optional: calendars (names to read; default all), query (text to find in the title, location',
+  'or description, any case), limit (default 50, at most 500).',
+  'Returns the events overlapping the range, earliest first: summary, start, end, all_day,',
+  'location, description, calendar, recurring, uid. Timed events are RFC 3339 with the offset',
+  'of the configured time zone (returned as timezone); all-day events are plain dates with an',
+  'exclusive end (one day on 2026-03-10 ends 2026-03-11). Repeating events come as their',
+  'occurrences in the range. truncated: true means more events matched than were returned.',
+  'Example: {"start": "2026-03-09", "end": "2026-03-16", "calendars": ["Family"]}.',
+  'Refuses (invalid_input) an end not after start, ranges over 366 days, and calendar names',
+  'that do not exist (the error lists the names that do).',
+].join(' ');
+
+/** Per-call bound; each CalDAV request is also bounded by `timeout_seconds`. */
+const CALL_TIMEOUT_MS = 30_000;
+
+export interface CalendarReadToolOptions {
+  /** The clock "now" is read from (the default window). @default Date.now */
+  now?: () => number;
+}
+
+/**
+ * Builds the calendar_read tool. Each distinct config section gets one CalDAV client (its
+ * connection pool and its cached calendar list), opened by `start` and closed by the
+ * `stop` of the last instance.
+ */
+export function createCalendarReadTool(options: CalendarReadToolOptions = {}) {
+  const now = options.now ?? Date.now;
+  const clients = new Map<CalendarConfig, CalDavClient>();
+  let instances = 0;
+  const clientFor = (config: CalDavSettings) => {
+    let client = clients.get(config);
+    if (client === undefined) {
+      client = new CalDavClient(config);
+      clients.set(config, client);
+    }
+    return client;
+  };
+  return defineTool({
+    name: 'calendar_read',
+    version: '1.0.0',
+    title: 'Calendar (read)',
+    description: DESCRIPTION,
+    tags: ['tool', 'calendar', 'home', 'network'],
+    input: CalendarReadInputSchema,
+    output: CalendarReadResultSchema,
+    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
+    executionLocality: 'lan',
+    resourceRequirements: { cpu: 'low', memory_mb: 128, network: true },
+    config: CalendarConfigSchema,
+    configSection: CONFIG_SECTION,
+    timeoutMs: CALL_TIMEOUT_MS,
+    maxConcurrency: 4,
+    maxQueue: 64,
+    start: (ctx) => {
+      instances += 1;
+      if (isConfigured(ctx.config)) clientFor(ctx.config);
+      else ctx.logger.warn(notConfiguredMessage(missingKeys(ctx.config)));
+    },
+    stop: async () => {
+      instances -= 1;
+      if (instances > 0) return;
+      const open = [...clients.values()];
+      clients.clear();
+      await Promise.allSettled(open.map((c) => c.close()));
+    },
+    preflight: (ctx) => preflightCalendar(ctx.config),
+    handler: async (input, ctx) => {
+      const { config } = ctx;
+      if (!isConfigured(config)) {
+        throw new NotConfiguredError(notConfiguredMessage(missingKeys(config)));
+      }
+      if (instances === 0) throw new CaesarError('internal', 'calendar_read was not started');
+      return readCalendar(input, { client: clientFor(config), config, ctx, now: now() });
+    },
+  });
+}
+
+/** The shipped calendar_read tool (`caesar legion serve-tool calendar_read`). */
+export const calendarReadTool = createCalendarReadTool();
