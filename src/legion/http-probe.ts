@@ -80,7 +80,11 @@ function failedAt(err: unknown, backend: HttpBackend): PreflightCheck[] {
   }
 }
 
-/** The `configured` check of a tool with no backend set: names the keys to set. */
+/**
+ * The `configured` check of a tool with no backend set. `detail` says what to set, starting
+ * with "set": `set CAESAR_HA__URL (ha.url) and CAESAR_HA__TOKEN (ha.token)` (see
+ * `settingName`), so `caesar up` can print `call_service: not configured: set …`.
+ */
 export function notConfigured(detail: string): { ok: false; checks: PreflightCheck[] } {
   return { ok: false, checks: [{ name: 'configured', ok: false, detail }] };
 }

@@ -113,12 +113,17 @@ export function isConfigured(config: CalendarConfig): config is CalDavSettings {
 
 /** `calendar_read is not configured: set CAESAR_TOOLS__CALENDAR__CALDAV_URL (...)`. */
 export function notConfiguredMessage(missing: readonly string[]): string {
+  return `calendar_read is not configured: ${whatToSet(missing)}`;
+}
+
+/** `set CAESAR_TOOLS__CALENDAR__CALDAV_URL (tools.calendar.caldav_url) and …`: the preflight's detail. */
+export function whatToSet(missing: readonly string[]): string {
   const keys = missing.map((k) =>
     k === 'password'
       ? `${settingName(CONFIG_SECTION, k)} (or ${envName(k)}_FILE naming a file that holds it)`
       : settingName(CONFIG_SECTION, k),
   );
-  return `calendar_read is not configured: set ${keys.join(' and ')}`;
+  return `set ${keys.join(' and ')}`;
 }
 
 /** `CAESAR_TOOLS__CALENDAR__USERNAME`. */

@@ -10,7 +10,7 @@ import {
   CONFIG_SECTION,
   isConfigured,
   missingKeys,
-  notConfiguredMessage,
+  whatToSet,
   type CalDavSettings,
   type CalendarConfig,
 } from './config.js';
@@ -32,7 +32,7 @@ const PROBE_BODY =
  * discovery finds at least one calendar, and every name in `calendar_names` exists.
  */
 export async function preflightCalendar(config: CalendarConfig): Promise<PreflightResult> {
-  if (!isConfigured(config)) return notConfigured(notConfiguredMessage(missingKeys(config)));
+  if (!isConfigured(config)) return notConfigured(whatToSet(missingKeys(config)));
   const client = new CalDavClient(config, {
     timeoutMs: Math.min(PREFLIGHT_TIMEOUT_MS, config.timeoutMs),
   });

@@ -74,7 +74,7 @@ export function createCalendarReadTool(options: CalendarReadToolOptions = {}) {
     start: (ctx) => {
       instances += 1;
       if (isConfigured(ctx.config)) clientFor(ctx.config);
-      else ctx.logger.warn(notConfiguredMessage(missingKeys(ctx.config)));
+      else ctx.logger.info(notConfiguredMessage(missingKeys(ctx.config)));
     },
     stop: async () => {
       instances -= 1;

@@ -60,7 +60,12 @@ export function missingSettings(config: HaConfig): string[] {
 
 /** "set CAESAR_HA__URL (ha.url) and CAESAR_HA__TOKEN (ha.token)" */
 export function notConfiguredMessage(missing: readonly string[]): string {
-  return `Home Assistant is not configured: set ${missing.join(' and ')}`;
+  return `Home Assistant is not configured: ${whatToSet(missing)}`;
+}
+
+/** `set CAESAR_HA__URL (ha.url) and CAESAR_HA__TOKEN (ha.token)`: the preflight's detail. */
+export function whatToSet(missing: readonly string[]): string {
+  return `set ${missing.join(' and ')}`;
 }
 
 /** The target, or undefined when a key is missing. */

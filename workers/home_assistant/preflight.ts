@@ -5,7 +5,7 @@ import {
   type PreflightResult,
 } from '../../src/legion/index.js';
 import { HA_NAME } from './client.js';
-import { haSetting, notConfiguredMessage } from './config.js';
+import { haSetting, whatToSet } from './config.js';
 import { fetchRegistry } from './registry.js';
 import type { HaSession } from './session.js';
 
@@ -27,7 +27,7 @@ export async function haPreflight(
   options: { registry?: boolean } = {},
 ): Promise<PreflightResult> {
   const conn = session.connection;
-  if (conn === undefined) return notConfigured(notConfiguredMessage(session.missing));
+  if (conn === undefined) return notConfigured(whatToSet(session.missing));
   const probe = await probeHttp(conn.client.http, { path: 'api/' });
   const checks: Check[] = probe.checks.map((c) =>
     c.name === 'auth' && !c.ok

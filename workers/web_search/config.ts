@@ -51,11 +51,14 @@ export interface WebSearchSettings {
   readonly secrets: readonly Secret[];
 }
 
-/** The message of every call and of the preflight while no backend is configured. */
-export const NOT_CONFIGURED_MESSAGE =
-  `web_search has no search backend: set ${settingName('web_search', 'searxng_url')} ` +
+/** The preflight's detail while no backend is configured. */
+export const WHAT_TO_SET =
+  `set ${settingName('web_search', 'searxng_url')} ` +
   `to a SearXNG instance with JSON output enabled, or ${settingName('web_search', 'brave_api_key')} ` +
   `(Brave Search API), or ${settingName('web_search', 'tavily_api_key')} (Tavily)`;
+
+/** The message of every call while no backend is configured. */
+export const NOT_CONFIGURED_MESSAGE = `web_search has no search backend: ${WHAT_TO_SET}`;
 
 /** A blank env value means "not set". */
 function blank(v: unknown): unknown {

@@ -11,6 +11,7 @@ import { createSearxng } from './backends/searxng.js';
 import { createTavily } from './backends/tavily.js';
 import {
   NOT_CONFIGURED_MESSAGE,
+  WHAT_TO_SET,
   TOOL_TIMEOUT_MS,
   WebSearchConfigSchema,
   type BackendSettings,
@@ -95,7 +96,7 @@ export function createWebSearchTool(options: WebSearchToolOptions = {}) {
     preflight: (ctx) => {
       const run = running.get(ctx.config);
       if (run === undefined) throw new CaesarError('internal', 'web_search was not started');
-      if (run.backends.length === 0) return notConfigured(NOT_CONFIGURED_MESSAGE);
+      if (run.backends.length === 0) return notConfigured(WHAT_TO_SET);
       return run.preflight.run();
     },
     handler: async (input, ctx) => {
@@ -144,7 +145,7 @@ function createBackend(
 
 function announce(ctx: ToolStartContext<WebSearchSettings>): void {
   const { backends, timeoutMs } = ctx.config;
-  if (backends.length === 0) ctx.logger.warn(NOT_CONFIGURED_MESSAGE);
+  if (backends.length === 0) ctx.logger.info(NOT_CONFIGURED_MESSAGE);
   else ctx.logger.info({ backends: backends.map((b) => b.name), timeoutMs }, 'web_search ready');
 }
 

@@ -254,8 +254,7 @@ describe('preflight', () => {
         {
           name: 'configured',
           ok: false,
-          detail:
-            'calendar_read is not configured: set CAESAR_TOOLS__CALENDAR__CALDAV_URL (tools.calendar.caldav_url)',
+          detail: 'set CAESAR_TOOLS__CALENDAR__CALDAV_URL (tools.calendar.caldav_url)',
         },
       ],
     });

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connectBus } from '../../../src/bus/index.js';
 import { dispatchSubject, inboxPrefix } from '../../../src/protocol/index.js';
+import { shippedToolNames } from '../../../workers/index.js';
 import { alive, runCli, startCli, type RunningCli } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -79,10 +80,28 @@ function pidsFrom(lines: string[]): { nats: number; workers: number[] } {
 }
 
 describe('caesar up', () => {
-  test('starts nats and the calculator, legion list sees it, Ctrl-C leaves nothing behind', async () => {
-    up = startCli(['up', '--nats-port', '0', '--api-port', '0', '--data-dir', dir]);
-    await up.waitForLine(/^ready: /, 30_000);
-    expect(up.lines.join('\n')).toMatch(/preflight\s+calculator: ready/);
+  test('starts nats and every shipped tool, legion list sees them, Ctrl-C leaves nothing behind', async () => {
+    up = startCli(['up', '--nats-port', '0', '--api-port', '0', '--data-dir', dir], {
+      CAESAR_LOG__LEVEL: 'warn',
+    });
+    await up.waitForLine(/^ready: /, 60_000);
+    const output = up.lines.join('\n');
+    expect(output).toMatch(/preflight\s+calculator: ready/);
+    // with no backend configured every network tool still starts and names the key to set
+    expect(output).toMatch(
+      /preflight\s+web_search: not configured: .*CAESAR_TOOLS__WEB_SEARCH__SEARXNG_URL/,
+    );
+    expect(output).toMatch(
+      /preflight\s+calendar_read: not configured: .*CAESAR_TOOLS__CALENDAR__CALDAV_URL/,
+    );
+    expect(output).toMatch(/preflight\s+call_service: not configured: .*CAESAR_HA__URL/);
+    expect(output).toMatch(/preflight\s+ha_entities: not configured: .*CAESAR_HA__URL/);
+    expect(output).toMatch(
+      new RegExp(
+        `^ready: .* with ${shippedToolNames().length} tool\\(s\\): ${shippedToolNames().join(', ')}\\.`,
+        'm',
+      ),
+    );
     const runtime = JSON.parse(await readFile(join(dir, 'runtime.json'), 'utf8')) as {
       nats_url: string;
       nats_seed_file: string;
@@ -96,12 +115,13 @@ describe('caesar up', () => {
     expect(anonymous.code).not.toBe(0);
     expect(anonymous.stderr).toMatch(/authoriz/i);
     expect(runtime.nats_seed_file).toBe(join(dir, 'nkeys', 'operator.nk'));
-    for (const part of ['operator', 'brain', 'tool-calculator']) {
+    const parts = ['operator', 'brain', ...shippedToolNames().map((t) => `tool-${t}`)];
+    for (const part of parts) {
       expect((await stat(join(dir, 'nkeys', `${part}.nk`))).mode & 0o077).toBe(0);
     }
     const serverConf = await readFile(join(dir, 'nats-server.conf'), 'utf8');
-    expect(serverConf.match(/"nkey": "U[A-Z2-7]{55}"/g)).toHaveLength(3);
-    for (const part of ['operator', 'brain', 'tool-calculator']) {
+    expect(serverConf.match(/"nkey": "U[A-Z2-7]{55}"/g)).toHaveLength(parts.length);
+    for (const part of parts) {
       const seed = (await readFile(join(dir, 'nkeys', `${part}.nk`), 'utf8')).trim();
       expect(seed).toMatch(/^SU[A-Z2-7]{56}$/);
       expect(serverConf).not.toContain(seed); // public keys only, never a seed
@@ -116,15 +136,36 @@ describe('caesar up', () => {
     const tools = JSON.parse(list.stdout) as {
       tool: string;
       instances: { id: string; host: string }[];
+      preflight: { state: string; detail: string[] };
     }[];
-    expect(tools.map((t) => t.tool)).toContain('calculator');
+    expect(tools.map((t) => t.tool).sort()).toEqual(shippedToolNames());
     expect(tools.find((t) => t.tool === 'calculator')!.instances).toHaveLength(1);
+    expect(tools.find((t) => t.tool === 'calculator')!.preflight.state).toBe('ready');
+    expect(tools.find((t) => t.tool === 'call_service')!.preflight).toMatchObject({
+      state: 'not_configured',
+      detail: [expect.stringMatching(/CAESAR_HA__URL \(ha\.url\)/)],
+    });
 
     const table = await runCli(['legion', 'list', '--data-dir', dir]);
     expect(table.stdout).toMatch(
-      /^TOOL\s+VERSION\s+INSTANCES\s+HOSTS\s+IN-FLIGHT\s+REQUESTS\s+ERRORS/m,
+      /^TOOL\s+VERSION\s+INSTANCES\s+HOSTS\s+IN-FLIGHT\s+REQUESTS\s+ERRORS\s+PREFLIGHT/m,
     );
-    expect(table.stdout).toMatch(/^calculator\s+1\.0\.0\s+1\s/m);
+    expect(table.stdout).toMatch(/^calculator\s+1\.0\.0\s+1\s.*\sready$/m);
+    expect(table.stdout).toMatch(/^web_search\s+1\.0\.0\s+1\s.*\snot configured$/m);
+    expect(table.stdout).toMatch(/^call_service: not configured: set CAESAR_HA__URL/m);
+
+    // an unconfigured tool's chat answers with what to set, not a crash or "failed"
+    const search = await runCli(['chat', 'search for nats jetstream', '--data-dir', dir]);
+    expect(search.code).toBe(0);
+    expect(search.stdout).toMatch(
+      /web_search is not set up yet: .*CAESAR_TOOLS__WEB_SEARCH__SEARXNG_URL/,
+    );
+    const agenda = await runCli(['chat', "what's on my calendar this week", '--data-dir', dir]);
+    expect(agenda.stdout).toMatch(/calendar_read is not set up yet: .*CAESAR_TOOLS__CALENDAR__/);
+    const lamp = await runCli(['chat', 'turn on the kitchen light', '--data-dir', dir]);
+    expect(lamp.stdout).toMatch(
+      /I couldn't look up the light "kitchen" in Home Assistant: .*CAESAR_HA__URL/,
+    );
 
     // the acceptance path: chat through the brain, found through runtime.json alone
     const chat = await runCli(['chat', 'what is 17 * 23', '--data-dir', dir]);
@@ -168,14 +209,25 @@ describe('caesar up', () => {
     expect(Date.now() - stopping).toBeLessThan(10_000);
     expect(alive(nats)).toBe(false);
     for (const pid of workers) expect(alive(pid)).toBe(false);
-  }, 90_000);
+  }, 150_000);
 
   test('a brain that cannot start (broken policy) stops caesar up at once, saying why', async () => {
     const policy = join(dir, 'broken-policy.yaml');
     await writeFile(policy, 'version: 1\nallowed_tools:\n  - tool: [not, a, name]\n');
-    up = startCli(['up', '--nats-port', '0', '--api-port', '0', '--data-dir', join(dir, 'var')], {
-      CAESAR_POLICY__FILE: policy,
-    });
+    up = startCli(
+      [
+        'up',
+        '--nats-port',
+        '0',
+        '--api-port',
+        '0',
+        '--tools',
+        'calculator',
+        '--data-dir',
+        join(dir, 'var'),
+      ],
+      { CAESAR_POLICY__FILE: policy },
+    );
     const started = Date.now();
     const exit = await up.exited;
     expect(exit.code).toBe(1);
@@ -191,7 +243,7 @@ describe('caesar up', () => {
 
   test('a SIGKILLed caesar up still leaves no nats-server or worker behind', async () => {
     up = startCli(['up', '--nats-port', '0', '--api-port', '0', '--data-dir', dir]);
-    await up.waitForLine(/^ready: /, 30_000);
+    await up.waitForLine(/^ready: /, 60_000);
     const { nats, workers } = pidsFrom(up.lines);
     up.child.kill('SIGKILL');
     await up.exited;

@@ -45,8 +45,7 @@ describe.each(TOOLS)('%s preflight', (tool, create) => {
         {
           name: 'configured',
           ok: false,
-          detail:
-            'Home Assistant is not configured: set CAESAR_HA__URL (ha.url) and CAESAR_HA__TOKEN (ha.token)',
+          detail: 'set CAESAR_HA__URL (ha.url) and CAESAR_HA__TOKEN (ha.token)',
         },
       ],
     });
