@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { createConnection } from 'node:net';
 import { delimiter, join } from 'node:path';
 import type { Logger } from '../log/index.js';
+import { signalGroup, spawnGuarded } from '../runtime/index.js';
 
 /** Where the launcher looks for `nats-server` after PATH (Debian installs it in /usr/sbin). */
 const EXTRA_DIRS = ['/usr/sbin', '/usr/local/sbin', '/usr/local/bin'];
@@ -62,20 +63,6 @@ export function findNatsServer(explicit?: string): string {
   );
 }
 
-/**
- * The server runs under a tiny sh guard in its own process group. The guard holds our pipe
- * on fd 3: when this process dies, even by SIGKILL, the pipe closes and the guard stops
- * the server, so no nats-server outlives its launcher.
- */
-const GUARD = [
-  'exec 3<&0',
-  '"$@" </dev/null 3<&- &',
-  'child=$!',
-  '(cat <&3 >/dev/null; kill -TERM "$child" 2>/dev/null) &',
-  'trap \'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 0\' TERM INT',
-  'wait "$child"',
-].join('\n');
-
 const LISTEN_RE = /Listening for client connections on ([^\s:]+|\[[^\]]+\]):(\d+)/;
 const MAX_OUTPUT = 64 * 1024;
 
@@ -87,10 +74,8 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   if (options.configFile) args.push('-c', options.configFile);
   args.push(...(options.args ?? []));
 
-  const child = spawn('/bin/sh', ['-c', GUARD, 'caesar-nats', binary, ...args], {
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  // under a guard in its own process group: no nats-server outlives its launcher (SIGKILL too)
+  const child = spawnGuarded('caesar-nats', binary, args);
   let output = '';
   const append = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT);
@@ -100,14 +85,8 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const stop = once(async () => {
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-      try {
-        process.kill(-child.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-    }
-    const killTimer = setTimeout(() => killGroup(child, 'SIGKILL'), 5000);
+    if (child.exitCode === null && child.signalCode === null) signalGroup(child.pid, 'SIGTERM');
+    const killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), 5000);
     await exited;
     clearTimeout(killTimer);
     child.stdin?.destroy();
@@ -130,15 +109,6 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   } catch (err) {
     await stop();
     throw err;
-  }
-}
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // already gone
   }
 }
 

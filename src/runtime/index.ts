@@ -1,5 +1,5 @@
 // Public surface of the runtime helpers: pure, shared by modules that must not depend on
-// each other (protocol, legion, audit, policy, config, brain). node:fs, node:url and `yaml`
+// each other (protocol, bus, legion, audit, policy, config, brain). node: built-ins and `yaml`
 // only.
 export { assertScriptExists, compiledScriptUrl } from './script-url.js';
 export { formatPath } from './format-path.js';
@@ -13,3 +13,4 @@ export {
   TOP_LEVEL_TOOL_SECTIONS,
 } from './setting-names.js';
 export { closest, editDistance } from './suggest.js';
+export { signalGroup, spawnGuarded } from './guarded-spawn.js';

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { signalGroup, spawnGuarded } from '../../src/runtime/index.js';
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -48,14 +48,8 @@ export async function startRadicale(opts: RadicaleOptions): Promise<TestRadicale
     .join('');
   await writeFile(join(dir, 'users'), users, { mode: 0o600 });
   await writeFile(join(dir, 'config'), config(dir));
-  const child = spawn(
-    '/bin/sh',
-    ['-c', GUARD, 'caesar-radicale', binary, '--config', join(dir, 'config')],
-    {
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    },
-  );
+  // under the guard, so no Radicale outlives its test even when the test process is killed
+  const child = spawnGuarded('caesar-radicale', binary, ['--config', join(dir, 'config')]);
   let output = '';
   const append = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT);
@@ -113,20 +107,6 @@ export function findRadicale(): string {
 const MAX_OUTPUT = 64 * 1024;
 const LISTEN_RE = /Listening on '\[?([^\]']+)\]?:(\d+)'/;
 
-/**
- * Radicale runs under a small sh guard in its own process group. The guard holds our pipe on
- * fd 3: when the test process dies, even by SIGKILL, the pipe closes and the guard stops the
- * server, so no Radicale outlives its test (the same trick as src/bus/launcher.ts).
- */
-const GUARD = [
-  'exec 3<&0',
-  '"$@" </dev/null 3<&- &',
-  'child=$!',
-  '(cat <&3 >/dev/null; kill -TERM "$child" 2>/dev/null) &',
-  'trap \'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 0\' TERM INT',
-  'wait "$child"',
-].join('\n');
-
 function config(dir: string): string {
   return [
     '[server]',
@@ -148,15 +128,6 @@ function config(dir: string): string {
     'level = info',
     '',
   ].join('\n');
-}
-
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already gone
-  }
 }
 
 async function listeningPort(
