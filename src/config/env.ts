@@ -23,6 +23,11 @@ export function coerceEnvValue(kind: FieldKind, raw: string): Coerced {
       ? { value: Number(text) }
       : { problem: `expected a whole number, got '${raw}'` };
   }
+  if (kind === 'number') {
+    return /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/.test(text)
+      ? { value: Number(text) }
+      : { problem: `expected a number such as 0.7, got '${raw}'` };
+  }
   if (kind === 'boolean') {
     const lower = text.toLowerCase();
     if (lower === 'true' || lower === '1') return { value: true };

@@ -4,7 +4,7 @@ import { redactUserinfo, serverUrlProblem } from './urls.js';
 
 /** How a key's value is read from an env var and shown in the reference. */
 export type FieldKind =
-  'string' | 'integer' | 'boolean' | 'enum' | 'duration' | 'path' | 'url-list';
+  'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'duration' | 'path' | 'url-list' | 'list';
 
 /** Facts about a key that its zod type does not carry; read by the schema walker. */
 export interface FieldMeta {
@@ -92,4 +92,31 @@ export function serverListField() {
       return urls;
     })
     .register(fieldMeta, { kind: 'url-list' });
+}
+
+/** A number that may have a fraction (`0.7`); `z.number()` alone reads as a whole number. */
+export function numberField(min: number, max: number) {
+  return z
+    .number({ error: `expected a number from ${min} to ${max}` })
+    .min(min)
+    .max(max)
+    .register(fieldMeta, { kind: 'number' });
+}
+
+/**
+ * A list of names: a YAML list, or one comma-separated string (as env vars give it); blanks
+ * dropped. `item` checks each name.
+ */
+export function listField<T extends z.ZodType<string, string>>(item: T) {
+  return z
+    .union([z.string(), z.array(z.string())], {
+      error: 'expected a list, or a comma-separated string',
+    })
+    .transform((value) =>
+      (typeof value === 'string' ? value.split(',') : value)
+        .map((v) => v.trim())
+        .filter((v) => v !== ''),
+    )
+    .pipe(z.array(item))
+    .register(fieldMeta, { kind: 'list' });
 }

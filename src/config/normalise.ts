@@ -2,9 +2,20 @@ import { join, resolve } from 'node:path';
 import type { BusAuth } from '../bus/index.js';
 import { inboxPrefix } from '../protocol/index.js';
 import { isPlainObject } from './layer.js';
-import { DEFAULT_TOKENS_FILE_NAME, type ParsedConfig } from './schema.js';
+import {
+  DEFAULT_LLM_BASE_URLS,
+  DEFAULT_TOKENS_FILE_NAME,
+  type ModelProvider,
+  type ParsedConfig,
+} from './schema.js';
 import { SHIPPED_INTENTS_FILE } from './shipped.js';
-import type { BusConfig, CaesarConfig, ConfigBusOptions } from './types.js';
+import type {
+  BusConfig,
+  CaesarConfig,
+  ConfigBusOptions,
+  LlmConfig,
+  LlmEndpointConfig,
+} from './types.js';
 
 export interface NormaliseContext {
   /** Absolute directory relative paths are resolved against. */
@@ -103,10 +114,41 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
       timeZone: r.brain.time_zone,
       intentsFile: r.brain.intents_file,
       conversationsFile: r.brain.conversations_file,
+      preferLocal: r.brain.prefer_local,
     },
-    llm: { provider: r.llm.provider },
+    llm: normaliseLlm(r.llm),
     ha: copyValue(r.ha) as CaesarConfig['ha'],
     tools: toolSections(r.tools),
+  };
+}
+
+function normaliseLlm(llm: ParsedConfig['llm']): LlmConfig {
+  const endpoint = (provider: ModelProvider): LlmEndpointConfig => {
+    const own = llm[provider];
+    const model = own.model ?? (provider === llm.provider ? llm.model : undefined);
+    const temperature = own.temperature ?? llm.temperature;
+    return {
+      provider,
+      baseUrl: own.base_url ?? DEFAULT_LLM_BASE_URLS[provider],
+      ...optional('apiKey', own.api_key),
+      ...optional('model', model),
+      timeoutMs: own.timeout ?? llm.timeout,
+      maxTokens: own.max_tokens ?? llm.max_tokens,
+      ...(temperature === undefined ? {} : { temperature }),
+    };
+  };
+  return {
+    provider: llm.provider,
+    fallback: [...llm.fallback],
+    ...optional('systemPrompt', llm.system_prompt),
+    retries: llm.retries,
+    includeTags: [...llm.include_tags],
+    excludeTags: [...llm.exclude_tags],
+    endpoints: {
+      openai: endpoint('openai'),
+      anthropic: endpoint('anthropic'),
+      ollama: endpoint('ollama'),
+    },
   };
 }
 

@@ -50,7 +50,9 @@ export function renderConfigReference(): string {
 function renderSection(section: ConfigSection): string[] {
   const head = `## \`${section.path.join('.')}\`\n\n${section.description}`;
   if (section.type === 'map') return [`${head}\n\n${facts(section)}`];
-  return [head, ...section.children.map(renderKey)];
+  const fields = section.children.filter((c) => c.type === 'field');
+  const nested = section.children.filter((c): c is ConfigSection => c.type !== 'field');
+  return [head, ...fields.map(renderKey), ...nested.flatMap(renderSection)];
 }
 
 function renderKey(node: ConfigNode): string {

@@ -9,6 +9,8 @@ export function typeText(node: ConfigNode): string {
       return `one of ${(node.options ?? []).map((o) => `\`${o}\``).join(', ')}`;
     case 'url-list':
       return 'URL list';
+    case 'list':
+      return 'list (comma-separated in an env var)';
     default:
       return node.kind;
   }

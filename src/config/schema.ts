@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { inboxPrefix, ToolNameSchema } from '../protocol/index.js';
-import { durationField, fieldMeta, httpUrlField, pathField, serverListField } from './fields.js';
+import {
+  durationField,
+  fieldMeta,
+  httpUrlField,
+  listField,
+  numberField,
+  pathField,
+  serverListField,
+} from './fields.js';
 
 /** pino levels; `silent` turns logging off. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -242,6 +250,12 @@ const BrainSchema = z
         defaultText: "the machine's time zone",
         example: 'Europe/Berlin',
       }),
+    prefer_local: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Try the local intent rules before the LLM on every message; off: with an LLM configured, every message goes to it.',
+      ),
     intents_file: pathField()
       .optional()
       .describe('Local intent rules (sentence templates with slots).')
@@ -261,15 +275,129 @@ const BrainSchema = z
   .describe('The brain: agent loop, tool calls, confirmations and conversations.');
 
 /** LLM providers; `none` keeps the brain to its local intent rules. */
-export const LLM_PROVIDERS = ['none'] as const;
+export const LLM_PROVIDERS = ['none', 'openai', 'anthropic', 'ollama'] as const;
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
+/** The providers a model can come from (`none` is the absence of one). */
+export const MODEL_PROVIDERS = ['openai', 'anthropic', 'ollama'] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
+/** Where each provider answers when its `base_url` is not set. */
+export const DEFAULT_LLM_BASE_URLS: Readonly<Record<ModelProvider, string>> = Object.freeze({
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+  ollama: 'http://localhost:11434',
+});
+
+const TAG = z.string().regex(/^[a-z0-9_-]{1,32}$/, 'expected a tag: a-z, 0-9, _ or -');
+
+/** One provider's endpoint; unset keys fall back to the `llm` section's. */
+function providerSection(name: ModelProvider, what: string) {
+  return z
+    .strictObject({
+      base_url: httpUrlField()
+        .describe(
+          name === 'openai'
+            ? 'Chat completions endpoint base, with `/v1`: also Ollama (`http://host:11434/v1`), llama.cpp server, vLLM or LM Studio.'
+            : `Base URL of ${what}.`,
+        )
+        .default(DEFAULT_LLM_BASE_URLS[name]),
+      api_key: z
+        .string()
+        .min(1, 'expected a non-empty key')
+        .optional()
+        .describe(`API key for ${what}. Never printed; prefer the \`_FILE\` env var.`)
+        .register(fieldMeta, { example: 'change-me', secret: true }),
+      model: z
+        .string()
+        .min(1, 'expected a model name')
+        .optional()
+        .describe(`Model to ask at ${what}; for the primary provider, \`llm.model\` also sets it.`),
+      timeout: durationField().optional().describe('Overrides `llm.timeout` for this provider.'),
+      max_tokens: z
+        .number()
+        .int()
+        .min(1)
+        .max(200_000)
+        .optional()
+        .describe('Overrides `llm.max_tokens` for this provider.'),
+      temperature: numberField(0, 2)
+        .optional()
+        .describe('Overrides `llm.temperature` for this provider.'),
+    })
+    .prefault({})
+    .describe(`${what}: endpoint, key and model.`);
+}
 
 const LlmSchema = z
   .strictObject({
     provider: z
       .enum(LLM_PROVIDERS)
       .default('none')
-      .describe('LLM planner for messages no local intent matches; `none` answers offline.'),
+      .describe(
+        'LLM planner for messages no local intent matches: `openai` (chat completions, also any OpenAI-compatible server through `llm.openai.base_url`), `anthropic`, `ollama`; `none` answers offline.',
+      ),
+    model: z
+      .string()
+      .min(1, 'expected a model name')
+      .optional()
+      .describe("The primary provider's model (its own `model` key wins).")
+      .register(fieldMeta, { example: 'llama3.1:8b' }),
+    fallback: listField(z.enum(MODEL_PROVIDERS))
+      .prefault([])
+      .describe(
+        'Providers to try, in order, when the primary cannot answer (after its retries); each needs its own `model`.',
+      ),
+    system_prompt: z
+      .string()
+      .min(1)
+      .max(20_000)
+      .optional()
+      .describe(
+        "Replaces the built-in system prompt (docs/llm.md shows it); the tools' cards are always added.",
+      ),
+    max_tokens: z
+      .number()
+      .int()
+      .min(1)
+      .max(200_000)
+      .default(1024)
+      .describe('Most tokens the model may write per round.'),
+    temperature: numberField(0, 2)
+      .optional()
+      .describe("Sampling temperature; unset: the provider's default.")
+      .register(fieldMeta, { example: '0.2' }),
+    timeout: durationField()
+      .prefault('60s')
+      .describe('Deadline of one request to a model (a streamed answer included).'),
+    retries: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .default(2)
+      .describe(
+        'Retries of a request that failed with 429, 5xx or a timeout, with backoff and jitter (a `Retry-After` is honoured), before the next provider is tried.',
+      ),
+    include_tags: listField(TAG)
+      .prefault([])
+      .describe('Offer the model only tools with one of these tags (empty: every tag).'),
+    exclude_tags: listField(TAG)
+      .prefault([])
+      .describe('Never offer the model tools with one of these tags.'),
+    openai: providerSection('openai', 'OpenAI or an OpenAI-compatible server'),
+    anthropic: providerSection('anthropic', "Anthropic's Messages API"),
+    ollama: providerSection('ollama', 'an Ollama server (its OpenAI-compatible endpoint)'),
+  })
+  .superRefine((llm, ctx) => {
+    for (const [i, name] of llm.fallback.entries()) {
+      if (name === llm.provider) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['fallback', i],
+          message: `'${name}' is already the primary provider`,
+        });
+      }
+    }
   })
   .prefault({})
   .describe('The LLM planner.');

@@ -1,6 +1,6 @@
 import type { BusAuth } from '../bus/index.js';
 import type { FieldKind } from './fields.js';
-import type { LlmProvider, LogLevel } from './schema.js';
+import type { LlmProvider, LogLevel, ModelProvider } from './schema.js';
 
 /** The `bus` section, normalised. Exactly one or none of the three auth keys is set. */
 export interface BusConfig {
@@ -69,8 +69,10 @@ export interface CaesarConfig {
     /** Absolute path; the shipped `config/intents.yaml` when not configured. */
     readonly intentsFile: string;
     readonly conversationsFile: string;
+    /** Local intent rules before the LLM on every message. */
+    readonly preferLocal: boolean;
   };
-  readonly llm: { readonly provider: LlmProvider };
+  readonly llm: LlmConfig;
   /**
    * Home Assistant, snake_case as its tools (`call_service`, `ha_entities`) parse it, like a
    * tool section: `{url?, token?, timeout_seconds, verify_ssl}`. `token` is secret.
@@ -78,6 +80,32 @@ export interface CaesarConfig {
   readonly ha: Readonly<Record<string, unknown>>;
   /** Per-tool sections as written (snake_case keys); each tool's schema parses its own. */
   readonly tools: { readonly [tool: string]: Readonly<Record<string, unknown>> };
+}
+
+/** One model endpoint, every key filled from the provider's section or the `llm` section. */
+export interface LlmEndpointConfig {
+  readonly provider: ModelProvider;
+  readonly baseUrl: string;
+  /** Secret: `redactConfig` hides it. */
+  readonly apiKey?: string;
+  /** Unset only for a provider that is neither the primary nor a fallback and names none. */
+  readonly model?: string;
+  readonly timeoutMs: number;
+  readonly maxTokens: number;
+  readonly temperature?: number;
+}
+
+/** The `llm` section, normalised. */
+export interface LlmConfig {
+  readonly provider: LlmProvider;
+  /** Providers tried in order after the primary. */
+  readonly fallback: readonly ModelProvider[];
+  readonly systemPrompt?: string;
+  /** Retries of one request (429, 5xx, timeout) before the next provider. */
+  readonly retries: number;
+  readonly includeTags: readonly string[];
+  readonly excludeTags: readonly string[];
+  readonly endpoints: Readonly<Record<ModelProvider, LlmEndpointConfig>>;
 }
 
 /** One effective setting, as `loadConfigWithSources()` reports it. */

@@ -41,6 +41,8 @@ export interface IntentMatcher {
 export interface ToolTurnRecord {
   name: string;
   decision_id: string;
+  /** The model's id for the call; absent for calls an intent rule made. */
+  call_id?: string;
   outcome: string;
   input?: unknown;
   result?: unknown;
@@ -62,28 +64,71 @@ export interface Conversations {
   history(sessionId: string): readonly ConversationTurn[];
 }
 
-/** A tool the planner may call: discovered, and not denied outright by the policy. */
+/** A tool the planner may call: discovered, allowed by the policy, passing its preflight. */
 export interface PlannerTool {
   readonly name: string;
+  /** The tool card: what the model reads about the tool (src/brain/llm/card.ts). */
   readonly description: string;
   readonly inputSchema: Record<string, unknown>;
 }
 
+/** One call the model asked for in a round. */
+export interface PlannedCall {
+  /** The model's call id; the result goes back under it. */
+  readonly id: string;
+  readonly tool: string;
+  /** The parsed arguments; undefined when they did not parse (`problem` says why). */
+  readonly input?: unknown;
+  /** Set when the call cannot be made as written (arguments that are not a JSON object). */
+  readonly problem?: string;
+}
+
+/** One request to a model endpoint while planning a round: the answer, or why not. */
+export interface PlanAttempt {
+  readonly provider: string;
+  readonly model: string;
+  /** `ok`, or the failure's kind (`rate_limited`, `server`, `timeout`, `connect`, `auth`, ...). */
+  readonly outcome: string;
+  readonly status?: number;
+  readonly durationMs: number;
+  readonly message?: string;
+}
+
+/** What answering one round cost: the model that answered, tokens, time, and the way there. */
+export interface PlanRound {
+  readonly provider: string;
+  readonly model: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly durationMs: number;
+  /** Every request made for this round, retries and failovers included, the answer last. */
+  readonly attempts: readonly PlanAttempt[];
+}
+
 export type PlanStep =
-  | { readonly type: 'reply'; readonly text: string }
-  | { readonly type: 'tool_calls'; readonly calls: readonly { tool: string; input: unknown }[] };
+  | { readonly type: 'reply'; readonly text: string; readonly round?: PlanRound }
+  | {
+      readonly type: 'tool_calls';
+      /** Words the model wrote before its calls (often empty). */
+      readonly text: string;
+      readonly calls: readonly PlannedCall[];
+      readonly round?: PlanRound;
+    };
 
 export interface PlanRequest {
-  /** The conversation so far, the new user message last. */
+  /** The conversation so far, the new user message last (tool turns carry `call_id`). */
   readonly history: readonly ConversationTurn[];
   readonly tools: readonly PlannerTool[];
   /** 1 for the first round. */
   readonly iteration: number;
   readonly signal: AbortSignal;
+  /** Set: stream the model's text, a delta at a time. */
+  readonly onText?: (delta: string) => void;
 }
 
-/** The LLM seam: one planning round. Providers arrive in a later issue. */
+/** The LLM seam: one planning round. */
 export interface Planner {
   readonly name: string;
+  /** @throws PlannerUnavailableError when no configured model could answer. */
   plan(request: PlanRequest): Promise<PlanStep>;
 }

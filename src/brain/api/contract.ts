@@ -84,6 +84,30 @@ export const ChatResponseSchema = z.object({
 });
 export type ChatResponse = z.infer<typeof ChatResponseSchema>;
 
+/**
+ * One event of a streamed chat turn (`POST /v1/chat` with `Accept: text/event-stream`): the
+ * SSE event name is `type`, its data the JSON of the rest. `text` carries the model's words
+ * as they arrive; `tool_call` a call about to go to the gate (`call_id` is the model's, or
+ * `intent`/`lookup` for calls a rule made); `tool_result` its report; `done` ends the stream
+ * with the whole response, `error` with why it failed (the HTTP error body's `error`).
+ */
+export const ChatEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), delta: z.string() }),
+  z.object({
+    type: z.literal('tool_call'),
+    call_id: z.string(),
+    tool: z.string(),
+    input: z.unknown(),
+  }),
+  z.object({ type: z.literal('tool_result'), call_id: z.string(), report: ToolCallReportSchema }),
+  z.object({ type: z.literal('done'), response: ChatResponseSchema }),
+  z.object({
+    type: z.literal('error'),
+    error: z.object({ code: z.string(), message: z.string() }),
+  }),
+]);
+export type ChatEvent = z.infer<typeof ChatEventSchema>;
+
 /** `POST /v1/tools/{name}/invoke`. */
 export const InvokeRequestSchema = z.strictObject({ input: z.unknown() });
 

@@ -1,5 +1,6 @@
 export {
   CALL_OUTCOMES,
+  ChatEventSchema,
   ChatRequestSchema,
   ChatResponseSchema,
   ConfirmRequestSchema,
@@ -15,6 +16,7 @@ export {
 export type {
   CallOutcome,
   Caller,
+  ChatEvent,
   ChatRequest,
   ChatResponse,
   ConfirmationTicket,
@@ -23,4 +25,4 @@ export type {
   ToolCallReport,
   ToolView,
 } from './contract.js';
-export type { BrainService } from './service.js';
+export type { BrainService, ChatOptions } from './service.js';

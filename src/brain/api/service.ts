@@ -2,12 +2,19 @@ import type { AuditCounts, AuditFilter, AuditQuery, AuditRecord } from '../../au
 import type { PolicyExplanation } from '../../policy/index.js';
 import type {
   Caller,
+  ChatEvent,
   ChatRequest,
   ChatResponse,
   Readiness,
   ToolCallReport,
   ToolView,
 } from './contract.js';
+
+export interface ChatOptions {
+  readonly onEvent?: (event: ChatEvent) => void;
+  /** Aborts the turn's model requests (the client went away). */
+  readonly signal?: AbortSignal;
+}
 
 /**
  * What the HTTP layer needs from the brain. The daemon implements it over the real parts
@@ -16,7 +23,11 @@ import type {
  * denials, missing workers and tool errors come back inside a ToolCallReport.
  */
 export interface BrainService {
-  chat(request: ChatRequest, caller: Caller): Promise<ChatResponse>;
+  /**
+   * Answers one chat message. `options.onEvent` receives the turn as it happens (text
+   * deltas, tool calls and their reports) for streaming; the result is the same either way.
+   */
+  chat(request: ChatRequest, caller: Caller, options?: ChatOptions): Promise<ChatResponse>;
   listTools(): Promise<ToolView[]>;
   /** Runs one tool call through the gate. */
   invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport>;

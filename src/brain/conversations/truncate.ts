@@ -96,7 +96,8 @@ export function encodeToolRecord(record: ToolRecord, maxBytes = MAX_TOOL_RECORD_
   const label =
     `{"name":${JSON.stringify(capLabel(record.name))}` +
     `,"decision_id":${JSON.stringify(capLabel(record.decision_id))}` +
-    `,"outcome":${JSON.stringify(capLabel(record.outcome))}`;
+    `,"outcome":${JSON.stringify(capLabel(record.outcome))}` +
+    (record.call_id === undefined ? '' : `,"call_id":${JSON.stringify(capLabel(record.call_id))}`);
   const parts: Part[] = [];
   for (const key of TOOL_PARTS) {
     const json = record[key] === undefined ? undefined : toJson(record[key]);

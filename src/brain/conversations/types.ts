@@ -9,6 +9,11 @@ export type TurnRole = 'user' | 'assistant' | 'tool';
 export interface ToolRecord {
   readonly name: string;
   readonly decision_id: string;
+  /**
+   * The model's id for the call (`call_…`, `toolu_…`), so the next round can answer it;
+   * absent for calls a local intent rule made.
+   */
+  readonly call_id?: string;
   /** The call's outcome (`ok`, `denied`, `failed`, ...); the store does not interpret it. */
   readonly outcome: string;
   readonly input?: unknown;

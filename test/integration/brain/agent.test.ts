@@ -129,7 +129,11 @@ describe('agent loop (real intents, gateway, NATS, audit log, conversations)', (
 
   test('the planner sees the history and its tool calls go through the gate', async () => {
     const planner = new ScriptedPlanner([
-      { type: 'tool_calls', calls: [{ tool: 'echo', input: { id: 'p1', text: 'hi' } }] },
+      {
+        type: 'tool_calls',
+        text: '',
+        calls: [{ id: 'c1', tool: 'echo', input: { id: 'p1', text: 'hi' } }],
+      },
       { type: 'reply', text: 'echoed' },
     ]);
     const agent = await agentWith(planner);
@@ -142,7 +146,11 @@ describe('agent loop (real intents, gateway, NATS, audit log, conversations)', (
 
   test('hitting max_iterations is told to the user and audited, never silent', async () => {
     const planner = new ScriptedPlanner([
-      { type: 'tool_calls', calls: [{ tool: 'echo', input: { id: 'loop', text: 'again' } }] },
+      {
+        type: 'tool_calls',
+        text: '',
+        calls: [{ id: 'c2', tool: 'echo', input: { id: 'loop', text: 'again' } }],
+      },
     ]);
     const agent = await agentWith(planner, 3);
     const r = await agent.chat({ message: 'loop forever' }, { actor: 'ops' });
@@ -157,7 +165,11 @@ describe('agent loop (real intents, gateway, NATS, audit log, conversations)', (
 
   test('a denied planner call is reported to the planner, not thrown', async () => {
     const planner = new ScriptedPlanner([
-      { type: 'tool_calls', calls: [{ tool: 'web_search', input: { query: 'x' } }] },
+      {
+        type: 'tool_calls',
+        text: '',
+        calls: [{ id: 'c3', tool: 'web_search', input: { query: 'x' } }],
+      },
       { type: 'reply', text: 'I may not search.' },
     ]);
     const agent = await agentWith(planner);

@@ -56,8 +56,35 @@ describe('loadConfig defaults', () => {
         timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
         intentsFile: SHIPPED_INTENTS_FILE,
         conversationsFile: join(dir.path, 'var', 'conversations.db'),
+        preferLocal: true,
       },
-      llm: { provider: 'none' },
+      llm: {
+        provider: 'none',
+        fallback: [],
+        retries: 2,
+        includeTags: [],
+        excludeTags: [],
+        endpoints: {
+          openai: {
+            provider: 'openai',
+            baseUrl: 'https://api.openai.com/v1',
+            timeoutMs: 60_000,
+            maxTokens: 1024,
+          },
+          anthropic: {
+            provider: 'anthropic',
+            baseUrl: 'https://api.anthropic.com',
+            timeoutMs: 60_000,
+            maxTokens: 1024,
+          },
+          ollama: {
+            provider: 'ollama',
+            baseUrl: 'http://localhost:11434',
+            timeoutMs: 60_000,
+            maxTokens: 1024,
+          },
+        },
+      },
       ha: { timeout_seconds: 10, verify_ssl: true },
       tools: {},
     } satisfies CaesarConfig);

@@ -107,3 +107,71 @@ describe("the reference project's env names", () => {
     expect((err as ConfigError).message).toMatch(/top-level `ha:` section/);
   });
 });
+
+describe("the reference project's LLM env names", () => {
+  test('load unchanged and fill every endpoint', async () => {
+    await using dir = await tempDir();
+    const key = await dir.write('anthropic_key', 'sk-ant-file-secret\n');
+    const config = await loadConfig({
+      env: {
+        CAESAR_LLM__PROVIDER: 'openai',
+        CAESAR_LLM__MODEL: 'gpt-4o-mini',
+        CAESAR_LLM__SYSTEM_PROMPT: 'You run my house.',
+        CAESAR_LLM__MAX_TOKENS: '512',
+        CAESAR_LLM__OPENAI__API_KEY: 'sk-openai-secret',
+        CAESAR_LLM__OPENAI__BASE_URL: 'http://llama.lan:8080/v1',
+        CAESAR_LLM__ANTHROPIC__API_KEY_FILE: key,
+        CAESAR_LLM__ANTHROPIC__MODEL: 'claude-haiku',
+        CAESAR_LLM__OLLAMA__BASE_URL: 'http://ollama.lan:11434',
+        CAESAR_LLM__OLLAMA__MODEL: 'llama3.1:8b',
+        CAESAR_LLM__FALLBACK: 'anthropic, ollama',
+        CAESAR_LLM__TEMPERATURE: '0.2',
+        CAESAR_LLM__INCLUDE_TAGS: 'home,math',
+      },
+      cwd: dir.path,
+    });
+    expect(config.llm).toMatchObject({
+      provider: 'openai',
+      fallback: ['anthropic', 'ollama'],
+      systemPrompt: 'You run my house.',
+      includeTags: ['home', 'math'],
+      endpoints: {
+        openai: {
+          baseUrl: 'http://llama.lan:8080/v1',
+          apiKey: 'sk-openai-secret',
+          model: 'gpt-4o-mini',
+          maxTokens: 512,
+          temperature: 0.2,
+          timeoutMs: 60_000,
+        },
+        anthropic: { apiKey: 'sk-ant-file-secret', model: 'claude-haiku', maxTokens: 512 },
+        ollama: { baseUrl: 'http://ollama.lan:11434', model: 'llama3.1:8b' },
+      },
+    });
+    const shown = JSON.stringify(redactConfig(config));
+    expect(shown).not.toContain('secret');
+  });
+
+  test.each([
+    ['CAESAR_LLM__PROVIDER', 'gpt', /one of|expected one/i],
+    ['CAESAR_LLM__TEMPERATURE', 'warm', /expected a number/],
+    ['CAESAR_LLM__FALLBACK', 'openai,bard', /fallback/],
+  ])('%s=%s is refused naming the variable', async (name, value, message) => {
+    await using dir = await tempDir();
+    const err = await loadConfig({ env: { [name]: value }, cwd: dir.path }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).message).toContain(name);
+    expect((err as ConfigError).message).toMatch(message);
+  });
+
+  test('a fallback that is the primary is refused', async () => {
+    await using dir = await tempDir();
+    const err = await loadConfig({
+      env: { CAESAR_LLM__PROVIDER: 'ollama', CAESAR_LLM__FALLBACK: 'ollama' },
+      cwd: dir.path,
+    }).catch((e: unknown) => e);
+    expect((err as ConfigError).message).toMatch(/'ollama' is already the primary provider/);
+  });
+});
