@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import {
+  specDomain,
+  specInterruptibility,
   specSha256,
   ToolNameSchema,
   ToolSpecSchema,
   type ExecutionLocality,
+  type Interruptibility,
   type ResourceRequirements,
   type ToolAnnotations,
   type ToolSpec,
@@ -24,12 +27,44 @@ export interface ToolDefinitionInput<
   description: string;
   /** @default ['tool'] ('tool' is always added) */
   tags?: string[];
+  /**
+   * The area the tool belongs to, such as `home`, `calendar`, `web` or `math` (a tag's form).
+   * @default the first tag other than `tool`, else `general`
+   */
+  domain?: string;
+  /**
+   * What the tool talks to: `caldav`, `home_assistant`, `mathjs`; alternatives joined by `|`
+   * (`searxng|brave|tavily`). @default none
+   */
+  backend?: string;
+  /**
+   * Short verbs or nouns for what it can do: `search`, `read_calendar`, `switch_devices`
+   * (at most 16, each `^[a-z][a-z0-9_]{0,31}$`). @default []
+   */
+  capabilities?: string[];
+  /**
+   * `safe`: a call may be cut off at any time; `unsafe`: a cut-off call may leave its side
+   * effects half done. @default 'safe' when annotations.readOnly, else 'unsafe'
+   */
+  interruptibility?: Interruptibility;
+  /** Documentation URLs, http or https (at most 5, each at most 500 characters). @default [] */
+  references?: string[];
+  /**
+   * Anything else worth saying, flat: at most 16 keys (`^[a-z][a-z0-9_]{0,31}$`), each a
+   * boolean, a finite number or a string of at most 200 characters. @default {}
+   */
+  extra?: Record<string, string | number | boolean>;
   input: I;
   output: O;
   annotations: ToolAnnotations;
   /** @default 'deterministic' when annotations.openWorld is false, else 'nondeterministic' */
   determinism?: 'deterministic' | 'nondeterministic';
   executionLocality: ExecutionLocality;
+  /**
+   * `cpu`, `memory_mb` and `network` are required; `min_vcpus`, `min_memory_gb`, `gpu`
+   * (`{required, min_vram_gb?, kind?}`) and `expected_wall_clock_ms` (a typical call, at
+   * most `timeoutMs`) are optional. @default no host minimums, no GPU, no expected time
+   */
   resourceRequirements: ResourceRequirements;
   /** @default { kind: 'free' } */
   costModel?: { kind: 'free' | 'metered'; unit?: string };
@@ -117,12 +152,21 @@ export function defineTool<
   if (typeof def.handler !== 'function') {
     throw new ToolDefinitionError(name, [{ path: 'handler', message: 'must be a function' }]);
   }
+  const tags = [...new Set(['tool', ...(def.tags ?? [])])];
   const candidate = {
     name: def.name,
     version: def.version,
     title: def.title ?? def.name,
     description: def.description,
-    tags: [...new Set(['tool', ...(def.tags ?? [])])],
+    tags,
+    domain: def.domain ?? specDomain({ tags }),
+    ...(def.backend === undefined ? {} : { backend: def.backend }),
+    capabilities: Array.isArray(def.capabilities)
+      ? [...new Set(def.capabilities)]
+      : (def.capabilities ?? []),
+    interruptibility: specInterruptibility(def),
+    references: def.references ?? [],
+    extra: def.extra ?? {},
     input_schema: jsonSchema(def.input, 'input', name),
     output_schema: jsonSchema(def.output, 'output', name),
     annotations: def.annotations,
@@ -145,6 +189,15 @@ export function defineTool<
     );
   }
   const spec = parsed.data;
+  const expected = spec.resource_requirements.expected_wall_clock_ms;
+  if (expected !== undefined && expected > spec.timeout_ms) {
+    throw new ToolDefinitionError(name, [
+      {
+        path: 'resource_requirements.expected_wall_clock_ms',
+        message: `a typical call (${expected} ms) cannot take longer than timeoutMs (${spec.timeout_ms} ms)`,
+      },
+    ]);
+  }
   const configSection = def.configSection ?? spec.name;
   if (!ToolNameSchema.safeParse(configSection).success) {
     throw new ToolDefinitionError(name, [

@@ -57,13 +57,23 @@ export {
   ExecutionLocalitySchema,
   ResourceRequirementsSchema,
   CostModelSchema,
+  GpuRequirementSchema,
+  InterruptibilitySchema,
+  SPEC_LIMITS,
+  TOOL_TAG_PATTERN,
+  ToolTagSchema,
+  matchesTags,
+  specDomain,
+  specInterruptibility,
   specSha256,
 } from './toolspec.js';
 export type {
   ToolSpec,
   ToolAnnotations,
   ExecutionLocality,
+  Interruptibility,
   ResourceRequirements,
+  TagFilter,
 } from './toolspec.js';
 export { PreflightReplySchema, PreflightCheckSchema } from './preflight.js';
 export type { PreflightReply, PreflightCheck } from './preflight.js';

@@ -14,10 +14,33 @@ export type ToolAnnotations = z.infer<typeof ToolAnnotationsSchema>;
 export const ExecutionLocalitySchema = z.enum(['local', 'lan', 'remote_api']);
 export type ExecutionLocality = z.infer<typeof ExecutionLocalitySchema>;
 
+/** Tags, and the domains taken from them: `home`, `web`, `home_assistant`. */
+export const TOOL_TAG_PATTERN = /^[a-z0-9_-]{1,32}$/;
+export const ToolTagSchema = z
+  .string()
+  .regex(TOOL_TAG_PATTERN, 'expected a tag: 1-32 of a-z, 0-9, _ or -');
+
+/** A GPU the tool needs (or can use, when `required` is false). */
+export const GpuRequirementSchema = z.strictObject({
+  required: z.boolean(),
+  min_vram_gb: z.number().positive().max(1024).optional(),
+  /** `cuda`, `rocm`, `metal`, `vulkan`, ... */
+  kind: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,32}$/, 'expected a GPU kind such as cuda, rocm or metal')
+    .optional(),
+});
+
 export const ResourceRequirementsSchema = z.strictObject({
   cpu: z.enum(['low', 'medium', 'high']),
   memory_mb: z.number().int().positive(),
   network: z.boolean(),
+  /** Host minimums, for placing a worker; absent: no minimum. */
+  min_vcpus: z.number().positive().max(1024).optional(),
+  min_memory_gb: z.number().positive().max(4096).optional(),
+  gpu: GpuRequirementSchema.optional(),
+  /** How long a typical call takes (at most the spec's `timeout_ms`). */
+  expected_wall_clock_ms: z.number().int().positive().max(600_000).optional(),
 });
 export type ResourceRequirements = z.infer<typeof ResourceRequirementsSchema>;
 
@@ -27,12 +50,46 @@ export const CostModelSchema = z.strictObject({
   unit: z.string().max(200).optional(),
 });
 
+/** `safe`: a call may be cut off at any time; `unsafe`: its side effects may be half done. */
+export const InterruptibilitySchema = z.enum(['safe', 'unsafe']);
+export type Interruptibility = z.infer<typeof InterruptibilitySchema>;
+
+/** Bounds of the descriptive fields; docs/protocol.md lists them. */
+export const SPEC_LIMITS = {
+  capabilities: 16,
+  references: 5,
+  referenceChars: 500,
+  extraEntries: 16,
+  extraStringChars: 200,
+  backendAlternatives: 8,
+} as const;
+
+const WORD = /^[a-z][a-z0-9_]{0,31}$/;
+const BACKEND_NAME = '[a-z0-9][a-z0-9_.-]{0,31}';
+const BACKEND_PATTERN = new RegExp(
+  `^${BACKEND_NAME}(?:\\|${BACKEND_NAME}){0,${SPEC_LIMITS.backendAlternatives - 1}}$`,
+);
+
+const unique = (list: readonly string[]) => new Set(list).size === list.length;
+
+const ExtraSchema = z
+  .record(
+    z.string().regex(WORD, 'expected a key: a-z first, then a-z, 0-9 or _, at most 32'),
+    z.union([z.string().max(SPEC_LIMITS.extraStringChars), z.number(), z.boolean()]),
+  )
+  .refine(
+    (m) => Object.keys(m).length <= SPEC_LIMITS.extraEntries,
+    `at most ${SPEC_LIMITS.extraEntries} entries`,
+  );
+
 /** A JSON Schema document (draft 2020-12), derived from the tool's zod schema. */
 export const JsonSchemaObject = z.record(z.string(), z.unknown());
 
 /**
  * The wire form of a tool's declaration, carried in its ADR-32 service metadata. Derived
- * from `defineTool()`; nobody writes it by hand.
+ * from `defineTool()`; nobody writes it by hand. The fields from `domain` to `extra` came
+ * later than protocol v1's first workers: they are optional here, so an older spec stays
+ * valid (and keeps its sha256), while `defineTool` always fills them in.
  */
 export const ToolSpecSchema = z.strictObject({
   name: ToolNameSchema,
@@ -40,9 +97,34 @@ export const ToolSpecSchema = z.strictObject({
   title: z.string().min(1).max(100),
   description: z.string().min(1).max(2000),
   tags: z
-    .array(z.string().regex(/^[a-z0-9_-]{1,32}$/))
+    .array(ToolTagSchema)
     .max(32)
     .refine((t) => t.includes('tool'), "tags must include 'tool'"),
+  /** The area the tool belongs to: `home`, `calendar`, `web`, `math`, `general`. */
+  domain: ToolTagSchema.optional(),
+  /** What it talks to: `caldav`, `home_assistant`, alternatives as `searxng|brave|tavily`. */
+  backend: z
+    .string()
+    .regex(BACKEND_PATTERN, 'expected names of a-z, 0-9, _, . or -, several joined by |')
+    .optional(),
+  /** Short verbs or nouns: `search`, `read_calendar`, `switch_devices`. */
+  capabilities: z
+    .array(z.string().regex(WORD, 'expected a-z first, then a-z, 0-9 or _, at most 32'))
+    .max(SPEC_LIMITS.capabilities)
+    .refine(unique, 'capabilities must not repeat')
+    .optional(),
+  interruptibility: InterruptibilitySchema.optional(),
+  /** Documentation URLs (http or https). */
+  references: z
+    .array(
+      z
+        .url({ protocol: /^https?$/, error: 'expected an http or https URL' })
+        .max(SPEC_LIMITS.referenceChars),
+    )
+    .max(SPEC_LIMITS.references)
+    .optional(),
+  /** Anything else worth saying, as a small flat map. */
+  extra: ExtraSchema.optional(),
   input_schema: JsonSchemaObject,
   output_schema: JsonSchemaObject,
   annotations: ToolAnnotationsSchema,
@@ -65,4 +147,39 @@ export type ToolSpec = z.infer<typeof ToolSpecSchema>;
 /** sha256 of the canonical JSON of a spec: equal specs hash equal on every host. */
 export function specSha256(spec: ToolSpec): string {
   return sha256Hex(canonicalJson(spec));
+}
+
+/** A spec's domain: its own, else its first tag other than `tool`, else `general`. */
+export function specDomain(spec: Pick<ToolSpec, 'tags' | 'domain'>): string {
+  return (
+    spec.domain ?? spec.tags.find((t) => t !== 'tool' && TOOL_TAG_PATTERN.test(t)) ?? 'general'
+  );
+}
+
+/**
+ * A spec's interruptibility: its own, else `safe` for read-only tools and `unsafe` otherwise
+ * (also used on declarations not yet checked, whose annotations may be missing).
+ */
+export function specInterruptibility(
+  spec: Pick<ToolSpec, 'annotations' | 'interruptibility'>,
+): Interruptibility {
+  return spec.interruptibility ?? (spec.annotations?.readOnly === true ? 'safe' : 'unsafe');
+}
+
+/**
+ * Which tools to show by tag (`GET /v1/tools?include_tags=…&exclude_tags=…`, the config's
+ * `llm.include_tags` / `llm.exclude_tags`).
+ */
+export interface TagFilter {
+  /** Only tools with at least one of these; empty, absent or containing `tool`: every tool. */
+  readonly includeTags?: readonly string[];
+  /** Never tools with any of these (wins over `includeTags`). */
+  readonly excludeTags?: readonly string[];
+}
+
+/** Does a tool with `tags` pass `filter`? Every tool carries `tool`, so including it means all. */
+export function matchesTags(tags: readonly string[], filter: TagFilter = {}): boolean {
+  const { includeTags = [], excludeTags = [] } = filter;
+  if (excludeTags.some((t) => tags.includes(t))) return false;
+  return includeTags.length === 0 || includeTags.some((t) => t === 'tool' || tags.includes(t));
 }

@@ -32,6 +32,8 @@ export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> =
     title: 'Calculator',
     description: DESCRIPTION,
     tags: ['tool', 'math'],
+    backend: 'mathjs',
+    capabilities: ['calculate', 'convert_units'],
     input: CalcInputSchema,
     output: CalcResultSchema,
     annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },

@@ -61,6 +61,8 @@ export function createCalendarReadTool(options: CalendarReadToolOptions = {}) {
     title: 'Calendar (read)',
     description: DESCRIPTION,
     tags: ['tool', 'calendar', 'home', 'network'],
+    backend: 'caldav',
+    capabilities: ['read_calendar', 'search_events'],
     input: CalendarReadInputSchema,
     output: CalendarReadResultSchema,
     annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },

@@ -57,6 +57,8 @@ export function createCallServiceTool(options: CallServiceToolOptions = {}) {
     title: 'Home Assistant service call',
     description: DESCRIPTION,
     tags: ['tool', 'home', 'home_assistant', 'network'],
+    backend: 'home_assistant',
+    capabilities: ['switch_devices', 'set_device_levels', 'run_scenes_and_scripts'],
     input: CallServiceInputSchema,
     output: CallServiceResultSchema,
     annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },

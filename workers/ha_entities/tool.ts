@@ -48,6 +48,8 @@ export function createHaEntitiesTool(options: HaSessionOptions = {}) {
     title: 'Home Assistant entities',
     description: DESCRIPTION,
     tags: ['tool', 'home', 'home_assistant', 'network'],
+    backend: 'home_assistant',
+    capabilities: ['find_entities', 'read_device_states'],
     input: HaEntitiesInputSchema,
     output: HaEntitiesResultSchema,
     annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },

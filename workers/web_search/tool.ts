@@ -69,6 +69,8 @@ export function createWebSearchTool(options: WebSearchToolOptions = {}) {
     title: 'Web search',
     description: DESCRIPTION,
     tags: ['tool', 'web', 'network'],
+    backend: 'searxng|brave|tavily',
+    capabilities: ['search'],
     input: WebSearchInputSchema,
     output: WebSearchOutputSchema,
     annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { defineTool, ToolDefinitionError } from '../../../src/legion/index.js';
 import { Limiter } from '../../../src/legion/limiter.js';
-import { specSha256 } from '../../../src/protocol/index.js';
+import { specSha256, ToolSpecSchema } from '../../../src/protocol/index.js';
 
 const valid = {
   name: 'echo',
@@ -56,6 +56,103 @@ describe('defineTool', () => {
     })();
     expect(err).toBeInstanceOf(ToolDefinitionError);
     expect((err as ToolDefinitionError).issues.map((i) => i.path.split('.')[0])).toContain(field);
+  });
+
+  test('fills the descriptive fields with their defaults', () => {
+    const spec = defineTool(valid).spec;
+    expect(spec).toMatchObject({
+      domain: 'general',
+      capabilities: [],
+      interruptibility: 'safe',
+      references: [],
+      extra: {},
+    });
+    expect(spec).not.toHaveProperty('backend');
+    expect(ToolSpecSchema.parse(spec)).toEqual(spec);
+  });
+
+  test.each([
+    [{ tags: ['home', 'network'] }, 'home', 'safe'],
+    [{ tags: ['tool', 'calendar'] }, 'calendar', 'safe'],
+    [{ tags: ['home'], domain: 'lighting' }, 'lighting', 'safe'],
+    [
+      { annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true } },
+      'general',
+      'unsafe',
+    ],
+    [
+      {
+        annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
+        interruptibility: 'safe' as const,
+      },
+      'general',
+      'safe',
+    ],
+  ])('%j gives domain %s and interruptibility %s', (patch, domain, interruptibility) => {
+    expect(defineTool({ ...valid, ...patch }).spec).toMatchObject({ domain, interruptibility });
+  });
+
+  test('keeps what the author declared, capabilities without repeats', () => {
+    const spec = defineTool({
+      ...valid,
+      backend: 'searxng|brave',
+      capabilities: ['search', 'summarise', 'search'],
+      references: ['https://docs.example.org/echo'],
+      extra: { upstream: 'echo-d', shards: 2, beta: false },
+      resourceRequirements: {
+        ...valid.resourceRequirements,
+        min_vcpus: 2,
+        min_memory_gb: 4,
+        gpu: { required: true, min_vram_gb: 8, kind: 'cuda' },
+        expected_wall_clock_ms: 1500,
+      },
+    }).spec;
+    expect(spec).toMatchObject({
+      backend: 'searxng|brave',
+      capabilities: ['search', 'summarise'],
+      references: ['https://docs.example.org/echo'],
+      extra: { upstream: 'echo-d', shards: 2, beta: false },
+      resource_requirements: {
+        min_vcpus: 2,
+        gpu: { required: true, min_vram_gb: 8, kind: 'cuda' },
+        expected_wall_clock_ms: 1500,
+      },
+    });
+  });
+
+  test('equal declarations give equal specs and digests', () => {
+    const a = defineTool({ ...valid, capabilities: ['echo'], extra: { a: 1, b: 'x' } });
+    const b = defineTool({ ...valid, capabilities: ['echo'], extra: { b: 'x', a: 1 } });
+    expect(b.specSha256).toBe(a.specSha256);
+  });
+
+  test.each([
+    ['domain', { domain: 'Home Automation' }],
+    ['backend', { backend: 'Home Assistant' }],
+    ['capabilities', { capabilities: 'search' }],
+    ['capabilities', { capabilities: ['Search the web'] }],
+    ['interruptibility', { interruptibility: 'never' }],
+    ['references', { references: ['file:///etc/passwd'] }],
+    ['extra', { extra: { nested: { deep: true } } }],
+    [
+      'resource_requirements',
+      { resourceRequirements: { ...valid.resourceRequirements, gpu: { kind: 'cuda' } } },
+    ],
+    [
+      'resource_requirements',
+      { resourceRequirements: { ...valid.resourceRequirements, expected_wall_clock_ms: 20_000 } },
+    ],
+  ])('a bad %s fails at once and names the field', (field, patch) => {
+    const err = (() => {
+      try {
+        defineTool({ ...valid, ...patch } as typeof valid);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(ToolDefinitionError);
+    expect((err as ToolDefinitionError).issues.map((i) => i.path.split('.')[0])).toEqual([field]);
   });
 
   test('a schema that has no JSON Schema form is refused at definition time', () => {

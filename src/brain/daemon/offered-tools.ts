@@ -1,0 +1,154 @@
+import { silentLogger, type Logger } from '../../log/index.js';
+import {
+  CALL_SERVICE_TOOL,
+  type PolicyExplanation,
+  type RuleSummary,
+  type ToolCall,
+} from '../../policy/index.js';
+import { matchesTags, type TagFilter } from '../../protocol/index.js';
+import type { PlannerTool } from '../agent/index.js';
+import { toolCard, type CardPolicy } from '../llm/card.js';
+import type { RegisteredTool } from '../registry/index.js';
+import { preflightView, type PreflightResult } from './preflight.js';
+
+/** What OfferedTools reads of the policy; a PolicyStore is one. */
+export interface OfferPolicy {
+  readonly policy: { readonly sha256: string; readonly rules: readonly RuleSummary[] };
+  explain(call: ToolCall): PolicyExplanation;
+}
+
+export interface OfferedToolsOptions {
+  /** The live tools; a Registry is one. */
+  readonly registry: { tools(): readonly RegisteredTool[] };
+  readonly policy: OfferPolicy;
+  /** Preflight answers, kept for a while; a PreflightCache is one (share the brain's). */
+  readonly preflight: { get(tool: string): Promise<PreflightResult> };
+  /** Which tools the model may see by tag: the config's `llm` section fits as is. @default all */
+  readonly tags?: TagFilter;
+  readonly logger?: Logger;
+}
+
+/** Whether the policy lets a tool be offered, and on what terms (see {@link CardPolicy}). */
+export type PolicyOffer =
+  | { readonly offer: true; readonly terms: CardPolicy; readonly why: string }
+  | { readonly offer: false; readonly why: string };
+
+/**
+ * What the policy says about offering `tool`, judged on a call with no particular input:
+ * - `allow`, `confirm` or `rate_limited` (allowed, just not right now): offered;
+ * - denied by a deny rule (a bare `denied_tools` entry, the `call_service` kill switch): never;
+ * - denied by default: offered when an allow rule names the tool (for `call_service`, any
+ *   `allowed_services` rule) but its constraints need input this empty call lacks; the real
+ *   call is judged again at the gate. A tool no allow rule names is never offered.
+ */
+export function policyOffer(policy: OfferPolicy, tool: string): PolicyOffer {
+  const d = policy.explain({ tool, input: {} }).decision;
+  if (d.outcome !== 'deny') {
+    return { offer: true, terms: d.outcome === 'confirm' ? 'confirm' : 'allow', why: d.reason };
+  }
+  if (d.rule.list === 'denied_tools' || d.rule.list === 'denied_services') {
+    return { offer: false, why: d.reason };
+  }
+  const service = tool === CALL_SERVICE_TOOL;
+  const named = policy.policy.rules.some(
+    (r) =>
+      r.effect === 'allow' &&
+      (service ? r.ref.list === 'allowed_services' : r.ref.list === 'allowed_tools') &&
+      (service || r.subject === tool),
+  );
+  return named
+    ? { offer: true, terms: 'some_inputs', why: 'allowed for some inputs; each call is judged' }
+    : { offer: false, why: d.reason };
+}
+
+/**
+ * The tools the planner is offered: discovered, passing the tag filter, allowed by the policy
+ * (see {@link policyOffer}) and `ready` by their last preflight (`not_configured`,
+ * `not_ready` and `unknown` are left out), each as its tool card and input schema, sorted by
+ * name.
+ *
+ * Cached: the list is rebuilt only when an input changed (the registry's tools or their spec
+ * digests, the policy's sha256, a preflight's state or detail). Preflights come from the
+ * shared cache, which asks a worker at most once per its TTL; a tool already seen is judged
+ * on its last known answer while a stale one is refreshed in the background, so no chat
+ * message waits on a preflight round trip except for a tool seen for the first time.
+ */
+export class OfferedTools {
+  readonly #o: OfferedToolsOptions;
+  readonly #logger: Logger;
+  readonly #known = new Map<string, PreflightResult>();
+  #cache: { key: string; tools: readonly PlannerTool[] } | undefined;
+
+  constructor(options: OfferedToolsOptions) {
+    this.#o = options;
+    this.#logger = options.logger ?? silentLogger();
+  }
+
+  /** The tools to offer now. Never rejects for a tool's sake: a failing one is left out. */
+  async tools(): Promise<readonly PlannerTool[]> {
+    const candidates = this.#o.registry
+      .tools()
+      .filter((t) => matchesTags(t.spec.tags, this.#o.tags));
+    const preflights = await this.#preflights(candidates.map((t) => t.name));
+    const views = candidates.map((t) => {
+      const r = preflights.get(t.name);
+      return r === undefined ? undefined : preflightView(r);
+    });
+    const key = JSON.stringify([
+      this.#o.policy.policy.sha256,
+      candidates.map((t, i) => [t.name, t.specSha256, views[i]?.state, views[i]?.detail]),
+    ]);
+    if (this.#cache?.key === key) return this.#cache.tools;
+    const tools = this.#build(candidates, views);
+    this.#cache = { key, tools };
+    return tools;
+  }
+
+  #build(
+    candidates: readonly RegisteredTool[],
+    views: readonly (ReturnType<typeof preflightView> | undefined)[],
+  ): readonly PlannerTool[] {
+    const offered: PlannerTool[] = [];
+    const skipped: { tool: string; why: string }[] = [];
+    candidates.forEach((t, i) => {
+      const view = views[i];
+      if (view?.state !== 'ready') {
+        skipped.push({ tool: t.name, why: `preflight ${view?.state ?? 'unknown'}` });
+        return;
+      }
+      const policy = policyOffer(this.#o.policy, t.name);
+      if (!policy.offer) {
+        skipped.push({ tool: t.name, why: policy.why });
+        return;
+      }
+      const description = toolCard(t.spec, view, { policy: policy.terms });
+      offered.push(Object.freeze({ name: t.name, description, inputSchema: t.spec.input_schema }));
+    });
+    this.#logger.debug(
+      { offered: offered.map((t) => t.name), skipped, policy: this.#o.policy.policy.sha256 },
+      'offered tools rebuilt',
+    );
+    return Object.freeze(offered);
+  }
+
+  /** The last known preflight of each tool; only tools never seen before are waited for. */
+  async #preflights(names: readonly string[]): Promise<ReadonlyMap<string, PreflightResult>> {
+    const live = new Set(names);
+    for (const name of this.#known.keys()) if (!live.has(name)) this.#known.delete(name);
+    const firsts: Promise<void>[] = [];
+    for (const name of names) {
+      const asked = this.#o.preflight.get(name).then(
+        (r) => this.#remember(name, r),
+        (err: unknown) => this.#logger.warn({ err, tool: name }, 'preflight lookup failed'),
+      );
+      if (!this.#known.has(name)) firsts.push(asked);
+    }
+    await Promise.all(firsts);
+    return new Map(this.#known);
+  }
+
+  #remember(name: string, result: PreflightResult): void {
+    const known = this.#known.get(name);
+    if (known === undefined || result.at >= known.at) this.#known.set(name, result);
+  }
+}

@@ -1,0 +1,167 @@
+import { describe, expect, test } from 'vitest';
+import {
+  matchesTags,
+  specDomain,
+  specInterruptibility,
+  specSha256,
+  ToolSpecSchema,
+  type ToolSpec,
+} from '../../../src/protocol/index.js';
+
+/** A spec as protocol v1's first workers sent it: none of the later, optional fields. */
+const older = {
+  name: 'lamp',
+  version: '1.0.0',
+  title: 'Lamp',
+  description: 'Switches the lamp.',
+  tags: ['tool', 'home'],
+  input_schema: { type: 'object' },
+  output_schema: { type: 'object' },
+  annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false },
+  determinism: 'deterministic',
+  execution_locality: 'lan',
+  resource_requirements: { cpu: 'low', memory_mb: 16, network: true },
+  cost_model: { kind: 'free' },
+  licensing: 'MIT',
+  hitl: 'autonomous',
+  timeout_ms: 5000,
+  max_concurrency: 4,
+  max_queue: 64,
+} as const;
+
+const complete = {
+  ...older,
+  domain: 'home',
+  backend: 'home_assistant',
+  capabilities: ['switch_devices'],
+  interruptibility: 'unsafe',
+  references: ['https://example.org/lamp'],
+  extra: { protocol: 'zigbee', channels: 2, dimmable: true },
+  resource_requirements: {
+    ...older.resource_requirements,
+    min_vcpus: 0.5,
+    min_memory_gb: 1,
+    gpu: { required: false, min_vram_gb: 4, kind: 'cuda' },
+    expected_wall_clock_ms: 300,
+  },
+} as const;
+
+const issuesOf = (value: unknown) => {
+  const parsed = ToolSpecSchema.safeParse(value);
+  return parsed.success ? [] : parsed.error.issues.map((i) => i.path.join('.'));
+};
+
+describe('ToolSpecSchema', () => {
+  test('an older spec without the later fields is still valid, unchanged, with the same sha256', () => {
+    const parsed = ToolSpecSchema.parse(older);
+    expect(parsed).toEqual(older);
+    expect(specSha256(parsed)).toBe(specSha256(older as unknown as ToolSpec));
+  });
+
+  test('a spec with every field is valid', () => {
+    expect(ToolSpecSchema.parse(complete)).toEqual(complete);
+  });
+
+  test('equal specs hash equal whatever the order of their keys', () => {
+    const reordered = Object.fromEntries(Object.entries(complete).reverse()) as unknown as ToolSpec;
+    expect(specSha256(reordered)).toBe(specSha256(complete as unknown as ToolSpec));
+    const other = { ...complete, extra: { ...complete.extra, channels: 3 } };
+    expect(specSha256(other as unknown as ToolSpec)).not.toBe(
+      specSha256(complete as unknown as ToolSpec),
+    );
+  });
+
+  const tooMany = (n: number, make: (i: number) => string) =>
+    Array.from({ length: n }, (_, i) => make(i));
+  test.each([
+    ['domain', { domain: 'Home' }],
+    ['domain', { domain: 'x'.repeat(33) }],
+    ['backend', { backend: 'searxng||brave' }],
+    ['backend', { backend: 'Home Assistant' }],
+    ['backend', { backend: tooMany(9, (i) => `b${i}`).join('|') }],
+    ['capabilities', { capabilities: ['search', 'search'] }],
+    ['capabilities', { capabilities: tooMany(17, (i) => `c${i}`) }],
+    ['capabilities.0', { capabilities: ['Read Calendar'] }],
+    ['interruptibility', { interruptibility: 'sometimes' }],
+    ['references.0', { references: ['ftp://example.org/x'] }],
+    ['references.0', { references: ['not a url'] }],
+    ['references.0', { references: [`https://example.org/${'x'.repeat(500)}`] }],
+    ['references', { references: tooMany(6, (i) => `https://example.org/${i}`) }],
+    ['extra', { extra: Object.fromEntries(tooMany(17, (i) => `k${i}`).map((k) => [k, 1])) }],
+    ['extra.Bad-Key', { extra: { 'Bad-Key': 1 } }],
+    ['extra.nested', { extra: { nested: { a: 1 } } }],
+    ['extra.note', { extra: { note: 'x'.repeat(201) } }],
+    [
+      'resource_requirements.min_vcpus',
+      { resource_requirements: { ...older.resource_requirements, min_vcpus: 0 } },
+    ],
+    [
+      'resource_requirements.min_memory_gb',
+      { resource_requirements: { ...older.resource_requirements, min_memory_gb: -1 } },
+    ],
+    [
+      'resource_requirements.gpu.required',
+      { resource_requirements: { ...older.resource_requirements, gpu: {} } },
+    ],
+    [
+      'resource_requirements.gpu.kind',
+      {
+        resource_requirements: {
+          ...older.resource_requirements,
+          gpu: { required: true, kind: 'NVIDIA A100' },
+        },
+      },
+    ],
+    [
+      'resource_requirements.expected_wall_clock_ms',
+      { resource_requirements: { ...older.resource_requirements, expected_wall_clock_ms: 1.5 } },
+    ],
+    [
+      'resource_requirements.expected_wall_clock_ms',
+      {
+        resource_requirements: { ...older.resource_requirements, expected_wall_clock_ms: 600_001 },
+      },
+    ],
+  ])('a bad %s is refused at its path', (path, patch) => {
+    expect(issuesOf({ ...older, ...patch })).toContain(path);
+  });
+});
+
+describe('derived defaults for specs that lack the fields', () => {
+  test.each([
+    [['tool', 'home', 'network'], undefined, 'home'],
+    [['tool'], undefined, 'general'],
+    [['network', 'tool'], undefined, 'network'],
+    [['tool', 'home'], 'calendar', 'calendar'],
+  ])('tags %j with domain %s: domain %s', (tags, domain, expected) => {
+    expect(specDomain({ tags, domain })).toBe(expected);
+  });
+
+  test.each([
+    [true, undefined, 'safe'],
+    [false, undefined, 'unsafe'],
+    [false, 'safe', 'safe'],
+  ] as const)('readOnly %s with interruptibility %s: %s', (readOnly, own, expected) => {
+    const annotations = { ...older.annotations, readOnly };
+    expect(specInterruptibility({ annotations, interruptibility: own })).toBe(expected);
+  });
+});
+
+describe('matchesTags', () => {
+  const tags = ['tool', 'home', 'network'];
+  test.each([
+    [{}, true],
+    [{ includeTags: [] }, true],
+    [{ includeTags: ['home'] }, true],
+    [{ includeTags: ['web', 'network'] }, true],
+    [{ includeTags: ['web'] }, false],
+    [{ includeTags: ['tool'] }, true],
+    [{ includeTags: ['tool', 'web'] }, true],
+    [{ excludeTags: ['network'] }, false],
+    [{ excludeTags: ['web'] }, true],
+    [{ includeTags: ['home'], excludeTags: ['network'] }, false],
+    [{ includeTags: ['tool'], excludeTags: ['home'] }, false],
+  ])('%j: %s', (filter, expected) => {
+    expect(matchesTags(tags, filter)).toBe(expected);
+  });
+});
