@@ -49,6 +49,11 @@ export interface LlmRequest {
   readonly signal: AbortSignal;
   /** Set: stream, and hand each text delta here as it arrives. */
   readonly onText?: (delta: string) => void;
+  /**
+   * Called before a retry or a failover when the failed attempt had already handed text to
+   * `onText`: that text is void, the next attempt streams its own from the start.
+   */
+  readonly onTextReset?: () => void;
 }
 
 export interface LlmUsage {
@@ -74,6 +79,11 @@ export interface LlmProvider {
   /** `openai`, `anthropic` or `ollama`. */
   readonly name: string;
   readonly model: string;
+  /**
+   * Where it answers, for messages: the base URL's host and port (`api.openai.com`,
+   * `127.0.0.1:11434`), never a path, a query or credentials.
+   */
+  readonly origin?: string;
   /** @throws LlmError */
   complete(request: LlmRequest): Promise<LlmResponse>;
 }
@@ -82,6 +92,12 @@ export interface LlmProvider {
 export type LlmErrorKind =
   /** 429, with the wait the server asked for when it said. */
   | 'rate_limited'
+  /**
+   * The account's quota or spend limit is used up (OpenAI 429 `insufficient_quota`,
+   * Anthropic 402 or 429 `enforced_spend_limit_reached`): waiting does not help. Not retried;
+   * the next provider is tried.
+   */
+  | 'quota'
   /** 5xx, 529 (overloaded), a dropped connection mid-answer. */
   | 'server'
   | 'timeout'
@@ -107,6 +123,11 @@ export class LlmError extends Error {
       readonly status?: number;
       /** From `Retry-After` (or `retry-after-ms`) on a 429 or 503. */
       readonly retryAfterMs?: number;
+      /**
+       * A few words for a list of what was tried (`429 rate limited`, `connection refused`,
+       * `timed out after 60 s`); the message says it all.
+       */
+      readonly summary?: string;
       readonly cause?: unknown;
     } = {},
   ) {

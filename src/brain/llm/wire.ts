@@ -1,0 +1,65 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { LlmToolCall, LlmUsage } from './types.js';
+
+/**
+ * Small rules both providers' wire formats share: call ids every API accepts, a tool's
+ * parameters schema as the APIs want it, and a call id for servers that send none.
+ */
+
+/** Sent as the key to servers that want none (Ollama, llama.cpp): the SDKs insist on one. */
+export const KEYLESS_PLACEHOLDER = 'not-needed';
+
+const SAFE_ID = /^[A-Za-z0-9_-]{1,40}$/;
+
+/**
+ * A call id as it goes on the wire: unchanged when every API accepts it (letters, digits,
+ * `_`, `-`, at most 40: OpenAI's length limit, inside Anthropic's pattern), else a stable
+ * `call_<hash>` of it, so a call and its result keep matching after a failover between
+ * providers whose ids look different.
+ */
+export function wireCallId(id: string): string {
+  if (SAFE_ID.test(id)) return id;
+  return `call_${createHash('sha256').update(id).digest('hex').slice(0, 32)}`;
+}
+
+/** An id for a call a server sent without one (some OpenAI-compatible servers do). */
+export function newCallId(): string {
+  return `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+}
+
+/**
+ * A tool's input JSON Schema as a model API wants it: an object schema, without the
+ * top-level `$schema` dialect marker (that some compatible servers refuse).
+ */
+export function toolParameters(schema: Readonly<Record<string, unknown>>): {
+  type: 'object';
+  [key: string]: unknown;
+} {
+  const { $schema: _dialect, ...rest } = schema;
+  return { ...rest, type: 'object' };
+}
+
+/** What a provider makes its LlmResponse of. */
+export interface ParsedAnswer {
+  readonly model?: string;
+  readonly text: string;
+  readonly calls: LlmToolCall[];
+  readonly usage: LlmUsage;
+  /** Undefined when a stream ended before the model said why it stopped. */
+  readonly stopReason?: string;
+}
+
+/** An answer that is not the wire format; the error mapping makes it `bad_response`. */
+export class WireFormatError extends Error {
+  override readonly name = 'WireFormatError';
+}
+
+/** `value` as `schema` reads it, or a WireFormatError naming the first thing wrong. */
+export function check<T>(schema: z.ZodType<T>, value: unknown, what: string, format: string): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+  throw new WireFormatError(`${what} is not ${format}${where}: ${issue?.message ?? 'invalid'}`);
+}
