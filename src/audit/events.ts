@@ -85,6 +85,32 @@ const chatCompleted = z.looseObject({
   duration_ms: z.number(),
 });
 
+/** One request a planner round made to a model: what answered, or why not. */
+const llmAttempt = z.looseObject({
+  provider: z.string(),
+  model: z.string(),
+  outcome: z.string(),
+  status: z.number().int().optional(),
+  duration_ms: z.number(),
+});
+
+const llmCalled = z.looseObject({
+  /** The planner round within the chat turn, 1 first. */
+  iteration: z.number().int(),
+  /** The provider and model that answered; absent when none did. */
+  provider: z.string().optional(),
+  model: z.string().optional(),
+  /** Tokens read and written (named so: the log redacts any key that mentions a token). */
+  usage: z.looseObject({
+    input: z.number().int().nonnegative(),
+    output: z.number().int().nonnegative(),
+  }),
+  duration_ms: z.number(),
+  /** Tool calls the model asked for in this round. */
+  tool_calls: z.number().int().nonnegative(),
+  attempts: z.array(llmAttempt),
+});
+
 const policyReloaded = z.looseObject({
   path: z.string(),
   policy_sha256: z.string(),
@@ -199,6 +225,14 @@ export const AUDIT_EVENT_CATALOGUE = {
     toolCall: false,
     internal: false,
     summary: 'one chat turn answered (or failed), with the calls it made',
+  }),
+  'llm.called': entry({
+    payload: llmCalled,
+    outcomes: ['ok', 'error'],
+    toolCall: false,
+    internal: false,
+    summary:
+      'one planner round: the model that answered, tokens in and out, time, retries and failovers (never a key)',
   }),
   'policy.reloaded': entry({
     payload: policyReloaded,

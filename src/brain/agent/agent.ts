@@ -1,6 +1,8 @@
 import { silentLogger, type Logger } from '../../log/index.js';
-import type { Caller, ChatRequest, ChatResponse, ToolCallReport } from '../api/index.js';
+import type { Caller, ChatEvent, ChatRequest, ChatResponse, ToolCallReport } from '../api/index.js';
 import type { AuditSink } from '../gateway/index.js';
+import { PausedTurns } from './paused.js';
+import { PlanLoop, type PlanOutcome, type TurnContext } from './plan-loop.js';
 import type {
   CallGate,
   Conversations,
@@ -9,7 +11,7 @@ import type {
   Planner,
   PlannerTool,
 } from './ports.js';
-import { capReply, offlineReply } from './replies.js';
+import { offlineReply } from './replies.js';
 
 export interface AgentOptions {
   gate: CallGate;
@@ -18,10 +20,14 @@ export interface AgentOptions {
   audit: AuditSink;
   /** Absent: no LLM is configured; unmatched messages get the offline reply. */
   planner?: Planner;
-  /** The tools a planner may call, computed per round. */
-  plannerTools?: () => PlannerTool[];
+  /** The tools a planner may call (discovered, allowed, ready), computed per round. */
+  plannerTools?: () => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
   /** Planner rounds per message. @default 5 */
   maxIterations?: number;
+  /** Local intent rules before the planner on every message. @default true */
+  preferLocal?: boolean;
+  /** How long a paused planner turn waits for its confirmation. @default 120000 */
+  confirmationTtlMs?: number;
   /** IANA zone for "today" and "this week". @default the system's zone */
   timeZone?: string;
   now?: () => Date;
@@ -29,125 +35,186 @@ export interface AgentOptions {
   logger?: Logger;
 }
 
+/** Per-message options: where the turn's events go, and its cancellation. */
+export interface AgentChatOptions {
+  readonly onEvent?: (event: ChatEvent) => void;
+  readonly signal?: AbortSignal;
+  /** Turns a client kept (OpenAI-style): a new session starts with them. */
+  readonly seed?: readonly { readonly role: 'user' | 'assistant'; readonly content: string }[];
+}
+
+type Turn = Omit<ChatResponse, 'session_id'> & { readonly keep: boolean };
+
 /**
- * The agent loop: local intent rules first (offline, deterministic), then the planner when one
- * is configured, at most `maxIterations` rounds. Every tool call goes through the gate;
- * every answered message ends in a `chat.completed` audit row, capped or not.
+ * The agent loop: local intent rules first (offline, deterministic; `preferLocal`), then the
+ * planner when one is configured (PlanLoop). Every tool call goes through the gate; every
+ * answered message ends in a `chat.completed` audit row, capped or not. A planner turn
+ * paused for a human goes on when the confirmation is decided (`resume`).
  */
 export class Agent {
   readonly #o: AgentOptions;
   readonly #log: Logger;
-  readonly #maxIterations: number;
   readonly #timeZone: string;
+  readonly #paused = new PausedTurns();
+  readonly #loop: PlanLoop | undefined;
 
   constructor(options: AgentOptions) {
     this.#o = options;
     this.#log = options.logger ?? silentLogger();
-    this.#maxIterations = options.maxIterations ?? 5;
     this.#timeZone = options.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+    this.#loop =
+      options.planner === undefined
+        ? undefined
+        : new PlanLoop({
+            planner: options.planner,
+            gate: options.gate,
+            conversations: options.conversations,
+            audit: options.audit,
+            paused: this.#paused,
+            plannerTools: options.plannerTools ?? (() => []),
+            maxIterations: options.maxIterations ?? 5,
+            confirmationTtlMs: options.confirmationTtlMs ?? 120_000,
+            capabilities: () => options.intents.describe(),
+            now: options.now ?? (() => new Date()),
+            timeZone: this.#timeZone,
+            logger: this.#log,
+          });
   }
 
   /**
    * Answers one message in a session (a new one when `session_id` is absent).
    * @throws the conversation store's SessionNotFoundError for an unknown or foreign session.
    */
-  async chat(request: ChatRequest, caller: Caller): Promise<ChatResponse> {
+  async chat(
+    request: ChatRequest,
+    caller: Caller,
+    options: AgentChatOptions = {},
+  ): Promise<ChatResponse> {
     const started = performance.now();
-    const sessionId = this.#o.conversations.ensureSession(request.session_id, caller.actor);
-    this.#o.conversations.appendUser(sessionId, request.message);
-    const inSession: Caller = { ...caller, sessionId };
-    const turn = await this.#answer(request.message, sessionId, inSession);
-    this.#o.conversations.appendAssistant(sessionId, turn.reply);
-    const response: ChatResponse = { session_id: sessionId, ...turn };
-    const durationMs = performance.now() - started;
-    await this.#audit(request.message, response, inSession, durationMs);
-    this.#o.onChat?.(response.planner, durationMs);
-    return response;
+    const conv = this.#o.conversations;
+    const sessionId = conv.ensureSession(request.session_id, caller.actor);
+    if (request.session_id === undefined) {
+      for (const t of options.seed ?? []) {
+        if (t.role === 'user') conv.appendUser(sessionId, t.content);
+        else conv.appendAssistant(sessionId, t.content);
+      }
+    }
+    conv.appendUser(sessionId, request.message);
+    const turn = this.#context(sessionId, { ...caller, sessionId }, options);
+    const answer = await this.#answer(request.message, turn);
+    return this.#finish(turn, request.message, answer, started);
   }
 
-  async #answer(message: string, sessionId: string, caller: Caller) {
-    const now = (this.#o.now ?? (() => new Date()))();
-    const hit = this.#o.intents.match(message, { now, timeZone: this.#timeZone });
-    if (hit) {
-      this.#log.debug({ intent: hit.intent, tool: hit.tool }, 'local intent matched');
-      return this.#intent(hit, sessionId, caller);
+  /**
+   * Hands the decision on a confirmation back to the planner turn that waits for it, and
+   * goes on from the next round once no call of that round waits any more. Undefined when
+   * no paused turn holds the confirmation (a call made through `invoke`, or an intent's).
+   */
+  async resume(
+    confirmationId: string,
+    report: ToolCallReport,
+    options: AgentChatOptions = {},
+  ): Promise<ChatResponse | undefined> {
+    const taken = this.#paused.take(confirmationId);
+    if (taken === undefined || this.#loop === undefined) return undefined;
+    const started = performance.now();
+    const { turn: paused, callId } = taken;
+    this.#o.conversations.appendTool(paused.sessionId, {
+      name: report.tool,
+      decision_id: report.decision_id,
+      call_id: callId,
+      outcome: report.outcome,
+      input: report.input,
+      ...(report.result !== undefined ? { result: report.result } : {}),
+      ...(report.error !== undefined ? { error: report.error } : {}),
+      ...(report.reason !== undefined && report.error === undefined
+        ? { error: { code: report.outcome, message: report.reason } }
+        : {}),
+    });
+    const turn = this.#context(paused.sessionId, paused.caller, options);
+    const message = `(confirmation ${confirmationId} decided: ${report.outcome})`;
+    if (paused.waiting.size > 0) {
+      const reply = `Noted. Still waiting for ${paused.waiting.size} more approval(s): ${[...paused.waiting.keys()].join(', ')}.`;
+      const answer = {
+        reply,
+        tool_calls: [report],
+        iterations: paused.iteration,
+        capped: false,
+        planner: 'llm' as const,
+        keep: false,
+      };
+      return this.#finish(turn, message, answer, started);
     }
-    if (this.#o.planner) return this.#plan(this.#o.planner, sessionId, caller);
-    return {
-      reply: offlineReply(this.#o.intents.describe()),
-      tool_calls: [],
-      iterations: 0,
-      capped: false,
-      planner: 'none' as const,
+    const outcome = await this.#loop.run(turn, paused.iteration + 1, [report]);
+    return this.#finish(turn, message, planned(outcome), started);
+  }
+
+  #context(sessionId: string, caller: Caller, options: AgentChatOptions): TurnContext {
+    const sink = options.onEvent;
+    const emit = (event: ChatEvent) => {
+      if (sink === undefined) return;
+      try {
+        sink(event);
+      } catch (err) {
+        this.#log.warn({ err }, 'a chat event listener threw');
+      }
     };
+    return { sessionId, caller, signal: options.signal ?? new AbortController().signal, emit };
+  }
+
+  async #answer(message: string, turn: TurnContext): Promise<Turn> {
+    if (this.#o.preferLocal !== false || this.#loop === undefined) {
+      const now = (this.#o.now ?? (() => new Date()))();
+      const hit = this.#o.intents.match(message, { now, timeZone: this.#timeZone });
+      if (hit) {
+        this.#log.debug({ intent: hit.intent, tool: hit.tool }, 'local intent matched');
+        return this.#intent(hit, turn);
+      }
+    }
+    if (this.#loop) return planned(await this.#loop.run(turn));
+    const reply = offlineReply(this.#o.intents.describe());
+    turn.emit({ type: 'text', delta: reply });
+    return { reply, tool_calls: [], iterations: 0, capped: false, planner: 'none', keep: true };
   }
 
   /**
    * Runs a matched rule: its lookups first (each through the gate, stopping at the first
    * that does not answer), then its call, unless a lookup ended the turn with a question.
    */
-  async #intent(matched: IntentHit, sessionId: string, caller: Caller) {
+  async #intent(matched: IntentHit, turn: TurnContext): Promise<Turn> {
     const calls: ToolCallReport[] = [];
     let hit = matched;
     if (hit.lookups.length > 0) {
-      for (const lookup of hit.lookups) {
-        const report = await this.#call(lookup.tool, lookup.input, sessionId, caller);
+      for (const [i, lookup] of hit.lookups.entries()) {
+        const report = await this.#call(`lookup-${i + 1}`, lookup.tool, lookup.input, turn);
         calls.push(report);
         if (report.outcome !== 'ok') break;
       }
       const next = hit.resolve(calls);
-      if ('reply' in next) return this.#intentTurn(next.reply, calls);
+      if ('reply' in next) return this.#intentTurn(next.reply, calls, turn);
       hit = next;
     }
-    const report = await this.#call(hit.tool, hit.input, sessionId, caller);
-    calls.push(report);
-    return this.#intentTurn(hit.render(report), calls);
+    calls.push(await this.#call('intent', hit.tool, hit.input, turn));
+    return this.#intentTurn(hit.render(calls.at(-1)!), calls, turn);
   }
 
-  #intentTurn(reply: string, calls: ToolCallReport[]) {
+  #intentTurn(reply: string, calls: ToolCallReport[], turn: TurnContext): Turn {
+    turn.emit({ type: 'text', delta: reply });
     return {
       reply,
       tool_calls: calls,
       iterations: 1,
       capped: false,
-      planner: 'intent' as const,
+      planner: 'intent',
+      keep: true,
     };
   }
 
-  async #plan(planner: Planner, sessionId: string, caller: Caller) {
-    const calls: ToolCallReport[] = [];
-    const controller = new AbortController();
-    for (let iteration = 1; iteration <= this.#maxIterations; iteration++) {
-      const step = await planner.plan({
-        history: this.#o.conversations.history(sessionId),
-        tools: this.#o.plannerTools?.() ?? [],
-        iteration,
-        signal: controller.signal,
-      });
-      if (step.type === 'reply') {
-        return {
-          reply: step.text,
-          tool_calls: calls,
-          iterations: iteration,
-          capped: false,
-          planner: 'llm' as const,
-        };
-      }
-      for (const call of step.calls)
-        calls.push(await this.#call(call.tool, call.input, sessionId, caller));
-    }
-    return {
-      reply: capReply(this.#maxIterations, calls),
-      tool_calls: calls,
-      iterations: this.#maxIterations,
-      capped: true,
-      planner: 'llm' as const,
-    };
-  }
-
-  async #call(tool: string, input: unknown, sessionId: string, caller: Caller) {
-    const report = await this.#o.gate.invoke(tool, input, caller);
-    this.#o.conversations.appendTool(sessionId, {
+  async #call(callId: string, tool: string, input: unknown, turn: TurnContext) {
+    turn.emit({ type: 'tool_call', call_id: callId, tool, input });
+    const report = await this.#o.gate.invoke(tool, input, turn.caller);
+    turn.emit({ type: 'tool_result', call_id: callId, report });
+    this.#o.conversations.appendTool(turn.sessionId, {
       name: tool,
       decision_id: report.decision_id,
       outcome: report.outcome,
@@ -156,6 +223,17 @@ export class Agent {
       ...(report.error !== undefined ? { error: report.error } : {}),
     });
     return report;
+  }
+
+  async #finish(turn: TurnContext, message: string, answer: Turn, started: number) {
+    const { keep, ...rest } = answer;
+    // a paused turn's reply asks for approval; the model must not read it as its own words
+    if (keep) this.#o.conversations.appendAssistant(turn.sessionId, rest.reply);
+    const response: ChatResponse = { session_id: turn.sessionId, ...rest };
+    const durationMs = performance.now() - started;
+    await this.#audit(message, response, turn.caller, durationMs);
+    this.#o.onChat?.(response.planner, durationMs);
+    return response;
   }
 
   async #audit(message: string, r: ChatResponse, caller: Caller, durationMs: number) {
@@ -184,4 +262,16 @@ export class Agent {
       this.#log.error({ err, sessionId: r.session_id }, 'could not audit chat.completed');
     }
   }
+}
+
+function planned(o: PlanOutcome): Turn {
+  // a streamed model reply arrived as text events; the others are sent here in one piece
+  return {
+    reply: o.reply,
+    tool_calls: o.calls,
+    iterations: o.iterations,
+    capped: o.capped,
+    planner: 'llm',
+    keep: !o.paused,
+  };
 }

@@ -1,5 +1,6 @@
 export { Agent } from './agent.js';
-export type { AgentOptions } from './agent.js';
+export type { AgentChatOptions, AgentOptions } from './agent.js';
+export { PlannerUnavailableError } from './errors.js';
 export type {
   CallGate,
   ConversationTurn,
@@ -7,10 +8,13 @@ export type {
   IntentHit,
   IntentMatcher,
   IntentOutcome,
+  PlanAttempt,
   PlanRequest,
+  PlanRound,
+  PlannedCall,
   PlanStep,
   Planner,
   PlannerTool,
   ToolTurnRecord,
 } from './ports.js';
-export { capReply, offlineReply } from './replies.js';
+export { capReply, offlineReply, pausedReply, unavailableReply } from './replies.js';

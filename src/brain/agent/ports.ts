@@ -124,6 +124,11 @@ export interface PlanRequest {
   readonly signal: AbortSignal;
   /** Set: stream the model's text, a delta at a time. */
   readonly onText?: (delta: string) => void;
+  /** The text streamed so far is void: the answer broke off and is being asked again. */
+  readonly onTextReset?: () => void;
+  /** The moment and the zone the user lives in, for "today" and "tomorrow". */
+  readonly now?: Date;
+  readonly timeZone?: string;
 }
 
 /** The LLM seam: one planning round. */

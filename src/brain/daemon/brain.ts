@@ -16,9 +16,12 @@ import {
   startHttpServer,
 } from '../http/index.js';
 import { loadIntents } from '../intents/index.js';
+import { createPlanner } from '../llm/index.js';
 import { startRegistry, type Registry } from '../registry/index.js';
 import { AuditHealth } from './audit-health.js';
 import { ConnectionWatch } from './connection-watch.js';
+import { LlmMetrics } from './llm-metrics.js';
+import { OfferedTools } from './offered-tools.js';
 import { BrainCore } from './core.js';
 import { policyAuditEvent } from './policy-audit.js';
 import { PreflightCache } from './preflight.js';
@@ -143,6 +146,11 @@ async function assemble(
   });
 
   const metrics = new BrainMetrics();
+  // a bad llm section (no model, no key) stops the brain here, naming the key to set
+  const planner = createPlanner(config.llm, {
+    logger: logger.child({ component: 'llm' }),
+    observer: new LlmMetrics(metrics.registry),
+  });
   metrics.setInstanceSource(() =>
     registry.tools().map((t) => [t.name, t.instances.length] as const),
   );
@@ -169,12 +177,23 @@ async function assemble(
   pruner.unref();
   cleanup.push(() => clearInterval(pruner));
 
+  const preflight = new PreflightCache(nc);
+  const offered = new OfferedTools({
+    registry,
+    policy,
+    preflight,
+    tags: config.llm,
+    logger: logger.child({ component: 'offered-tools' }),
+  });
   const agent = new Agent({
     gate,
     intents,
     conversations,
     audit: auditHealth,
+    ...(planner === undefined ? {} : { planner, plannerTools: () => offered.tools() }),
     maxIterations: config.brain.maxIterations,
+    preferLocal: config.brain.preferLocal,
+    confirmationTtlMs: config.brain.confirmationTtlMs,
     timeZone: config.brain.timeZone,
     onChat: (planner, ms) => metrics.chat(planner, ms),
     logger: logger.child({ component: 'agent' }),
@@ -187,7 +206,7 @@ async function assemble(
     auditHealth,
     gateway: gate,
     agent,
-    preflight: new PreflightCache(nc),
+    preflight,
   });
 
   const app = await buildHttpServer({

@@ -4,12 +4,7 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { openAuditLog, type AuditLog } from '../../../src/audit/index.js';
-import {
-  Agent,
-  type Planner,
-  type PlanRequest,
-  type PlanStep,
-} from '../../../src/brain/agent/index.js';
+import { Agent, type Planner } from '../../../src/brain/agent/index.js';
 import {
   openConversationStore,
   type ConversationStore,
@@ -24,23 +19,8 @@ import { openPolicyStore, type PolicyStore } from '../../../src/policy/index.js'
 import { calculatorTool } from '../../../workers/calculator/index.js';
 import { createEchoTool } from '../../fixtures/tools.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
+import { ScriptedPlanner } from '../../helpers/scripted-planner.js';
 import { waitFor } from '../../helpers/wait.js';
-
-/** A planner that plays a script: one step per round, then repeats the last one. */
-class ScriptedPlanner implements Planner {
-  readonly name = 'scripted';
-  readonly requests: PlanRequest[] = [];
-  readonly #steps: readonly PlanStep[];
-  constructor(steps: readonly PlanStep[]) {
-    this.#steps = steps;
-  }
-  plan(request: PlanRequest) {
-    this.requests.push(request);
-    const step = this.#steps[Math.min(this.requests.length, this.#steps.length) - 1];
-    if (!step) throw new Error('empty script');
-    return Promise.resolve(step);
-  }
-}
 
 describe('agent loop (real intents, gateway, NATS, audit log, conversations)', () => {
   let nats: TestNats;
@@ -144,7 +124,7 @@ describe('agent loop (real intents, gateway, NATS, audit log, conversations)', (
     expect(second).toEqual(['user', 'tool']);
   });
 
-  test('hitting max_iterations is told to the user and audited, never silent', async () => {
+  test('hitting max_iterations is told to the user with the calls that did not run, and audited', async () => {
     const planner = new ScriptedPlanner([
       {
         type: 'tool_calls',
@@ -156,11 +136,14 @@ describe('agent loop (real intents, gateway, NATS, audit log, conversations)', (
     const r = await agent.chat({ message: 'loop forever' }, { actor: 'ops' });
     expect(r.capped).toBe(true);
     expect(r.iterations).toBe(3);
-    expect(r.tool_calls).toHaveLength(3);
+    // rounds 1 and 2 ran their call; the call asked for in round 3 did not run
+    expect(r.tool_calls).toHaveLength(2);
     expect(r.reply).toMatch(/stopped after 3 planning rounds/);
+    expect(r.reply).toContain('These calls did not run:\n- echo {"id":"loop","text":"again"}');
     const row = chatRows()[0];
     expect(row?.outcome).toBe('error');
     expect(row?.payload).toMatchObject({ capped: true, iterations: 3 });
+    expect(audit.query({ types: ['llm.called'] })).toHaveLength(3);
   });
 
   test('a denied planner call is reported to the planner, not thrown', async () => {

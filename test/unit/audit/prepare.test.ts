@@ -89,6 +89,7 @@ describe('prepareRow', () => {
       'tool.confirmed',
       'tool.rejected',
       'chat.completed',
+      'llm.called',
       'policy.reloaded',
       'policy.reload_failed',
       'audit.retention',

@@ -1,0 +1,66 @@
+import type { Caller } from '../api/index.js';
+
+/**
+ * Planner turns waiting for a human. When a call of a planner round needs confirmation, the
+ * turn stops and is kept here under the confirmation ids of that round; approving or
+ * rejecting one (`POST /v1/confirmations/{id}`) hands its report back and, once no call of
+ * the round waits any more, the turn goes on from the next round. In memory only: like the
+ * confirmations themselves, paused turns do not survive a restart.
+ */
+
+/** Paused turns kept at most; the oldest goes first. */
+const MAX_PAUSED = 1000;
+
+export interface PausedTurn {
+  readonly sessionId: string;
+  readonly caller: Caller;
+  /** The round whose calls wait. */
+  readonly iteration: number;
+  /** Confirmation id -> the model's call id, for the calls still waiting. */
+  readonly waiting: Map<string, string>;
+  readonly expiresAt: number;
+}
+
+export class PausedTurns {
+  readonly #byConfirmation = new Map<string, PausedTurn>();
+  readonly #now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  add(turn: PausedTurn): void {
+    this.#prune();
+    for (const id of turn.waiting.keys()) this.#byConfirmation.set(id, turn);
+    while (this.#byConfirmation.size > MAX_PAUSED) {
+      const oldest = this.#byConfirmation.keys().next().value;
+      if (oldest === undefined) break;
+      this.#byConfirmation.delete(oldest);
+    }
+  }
+
+  /**
+   * The turn a confirmation belongs to, with that confirmation no longer waiting, and its
+   * call id; undefined when no paused turn holds it (an API invoke, expired, restarted).
+   */
+  take(confirmationId: string): { turn: PausedTurn; callId: string } | undefined {
+    this.#prune();
+    const turn = this.#byConfirmation.get(confirmationId);
+    const callId = turn?.waiting.get(confirmationId);
+    if (turn === undefined || callId === undefined) return undefined;
+    this.#byConfirmation.delete(confirmationId);
+    turn.waiting.delete(confirmationId);
+    return { turn, callId };
+  }
+
+  get size(): number {
+    return this.#byConfirmation.size;
+  }
+
+  #prune(): void {
+    const now = this.#now();
+    for (const [id, turn] of this.#byConfirmation) {
+      if (turn.expiresAt <= now) this.#byConfirmation.delete(id);
+    }
+  }
+}

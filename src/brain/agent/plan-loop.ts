@@ -1,0 +1,253 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../log/index.js';
+import { LlmError } from '../llm/types.js';
+import type { AuditSink } from '../gateway/index.js';
+import type { Caller, ChatEvent, ConfirmationTicket, ToolCallReport } from '../api/index.js';
+import { PlannerUnavailableError } from './errors.js';
+import type { PausedTurns } from './paused.js';
+import type {
+  CallGate,
+  Conversations,
+  PlanRound,
+  PlannedCall,
+  Planner,
+  PlannerTool,
+} from './ports.js';
+import { capReply, pausedReply, unavailableReply } from './replies.js';
+
+/** One turn in progress: who asks, in which session, and where its events go. */
+export interface TurnContext {
+  readonly sessionId: string;
+  readonly caller: Caller;
+  readonly signal: AbortSignal;
+  readonly emit: (event: ChatEvent) => void;
+}
+
+/** How a planner turn ended. */
+export interface PlanOutcome {
+  readonly reply: string;
+  readonly calls: ToolCallReport[];
+  readonly iterations: number;
+  readonly capped: boolean;
+  /** The reply asks a human to approve a call; it is not kept in the conversation. */
+  readonly paused: boolean;
+}
+
+export interface PlanLoopDeps {
+  readonly planner: Planner;
+  readonly gate: CallGate;
+  readonly conversations: Conversations;
+  readonly audit: AuditSink;
+  readonly paused: PausedTurns;
+  readonly plannerTools: () => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
+  readonly maxIterations: number;
+  readonly confirmationTtlMs: number;
+  /** One line per thing the local rules can do, for the "no model" reply. */
+  readonly capabilities: () => readonly string[];
+  readonly now: () => Date;
+  readonly timeZone: string;
+  readonly logger: Logger;
+}
+
+/**
+ * The planner's rounds: ask the model, run the calls it asks for (all of one round at once,
+ * each through the gate with its own decision id), hand the results back, until it replies
+ * or `maxIterations` rounds were asked. Calls the model still asks for in the last round do
+ * not run, and the reply names them. A call waiting for confirmation pauses the turn
+ * (see PausedTurns). Each round is audited as `llm.called`.
+ */
+export class PlanLoop {
+  readonly #d: PlanLoopDeps;
+
+  constructor(deps: PlanLoopDeps) {
+    this.#d = deps;
+  }
+
+  /** Runs rounds `from`..`maxIterations`; `made` holds calls already made in this turn. */
+  async run(turn: TurnContext, from = 1, made: ToolCallReport[] = []): Promise<PlanOutcome> {
+    const max = this.#d.maxIterations;
+    for (let iteration = from; iteration <= max; iteration++) {
+      const step = await this.#ask(turn, iteration);
+      if ('unavailable' in step) {
+        const reply = said(turn, unavailableReply(step.unavailable, this.#d.capabilities()));
+        return { reply, calls: made, iterations: iteration, capped: false, paused: false };
+      }
+      if (step.type === 'reply') {
+        return {
+          reply: step.text,
+          calls: made,
+          iterations: iteration,
+          capped: false,
+          paused: false,
+        };
+      }
+      if (iteration === max) {
+        const reply = said(turn, capReply(max, made, step.calls));
+        return { reply, calls: made, iterations: max, capped: true, paused: false };
+      }
+      if (step.text.trim() !== '') this.#d.conversations.appendAssistant(turn.sessionId, step.text);
+      const reports = await this.#runCalls(turn, step.calls);
+      made.push(...reports);
+      const tickets = this.#pauseIfWaiting(turn, iteration, step.calls, reports);
+      if (tickets.length > 0) {
+        const reply = said(turn, pausedReply(tickets));
+        return { reply, calls: made, iterations: iteration, capped: false, paused: true };
+      }
+    }
+    // unreachable: the last round always returns above
+    return {
+      reply: capReply(max, made, []),
+      calls: made,
+      iterations: max,
+      capped: true,
+      paused: false,
+    };
+  }
+
+  /** One round: the model's step, or why no model answered. Audits `llm.called`. */
+  async #ask(turn: TurnContext, iteration: number) {
+    const tools = await this.#d.plannerTools();
+    const started = performance.now();
+    try {
+      const step = await this.#d.planner.plan({
+        history: this.#d.conversations.history(turn.sessionId),
+        tools,
+        iteration,
+        signal: turn.signal,
+        onText: (delta) => turn.emit({ type: 'text', delta }),
+        // a stream that broke off is asked again: say so rather than repeat the words silently
+        onTextReset: () =>
+          turn.emit({ type: 'text', delta: '\n[the answer broke off; asking again]\n' }),
+        now: this.#d.now(),
+        timeZone: this.#d.timeZone,
+      });
+      const calls = step.type === 'tool_calls' ? step.calls.length : 0;
+      await this.#auditRound(turn, iteration, 'ok', calls, step.round, started);
+      return step;
+    } catch (err) {
+      if (err instanceof LlmError && err.kind === 'aborted') {
+        await this.#auditRound(turn, iteration, 'error', 0, undefined, started);
+        return { unavailable: 'the request was cancelled' };
+      }
+      if (!(err instanceof PlannerUnavailableError)) throw err;
+      const round = { attempts: err.attempts };
+      await this.#auditRound(turn, iteration, 'error', 0, round, started);
+      return { unavailable: err.message };
+    }
+  }
+
+  /** Runs one round's calls at once; conversation turns are written in the model's order. */
+  async #runCalls(turn: TurnContext, calls: readonly PlannedCall[]): Promise<ToolCallReport[]> {
+    const reports = await Promise.all(calls.map((call) => this.#runCall(turn, call)));
+    calls.forEach((call, i) => {
+      const report = reports[i]!;
+      this.#d.conversations.appendTool(turn.sessionId, {
+        name: call.tool,
+        decision_id: report.decision_id,
+        call_id: call.id,
+        outcome: report.outcome,
+        input: call.input,
+        ...(report.result !== undefined ? { result: report.result } : {}),
+        ...(report.error !== undefined ? { error: report.error } : {}),
+        ...(report.reason !== undefined && report.error === undefined
+          ? { error: { code: report.outcome, message: report.reason } }
+          : {}),
+      });
+    });
+    return reports;
+  }
+
+  async #runCall(turn: TurnContext, call: PlannedCall): Promise<ToolCallReport> {
+    turn.emit({ type: 'tool_call', call_id: call.id, tool: call.tool, input: call.input });
+    const report =
+      call.problem !== undefined || call.input === undefined
+        ? malformed(call)
+        : await this.#d.gate.invoke(call.tool, call.input, turn.caller);
+    turn.emit({ type: 'tool_result', call_id: call.id, report });
+    return report;
+  }
+
+  /** Keeps the turn for later when a call of this round waits for a human. */
+  #pauseIfWaiting(
+    turn: TurnContext,
+    iteration: number,
+    calls: readonly PlannedCall[],
+    reports: readonly ToolCallReport[],
+  ): ConfirmationTicket[] {
+    const waiting = new Map<string, string>();
+    const tickets: ConfirmationTicket[] = [];
+    reports.forEach((r, i) => {
+      if (r.outcome !== 'confirmation_required' || r.confirmation === undefined) return;
+      waiting.set(r.confirmation.id, calls[i]!.id);
+      tickets.push(r.confirmation);
+    });
+    if (tickets.length === 0) return [];
+    this.#d.paused.add({
+      sessionId: turn.sessionId,
+      caller: turn.caller,
+      iteration,
+      waiting,
+      expiresAt: Date.now() + this.#d.confirmationTtlMs,
+    });
+    return tickets;
+  }
+
+  async #auditRound(
+    turn: TurnContext,
+    iteration: number,
+    outcome: 'ok' | 'error',
+    toolCalls: number,
+    round: Partial<PlanRound> | undefined,
+    started: number,
+  ): Promise<void> {
+    try {
+      await this.#d.audit.append({
+        type: 'llm.called',
+        actor: turn.caller.actor,
+        outcome,
+        sessionId: turn.sessionId,
+        payload: {
+          iteration,
+          ...(round?.provider === undefined ? {} : { provider: round.provider }),
+          ...(round?.model === undefined ? {} : { model: round.model }),
+          usage: { input: round?.inputTokens ?? 0, output: round?.outputTokens ?? 0 },
+          duration_ms: Math.round((round?.durationMs ?? performance.now() - started) * 1000) / 1000,
+          tool_calls: toolCalls,
+          attempts: (round?.attempts ?? []).map((a) => ({
+            provider: a.provider,
+            model: a.model,
+            outcome: a.outcome,
+            ...(a.status === undefined ? {} : { status: a.status }),
+            duration_ms: Math.round(a.durationMs * 1000) / 1000,
+          })),
+        },
+      });
+    } catch (err) {
+      this.#d.logger.error({ err, sessionId: turn.sessionId }, 'could not audit llm.called');
+    }
+  }
+}
+
+/** A reply the brain wrote (not the model): sent as one text event, since nothing streamed it. */
+function said(turn: TurnContext, reply: string): string {
+  turn.emit({ type: 'text', delta: reply });
+  return reply;
+}
+
+/**
+ * A call the model wrote so that it cannot be made (arguments that are not a JSON object):
+ * answered as `invalid_input` so the model can correct it on the next round. Never reaches
+ * the gate; the round's `llm.called` row records it.
+ */
+function malformed(call: PlannedCall): ToolCallReport {
+  const message = `the arguments of ${call.tool} could not be read: ${call.problem ?? 'no arguments'}`;
+  return {
+    tool: call.tool,
+    input: call.input,
+    outcome: 'failed',
+    reason: message,
+    error: { code: 'invalid_input', message, retryable: false },
+    decision_id: randomUUID(),
+    duration_ms: 0,
+  };
+}
