@@ -1,9 +1,11 @@
 import type { z } from 'zod';
 import {
+  ChatEventSchema,
   ChatResponseSchema,
   HttpErrorSchema,
   ToolCallReportSchema,
   ToolViewSchema,
+  type ChatEvent,
   type ChatRequest,
   type ChatResponse,
   type ToolCallReport,
@@ -94,11 +96,21 @@ export interface ApiClientOptions {
   maxResponseBytes?: number;
 }
 
+export interface ChatCallOptions {
+  /**
+   * Asks for the event stream (`Accept: text/event-stream`) and receives the turn's `text`,
+   * `tool_call` and `tool_result` events as they arrive; the promise still resolves with the
+   * whole response (the `done` event), or rejects with the `error` event as an ApiError. A
+   * brain that answers plain JSON instead is read as before, with no events.
+   */
+  onEvent?: (event: ChatEvent) => void;
+}
+
 export interface ApiClient {
   /** The base URL, for messages. */
   readonly url: string;
-  /** `POST /v1/chat`. */
-  chat(request: ChatRequest): Promise<ChatResponse>;
+  /** `POST /v1/chat`; streamed when `options.onEvent` is given. */
+  chat(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResponse>;
   /** `POST /v1/tools/{name}/invoke`: one call through the policy gate. */
   invoke(tool: string, input: unknown): Promise<ToolCallReport>;
   /** `POST /v1/confirmations/{id}`: runs (`approve`) or cancels a waiting call; 404 when unknown. */
@@ -122,21 +134,21 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   }
   if (!base.pathname.endsWith('/')) base.pathname += '/';
   const shown = opts.url.replace(/\/+$/, '');
+  const ep: Endpoint = {
+    base,
+    shown,
+    token: opts.token,
+    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+  };
   const call = <S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown) =>
-    request(
-      {
-        base,
-        shown,
-        token: opts.token,
-        timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        maxBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-      },
-      { method, path, body },
-      schema,
-    );
+    request(ep, { method, path, body }, schema);
   return {
     url: shown,
-    chat: (req) => call('POST', 'v1/chat', ChatResponseSchema, req),
+    chat: (req, options) =>
+      options?.onEvent === undefined
+        ? call('POST', 'v1/chat', ChatResponseSchema, req)
+        : chatStream(ep, req, options.onEvent),
     invoke: (tool, input) =>
       call('POST', `v1/tools/${encodeURIComponent(tool)}/invoke`, ToolCallReportSchema, { input }),
     confirm: (id, approve) =>
@@ -159,6 +171,23 @@ interface Call {
   method: string;
   path: string;
   body?: unknown;
+  /** @default 'application/json' */
+  accept?: string;
+}
+
+/** Sends `call`; the answer's body is left to read under the same deadline. */
+async function send(ep: Endpoint, call: Call, signal: AbortSignal): Promise<Response> {
+  return fetch(new URL(call.path, ep.base), {
+    method: call.method,
+    headers: {
+      authorization: `Bearer ${ep.token}`,
+      accept: call.accept ?? 'application/json',
+      ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+    signal,
+    redirect: 'error',
+  });
 }
 
 async function request<S extends z.ZodType>(
@@ -171,21 +200,21 @@ async function request<S extends z.ZodType>(
   let text: string;
   let res: Response;
   try {
-    res = await fetch(new URL(call.path, ep.base), {
-      method: call.method,
-      headers: {
-        authorization: `Bearer ${ep.token}`,
-        accept: 'application/json',
-        ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-      signal,
-      redirect: 'error',
-    });
+    res = await send(ep, call, signal);
     text = await readCapped(res, ep.maxBytes, what);
   } catch (err) {
     throw transportError(err, ep, what);
   }
+  return parseAnswer(res, text, what, schema);
+}
+
+/** A whole answer's body: an error status as an ApiError, else the JSON `schema` names. */
+function parseAnswer<S extends z.ZodType>(
+  res: Response,
+  text: string,
+  what: string,
+  schema: S,
+): z.infer<S> {
   if (!res.ok) throw httpError(res, text, what);
   let json: unknown;
   try {
@@ -206,6 +235,127 @@ async function request<S extends z.ZodType>(
     );
   }
   return parsed.data;
+}
+
+/** What a streamed chat asks for: the event stream, else the plain answer. */
+const STREAM_ACCEPT = 'text/event-stream, application/json;q=0.5';
+const CHAT_EVENT_TYPES: ReadonlySet<string> = new Set(
+  ChatEventSchema.options.map((o) => o.shape.type.value),
+);
+
+/** `POST /v1/chat` asking for the event stream; a plain JSON answer is read as before. */
+async function chatStream(
+  ep: Endpoint,
+  body: ChatRequest,
+  onEvent: (event: ChatEvent) => void,
+): Promise<ChatResponse> {
+  const what = 'POST /v1/chat';
+  const signal = AbortSignal.timeout(ep.timeoutMs);
+  try {
+    const call = { method: 'POST', path: 'v1/chat', body, accept: STREAM_ACCEPT };
+    const res = await send(ep, call, signal);
+    if (!res.ok || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      return parseAnswer(res, await readCapped(res, ep.maxBytes, what), what, ChatResponseSchema);
+    }
+    return await readTurn(res, ep.maxBytes, what, onEvent);
+  } catch (err) {
+    throw transportError(err, ep, what);
+  }
+}
+
+/** A streamed turn: each event to `onEvent` until `done` (the answer) or `error` (thrown). */
+async function readTurn(
+  res: Response,
+  max: number,
+  what: string,
+  onEvent: (event: ChatEvent) => void,
+): Promise<ChatResponse> {
+  const bad = (why: string) =>
+    new ApiError('api_bad_response', `${why}; is the brain another version?`);
+  for await (const { event, data } of sseEvents(res, max, what)) {
+    if (!CHAT_EVENT_TYPES.has(event)) continue; // a newer brain's event: not ours to read
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      throw bad(`a ${event} event of ${what} is not JSON`);
+    }
+    const parsed = ChatEventSchema.safeParse({ ...(json as object), type: event });
+    if (!parsed.success) throw bad(`a ${event} event of ${what} does not match the API contract`);
+    const e = parsed.data;
+    if (e.type === 'done') return e.response;
+    if (e.type === 'error') {
+      const id = res.headers.get('x-request-id');
+      const req = id === null ? '' : ` (request ${id})`;
+      throw new ApiError(
+        e.error.code,
+        `the brain failed mid-answer: ${e.error.code}: ${e.error.message}${req}`,
+      );
+    }
+    onEvent(e);
+  }
+  throw bad(`the event stream of ${what} ended before its done event`);
+}
+
+/**
+ * The events of a `text/event-stream` body as `{event, data}` (WHATWG rules, as far as the
+ * brain uses them: `event:` and `data:` fields, comments and other fields skipped, an event
+ * complete at a blank line; lines end in LF, CRLF or CR), refusing more than `max` bytes in
+ * all. Exported for its tests, which cut a body at every byte.
+ */
+export async function* sseEvents(
+  res: Response,
+  max: number,
+  what: string,
+): AsyncGenerator<{ event: string; data: string }> {
+  if (res.body === null) return;
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let size = 0;
+  let event = '';
+  let data: string[] = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      size += value.byteLength;
+      if (size > max) {
+        throw new ApiError(
+          'api_response_too_large',
+          `the answer to ${what} is larger than ${max} bytes`,
+        );
+      }
+      buffer += decoder.decode(value, { stream: true });
+      for (let end = lineEnd(buffer); end !== undefined; end = lineEnd(buffer)) {
+        const line = buffer.slice(0, end.at);
+        buffer = buffer.slice(end.at + end.length);
+        if (line === '') {
+          if (data.length > 0) yield { event: event || 'message', data: data.join('\n') };
+          event = '';
+          data = [];
+          continue;
+        }
+        const colon = line.indexOf(':');
+        if (colon === 0) continue; // a comment: the heartbeat
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'event') event = value;
+        else if (field === 'data') data.push(value);
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Where the first complete line of `buffer` ends (`\n`, `\r\n` or `\r`), if one does. */
+function lineEnd(buffer: string): { at: number; length: number } | undefined {
+  const at = buffer.search(/[\r\n]/);
+  if (at < 0) return undefined;
+  if (buffer[at] === '\n') return { at, length: 1 };
+  if (at + 1 === buffer.length) return undefined; // a `\r` that a `\n` may still follow
+  return { at, length: buffer[at + 1] === '\n' ? 2 : 1 };
 }
 
 /** The body as text, refusing more than `max` bytes (by Content-Length, then as it streams). */

@@ -114,6 +114,15 @@ export const InvokeRequestSchema = z.strictObject({ input: z.unknown() });
 /** `POST /v1/confirmations/{id}`. */
 export const ConfirmRequestSchema = z.strictObject({ approve: z.boolean() });
 
+/**
+ * The answer to a confirmation: the call's report and, when a planner turn waited for it,
+ * the rest of that turn (`chat`): the model read the result and went on.
+ */
+export const ConfirmResponseSchema = ToolCallReportSchema.extend({
+  chat: ChatResponseSchema.optional(),
+});
+export type ConfirmResponse = z.infer<typeof ConfirmResponseSchema>;
+
 /** `POST /v1/policy/explain`: the call to judge, as `{tool, input}`. */
 export const ExplainRequestSchema = z.strictObject({
   tool: z.string().min(1),

@@ -4,6 +4,7 @@ export {
   ChatRequestSchema,
   ChatResponseSchema,
   ConfirmRequestSchema,
+  ConfirmResponseSchema,
   ConfirmationTicketSchema,
   ExplainRequestSchema,
   HttpErrorSchema,
@@ -19,10 +20,11 @@ export type {
   ChatEvent,
   ChatRequest,
   ChatResponse,
+  ConfirmResponse,
   ConfirmationTicket,
   HttpError,
   Readiness,
   ToolCallReport,
   ToolView,
 } from './contract.js';
-export type { BrainService, ChatOptions } from './service.js';
+export type { BrainService, ChatOptions, CompletionRequest } from './service.js';

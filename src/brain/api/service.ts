@@ -1,14 +1,22 @@
 import type { AuditCounts, AuditFilter, AuditQuery, AuditRecord } from '../../audit/index.js';
 import type { PolicyExplanation } from '../../policy/index.js';
+import type { TagFilter } from '../../protocol/index.js';
 import type {
   Caller,
   ChatEvent,
   ChatRequest,
   ChatResponse,
+  ConfirmResponse,
   Readiness,
   ToolCallReport,
   ToolView,
 } from './contract.js';
+
+/** A client-kept conversation: earlier turns, then the message to answer. */
+export interface CompletionRequest {
+  readonly history: readonly { readonly role: 'user' | 'assistant'; readonly content: string }[];
+  readonly message: string;
+}
 
 export interface ChatOptions {
   readonly onEvent?: (event: ChatEvent) => void;
@@ -28,14 +36,25 @@ export interface BrainService {
    * deltas, tool calls and their reports) for streaming; the result is the same either way.
    */
   chat(request: ChatRequest, caller: Caller, options?: ChatOptions): Promise<ChatResponse>;
-  listTools(): Promise<ToolView[]>;
+  /**
+   * One turn of a conversation the client keeps (`POST /v1/chat/completions`): a new
+   * session owned by the caller is seeded with `history` (user and assistant texts, oldest
+   * first), then `message` is answered as in `chat`.
+   */
+  complete(
+    request: CompletionRequest,
+    caller: Caller,
+    options?: ChatOptions,
+  ): Promise<ChatResponse>;
+  /** Every discovered tool, or those passing `filter` (`GET /v1/tools?include_tags=…`). */
+  listTools(filter?: TagFilter): Promise<ToolView[]>;
   /** Runs one tool call through the gate. */
   invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport>;
   /**
    * Approves (runs once) or rejects a call waiting for confirmation.
    * @throws ConfirmationNotFoundError when the id is unknown, used, expired or voided.
    */
-  confirm(id: string, approve: boolean, caller: Caller): Promise<ToolCallReport>;
+  confirm(id: string, approve: boolean, caller: Caller): Promise<ConfirmResponse>;
   explain(tool: string, input: unknown): PolicyExplanation;
   auditQuery(query: AuditQuery): AuditRecord[];
   auditCounts(filter: AuditFilter): AuditCounts;

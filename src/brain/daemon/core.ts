@@ -1,12 +1,15 @@
 import type { AuditFilter, AuditLog, AuditQuery } from '../../audit/index.js';
 import type { PolicyExplanation, PolicyStore } from '../../policy/index.js';
-import { CaesarError } from '../../protocol/index.js';
+import { CaesarError, matchesTags, type TagFilter } from '../../protocol/index.js';
 import type { Agent } from '../agent/index.js';
 import type {
   BrainService,
   Caller,
+  ChatOptions,
   ChatRequest,
   ChatResponse,
+  CompletionRequest,
+  ConfirmResponse,
   Readiness,
   ToolCallReport,
   ToolView,
@@ -36,9 +39,13 @@ export class BrainCore implements BrainService {
     this.#p = parts;
   }
 
-  async chat(request: ChatRequest, caller: Caller): Promise<ChatResponse> {
+  async chat(
+    request: ChatRequest,
+    caller: Caller,
+    options: ChatOptions = {},
+  ): Promise<ChatResponse> {
     try {
-      return await this.#p.agent.chat(request, caller);
+      return await this.#p.agent.chat(request, caller, options);
     } catch (err) {
       if ((err as { code?: unknown }).code === 'session_not_found') {
         throw new CaesarError('session_not_found', (err as Error).message, { cause: err });
@@ -47,8 +54,19 @@ export class BrainCore implements BrainService {
     }
   }
 
-  async listTools(): Promise<ToolView[]> {
-    const tools = this.#p.registry.tools();
+  complete(
+    request: CompletionRequest,
+    caller: Caller,
+    options: ChatOptions = {},
+  ): Promise<ChatResponse> {
+    return this.#p.agent.chat({ message: request.message }, caller, {
+      ...options,
+      seed: request.history,
+    });
+  }
+
+  async listTools(filter?: TagFilter): Promise<ToolView[]> {
+    const tools = this.#p.registry.tools().filter((t) => matchesTags(t.spec.tags, filter));
     const preflights = await Promise.all(tools.map((t) => this.#p.preflight.get(t.name)));
     return tools.map((t, i) => {
       const d = this.#p.policy.explain({ tool: t.name, input: {} }).decision;
@@ -70,8 +88,11 @@ export class BrainCore implements BrainService {
     return this.#p.gateway.invoke(tool, input, caller);
   }
 
-  confirm(id: string, approve: boolean, caller: Caller): Promise<ToolCallReport> {
-    return this.#p.gateway.confirm(id, approve, caller);
+  /** Decides a confirmation; a planner turn that waited for it goes on (`chat`). */
+  async confirm(id: string, approve: boolean, caller: Caller): Promise<ConfirmResponse> {
+    const report = await this.#p.gateway.confirm(id, approve, caller);
+    const chat = await this.#p.agent.resume(id, report);
+    return chat === undefined ? report : { ...report, chat };
   }
 
   explain(tool: string, input: unknown): PolicyExplanation {

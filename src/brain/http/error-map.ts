@@ -1,6 +1,8 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PolicyError } from '../../policy/index.js';
 import { CaesarError } from '../../protocol/index.js';
 import { HTTP_ERROR_STATUS, HttpApiError, type HttpErrorCode } from './errors.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
 
 /** What the error handler sends: status, the `error` object of the body, extra headers. */
 export interface MappedError {
@@ -82,4 +84,36 @@ export function mapError(err: unknown, bodyLimitBytes: number): MappedError {
     return { status, code: 'invalid_request', message: 'invalid request', unexpected: false };
   }
   return { status: 500, code: 'internal', message: 'internal error', unexpected: true };
+}
+
+/**
+ * A bug: logged with its stack under `error` (not pino's `err` serializer, which would copy
+ * every enumerable field of the error), never with the request body or headers.
+ */
+export function logUnexpected(req: FastifyRequest, err: unknown): void {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const error = { type: e.name, message: e.message, stack: e.stack };
+  req.log.error({ error, method: req.method, route: req.routeOptions.url }, 'request failed');
+}
+
+/** Logs a mapped failure: a bug with its stack, a refusal at debug. */
+export function logMapped(req: FastifyRequest, err: unknown, mapped: MappedError): void {
+  if (mapped.unexpected) logUnexpected(req, err);
+  else req.log.debug({ status: mapped.status, code: mapped.code }, 'request refused');
+}
+
+/** Sends a mapped failure with its status and headers; `body` is the route family's shape. */
+export function sendMappedError(
+  reply: FastifyReply,
+  requestId: string,
+  m: MappedError,
+  body: unknown,
+): void {
+  for (const [name, value] of Object.entries(m.headers ?? {})) reply.header(name, value);
+  void reply
+    .code(m.status)
+    .header(REQUEST_ID_HEADER, requestId)
+    .header('cache-control', 'no-store')
+    .type('application/json; charset=utf-8')
+    .send(body);
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { recordToJsonLine } from '../../audit/index.js';
-import { ToolNameSchema } from '../../protocol/index.js';
+import { ToolNameSchema, ToolTagSchema } from '../../protocol/index.js';
 import {
   ChatRequestSchema,
   ConfirmRequestSchema,
@@ -12,7 +12,9 @@ import {
 import type { BrainService } from '../api/index.js';
 import { AuditFilterParams, AuditQueryParams } from './audit-query.js';
 import { actorOf } from './auth.js';
+import { chatTurn } from './chat-stream.js';
 import type { BrainMetrics } from './metrics.js';
+import { acceptsEventStream, serveEventStream } from './sse.js';
 import { parseRequest } from './validate.js';
 
 /** Routes that need no token. */
@@ -25,9 +27,25 @@ export interface RouteDeps {
   readonly service: BrainService;
   readonly metrics: BrainMetrics;
   readonly messageMaxChars: number;
+  /** Interval of heartbeat comments on a streamed chat. */
+  readonly heartbeatMs: number;
 }
 
 const ToolParams = z.strictObject({ name: ToolNameSchema });
+/** A tag list in a query: `home,network`, or the parameter repeated; at most 32 tags. */
+const TagList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) =>
+    (Array.isArray(v) ? v : [v])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  )
+  .pipe(z.array(ToolTagSchema).max(32));
+const ToolsQuery = z.strictObject({
+  include_tags: TagList.optional(),
+  exclude_tags: TagList.optional(),
+});
 const ConfirmationParams = z.strictObject({
   id: z
     .string()
@@ -75,12 +93,22 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     return text;
   });
 
-  app.post('/v1/chat', { config: { scope: 'chat' } }, async (req) => {
+  app.post('/v1/chat', { config: { scope: 'chat' } }, async (req, reply) => {
     const body = parseRequest(chat, req.body);
-    return service.chat(body, callerOf(req, body.session_id));
+    const caller = callerOf(req, body.session_id);
+    if (acceptsEventStream(req.headers.accept)) {
+      return serveEventStream(req, reply, chatTurn(service, body, caller), deps.heartbeatMs);
+    }
+    return service.chat(body, caller);
   });
 
-  app.get('/v1/tools', { config: { scope: 'read' } }, async () => service.listTools());
+  app.get('/v1/tools', { config: { scope: 'read' } }, async (req) => {
+    const query = parseRequest(ToolsQuery, req.query);
+    return service.listTools({
+      includeTags: query.include_tags ?? [],
+      excludeTags: query.exclude_tags ?? [],
+    });
+  });
 
   app.post('/v1/tools/:name/invoke', { config: { scope: 'invoke' } }, async (req) => {
     const { name } = parseRequest(ToolParams, req.params);

@@ -5,17 +5,18 @@ import {
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
-  type FastifyRequest,
 } from 'fastify';
 import type { Logger } from '../../log/index.js';
 import type { BrainService } from '../api/index.js';
 import { actorOf, authHook } from './auth.js';
-import { mapError, type MappedError } from './error-map.js';
+import { logMapped, mapError, sendMappedError, type MappedError } from './error-map.js';
 import { HttpApiError, HttpBindError } from './errors.js';
 import { isLoopbackHost } from './loopback.js';
 import type { BrainMetrics } from './metrics.js';
+import { openAiRoutes } from './openai-routes.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 import { PUBLIC_ROUTES, QUIET_ROUTES, registerRoutes } from './routes.js';
+import { DEFAULT_HEARTBEAT_MS } from './sse.js';
 import type { TokenStore } from './token-store.js';
 
 /** Everything the server needs; the daemon builds it from the config's `api` section. */
@@ -33,6 +34,8 @@ export interface HttpServerOptions {
   readonly rateLimitPerMinute: number;
   /** Longest chat message. @default 8000 (config `brain.message_max_chars`) */
   readonly messageMaxChars: number;
+  /** Interval of heartbeat comments on an event stream. @default 15000 */
+  readonly heartbeatMs?: number;
 }
 
 export interface ListenOptions {
@@ -108,8 +111,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
 
   app.setErrorHandler((err, req, reply) => {
     const mapped = mapError(err, bodyLimitBytes);
-    if (mapped.unexpected) logUnexpected(req, err);
-    else req.log.debug({ status: mapped.status, code: mapped.code }, 'request refused');
+    logMapped(req, err, mapped);
     sendError(reply, req.id, mapped);
   });
 
@@ -127,7 +129,9 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
         ),
     });
   }
-  registerRoutes(app, { service, metrics, messageMaxChars: options.messageMaxChars });
+  const { messageMaxChars, heartbeatMs = DEFAULT_HEARTBEAT_MS } = options;
+  registerRoutes(app, { service, metrics, messageMaxChars, heartbeatMs });
+  await app.register(openAiRoutes, { service, messageMaxChars, bodyLimitBytes, heartbeatMs });
   app.setNotFoundHandler(rateLimitPerMinute > 0 ? { preHandler: app.rateLimit() } : {}, (req) => {
     const path = (req.url.split('?')[0] ?? '').slice(0, 200);
     throw new HttpApiError('not_found', `no route ${req.method} ${path}`);
@@ -136,23 +140,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
 }
 
 function sendError(reply: FastifyReply, requestId: string, m: MappedError): void {
-  for (const [name, value] of Object.entries(m.headers ?? {})) reply.header(name, value);
-  void reply
-    .code(m.status)
-    .header(REQUEST_ID_HEADER, requestId)
-    .header('cache-control', 'no-store')
-    .type('application/json; charset=utf-8')
-    .send(errorBody(m, requestId));
-}
-
-/**
- * A bug: logged with its stack under `error` (not pino's `err` serializer, which would copy
- * every enumerable field of the error), never with the request body or headers.
- */
-function logUnexpected(req: FastifyRequest, err: unknown): void {
-  const e = err instanceof Error ? err : new Error(String(err));
-  const error = { type: e.name, message: e.message, stack: e.stack };
-  req.log.error({ error, method: req.method, route: req.routeOptions.url }, 'request failed');
+  sendMappedError(reply, requestId, m, errorBody(m, requestId));
 }
 
 /**

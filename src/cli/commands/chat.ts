@@ -1,6 +1,11 @@
 import { createInterface } from 'node:readline';
 import type { Command, CommanderError } from 'commander';
-import { ChatRequestSchema, type ChatResponse } from '../../brain/api/index.js';
+import {
+  ChatRequestSchema,
+  type ChatEvent,
+  type ChatResponse,
+  type ToolCallReport,
+} from '../../brain/api/index.js';
 import type { ApiClient } from '../api-client.js';
 import { addApiFlags, type ApiFlags } from '../connection.js';
 import type { ApiTarget } from '../context.js';
@@ -18,7 +23,9 @@ import {
 /**
  * `caesar chat [message...]`: one message and its reply; with no message, an interactive
  * session on a terminal, or one message per line from piped stdin. The session id is kept
- * across messages, so the brain sees one conversation.
+ * across messages, so the brain sees one conversation. The reply streams: its text is
+ * printed as it arrives and each tool call as a line on stderr when it returns
+ * (`· web_search → ok (812 ms)`; the full `[tool] …` line with `--verbose`).
  */
 
 export interface ChatFlags extends ApiFlags {
@@ -33,7 +40,20 @@ export interface ChatCliIo extends ApiCliIo {
   interactive?: boolean;
   /** Where the interactive prompt goes. @default process.stdout */
   output?: NodeJS.WritableStream;
+  /**
+   * Writes streamed reply text to stdout as it arrives, adding no newline. Without it, the
+   * streamed text is printed as one line (`out`) when the turn ends.
+   * @default process.stdout.write
+   */
+  write?(text: string): void;
 }
+
+const chatConsoleIo: ChatCliIo = {
+  ...consoleIo,
+  write: (text) => {
+    process.stdout.write(text);
+  },
+};
 
 const PROMPT = 'you> ';
 const SESSION_ID = ChatRequestSchema.shape.session_id;
@@ -42,7 +62,7 @@ const SESSION_ID = ChatRequestSchema.shape.session_id;
 export async function runChat(
   words: readonly string[],
   flags: ChatFlags,
-  io: ChatCliIo = consoleIo,
+  io: ChatCliIo = chatConsoleIo,
 ): Promise<number> {
   const message = words.join(' ').trim();
   if (words.length > 0 && message === '') return usage(io, 'the message is empty');
@@ -74,44 +94,35 @@ class ChatSession {
     this.session = flags.session;
   }
 
-  /** Sends one message and prints the answer; false (after saying why) on a failure. */
+  /**
+   * Sends one message and prints the answer (streamed, but with `--json`); false (after
+   * saying why) on a failure.
+   */
   async send(message: string, jsonLines: boolean): Promise<boolean> {
+    const request = {
+      message,
+      ...(this.session === undefined ? {} : { session_id: this.session }),
+    };
+    const printer = this.flags.json ? undefined : new TurnPrinter(this.io, this.flags.verbose);
     let res: ChatResponse;
     try {
-      res = await this.client.chat({
-        message,
-        ...(this.session === undefined ? {} : { session_id: this.session }),
-      });
+      res = await this.client.chat(request, printer && { onEvent: (e) => printer.event(e) });
     } catch (err) {
+      printer?.endLine();
       this.io.err(`caesar chat: ${describeFailure(err, this.target)}`);
       return false;
     }
     this.session = res.session_id;
-    if (this.flags.json) {
+    if (printer === undefined) {
       this.io.out(jsonLines ? JSON.stringify(res) : JSON.stringify(res, null, 2));
       return true;
     }
-    if (this.flags.verbose) this.describe(res);
-    this.io.out(res.reply);
+    printer.done(res);
     for (const call of res.tool_calls) {
       if (call.outcome !== 'confirmation_required' || !call.confirmation) continue;
       confirmationLines(call.confirmation, this.flags).forEach((l) => this.io.err(l));
     }
     return true;
-  }
-
-  /** `--verbose`: each tool call and how the reply came about, on stderr. */
-  private describe(res: ChatResponse): void {
-    for (const c of res.tool_calls) {
-      const why = c.error ? `: ${c.error.code}` : c.reason ? `: ${c.reason}` : '';
-      this.io.err(
-        `[tool] ${c.tool} ${c.outcome}${why} (decision ${c.decision_id}, ${Math.round(c.duration_ms)} ms)`,
-      );
-    }
-    const capped = res.capped ? ', capped' : '';
-    this.io.err(
-      `[chat] session ${res.session_id}, planner ${res.planner}, ${res.iterations} iteration(s)${capped}`,
-    );
   }
 
   /** Piped stdin: one message per line; stops at the first failure. */
@@ -181,6 +192,65 @@ class ChatSession {
   }
 }
 
+/**
+ * Prints one turn as it streams: text on stdout as it arrives, a line on stderr per tool
+ * call when its report arrives, and at the end the reply if no text came (an intent or
+ * offline reply, or a brain that does not stream) and, with `--verbose`, how it came about.
+ */
+class TurnPrinter {
+  #events = 0;
+  #text = '';
+  /** Streamed text ends mid-line: a stderr line must start a new one first. */
+  #lineOpen = false;
+
+  constructor(
+    private readonly io: ChatCliIo,
+    private readonly verbose = false,
+  ) {}
+
+  event(e: ChatEvent): void {
+    this.#events++;
+    if (e.type === 'text' && e.delta !== '') {
+      this.#text += e.delta;
+      if (this.io.write === undefined) return;
+      this.io.write(e.delta);
+      this.#lineOpen = !e.delta.endsWith('\n');
+    } else if (e.type === 'tool_result') {
+      this.#toolLine(e.report);
+    }
+  }
+
+  done(res: ChatResponse): void {
+    if (this.#events === 0) res.tool_calls.forEach((c) => this.#toolLine(c));
+    if (this.#text === '') this.io.out(res.reply);
+    else if (this.io.write === undefined) this.io.out(this.#text);
+    else this.endLine();
+    if (!this.verbose) return;
+    const capped = res.capped ? ', capped' : '';
+    this.io.err(
+      `[chat] session ${res.session_id}, planner ${res.planner}, ${res.iterations} iteration(s)${capped}`,
+    );
+  }
+
+  /** Ends a line of streamed text, so what follows starts on its own line. */
+  endLine(): void {
+    if (!this.#lineOpen) return;
+    this.io.write?.('\n');
+    this.#lineOpen = false;
+  }
+
+  #toolLine(c: ToolCallReport): void {
+    this.endLine();
+    const ms = `${Math.round(c.duration_ms)} ms`;
+    if (!this.verbose) {
+      this.io.err(`· ${c.tool} → ${c.outcome}${c.error ? `: ${c.error.code}` : ''} (${ms})`);
+      return;
+    }
+    const why = c.error ? `: ${c.error.code}` : c.reason ? `: ${c.reason}` : '';
+    this.io.err(`[tool] ${c.tool} ${c.outcome}${why} (decision ${c.decision_id}, ${ms})`);
+  }
+}
+
 /** Adds `caesar chat`. */
 export function register(program: Command): void {
   const usageExit = (err: CommanderError): never =>
@@ -192,7 +262,10 @@ export function register(program: Command): void {
       .argument('[message...]', 'the message (words are joined with spaces)')
       .option('--session <id>', 'continue this session')
       .option('--json', 'print the ChatResponse as JSON (one line per message from stdin)')
-      .option('-v, --verbose', 'also print each tool call and the planner, on stderr')
+      .option(
+        '-v, --verbose',
+        'print each tool call in full (decision id) and the planner, on stderr',
+      )
       .exitOverride(usageExit),
   ).action(async (words: string[], flags: ChatFlags) => {
     process.exitCode = await runChat(words, flags);

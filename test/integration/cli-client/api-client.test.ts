@@ -1,8 +1,21 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { ApiError, createApiClient, type ApiClient } from '../../../src/cli/api-client.js';
-import { TOKEN, httpError, startBrainStub, type BrainStub } from './brain-stub.js';
+import {
+  ApiError,
+  createApiClient,
+  sseEvents,
+  type ApiClient,
+} from '../../../src/cli/api-client.js';
+import type { ChatEvent, ChatResponse } from '../../../src/brain/api/index.js';
+import {
+  TOKEN,
+  httpError,
+  report,
+  sseFrame,
+  startBrainStub,
+  type BrainStub,
+} from './brain-stub.js';
 
 let stub: BrainStub;
 let client: ApiClient;
@@ -179,5 +192,138 @@ describe('API client errors', () => {
       await failure(createApiClient({ url: 'http://127.0.0.1:1', token: TOKEN }).tools()),
     ];
     for (const e of errs) expect(`${e.message} ${String(e.cause)}`).not.toContain(TOKEN);
+  });
+});
+
+describe('API client: streamed chat', () => {
+  const RESPONSE: ChatResponse = {
+    session_id: 's-1',
+    reply: 'It is 391.',
+    tool_calls: [report({ tool: 'calculator' })],
+    iterations: 2,
+    capped: false,
+    planner: 'llm',
+  };
+  const TURN: ChatEvent[] = [
+    { type: 'tool_call', call_id: 'c1', tool: 'calculator', input: { expression: '17*23' } },
+    { type: 'tool_result', call_id: 'c1', report: report({ tool: 'calculator' }) },
+    { type: 'text', delta: 'It is 391.' },
+  ];
+
+  async function streamed(frames: Iterable<string> | AsyncIterable<string>) {
+    stub.route(/^POST \/v1\/chat$/, () => ({ sse: frames }));
+    const events: ChatEvent[] = [];
+    const res = await client.chat({ message: 'hi' }, { onEvent: (e) => events.push(e) });
+    return { res, events };
+  }
+
+  test('asks for the event stream, hands each event over in order, resolves with done', async () => {
+    const { res, events } = await streamed([
+      ...TURN.map(sseFrame),
+      sseFrame({ type: 'done', response: RESPONSE }),
+    ]);
+    expect(events).toEqual(TURN);
+    expect(res).toEqual(RESPONSE);
+    expect(stub.requests[0]!.headers.accept).toBe('text/event-stream, application/json;q=0.5');
+  });
+
+  test('reads frames however they are cut: byte by byte, CRLF, CR, comments, split data, unknown events', async () => {
+    const wire =
+      ': ping\r\n\r\n' +
+      'event: progress\r\ndata: {"step":1}\r\n\r\n' +
+      'id: 7\r\nevent: text\r\ndata: {"delta":\r\ndata: "Hé ✓"}\r\n\r\n' +
+      'event:text\rdata:{"delta":"llo"}\r\r' +
+      'event: text\ndata: {"delta":"!"}\n\n' +
+      'event: text\ndata: {"delta":"never complete"}\n';
+    const bytes = Buffer.from(wire, 'utf8');
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const byte of bytes) controller.enqueue(Uint8Array.of(byte));
+        controller.close();
+      },
+    });
+    const seen: Array<{ event: string; data: string }> = [];
+    for await (const e of sseEvents(new Response(body), 10_000, 'test')) seen.push(e);
+    expect(seen).toEqual([
+      { event: 'progress', data: '{"step":1}' },
+      { event: 'text', data: '{"delta":\n"Hé ✓"}' },
+      { event: 'text', data: '{"delta":"llo"}' },
+      { event: 'text', data: '{"delta":"!"}' },
+    ]);
+  });
+
+  test('unknown events and comments are skipped by the client', async () => {
+    const { res, events } = await streamed([
+      ': ping\n\n',
+      'event: progress\ndata: {"step":1}\n\n',
+      sseFrame({ type: 'text', delta: 'ok' }),
+      sseFrame({ type: 'done', response: RESPONSE }),
+    ]);
+    expect(events).toEqual([{ type: 'text', delta: 'ok' }]);
+    expect(res).toEqual(RESPONSE);
+  });
+
+  test('an error event rejects with its code and says the answer broke off', async () => {
+    const err = await failure(
+      streamed([
+        sseFrame({ type: 'text', delta: 'x' }),
+        sseFrame({ type: 'error', error: { code: 'internal', message: 'internal error' } }),
+      ]),
+    );
+    expect(err).toMatchObject({ code: 'internal', status: undefined, retryable: false });
+    expect(err.message).toBe(
+      'the brain failed mid-answer: internal: internal error (request req-sse)',
+    );
+  });
+
+  test.each([
+    ['ends without done', [sseFrame({ type: 'text', delta: 'x' })], /ended before its done event/],
+    ['carries data that is not JSON', ['event: text\ndata: nope\n\n'], /is not JSON/],
+    [
+      'carries an event of the wrong shape',
+      ['event: tool_result\ndata: {"call_id":1}\n\n'],
+      /tool_result event .* does not match the API contract/,
+    ],
+  ])('a stream that %s is api_bad_response', async (_why, frames, message) => {
+    const err = await failure(streamed(frames));
+    expect(err.code).toBe('api_bad_response');
+    expect(err.message).toMatch(message);
+  });
+
+  test('a stream over maxResponseBytes is refused', async () => {
+    stub.route(/^POST \/v1\/chat$/, () => ({
+      sse: Array.from({ length: 50 }, () => sseFrame({ type: 'text', delta: 'x'.repeat(100) })),
+    }));
+    const small = createApiClient({ url: stub.url, token: TOKEN, maxResponseBytes: 1000 });
+    const err = await failure(small.chat({ message: 'hi' }, { onEvent: () => undefined }));
+    expect(err.code).toBe('api_response_too_large');
+  });
+
+  test('a stream that stops mid-turn runs into the timeout', async () => {
+    stub.route(/^POST \/v1\/chat$/, () => ({
+      sse: (async function* () {
+        yield sseFrame({ type: 'text', delta: 'x' });
+        await new Promise(() => undefined);
+      })(),
+    }));
+    const quick = createApiClient({ url: stub.url, token: TOKEN, timeoutMs: 300 });
+    const events: ChatEvent[] = [];
+    const err = await failure(quick.chat({ message: 'hi' }, { onEvent: (e) => events.push(e) }));
+    expect(events).toEqual([{ type: 'text', delta: 'x' }]);
+    expect(err.code).toBe('api_timeout');
+  });
+
+  test('a brain that answers JSON instead is read as before, with no events', async () => {
+    stub.route(/^POST \/v1\/chat$/, () => ({ status: 200, body: RESPONSE }));
+    const events: ChatEvent[] = [];
+    const res = await client.chat({ message: 'hi' }, { onEvent: (e) => events.push(e) });
+    expect(res).toEqual(RESPONSE);
+    expect(events).toEqual([]);
+  });
+
+  test('an error status to a stream request is the usual ApiError', async () => {
+    stub.route(/^POST \/v1\/chat$/, () => httpError(404, 'session_not_found', 'no session s-9'));
+    const err = await failure(client.chat({ message: 'hi' }, { onEvent: () => undefined }));
+    expect(err).toMatchObject({ status: 404, code: 'session_not_found', requestId: 'req-404' });
   });
 });

@@ -7,6 +7,7 @@ import {
   ChatRequestSchema,
   ConfirmRequestSchema,
   InvokeRequestSchema,
+  type ChatEvent,
   type ChatResponse,
   type HttpError,
   type ToolCallReport,
@@ -17,6 +18,9 @@ import { writeRuntimeFile } from '../../../src/cli/runtime-file.js';
 /**
  * A loopback HTTP server that speaks the brain API contract (src/brain/api/contract.ts) with
  * canned answers, for testing the CLI client against real HTTP. `route` overrides an answer.
+ * `POST /v1/chat` asking for `text/event-stream` gets the turn streamed as the brain streams
+ * it: each tool call and its result, an echo reply as text deltas (an intent reply as none),
+ * then `done`.
  */
 
 export const TOKEN = 'tok-s3cr3t-0123456789abcdef';
@@ -28,11 +32,21 @@ export interface SeenRequest {
   body: unknown;
 }
 
-/** An answer: status + JSON body (+ headers), raw text, or 'hang' (never answers). */
+/**
+ * An answer: status + JSON body (+ headers), raw text, an event stream (each frame written
+ * as the iterable yields it, so a test can hold the stream open), or 'hang' (never answers).
+ */
 export type StubAnswer =
   | { status: number; body: unknown; headers?: Record<string, string> }
   | { status: number; raw: string; headers?: Record<string, string> }
+  | { sse: Iterable<string> | AsyncIterable<string>; headers?: Record<string, string> }
   | 'hang';
+
+/** One SSE frame of a chat event: `event: <type>` and the JSON of the rest. */
+export function sseFrame(event: ChatEvent): string {
+  const { type, ...data } = event;
+  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
 
 export interface BrainStub extends AsyncDisposable {
   url: string;
@@ -80,7 +94,14 @@ function chatAnswer(req: SeenRequest): StubAnswer {
     capped: false,
     planner: product ? 'intent' : 'none',
   };
-  return { status: 200, body };
+  if (!String(req.headers.accept).includes('text/event-stream')) return { status: 200, body };
+  const events: ChatEvent[] = tool_calls.flatMap((report, i): ChatEvent[] => [
+    { type: 'tool_call', call_id: `c${i}`, tool: report.tool, input: report.input },
+    { type: 'tool_result', call_id: `c${i}`, report },
+  ]);
+  if (!product) events.push({ type: 'text', delta: 'echo: ' }, { type: 'text', delta: message });
+  events.push({ type: 'done', response: body });
+  return { sse: events.map(sseFrame) };
 }
 
 function invokeAnswer(req: SeenRequest): StubAnswer {
@@ -144,6 +165,24 @@ function defaultAnswer(req: SeenRequest): StubAnswer {
   return httpError(404, 'not_found', `no route ${line}`);
 }
 
+async function writeStream(
+  res: ServerResponse,
+  frames: Iterable<string> | AsyncIterable<string>,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'x-request-id': 'req-sse',
+    ...headers,
+  });
+  res.flushHeaders();
+  try {
+    for await (const frame of frames) res.write(frame);
+  } finally {
+    res.end();
+  }
+}
+
 export async function startBrainStub(): Promise<BrainStub> {
   const requests: SeenRequest[] = [];
   const routes: { match: RegExp; answer: (req: SeenRequest) => StubAnswer }[] = [];
@@ -164,6 +203,10 @@ export async function startBrainStub(): Promise<BrainStub> {
       const answer = (custom?.answer ?? defaultAnswer)(seen);
       if (answer === 'hang') {
         hanging.add(res);
+        return;
+      }
+      if ('sse' in answer) {
+        writeStream(res, answer.sse, answer.headers).catch(() => res.destroy());
         return;
       }
       const payload = 'raw' in answer ? answer.raw : JSON.stringify(answer.body);

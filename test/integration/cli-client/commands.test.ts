@@ -63,12 +63,13 @@ function io(extra: Partial<ChatCliIo> = {}): Collected {
 const flags = () => ({ dataDir: stack.dataDir });
 
 describe('caesar chat', () => {
-  test('one-shot prints the plain reply and exits 0', async () => {
+  test('one-shot prints the reply, each tool call as a compact line on stderr, and exits 0', async () => {
     const out = io();
     expect(await runChat(['what', 'is', '17 * 23'], flags(), out)).toBe(EXIT_OK);
     expect(out.stdout).toEqual(['17 * 23 = 391']);
-    expect(out.stderr).toEqual([]);
+    expect(out.stderr).toEqual(['· calculator → ok (3 ms)']);
     expect(stub.requests[0]!.body).toEqual({ message: 'what is 17 * 23' });
+    expect(stub.requests[0]!.headers.accept).toBe('text/event-stream, application/json;q=0.5');
   });
 
   test('--verbose adds each tool call and the planner on stderr', async () => {

@@ -57,9 +57,9 @@ function caesar(args: string[], stdin = ''): Promise<Run> {
 }
 
 describe('caesar chat / invoke / confirm / reject (processes)', () => {
-  test('chat answers a one-shot message with the plain reply, exit 0', async () => {
+  test('chat answers a one-shot message with the reply and a line per tool call, exit 0', async () => {
     const r = await caesar(['chat', 'what is 17 * 23', '--data-dir', stack.dataDir]);
-    expect(r).toEqual({ code: 0, stdout: '17 * 23 = 391\n', stderr: '' });
+    expect(r).toEqual({ code: 0, stdout: '17 * 23 = 391\n', stderr: '· calculator → ok (3 ms)\n' });
   });
 
   test('chat reads one message per line from piped stdin', async () => {

@@ -7,13 +7,17 @@ import type {
 import type {
   BrainService,
   Caller,
+  ChatEvent,
+  ChatOptions,
   ChatRequest,
   ChatResponse,
+  CompletionRequest,
   Readiness,
   ToolCallReport,
   ToolView,
 } from '../../../src/brain/api/index.js';
 import type { PolicyExplanation } from '../../../src/policy/index.js';
+import type { TagFilter } from '../../../src/protocol/index.js';
 
 /** One call the HTTP layer made into the service. */
 export interface ServiceCall {
@@ -30,6 +34,15 @@ export class RecordingBrain implements BrainService {
   readonly calls: ServiceCall[] = [];
   ready = true;
   readonly failures = new Map<keyof BrainService, Error>();
+  /** What `chat` and `complete` send to `onEvent` before they answer. */
+  events: ChatEvent[] = [];
+  /**
+   * When set, `chat` and `complete` wait for it after their events, or until their signal
+   * aborts (then they throw its reason, as the real core does).
+   */
+  hold: Promise<void> | undefined;
+  /** When set, `chat` and `complete` throw it after their events: a failure mid-turn. */
+  failLate: Error | undefined;
 
   private record(method: keyof BrainService, ...args: unknown[]): void {
     this.calls.push({ method, args });
@@ -47,9 +60,9 @@ export class RecordingBrain implements BrainService {
     return this.calls.filter((c) => c.method === method);
   }
 
-  async chat(request: ChatRequest, caller: Caller): Promise<ChatResponse> {
-    this.record('chat', request, caller);
-    await Promise.resolve();
+  async chat(request: ChatRequest, caller: Caller, options?: ChatOptions): Promise<ChatResponse> {
+    this.record('chat', request, caller, ...(options === undefined ? [] : [options]));
+    await this.turn(options);
     return {
       session_id: request.session_id ?? 'sess-new',
       reply: `echo: ${request.message}`,
@@ -60,8 +73,33 @@ export class RecordingBrain implements BrainService {
     };
   }
 
-  async listTools(): Promise<ToolView[]> {
-    this.record('listTools');
+  async complete(
+    request: CompletionRequest,
+    caller: Caller,
+    options?: ChatOptions,
+  ): Promise<ChatResponse> {
+    this.record('complete', request, caller, ...(options === undefined ? [] : [options]));
+    await this.turn(options);
+    return {
+      session_id: 'sess-complete',
+      reply: `echo: ${request.message}`,
+      tool_calls: [],
+      iterations: 1,
+      capped: false,
+      planner: 'llm',
+    };
+  }
+
+  /** The scripted middle of a turn: events, then `hold`, then `failLate`. */
+  private async turn(options: ChatOptions | undefined): Promise<void> {
+    await Promise.resolve();
+    for (const event of this.events) options?.onEvent?.(event);
+    if (this.hold !== undefined) await untilAborted(this.hold, options?.signal);
+    if (this.failLate !== undefined) throw this.failLate;
+  }
+
+  async listTools(filter?: TagFilter): Promise<ToolView[]> {
+    this.record('listTools', filter);
     await Promise.resolve();
     return [
       {
@@ -160,6 +198,26 @@ export class RecordingBrain implements BrainService {
   }
 }
 
-function report(tool: string, input: unknown, outcome: ToolCallReport['outcome']): ToolCallReport {
+/** `hold`, or the signal's reason as soon as it aborts. */
+async function untilAborted(hold: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return hold;
+  signal.throwIfAborted();
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([hold, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+export function report(
+  tool: string,
+  input: unknown,
+  outcome: ToolCallReport['outcome'],
+): ToolCallReport {
   return { tool, input, outcome, decision_id: `dec-${tool}`, duration_ms: 1.5 };
 }

@@ -1,0 +1,76 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { BrainService, Caller } from '../api/index.js';
+import { chatCompletionRequestSchema } from '../api/openai.js';
+import { actorOf } from './auth.js';
+import { logMapped, mapError, sendMappedError } from './error-map.js';
+import {
+  chatCompletion,
+  compatActor,
+  completionId,
+  CompletionFrames,
+  completionTurn,
+  MODEL_LIST,
+  openAiErrorBody,
+  toCompletionRequest,
+} from './openai-compat.js';
+import { serveEventStream } from './sse.js';
+import { parseRequest } from './validate.js';
+
+export interface OpenAiRouteDeps {
+  readonly service: BrainService;
+  readonly messageMaxChars: number;
+  readonly bodyLimitBytes: number;
+  readonly heartbeatMs: number;
+}
+
+/**
+ * `GET /v1/models` and `POST /v1/chat/completions` (docs/openai-compat.md): CAESAR as one
+ * OpenAI-compatible model, for Open WebUI, LibreChat and the OpenAI SDKs. A fastify plugin
+ * of its own so that every failure on these routes, from the auth hook, the rate limiter,
+ * the body parser or the handler, is answered in OpenAI's error shape.
+ */
+export function openAiRoutes(
+  app: FastifyInstance,
+  deps: OpenAiRouteDeps,
+  done: (err?: Error) => void,
+): void {
+  const { service, heartbeatMs } = deps;
+  const schema = chatCompletionRequestSchema(deps.messageMaxChars);
+
+  app.setErrorHandler((err, req, reply) => {
+    const mapped = mapError(err, deps.bodyLimitBytes);
+    logMapped(req, err, mapped);
+    sendMappedError(reply, req.id, mapped, openAiErrorBody(mapped));
+  });
+
+  app.get('/v1/models', { config: { scope: 'chat' } }, () => MODEL_LIST);
+
+  app.post('/v1/chat/completions', { config: { scope: 'chat' } }, async (req, reply) => {
+    const body = parseRequest(schema, req.body);
+    const request = toCompletionRequest(body);
+    const caller = compatCaller(req, body.user);
+    const id = completionId();
+    const created = Math.floor(Date.now() / 1000);
+    if (body.stream !== true) {
+      return chatCompletion(id, created, await service.complete(request, caller));
+    }
+    const frames = new CompletionFrames(id, created, body.stream_options?.include_usage === true);
+    const turn = completionTurn(frames, (onText, signal) =>
+      service.complete(request, caller, {
+        signal,
+        onEvent: (event) => {
+          if (event.type === 'text') onText(event.delta);
+        },
+      }),
+    );
+    return serveEventStream(req, reply, turn, heartbeatMs);
+  });
+  done();
+}
+
+function compatCaller(req: FastifyRequest, user: string | null | undefined): Caller {
+  const actor = actorOf(req);
+  // The auth hook runs first on every non-public route; reaching here without it is a bug.
+  if (actor === undefined) throw new Error(`route ${req.routeOptions.url} ran unauthenticated`);
+  return { actor: compatActor(actor, user), requestId: req.id };
+}
