@@ -2,12 +2,14 @@ import type { z } from 'zod';
 import {
   ChatEventSchema,
   ChatResponseSchema,
+  ConfirmResponseSchema,
   HttpErrorSchema,
   ToolCallReportSchema,
   ToolViewSchema,
   type ChatEvent,
   type ChatRequest,
   type ChatResponse,
+  type ConfirmResponse,
   type ToolCallReport,
   type ToolView,
 } from '../brain/api/index.js';
@@ -113,8 +115,11 @@ export interface ApiClient {
   chat(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResponse>;
   /** `POST /v1/tools/{name}/invoke`: one call through the policy gate. */
   invoke(tool: string, input: unknown): Promise<ToolCallReport>;
-  /** `POST /v1/confirmations/{id}`: runs (`approve`) or cancels a waiting call; 404 when unknown. */
-  confirm(id: string, approve: boolean): Promise<ToolCallReport>;
+  /**
+   * `POST /v1/confirmations/{id}`: runs (`approve`) or cancels a waiting call; 404 when
+   * unknown. `chat` is the rest of a planner turn that waited for it.
+   */
+  confirm(id: string, approve: boolean): Promise<ConfirmResponse>;
   /** `GET /v1/tools`. */
   tools(): Promise<ToolView[]>;
 }
@@ -152,7 +157,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     invoke: (tool, input) =>
       call('POST', `v1/tools/${encodeURIComponent(tool)}/invoke`, ToolCallReportSchema, { input }),
     confirm: (id, approve) =>
-      call('POST', `v1/confirmations/${encodeURIComponent(id)}`, ToolCallReportSchema, {
+      call('POST', `v1/confirmations/${encodeURIComponent(id)}`, ConfirmResponseSchema, {
         approve,
       }),
     tools: () => call('GET', 'v1/tools', ToolViewsSchema),

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { Command, CommanderError } from 'commander';
-import type { ToolCallReport } from '../../brain/api/index.js';
+import type { ConfirmResponse, ToolCallReport } from '../../brain/api/index.js';
 import { TokensFileError } from '../../brain/http/index.js';
 import { ConfigError } from '../../config/index.js';
 import { TOOL_NAME_PATTERN } from '../../protocol/index.js';
@@ -83,7 +83,7 @@ export async function runConfirm(
     return EXIT_USAGE;
   }
   return withClient(verb, flags, io, async (client) => {
-    let report: ToolCallReport;
+    let report: ConfirmResponse;
     try {
       report = await client.confirm(id, approve);
     } catch (err) {
@@ -94,6 +94,8 @@ export async function runConfirm(
       return EXIT_FAILED;
     }
     printReport(report, flags, io);
+    // a planner turn waited for this call: the model read the result and went on
+    if (report.chat !== undefined && flags.json !== true) io.out(report.chat.reply);
     return report.outcome === (approve ? 'ok' : 'rejected') ? EXIT_OK : EXIT_FAILED;
   });
 }

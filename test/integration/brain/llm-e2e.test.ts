@@ -315,6 +315,76 @@ describe('failover and Anthropic', () => {
   });
 });
 
+describe('a streamed chat', () => {
+  test('sends the tool call, its result and the model text as server-sent events', async () => {
+    await using model = await startFakeOpenAi({ key: OPENAI_KEY });
+    model.script(
+      calls([{ id: 'call_s', name: 'calculator', arguments: '{"expression":"17 * 23"}' }]),
+      reply('It is 391.'),
+    );
+    await using brain = await brainWith(openAiEnv(model));
+    const res = await fetch(`${brain.running.url}/v1/chat`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${brain.token}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      },
+      body: JSON.stringify({ message: ASK }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = (await res.text())
+      .split('\n\n')
+      .map((block) => /^event: (\S+)/m.exec(block)?.[1])
+      .filter((e) => e !== undefined);
+    expect(events[0]).toBe('tool_call');
+    expect(events).toContain('tool_result');
+    expect(events.filter((e) => e === 'text').length).toBeGreaterThan(0);
+    expect(events.at(-1)).toBe('done');
+    // the model was asked to stream
+    expect(model.bodies.every((b) => b.stream === true)).toBe(true);
+  });
+});
+
+describe('a confirmation inside a planner turn', () => {
+  test('pauses the turn; approving it answers with the rest of the turn', async () => {
+    await writeFile(
+      join(dir, 'confirm.yaml'),
+      'version: 1\nallowed_tools:\n  - tool: calculator\n    confirm: true\n',
+    );
+    await using model = await startFakeOpenAi({ key: OPENAI_KEY });
+    model.script(
+      calls([{ id: 'call_c', name: 'calculator', arguments: '{"expression":"17 * 23"}' }]),
+      reply('Approved and done: 391.'),
+    );
+    await using brain = await brainWith(
+      openAiEnv(model, { CAESAR_POLICY__FILE: join(dir, 'confirm.yaml') }),
+    );
+    const first = await brain.chat(ASK);
+    const ticket = first.tool_calls[0]?.confirmation;
+    expect(first.reply).toMatch(/^This needs your approval: .*caesar confirm /);
+    expect(model.bodies).toHaveLength(1);
+    const res = await fetch(`${brain.running.url}/v1/confirmations/${ticket!.id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${brain.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ approve: true }),
+    });
+    const decided = (await res.json()) as { outcome: string; chat?: ChatResponse };
+    expect(decided.outcome).toBe('ok');
+    expect(decided.chat).toMatchObject({
+      session_id: first.session_id,
+      reply: 'Approved and done: 391.',
+      iterations: 2,
+    });
+    expect(toolMessages(model.bodies[1]!)).toEqual([
+      expect.objectContaining({
+        tool_call_id: 'call_c',
+        content: expect.stringContaining('"result":"391"'),
+      }),
+    ]);
+  });
+});
+
 describe('the OpenAI-compatible endpoint, with the official client', () => {
   test('a completion that used a tool, streamed and not', async () => {
     await using model = await startFakeOpenAi({ key: OPENAI_KEY });
