@@ -5,7 +5,7 @@ import { specDomain, specInterruptibility, type ToolSpec } from '../../protocol/
  * comes first, then a fixed-order block of facts folded in from its ToolSpec (what it does,
  * its effects, confirmation, cost, where it runs, what it needs, its preflight state). Every
  * card is made here, from the spec alone (plus the caller's preflight and policy flags), so
- * equal inputs give equal cards. See docs/llm-card.md.
+ * equal inputs give equal cards. See docs/llm.md ("The tool card").
  */
 
 /** The longest card, in characters (code points). The description is trimmed to fit. */
