@@ -26,7 +26,20 @@ export interface LlmPlannerOptions {
 export function withClock(system: string, now?: Date, timeZone?: string): string {
   if (now === undefined || timeZone === undefined) return system;
   const parts: Record<string, string> = {};
-  const format = new Intl.DateTimeFormat('en-US', {
+  const format = clockFormat(timeZone);
+  for (const p of format.formatToParts(now)) parts[p.type] = p.value;
+  const offset = (parts.timeZoneName ?? 'GMT').replace('GMT', 'UTC') || 'UTC';
+  const date = `${parts.year}-${parts.month}-${parts.day}`;
+  return `${system}\n\nNow: ${parts.weekday} ${date} ${parts.hour}:${parts.minute} (${timeZone}, ${offset === 'UTC' ? 'UTC+00:00' : offset}).`;
+}
+
+/** Building a formatter costs more than a round's other prompt work: one per zone, kept. */
+const clockFormats = new Map<string, Intl.DateTimeFormat>();
+
+function clockFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = clockFormats.get(timeZone);
+  if (format !== undefined) return format;
+  format = new Intl.DateTimeFormat('en-US', {
     timeZone,
     weekday: 'long',
     year: 'numeric',
@@ -37,10 +50,9 @@ export function withClock(system: string, now?: Date, timeZone?: string): string
     hourCycle: 'h23',
     timeZoneName: 'longOffset',
   });
-  for (const p of format.formatToParts(now)) parts[p.type] = p.value;
-  const offset = (parts.timeZoneName ?? 'GMT').replace('GMT', 'UTC') || 'UTC';
-  const date = `${parts.year}-${parts.month}-${parts.day}`;
-  return `${system}\n\nNow: ${parts.weekday} ${date} ${parts.hour}:${parts.minute} (${timeZone}, ${offset === 'UTC' ? 'UTC+00:00' : offset}).`;
+  if (clockFormats.size >= 16) clockFormats.clear();
+  clockFormats.set(timeZone, format);
+  return format;
 }
 
 /** Stop reasons that mean the model reached its token cap. */
