@@ -1,21 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { NatsConnection } from '@nats-io/nats-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { openAuditLog, type AuditLog } from '../../../src/audit/index.js';
+import type { AuditLog } from '../../../src/audit/index.js';
 import { Agent } from '../../../src/brain/agent/index.js';
-import {
-  openConversationStore,
-  type ConversationStore,
-} from '../../../src/brain/conversations/index.js';
-import { createDispatcher } from '../../../src/brain/dispatch/index.js';
-import { ToolGateway } from '../../../src/brain/gateway/index.js';
 import { loadIntents } from '../../../src/brain/intents/index.js';
-import { startRegistry, type Registry } from '../../../src/brain/registry/index.js';
 import { SHIPPED_INTENTS_FILE } from '../../../src/config/index.js';
-import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
-import { openPolicyStore, type PolicyStore } from '../../../src/policy/index.js';
 import { createCallServiceTool } from '../../../workers/call_service/index.js';
 import { haEntitiesTool } from '../../../workers/ha_entities/index.js';
 import {
@@ -23,8 +10,7 @@ import {
   startFakeHomeAssistant,
   type FakeHomeAssistant,
 } from '../../helpers/fake-home-assistant.js';
-import { startNats, type TestNats } from '../../helpers/nats.js';
-import { waitFor } from '../../helpers/wait.js';
+import { startBrainParts, type BrainParts } from '../../helpers/brain-parts.js';
 
 /**
  * "turn on the kitchen light" end to end in the brain: the shipped intent rule, the policy,
@@ -51,23 +37,12 @@ const light = (entity_id: string, friendly_name: string, extra: object = {}) => 
   ...extra,
 });
 
-let nats: TestNats;
-let nc: NatsConnection;
 let ha: FakeHomeAssistant;
-let dir: string;
+let parts: BrainParts;
 let audit: AuditLog;
-let policy: PolicyStore;
-let registry: Registry;
-let gateway: ToolGateway;
-let conversations: ConversationStore;
-let worker: ToolWorker;
 let agent: Agent;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'caesar-home-'));
-  writeFileSync(join(dir, 'policy.yaml'), POLICY);
-  nats = await startNats();
-  nc = await nats.connect();
   ha = await startFakeHomeAssistant({
     entities: [
       light('light.kitchen_ceiling', 'Kitchen', { aliases: ['cooking light'] }),
@@ -77,46 +52,27 @@ beforeAll(async () => {
       light('light.porch', 'Porch'),
     ],
   });
-  audit = openAuditLog({ path: join(dir, 'audit.db') });
-  policy = await openPolicyStore({ path: join(dir, 'policy.yaml'), reloadSignal: null });
-  registry = await startRegistry({ nc });
-  const config = { ha: { url: ha.url, token: FAKE_HA_TOKEN } };
   // a frozen device never reports: a short settle window keeps the test quick
   const callService = createCallServiceTool({ settle: { settleMs: 200, pollMs: 50 } });
-  worker = await serveTools([callService, haEntitiesTool], {
-    nc: await nats.connect(),
-    host: 'test',
-    config,
-  });
-  await waitFor(() => registry.tools().length === 2, 'the registry to learn both HA tools');
-  gateway = new ToolGateway({
-    tools: registry,
-    policy,
-    audit,
-    dispatcher: createDispatcher({ nc }),
+  parts = await startBrainParts({
+    policy: POLICY,
+    tools: [callService, haEntitiesTool],
+    toolConfig: { ha: { url: ha.url, token: FAKE_HA_TOKEN } },
     callTimeoutMs: 10_000,
-    confirmationTtlMs: 60_000,
   });
-  conversations = openConversationStore({ file: join(dir, 'conv.db'), historyLimit: 40 });
+  audit = parts.audit;
   agent = new Agent({
-    gate: gateway,
+    gate: parts.gateway,
     intents: await loadIntents(SHIPPED_INTENTS_FILE),
-    conversations,
+    conversations: parts.conversations,
     audit,
     timeZone: 'UTC',
   });
 });
 
 afterAll(async () => {
-  gateway?.close();
-  conversations?.close();
-  await worker?.stop();
-  await registry?.close();
-  policy?.close();
-  await audit?.close();
+  await parts?.close();
   await ha?.close();
-  await nats?.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 beforeEach(() => {

@@ -1,28 +1,17 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { NatsConnection } from '@nats-io/nats-core';
 import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { openAuditLog, type AuditLog } from '../../../src/audit/index.js';
+import type { AuditLog } from '../../../src/audit/index.js';
 import { Agent, type Planner, type PlannerTool } from '../../../src/brain/agent/index.js';
 import type { ChatEvent } from '../../../src/brain/api/index.js';
-import {
-  openConversationStore,
-  type ConversationStore,
-} from '../../../src/brain/conversations/index.js';
-import { createDispatcher } from '../../../src/brain/dispatch/index.js';
-import { ToolGateway } from '../../../src/brain/gateway/index.js';
+import type { ConversationStore } from '../../../src/brain/conversations/index.js';
+import type { ToolGateway } from '../../../src/brain/gateway/index.js';
 import { loadIntents } from '../../../src/brain/intents/index.js';
-import { startRegistry, type Registry } from '../../../src/brain/registry/index.js';
 import { SHIPPED_INTENTS_FILE } from '../../../src/config/index.js';
-import { defineTool, serveTools, type ToolWorker } from '../../../src/legion/index.js';
-import { openPolicyStore, type PolicyStore } from '../../../src/policy/index.js';
+import { defineTool } from '../../../src/legion/index.js';
 import { calculatorTool } from '../../../workers/calculator/index.js';
 import { createEchoTool } from '../../fixtures/tools.js';
-import { startNats, type TestNats } from '../../helpers/nats.js';
+import { startBrainParts, type BrainParts } from '../../helpers/brain-parts.js';
 import { ScriptedPlanner } from '../../helpers/scripted-planner.js';
-import { waitFor } from '../../helpers/wait.js';
 
 /**
  * The planner loop against real parts (NATS, workers, policy file, audit log, conversations),
@@ -70,53 +59,25 @@ allowed_tools:
     confirm: true
 `;
 
-let nats: TestNats;
-let nc: NatsConnection;
-let dir: string;
+let parts: BrainParts;
 let audit: AuditLog;
-let policy: PolicyStore;
-let registry: Registry;
 let gateway: ToolGateway;
 let conversations: ConversationStore;
-let worker: ToolWorker;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'caesar-plan-'));
-  writeFileSync(join(dir, 'policy.yaml'), POLICY);
-  nats = await startNats();
-  nc = await nats.connect();
-  audit = openAuditLog({ path: join(dir, 'audit.db') });
-  policy = await openPolicyStore({ path: join(dir, 'policy.yaml'), reloadSignal: null });
-  registry = await startRegistry({ nc });
-  const tools = [
-    calculatorTool,
-    createEchoTool(),
-    createEchoTool({ name: 'slow_echo' }),
-    barrierTool(2),
-  ];
-  worker = await serveTools(tools, { nc: await nats.connect(), host: 'test' });
-  await waitFor(() => registry.tools().length === 4, 'the registry to learn the tools');
-  gateway = new ToolGateway({
-    tools: registry,
-    policy,
-    audit,
-    dispatcher: createDispatcher({ nc }),
-    callTimeoutMs: 5000,
-    confirmationTtlMs: 60_000,
+  parts = await startBrainParts({
+    policy: POLICY,
+    tools: [
+      calculatorTool,
+      createEchoTool(),
+      createEchoTool({ name: 'slow_echo' }),
+      barrierTool(2),
+    ],
   });
-  conversations = openConversationStore({ file: join(dir, 'conv.db'), historyLimit: 40 });
+  ({ audit, gateway, conversations } = parts);
 });
 
-afterEach(async () => {
-  gateway?.close();
-  conversations?.close();
-  await worker?.stop();
-  await registry?.close();
-  policy?.close();
-  await audit?.close();
-  await nats?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => parts?.close());
 
 const OFFERED: PlannerTool[] = [
   { name: 'echo', description: 'echo', inputSchema: { type: 'object' } },

@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { openAuditLog, type AuditLog } from '../../src/audit/index.js';
+import {
+  openConversationStore,
+  type ConversationStore,
+} from '../../src/brain/conversations/index.js';
+import { createDispatcher } from '../../src/brain/dispatch/index.js';
+import { ToolGateway } from '../../src/brain/gateway/index.js';
+import { startRegistry, type Registry } from '../../src/brain/registry/index.js';
+import { serveTools, type ToolDefinition, type ToolWorker } from '../../src/legion/index.js';
+import { openPolicyStore, type PolicyStore } from '../../src/policy/index.js';
+import { startNats, type TestNats } from './nats.js';
+import { waitFor } from './wait.js';
+
+/** The in-process parts of a brain around real NATS, SQLite files and a policy file. */
+export interface BrainParts extends AsyncDisposable {
+  readonly dir: string;
+  readonly nats: TestNats;
+  /** The brain's connection (the workers have their own). */
+  readonly nc: NatsConnection;
+  readonly audit: AuditLog;
+  readonly policy: PolicyStore;
+  readonly registry: Registry;
+  readonly gateway: ToolGateway;
+  readonly conversations: ConversationStore;
+  readonly worker: ToolWorker;
+  close(): Promise<void>;
+}
+
+export interface BrainPartsOptions {
+  /** The policy file's text. */
+  policy: string;
+  /** Served over NATS by one worker; the registry must know them all before this resolves. */
+  tools: ToolDefinition[];
+  /** Config sections for the tools (`serveTools({config})`). */
+  toolConfig?: Record<string, unknown>;
+  /** @default 5000 */
+  callTimeoutMs?: number;
+}
+
+/**
+ * Starts the parts the agent loop runs on, the way the daemon wires them but without HTTP:
+ * a real nats-server, the tools served by one worker, the registry, the policy store on a
+ * temp file, the audit log and the conversation store on temp SQLite files, and a gateway
+ * over them. Everything is stopped and removed on dispose, even when a step throws.
+ */
+export async function startBrainParts(o: BrainPartsOptions): Promise<BrainParts> {
+  const dir = mkdtempSync(join(tmpdir(), 'caesar-parts-'));
+  writeFileSync(join(dir, 'policy.yaml'), o.policy);
+  const stops: (() => Promise<void> | void)[] = [() => rmSync(dir, { recursive: true, force: true })];
+  const close = async () => {
+    for (const stop of stops.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch {
+        // keep stopping the rest
+      }
+    }
+  };
+  try {
+    const nats = await startNats();
+    stops.push(() => nats.stop());
+    const nc = await nats.connect();
+    const audit = openAuditLog({ path: join(dir, 'audit.db') });
+    stops.push(() => audit.close());
+    const policy = await openPolicyStore({ path: join(dir, 'policy.yaml'), reloadSignal: null });
+    stops.push(() => policy.close());
+    const registry = await startRegistry({ nc });
+    stops.push(() => registry.close());
+    const worker = await serveTools(o.tools, {
+      nc: await nats.connect(),
+      host: 'test',
+      ...(o.toolConfig === undefined ? {} : { config: o.toolConfig }),
+    });
+    stops.push(() => worker.stop());
+    await waitFor(
+      () => registry.tools().length === o.tools.length,
+      `the registry to learn ${o.tools.length} tool(s)`,
+    );
+    const gateway = new ToolGateway({
+      tools: registry,
+      policy,
+      audit,
+      dispatcher: createDispatcher({ nc }),
+      callTimeoutMs: o.callTimeoutMs ?? 5000,
+      confirmationTtlMs: 60_000,
+    });
+    stops.push(() => gateway.close());
+    const conversations = openConversationStore({
+      file: join(dir, 'conv.db'),
+      historyLimit: 40,
+    });
+    stops.push(() => conversations.close());
+    return {
+      dir,
+      nats,
+      nc,
+      audit,
+      policy,
+      registry,
+      gateway,
+      conversations,
+      worker,
+      close,
+      [Symbol.asyncDispose]: close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
