@@ -50,7 +50,9 @@ export interface BrainPartsOptions {
 export async function startBrainParts(o: BrainPartsOptions): Promise<BrainParts> {
   const dir = mkdtempSync(join(tmpdir(), 'caesar-parts-'));
   writeFileSync(join(dir, 'policy.yaml'), o.policy);
-  const stops: (() => Promise<void> | void)[] = [() => rmSync(dir, { recursive: true, force: true })];
+  const stops: (() => Promise<void> | void)[] = [
+    () => rmSync(dir, { recursive: true, force: true }),
+  ];
   const close = async () => {
     for (const stop of stops.splice(0).reverse()) {
       try {
