@@ -14,3 +14,4 @@ export {
 } from './setting-names.js';
 export { closest, editDistance } from './suggest.js';
 export { signalGroup, spawnGuarded } from './guarded-spawn.js';
+export { findTooDeep, jsonTextTooDeepAt, MAX_NESTING_DEPTH, MAX_YAML_ALIASES } from './bounds.js';

@@ -1,0 +1,66 @@
+// Bounds on untrusted structure, shared by every place where text enters: HTTP bodies, the
+// policy, config, intents and token files, and worker envelopes and replies. One number
+// each, documented in docs/security.md.
+
+/** Deepest nesting of objects and arrays accepted anywhere (a tool input nests 3-5 levels). */
+export const MAX_NESTING_DEPTH = 64;
+
+/** YAML alias expansions allowed per document: at most this many (`*a` uses). */
+export const MAX_YAML_ALIASES = 100;
+
+/**
+ * Depth of the deepest object or array in a parsed value, checked without recursion so a
+ * hostile value cannot overflow the stack. Returns the path (keys and indexes) to the first
+ * container that lies deeper than `max`, or `undefined` when the value fits. A top-level
+ * object has depth 1.
+ */
+export function findTooDeep(
+  value: unknown,
+  max: number = MAX_NESTING_DEPTH,
+): PropertyKey[] | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const stack: { value: object; depth: number; path: PropertyKey[] }[] = [
+    { value: value, depth: 1, path: [] },
+  ];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (item.depth > max) return item.path;
+    const entries: [PropertyKey, unknown][] = Array.isArray(item.value)
+      ? item.value.map((v, i) => [i, v] as [PropertyKey, unknown])
+      : Object.entries(item.value);
+    for (const [key, child] of entries) {
+      if (child !== null && typeof child === 'object') {
+        stack.push({ value: child, depth: item.depth + 1, path: [...item.path, key] });
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Deepest bracket nesting in JSON text, found in one linear pass that skips strings, so the
+ * check runs before `JSON.parse` and before anything that recurses over the result. Returns
+ * the character offset where nesting first exceeds `max`, or `undefined` when it never does.
+ */
+export function jsonTextTooDeepAt(
+  text: string,
+  max: number = MAX_NESTING_DEPTH,
+): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth > max) return i;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return undefined;
+}
