@@ -15,3 +15,9 @@ export {
 export { closest, editDistance } from './suggest.js';
 export { signalGroup, spawnGuarded } from './guarded-spawn.js';
 export { findTooDeep, jsonTextTooDeepAt, MAX_NESTING_DEPTH, MAX_YAML_ALIASES } from './bounds.js';
+export { isSecretKey, redactText, REDACTED } from './redact-text.js';
+export { unwritableReason } from './writable.js';
+export { findPrototypeKey } from './prototype-keys.js';
+export type { PrototypeKey } from './prototype-keys.js';
+export { yamlLinePos, yamlTextTooDeep, yamlToJs } from './yaml-bounds.js';
+export type { YamlBoundIssue, YamlToJsOptions } from './yaml-bounds.js';
