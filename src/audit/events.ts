@@ -124,6 +124,16 @@ const policyReloadFailed = z.looseObject({
   kept_sha256: z.string().nullable(),
 });
 
+/** A confirmed tool spec the registry did not adopt as declared (docs/adr/0007). */
+const registrySpecChanged = z.looseObject({
+  tool: z.string(),
+  instance: z.string(),
+  from_version: z.string(),
+  to_version: z.string(),
+  changes: z.array(z.string()),
+  lowered_safety: z.boolean(),
+});
+
 const auditRetention = z.looseObject({
   retention_days: z.number(),
   cutoff: z.string(),
@@ -247,6 +257,14 @@ export const AUDIT_EVENT_CATALOGUE = {
     toolCall: false,
     internal: false,
     summary: 'a policy edit was refused; the last good policy stays',
+  }),
+  'registry.spec_changed': entry({
+    payload: registrySpecChanged,
+    outcomes: ['rejected'],
+    toolCall: false,
+    internal: false,
+    summary:
+      'a tool instance claimed a spec the registry did not adopt: another spec under a known id, or one that lowers safety',
   }),
   'audit.retention': entry({
     payload: auditRetention,

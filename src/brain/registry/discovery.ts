@@ -9,6 +9,7 @@ import {
   type SrvStats,
   type ToolSpec,
 } from '../../protocol/index.js';
+import { checkHints } from './confirm.js';
 import { parseInfoReply, SpecCache, type ToolInstanceInfo } from './instance.js';
 import { compareVersions } from './semver.js';
 import { collectReplies } from './srv-client.js';
@@ -16,7 +17,7 @@ import { collectReplies } from './srv-client.js';
 const decoder = new TextDecoder();
 
 export interface SweepResult {
-  /** Every CAESAR tool instance that answered with a valid INFO. */
+  /** Every valid CAESAR INFO answer: what it claims, not yet confirmed. */
   instances: ToolInstanceInfo[];
   /** Replies from CAESAR services that failed validation (one line each, for logs). */
   invalid: string[];
@@ -24,7 +25,9 @@ export interface SweepResult {
 
 /**
  * One discovery sweep: `$SRV.INFO` to every service, replies gathered for `windowMs`.
- * Foreign services are skipped; malformed CAESAR ones are reported in `invalid`.
+ * Foreign services are skipped; malformed CAESAR ones are reported in `invalid`. Any client
+ * allowed to subscribe to `$SRV.INFO` can answer, so the instances are hints for
+ * `checkHints`, never facts.
  */
 export async function sweepInfo(
   nc: NatsConnection,
@@ -87,11 +90,15 @@ export interface DiscoverOptions {
   logger?: Logger;
 }
 
+/** Instances `caesar legion list` asks about at most. */
+const MAX_LISTED_INSTANCES = 4096;
+
 const StatsDataSchema = z.object({ in_flight: z.number(), queued: z.number() }).partial();
 
 /**
  * One-shot discovery for `caesar legion list`: INFO and STATS from every CAESAR tool
- * instance, grouped by tool and sorted by name.
+ * instance, grouped by tool and sorted by name. Like the registry, it lists an instance and
+ * its spec only as the instance's own `$SRV.INFO.<service>.<id>` subject states them.
  */
 export async function discoverServices(
   nc: NatsConnection,
@@ -99,14 +106,23 @@ export async function discoverServices(
 ): Promise<DiscoveredTool[]> {
   const windowMs = options.windowMs ?? 1000;
   const logger = options.logger ?? silentLogger();
+  const specs = new SpecCache();
   const [info, statsReplies] = await Promise.all([
-    sweepInfo(nc, windowMs, new SpecCache()),
+    sweepInfo(nc, windowMs, specs),
     collectReplies(nc, srvSubject('STATS'), windowMs),
   ]);
   for (const reason of info.invalid) logger.debug({ reason }, 'ignoring invalid INFO reply');
+  // answers to the generic INFO are hints: list what each instance says on its own subject
+  const checked = await checkHints(nc, info.instances, {
+    timeoutMs: windowMs,
+    specs,
+    knownSha: () => undefined,
+    maxInstances: MAX_LISTED_INSTANCES,
+  });
+  for (const reason of checked.reasons) logger.debug({ reason }, 'INFO answer not confirmed');
   const stats = indexStats(statsReplies);
   const byTool = new Map<string, ToolInstanceInfo[]>();
-  for (const inst of info.instances) {
+  for (const inst of checked.confirmed) {
     const list = byTool.get(inst.tool) ?? [];
     list.push(inst);
     byTool.set(inst.tool, list);

@@ -7,7 +7,9 @@ export type {
   SweepEvent,
   ByeRefusedEvent,
   HelloUnconfirmedEvent,
-} from './registry.js';
+  SpecChangedEvent,
+} from './events.js';
+export type { SafetyField } from './safety.js';
 export type { RegistryOptions } from './options.js';
 export type { RegisteredTool, RegisteredInstance } from './view.js';
 export type { ToolInstanceInfo } from './instance.js';

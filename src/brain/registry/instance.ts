@@ -71,7 +71,7 @@ export class SpecCache {
 }
 
 /** Specs are shared by every instance and every snapshot handed out: nobody may edit one. */
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const v of Object.values(value)) deepFreeze(v);

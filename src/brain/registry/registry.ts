@@ -1,66 +1,24 @@
 import { EventEmitter } from 'node:events';
 import type { Subscription } from '@nats-io/nats-core';
-import { serviceName, srvSubject, type Bye, type Hello } from '../../protocol/index.js';
+import { serviceName, type Bye, type Hello } from '../../protocol/index.js';
 import { listenForAnnouncements } from './announcements.js';
+import { checkHints, confirmInfo, confirmPing } from './confirm.js';
 import { sweepInfo } from './discovery.js';
-import { parseInfoReply, SpecCache, type ToolInstanceInfo } from './instance.js';
+import { SpecCache, type ToolInstanceInfo } from './instance.js';
 import {
   normaliseRegistryOptions,
   type RegistryOptions,
   type RegistrySettings,
 } from './options.js';
-import { requestOne } from './srv-client.js';
+import { specChangeMessage, SpecTrust } from './spec-trust.js';
+import type {
+  InstanceRemovedEvent,
+  RegistryEvents,
+  RemovalReason,
+  SpecChangedEvent,
+  SweepEvent,
+} from './events.js';
 import { buildToolView, type RegisteredInstance, type RegisteredTool } from './view.js';
-
-export type RemovalReason = 'bye' | 'missed_sweeps';
-
-export interface InstanceAddedEvent {
-  tool: string;
-  instance: RegisteredInstance;
-}
-
-export interface InstanceRemovedEvent {
-  tool: string;
-  instance: RegisteredInstance;
-  reason: RemovalReason;
-  /** True when this was the tool's last instance: the tool is gone. */
-  toolRemoved: boolean;
-  /** For `missed_sweeps`: the sequence number of the sweep that dropped it. */
-  sweep?: number;
-}
-
-export interface SweepEvent {
-  /** 1 for the initial sweep in `start()`, then +1 per sweep. */
-  seq: number;
-  durationMs: number;
-  /** Valid CAESAR INFO replies. */
-  replies: number;
-  /** CAESAR INFO replies that failed validation. */
-  invalid: number;
-  /** False when misses were not counted (disconnected during the sweep, or a reconnect sweep). */
-  countedMisses: boolean;
-}
-
-/** A bye for an instance that still answered its own `$SRV.PING`: not believed. */
-export interface ByeRefusedEvent {
-  tool: string;
-  instanceId: string;
-}
-
-/** A hello whose instance did not confirm it with a matching INFO: nothing was listed. */
-export interface HelloUnconfirmedEvent {
-  tool: string;
-  instanceId: string;
-  reason: string;
-}
-
-export interface RegistryEvents {
-  instance_added: [InstanceAddedEvent];
-  instance_removed: [InstanceRemovedEvent];
-  sweep: [SweepEvent];
-  bye_refused: [ByeRefusedEvent];
-  hello_unconfirmed: [HelloUnconfirmedEvent];
-}
 
 interface Entry {
   instance: RegisteredInstance;
@@ -70,6 +28,9 @@ interface Entry {
 }
 
 const key = (tool: string, id: string) => `${tool}/${id}`;
+
+/** Instances confirmed per sweep at most; a flood of hints waits for later sweeps. */
+const MAX_CONFIRMS_PER_SWEEP = 512;
 
 /** `start()` or `sweep()` on a registry that was closed. */
 export class RegistryClosedError extends Error {
@@ -84,10 +45,17 @@ export class RegistryClosedError extends Error {
  * sweeps `$SRV.INFO` every `sweepIntervalMs` to find instances whose hello it missed and
  * to drop those that miss `maxMissedSweeps` sweeps in a row, and drops an instance at once
  * on its bye. A tool disappears with its last instance. See docs/adr/0005-registry-liveness.md.
+ *
+ * Hellos, byes and answers to the generic sweep are hints: any identity allowed to announce
+ * or to answer `$SRV.INFO` can send them. An instance and its spec are believed only from
+ * its own `$SRV.<verb>.<service>.<id>` subjects, which permissions reserve to its tool's
+ * identity, and a spec never lowers the safety settings first trusted for its tool
+ * (docs/adr/0007-registry-trust.md).
  */
 export class Registry extends EventEmitter<RegistryEvents> implements AsyncDisposable {
   readonly #s: RegistrySettings;
   readonly #specs = new SpecCache();
+  readonly #trust = new SpecTrust();
   readonly #tools = new Map<string, { entries: Map<string, Entry>; view?: RegisteredTool }>();
   readonly #tombstones = new Map<string, number>();
   readonly #fetching = new Set<string>();
@@ -140,6 +108,7 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
     return (state.view ??= buildToolView(
       name,
       [...state.entries.values()].map((e) => e.instance),
+      this.#trust,
     ));
   }
 
@@ -168,20 +137,34 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
     const seq = ++this.#sweeps;
     const startedAt = performance.now();
     const epoch = this.#epoch;
-    const { instances, invalid } = await sweepInfo(this.#s.nc, this.#s.sweepWindowMs, this.#specs);
+    const { nc, sweepWindowMs, infoTimeoutMs, logger } = this.#s;
+    const { instances: hints, invalid } = await sweepInfo(nc, sweepWindowMs, this.#specs);
+    const checked = await checkHints(
+      nc,
+      hints.filter((h) => !this.#tombstones.has(key(h.tool, h.id))),
+      {
+        timeoutMs: infoTimeoutMs,
+        specs: this.#specs,
+        knownSha: (tool, id) => this.#tools.get(tool)?.entries.get(id)?.instance.specSha256,
+        maxInstances: MAX_CONFIRMS_PER_SWEEP,
+      },
+    );
     const now = performance.now();
     const counted = countMisses && this.#connected && epoch === this.#epoch && !this.#closed;
     const event: SweepEvent = {
       seq,
       durationMs: now - startedAt,
-      replies: instances.length,
+      replies: hints.length,
       invalid: invalid.length,
+      unconfirmed: checked.unconfirmed,
       countedMisses: counted,
     };
     if (this.#closed) return event;
-    for (const reason of invalid) this.#s.logger.debug({ reason }, 'ignoring invalid INFO reply');
-    const answered = new Set<string>();
-    for (const info of instances) {
+    for (const reason of invalid) logger.debug({ reason }, 'ignoring invalid INFO reply');
+    for (const reason of checked.reasons) logger.debug({ reason }, 'sweep answer not confirmed');
+    const answered = new Set(checked.alive);
+    for (const k of checked.alive) this.#seen(k, now);
+    for (const info of checked.confirmed) {
       answered.add(key(info.tool, info.id));
       this.#observe(info, 'sweep', now);
     }
@@ -202,7 +185,20 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
     }
   }
 
-  /** Records that an instance answered: adds it if new, else marks it seen. */
+  /** A known instance answered its own PING: it is alive. */
+  #seen(k: string, now: number): void {
+    const [tool = '', id = ''] = k.split('/');
+    const entry = this.#tools.get(tool)?.entries.get(id);
+    if (!entry) return;
+    entry.lastSeen = now;
+    entry.misses = 0;
+  }
+
+  /**
+   * Records what an instance confirmed on its own subject: adds it if new, else marks it
+   * seen. A known instance keeps the spec it first confirmed (ids are never reused, so a
+   * real worker never changes its spec under one id).
+   */
   #observe(info: ToolInstanceInfo, source: 'hello' | 'sweep', now: number): void {
     if (this.#closed || this.#tombstones.has(key(info.tool, info.id))) return;
     let state = this.#tools.get(info.tool);
@@ -210,10 +206,9 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
     if (entry) {
       entry.lastSeen = now;
       entry.misses = 0;
-      if (entry.instance.specSha256 !== info.specSha256) {
-        entry.instance = Object.freeze({ ...entry.instance, ...info });
-        if (state) state.view = undefined;
-      }
+      if (entry.instance.specSha256 === info.specSha256) return;
+      const change = this.#trust.instanceChanged(entry.instance, info);
+      if (change) this.#reportSpecChange(change);
       return;
     }
     if (!state) this.#tools.set(info.tool, (state = { entries: new Map() }));
@@ -225,6 +220,14 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
       'tool instance added',
     );
     this.#emit('instance_added', { tool: info.tool, instance });
+    const change = this.#trust.admitNew(info);
+    if (change) this.#reportSpecChange(change);
+  }
+
+  /** Logs, then emits `spec_changed` (the brain audits it). */
+  #reportSpecChange(event: SpecChangedEvent): void {
+    this.#s.logger.warn({ ...event }, specChangeMessage(event));
+    this.#emit('spec_changed', event);
   }
 
   #remove(tool: string, id: string, reason: RemovalReason, sweep?: number): void {
@@ -264,25 +267,18 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
   async #fetchAnnounced(hello: Hello): Promise<void> {
     const { nc, logger, infoTimeoutMs } = this.#s;
     try {
-      const subject = srvSubject('INFO', hello.service, hello.instance_id);
-      const data = await requestOne(nc, subject, infoTimeoutMs);
+      const c = await confirmInfo(nc, hello.tool, hello.instance_id, infoTimeoutMs, this.#specs);
       if (this.#closed) return;
-      const parsed = data ? parseInfoReply(data, this.#specs) : undefined;
-      if (
-        parsed?.kind !== 'instance' ||
-        parsed.instance.id !== hello.instance_id ||
-        parsed.instance.tool !== hello.tool
-      ) {
-        const reason = parsed?.kind === 'invalid' ? parsed.reason : 'no valid INFO';
-        logger.debug({ hello, reason }, 'announced instance gave no usable INFO; not listed');
+      if (c.kind === 'unconfirmed') {
+        logger.debug({ hello, reason: c.reason }, 'announced instance not confirmed; not listed');
         this.#emit('hello_unconfirmed', {
           tool: hello.tool,
           instanceId: hello.instance_id,
-          reason,
+          reason: c.reason,
         });
         return;
       }
-      this.#observe(parsed.instance, 'hello', performance.now());
+      this.#observe(c.instance, 'hello', performance.now());
     } catch (err) {
       if (!this.#closed) logger.warn({ err, hello }, 'INFO request after hello failed');
     }
@@ -311,8 +307,7 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
     const { nc, logger, infoTimeoutMs } = this.#s;
     let answered = false;
     try {
-      const subject = srvSubject('PING', serviceName(bye.tool), bye.instance_id);
-      answered = (await requestOne(nc, subject, infoTimeoutMs)) !== undefined;
+      answered = await confirmPing(nc, bye.tool, bye.instance_id, infoTimeoutMs);
     } catch (err) {
       if (!this.#closed) logger.warn({ err, bye }, 'PING after bye failed; taking the bye');
     }

@@ -1,5 +1,7 @@
 import type { ToolSpec } from '../../protocol/index.js';
 import type { ToolInstanceInfo } from './instance.js';
+import type { SafetyField } from './safety.js';
+import type { SpecTrust } from './spec-trust.js';
 import { compareVersions } from './semver.js';
 
 /** A live instance in the registry. */
@@ -15,11 +17,18 @@ export interface RegisteredTool {
   readonly name: string;
   /**
    * The spec of the newest version among the live instances (SemVer precedence; between
-   * two specs of the same version, the instance added last wins). Each instance keeps its
-   * own `spec`, so a caller that must match a version can pick instances by it.
+   * two specs of the same version, the instance added last wins), with the safety settings
+   * the registry holds stricter (`held`) put back. Each instance keeps its own `spec`, so a
+   * caller that must match a version can pick instances by it.
    */
   readonly spec: ToolSpec;
+  /** sha256 of `spec` as enforced (the instance's own sha when nothing is held). */
   readonly specSha256: string;
+  /**
+   * Settings of the newest spec that would lower safety against an earlier confirmed spec of
+   * this tool, kept at the earlier value until the brain restarts (docs/adr/0007).
+   */
+  readonly held: readonly SafetyField[];
   /** Sorted by host, then id. */
   readonly instances: readonly RegisteredInstance[];
 }
@@ -28,6 +37,7 @@ export interface RegisteredTool {
 export function buildToolView(
   name: string,
   instances: Iterable<RegisteredInstance>,
+  trust: Pick<SpecTrust, 'enforce'>,
 ): RegisteredTool | undefined {
   const list = [...instances];
   let newest: RegisteredInstance | undefined;
@@ -43,10 +53,12 @@ export function buildToolView(
   list.sort((a, b) =>
     a.host === b.host ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.host < b.host ? -1 : 1,
   );
+  const enforced = trust.enforce(name, newest.spec, newest.specSha256);
   return Object.freeze({
     name,
-    spec: newest.spec,
-    specSha256: newest.specSha256,
+    spec: enforced.spec,
+    specSha256: enforced.specSha256,
+    held: Object.freeze([...enforced.held]),
     instances: Object.freeze(list),
   });
 }

@@ -92,6 +92,7 @@ describe('prepareRow', () => {
       'llm.called',
       'policy.reloaded',
       'policy.reload_failed',
+      'registry.spec_changed',
       'audit.retention',
     ]);
   });
