@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { createConnection } from 'node:net';
+import { constants as osConstants } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Logger } from '../log/index.js';
 import { signalGroup, spawnGuarded } from '../runtime/index.js';
@@ -32,11 +33,26 @@ export interface NatsServerOptions {
   logger?: Logger;
 }
 
+/** How a nats-server ended. */
+export interface NatsExit {
+  readonly code: number | null;
+  /** The signal that killed the server itself (a `kill -9` shows as `SIGKILL`). */
+  readonly signal: NodeJS.Signals | null;
+}
+
 export interface NatsServer extends AsyncDisposable {
   readonly url: string;
   readonly host: string;
   readonly port: number;
+  /** The guard process (its process group holds the server). */
   readonly pid: number;
+  /**
+   * The nats-server process itself, read from its log prefix (`[pid] …`); undefined when a
+   * config file turns that prefix off.
+   */
+  readonly serverPid: number | undefined;
+  /** Resolves when the server has exited, whether stopped or dead on its own. */
+  readonly exited: Promise<NatsExit>;
   /** Everything the server printed so far (bounded), for diagnostics. */
   output(): string;
   /** Stops the server and waits until it has exited. Safe to call twice. */
@@ -64,6 +80,7 @@ export function findNatsServer(explicit?: string): string {
 }
 
 const LISTEN_RE = /Listening for client connections on ([^\s:]+|\[[^\]]+\]):(\d+)/;
+const PID_RE = /^\[(\d+)\] .*Listening for client connections/m;
 const MAX_OUTPUT = 64 * 1024;
 
 /** Starts nats-server on loopback and resolves once it accepts TCP connections. */
@@ -82,26 +99,36 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   };
   child.stdout?.on('data', append);
   child.stderr?.on('data', append);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<NatsExit>((resolve) =>
+    child.once('exit', (code, signal) => {
+      // what the guard leaves when the server dies on its own: its pipe watcher, and if the
+      // guard itself was killed, the server (it would keep the port)
+      signalGroup(child.pid, 'SIGTERM');
+      child.stdin?.destroy();
+      resolve(serverExit(code, signal));
+    }),
+  );
 
   const stop = once(async () => {
     if (child.exitCode === null && child.signalCode === null) signalGroup(child.pid, 'SIGTERM');
     const killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), 5000);
     await exited;
     clearTimeout(killTimer);
-    child.stdin?.destroy();
   });
 
   try {
     const port = await waitForListen(child, () => output, options.readyTimeoutMs ?? 10_000);
     await waitForTcp(host, port, options.readyTimeoutMs ?? 10_000);
     const url = `nats://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    options.logger?.info({ url, pid: child.pid }, 'nats-server started');
+    const serverPid = Number(PID_RE.exec(output)?.[1]) || undefined;
+    options.logger?.info({ url, pid: child.pid, serverPid }, 'nats-server started');
     return {
       url,
       host,
       port,
       pid: child.pid ?? -1,
+      serverPid,
+      exited,
       output: () => output,
       stop,
       [Symbol.asyncDispose]: stop,
@@ -110,6 +137,16 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     await stop();
     throw err;
   }
+}
+
+/**
+ * The guard exits with the server's status, so a server killed by a signal shows as code
+ * 128 + n (the shell's convention): read the signal back out of it.
+ */
+function serverExit(code: number | null, signal: NodeJS.Signals | null): NatsExit {
+  if (signal !== null || code === null || code <= 128) return { code, signal };
+  const name = Object.entries(osConstants.signals).find(([, n]) => n === code - 128)?.[0];
+  return name === undefined ? { code, signal } : { code: null, signal: name as NodeJS.Signals };
 }
 
 function waitForListen(

@@ -23,13 +23,32 @@ export interface SupervisorEvents {
   onOutput?: (name: string, line: string) => void;
 }
 
-export interface SupervisorOptions extends SupervisorEvents {
+/** When a crashed child starts again. */
+export interface BackoffOptions {
   /** First restart delay; doubles per crash up to `maxBackoffMs`. @default 500 */
   backoffMs?: number;
   /** @default 30000 */
   maxBackoffMs?: number;
   /** A child that ran this long resets its backoff. @default 30000 */
   stableAfterMs?: number;
+}
+
+/**
+ * The next restart of a child that crashed after running `ranMs`, having crashed `failures`
+ * times in a row before: the new failure count and the delay. Shared by the supervisor
+ * and the nats-server keeper, so every part of `caesar up` backs off alike.
+ */
+export function nextRestart(
+  failures: number,
+  ranMs: number,
+  o: BackoffOptions,
+): { failures: number; delayMs: number } {
+  const n = ranMs >= (o.stableAfterMs ?? 30_000) ? 1 : failures + 1;
+  const delayMs = Math.min((o.backoffMs ?? 500) * 2 ** (n - 1), o.maxBackoffMs ?? 30_000);
+  return { failures: n, delayMs };
+}
+
+export interface SupervisorOptions extends SupervisorEvents, BackoffOptions {
   /** How long `stop()` waits before SIGKILL. @default 15000 */
   stopTimeoutMs?: number;
 }
@@ -93,14 +112,10 @@ export class Supervisor {
       child.once('exit', (code, signal) => {
         resolve();
         if (this.#stopping) return;
-        const ranMs = Date.now() - slot.startedAt;
-        slot.failures = ranMs >= (this.options.stableAfterMs ?? 30_000) ? 1 : slot.failures + 1;
-        const delay = Math.min(
-          (this.options.backoffMs ?? 500) * 2 ** (slot.failures - 1),
-          this.options.maxBackoffMs ?? 30_000,
-        );
-        this.options.onRestart?.(spec.name, code, signal, delay);
-        slot.timer = setTimeout(() => this.#launch(slot), delay);
+        const next = nextRestart(slot.failures, Date.now() - slot.startedAt, this.options);
+        slot.failures = next.failures;
+        this.options.onRestart?.(spec.name, code, signal, next.delayMs);
+        slot.timer = setTimeout(() => this.#launch(slot), next.delayMs);
       });
     });
   }

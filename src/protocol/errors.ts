@@ -85,6 +85,12 @@ export const ERROR_CATALOGUE = {
     retryable: true,
     summary: 'the matching policy rule is over its rate limit',
   },
+  bus_unavailable: {
+    side: 'brain',
+    status: 503,
+    retryable: true,
+    summary: 'the brain is not connected to NATS, so nothing is dispatched',
+  },
   audit_unavailable: {
     side: 'brain',
     status: 503,

@@ -1,12 +1,15 @@
 import { Buffer } from 'node:buffer';
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
+import { ConnectionWatch, type BusStatus } from '../../bus/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
+import { jsonTextTooDeepAt } from '../../runtime/index.js';
 import { ReplyMux } from './reply-mux.js';
 import {
   DispatchReplySchema,
   ERROR_CATALOGUE,
   HEADERS,
   MAX_ENVELOPE_BYTES,
+  MAX_ENVELOPE_DEPTH,
   dispatchSubject,
   type DispatchFailure,
   type DispatchReply,
@@ -48,14 +51,20 @@ export interface Dispatcher {
   /**
    * Sends one call to one instance of `tool` (the queue group picks it) and returns the
    * worker's reply, or a failure the dispatcher made up: `no_worker` (nobody serves the
-   * tool, answered at once by NATS), `dispatch_timeout` (no reply by the deadline) or
-   * `bad_reply` (the reply is not a valid envelope). Those never throw.
+   * tool, answered at once by NATS), `bus_unavailable` (the connection is down: nothing is
+   * sent, rather than buffered until a reconnect), `dispatch_timeout` (no reply by the
+   * deadline) or `bad_reply` (the reply is not a valid envelope). Those never throw.
    *
    * @throws SubjectTokenError when `tool` is not a valid tool name.
    * @throws the NATS client's error when the connection is closed or draining, or the
    *   server refuses the publish (permissions): faults of the brain, not of the call.
    */
   dispatch(tool: string, input: unknown, options: DispatchOptions): Promise<DispatchReply>;
+  /**
+   * Whether the connection is up now. The gateway asks before it records `tool.called`, so
+   * a call the bus cannot carry is refused without claiming it was sent.
+   */
+  bus(): BusStatus;
 }
 
 const decoder = new TextDecoder();
@@ -68,8 +77,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const logger = options.logger ?? silentLogger();
   const mux = new ReplyMux(nc, options.inboxPrefix ?? connectionInboxPrefix(nc));
   const graceMs = options.replyGraceMs ?? 200;
+  const watch = new ConnectionWatch(nc);
 
   return {
+    bus: () => watch.status(),
     dispatch(tool, input, opts) {
       const started = performance.now();
       let subject: string;
@@ -78,6 +89,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       } catch (err) {
         // a promise-returning API never throws synchronously
         return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+      const bus = watch.status();
+      if (!bus.ok) {
+        // nats.js would buffer the request, and the call would wait out its deadline
+        const why = `the message bus (NATS) is down (${bus.detail ?? 'not connected'})`;
+        return Promise.resolve(
+          brainFailure('bus_unavailable', `${why}: ${tool} was not sent`, started),
+        );
       }
       const left = opts.deadline - Date.now();
       if (!(left >= 1)) {
@@ -145,9 +164,14 @@ function connectionInboxPrefix(nc: NatsConnection): string | undefined {
 /** The reply envelope, or why it is not one. */
 function parseReply(data: Uint8Array): DispatchReply | string {
   if (data.length > MAX_ENVELOPE_BYTES) return `a ${data.length}-byte reply (over the limit)`;
+  const text = decoder.decode(data);
+  const deep = jsonTextTooDeepAt(text, MAX_ENVELOPE_DEPTH);
+  if (deep !== undefined) {
+    return `a reply nested deeper than ${MAX_ENVELOPE_DEPTH} levels (at offset ${deep})`;
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(decoder.decode(data));
+    raw = JSON.parse(text);
   } catch {
     return 'a reply that is not JSON';
   }
@@ -158,7 +182,7 @@ function parseReply(data: Uint8Array): DispatchReply | string {
 }
 
 function brainFailure(
-  code: 'no_worker' | 'dispatch_timeout' | 'bad_reply',
+  code: 'no_worker' | 'bus_unavailable' | 'dispatch_timeout' | 'bad_reply',
   message: string,
   started: number,
 ): DispatchFailure {

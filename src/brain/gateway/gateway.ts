@@ -32,7 +32,9 @@ export interface ToolGatewayOptions {
  * schema -> `tool.called` made durable -> dispatch with a deadline -> reply schema ->
  * obligations -> `tool.result` / `tool.failed`. Refusals append `tool.denied`. Every step
  * ends in a ToolCallReport: nothing here throws for a tool-level failure. If the audit log
- * cannot take `tool.called`, the call is not dispatched (fail closed).
+ * cannot take `tool.called`, the call is not dispatched (fail closed). While the NATS
+ * connection is down, an allowed call is answered `bus_unavailable` at once and recorded as
+ * `tool.failed`, with no `tool.called`: nothing claims a call that was never sent.
  */
 export class ToolGateway {
   readonly #o: ToolGatewayOptions;
@@ -138,18 +140,45 @@ export class ToolGateway {
       const why = `the policy attaches obligation '${unknown}', which this brain cannot apply`;
       return this.#deny(ctx, d, 'denied', why);
     }
+    // with the bus down the registry may have lost the tool: the bus is the reason
     if (tool === undefined) {
-      const error = errorBody(
-        'no_worker',
-        `no live instance of ${ctx.tool}: start \`caesar legion serve-tool ${ctx.tool}\``,
-        true,
+      return (
+        (await this.#busDown(ctx, d)) ??
+        this.#undispatched(
+          ctx,
+          d,
+          errorBody(
+            'no_worker',
+            `no live instance of ${ctx.tool}: start \`caesar legion serve-tool ${ctx.tool}\``,
+            true,
+          ),
+        )
       );
-      await this.#record(ctx, 'tool.failed', { error, decision: auditDecision(d) }, 'error');
-      return report(ctx, 'failed', { decision: d, reason: error.message, error });
     }
     const check = this.#schemas.checkInput(tool.spec, tool.specSha256, ctx.input);
     if (!check.ok) return this.#invalid(ctx, d, check.problems);
-    return undefined;
+    return this.#busDown(ctx, d);
+  }
+
+  /** `bus_unavailable` when the dispatcher's connection is down; undefined when it is up. */
+  async #busDown(ctx: CallContext, d: PolicyDecision): Promise<ToolCallReport | undefined> {
+    const bus = this.#o.dispatcher.bus();
+    if (bus.ok) return undefined;
+    const why = bus.detail ?? 'not connected';
+    const message =
+      `the message bus (NATS) is down (${why}), so the call to ${ctx.tool} was not sent; ` +
+      'the brain reconnects by itself: try again in a moment';
+    return this.#undispatched(ctx, d, errorBody('bus_unavailable', message, true));
+  }
+
+  /** A call allowed but never sent: `tool.failed` with the reason, and no `tool.called`. */
+  async #undispatched(
+    ctx: CallContext,
+    d: PolicyDecision,
+    error: ErrorBody,
+  ): Promise<ToolCallReport> {
+    await this.#record(ctx, 'tool.failed', { error, decision: auditDecision(d) }, 'error');
+    return report(ctx, 'failed', { decision: d, reason: error.message, error });
   }
 
   async #deny(
@@ -264,7 +293,8 @@ export class ToolGateway {
     } catch (err) {
       this.#log.error({ err, tool: ctx.tool, decisionId: ctx.decisionId }, 'dispatch failed');
       const msg = `the brain could not send the call over NATS: ${(err as Error).message}`;
-      return { v: 1, success: false, error: errorBody('no_worker', msg, true), duration_ms: 0 };
+      const code = this.#o.dispatcher.bus().ok ? 'no_worker' : 'bus_unavailable';
+      return { v: 1, success: false, error: errorBody(code, msg, true), duration_ms: 0 };
     }
   }
 

@@ -11,6 +11,7 @@ import {
   writeRuntimeFile,
   type RuntimeInfoInput,
 } from '../runtime-file.js';
+import { NatsKeeper } from '../nats-keeper.js';
 import { Supervisor } from '../supervisor.js';
 import { EMBEDDED_BRAIN_INBOX, mintEmbeddedAuth } from '../embedded-auth.js';
 
@@ -72,16 +73,16 @@ async function up(flags: UpFlags): Promise<number> {
     config.embedded.natsConfig === undefined
       ? await mintEmbeddedAuth(config.dataDir, tools)
       : undefined;
+  const natsConfigFile = config.embedded.natsConfig ?? auth?.serverConfig;
   let nats: NatsServer;
   try {
     nats = await startNatsServer({
       host: config.embedded.natsHost,
       port: config.embedded.natsPort,
-      configFile: config.embedded.natsConfig ?? auth?.serverConfig,
+      configFile: natsConfigFile,
     });
   } catch (err) {
-    const msg = (err as Error).message;
-    if (/address already in use/i.test(msg)) {
+    if (portTaken(err)) {
       throw new Error(
         `port ${config.embedded.natsPort} is taken (another nats-server or caesar up?). ` +
           'Stop it, or run with --nats-port 0 for any free port.',
@@ -91,8 +92,29 @@ async function up(flags: UpFlags): Promise<number> {
     throw err;
   }
   say(
-    `nats-server   ${nats.url}  (pid ${nats.pid}, ${auth ? 'loopback only, one NKEY identity per part' : config.embedded.natsConfig})`,
+    `nats-server   ${nats.url}  (pid ${natsPid(nats)}, ${auth ? 'loopback only, one NKEY identity per part' : config.embedded.natsConfig})`,
   );
+  // a dead nats-server comes back on the same port with the same config: the brain and the
+  // workers reconnect by themselves, with the identities they hold
+  const port = nats.port;
+  const keeper = new NatsKeeper(nats, {
+    restart: () =>
+      startNatsServer({ host: config.embedded.natsHost, port, configFile: natsConfigFile }),
+    onExit: (exit, delayMs) =>
+      say(
+        `nats-server   exited (${exit.signal ?? `code ${exit.code}`}); restarting on port ${port} in ${delayMs} ms`,
+      ),
+    onRestarted: (server) =>
+      say(
+        `nats-server   ${server.url}  (pid ${natsPid(server)}) restarted; the brain and the workers reconnect by themselves`,
+      ),
+    onRestartFailed: (err, delayMs) =>
+      say(
+        portTaken(err)
+          ? `nats-server   cannot restart: port ${port} is taken by another process; retrying in ${delayMs} ms (stop whatever listens on ${port}, or stop caesar up and start it with another --nats-port)`
+          : `nats-server   cannot restart: ${firstLine(err.message)}; retrying in ${delayMs} ms`,
+      ),
+  });
 
   const ready = new Map<string, (msg: Record<string, unknown>) => void>();
   const waitFor = (name: string) => new Promise<Record<string, unknown>>((r) => ready.set(name, r));
@@ -158,7 +180,7 @@ async function up(flags: UpFlags): Promise<number> {
   const shutdown = once(async () => {
     say('stopping…');
     await supervisor.stop();
-    await nats.stop();
+    await keeper.stop();
     await removeRuntimeFile(config.dataDir);
     say('stopped');
   });
@@ -207,6 +229,19 @@ async function up(flags: UpFlags): Promise<number> {
   );
   await stopped;
   return 0;
+}
+
+function portTaken(err: unknown): boolean {
+  return /address already in use/i.test((err as Error).message);
+}
+
+/** The nats-server's own pid (what `ps` and `kill` see), else its guard's. */
+function natsPid(server: NatsServer): number {
+  return server.serverPid ?? server.pid;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? text;
 }
 
 /**

@@ -1,0 +1,118 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { alive, startCli, type RunningCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
+
+/**
+ * Issue 11, finding 6: a nats-server killed under `caesar up` used to stay dead, silently.
+ * `caesar up` now says so, starts it again on the same port with the same config, and the
+ * brain and the workers reconnect by themselves.
+ */
+
+let dir: string;
+let up: RunningCli | undefined;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'caesar-up-nats-'));
+});
+afterEach(async () => {
+  if (up && up.child.exitCode === null) up.child.kill('SIGKILL');
+  up = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Linux: a process's name and parent pid, from /proc. */
+function procInfo(pid: number): { comm: string; ppid: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+    return { comm, ppid };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The nats-server process behind the pid `caesar up` printed: that pid itself, or the
+ * nats-server child of the guard it names. What an operator's `kill -9` would hit.
+ */
+function natsServerPid(printed: number): number {
+  if (procInfo(printed)?.comm === 'nats-server') return printed;
+  const child = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .find((pid) => {
+      const info = procInfo(pid);
+      return info?.ppid === printed && info.comm === 'nats-server';
+    });
+  if (child === undefined) throw new Error(`no nats-server process under pid ${printed}`);
+  return child;
+}
+
+describe('caesar up supervises nats-server', () => {
+  test('a nats-server killed with SIGKILL is said, restarted on the same port, and calls work again', async () => {
+    up = startCli(
+      ['up', '--nats-port', '0', '--api-port', '0', '--tools', 'calculator', '--data-dir', dir],
+      { CAESAR_LOG__LEVEL: 'warn' },
+    );
+    await up.waitForLine(/^ready: /, 60_000);
+    const started = /^nats-server\s+(nats:\/\/\S+)\s+\(pid (\d+)/m.exec(up.lines.join('\n'));
+    expect(started).not.toBeNull();
+    const url = started![1]!;
+    const killed = natsServerPid(Number(started![2]));
+
+    const runtime = JSON.parse(await readFile(join(dir, 'runtime.json'), 'utf8')) as {
+      api_url: string;
+      token_file: string;
+    };
+    const tokens = parse(await readFile(runtime.token_file, 'utf8')) as {
+      tokens: { token: string }[];
+    };
+    const invoke = async (expression: string) => {
+      const res = await fetch(`${runtime.api_url}/v1/tools/calculator/invoke`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${tokens.tokens[0]!.token}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ input: { expression } }),
+      });
+      return (await res.json()) as { outcome: string; result?: unknown };
+    };
+    expect(await invoke('6 * 7')).toMatchObject({ outcome: 'ok', result: { value: 42 } });
+
+    process.kill(killed, 'SIGKILL');
+    const port = new URL(url).port;
+    await up.waitForLine(
+      new RegExp(`^nats-server\\s+exited \\(SIGKILL\\); restarting on port ${port} in \\d+ ms`),
+      15_000,
+    );
+    const restarted = await up.waitForLine(/^nats-server\s+\S+\s+\(pid \d+\) restarted/, 30_000);
+    expect(restarted).toContain(url); // same port, so every client finds it again
+    const newPid = natsServerPid(Number(/\(pid (\d+)\)/.exec(restarted)![1]));
+    expect(newPid).not.toBe(killed);
+    expect(alive(killed)).toBe(false);
+
+    // the brain and the calculator reconnect by themselves; poll at the API's rate limit pace
+    const back = await waitFor(
+      async () => {
+        const r = await invoke('2 + 3');
+        return r.outcome === 'ok' ? r : undefined;
+      },
+      'a calculator call to work again after the restart',
+      30_000,
+      150,
+    );
+    expect(back.result).toMatchObject({ value: 5 });
+
+    up.child.kill('SIGINT');
+    expect(await up.exited).toEqual({ code: 0, signal: null });
+    await waitFor(() => !alive(newPid), 'the restarted nats-server to stop with caesar up', 15_000);
+  }, 150_000);
+});
