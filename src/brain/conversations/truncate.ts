@@ -1,10 +1,12 @@
 import { Buffer } from 'node:buffer';
+import { isSecretKey, REDACTED, redactText } from '../../runtime/index.js';
 import type { ToolRecord } from './types.js';
 
 /**
- * Caps on what one turn may store, so one huge message or tool result cannot bloat the
- * file. Every cut keeps the head, ends with a marker saying how long the whole was, and
- * leaves well-formed text (no split or lone surrogates) and valid JSON.
+ * What one turn stores: secrets redacted with the audit log's rules (`redactText`,
+ * `isSecretKey`), then capped, so one huge message or tool result cannot bloat the file.
+ * Every cut keeps the head, ends with a marker saying how long the whole was, and leaves
+ * well-formed text (no split or lone surrogates) and valid JSON.
  */
 
 /** Longest turn content kept, in characters (UTF-16 code units), before the marker. */
@@ -30,10 +32,20 @@ function head(s: string, max: number): string {
   return s.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 }
 
-/** Text capped at `max` characters plus the marker; lone surrogates become U+FFFD. */
+/** Redaction looks this far past a cut so a secret straddling the cut is still caught. */
+const REDACT_MARGIN = 4096;
+
+/**
+ * Text redacted, then capped at `max` characters plus the marker (which counts the text as
+ * given); lone surrogates become U+FFFD. Only the head that can be kept is redacted.
+ */
 export function capText(text: string, max = MAX_CONTENT_CHARS): string {
-  const kept = head(text, max).replace(LONE_SURROGATE, '\uFFFD');
-  return text.length <= max ? kept : kept + truncationMarker(text.length, 'chars');
+  const scanned = text.length > max + REDACT_MARGIN ? text.slice(0, max + REDACT_MARGIN) : text;
+  const redacted = redactText(scanned);
+  const kept = head(redacted, max).replace(LONE_SURROGATE, '\uFFFD');
+  return redacted.length <= max && scanned === text
+    ? kept
+    : kept + truncationMarker(text.length, 'chars');
 }
 
 function capLabel(s: string): string {
@@ -42,8 +54,13 @@ function capLabel(s: string): string {
   return text.length <= MAX_LABEL_CHARS ? kept : kept + '…';
 }
 
-/** Plain data for what JSON cannot say: bigints as strings, errors as name/message/code. */
-function replacer(_key: string, value: unknown): unknown {
+/**
+ * Plain data for what JSON cannot say (bigints as strings, errors as name/message/code), and
+ * redaction on the way: a value under a secret-looking key is replaced, strings are redacted.
+ */
+function replacer(key: string, value: unknown): unknown {
+  if (key !== '' && isSecretKey(key)) return REDACTED;
+  if (typeof value === 'string') return redactText(value);
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Error) {
     const code = (value as { code?: unknown }).code;
