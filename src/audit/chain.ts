@@ -30,11 +30,11 @@ export function readTip(db: Database): ChainTip {
 }
 
 export class HashChain {
-  readonly #db: Database;
-  readonly #insert: Statement;
-  readonly #begin: Statement;
-  readonly #commit: Statement;
-  readonly #rollback: Statement;
+  #db: Database;
+  #insert: Statement;
+  #begin: Statement;
+  #commit: Statement;
+  #rollback: Statement;
   #tip: ChainTip;
   /** Tip staged by the open transaction; undefined outside one. */
   #staged: ChainTip | undefined;
@@ -46,6 +46,17 @@ export class HashChain {
     this.#commit = db.prepare('COMMIT');
     this.#rollback = db.prepare('ROLLBACK');
     this.#tip = readTip(db);
+  }
+
+  /** Moves to a new connection of the same file (the writer reopened it) and re-reads the tip. */
+  reattach(db: Database): void {
+    const tip = readTip(db);
+    this.#insert = db.prepare(INSERT_SQL);
+    this.#begin = db.prepare('BEGIN IMMEDIATE');
+    this.#commit = db.prepare('COMMIT');
+    this.#rollback = db.prepare('ROLLBACK');
+    this.#db = db;
+    this.#tip = tip;
   }
 
   get tip(): ChainTip {

@@ -39,10 +39,17 @@ export class GroupCommitWriter {
   #idle: Array<() => void> = [];
   #stats = { rows: 0, batches: 0, maxBatch: 0, failures: 0 };
 
-  constructor(chain: HashChain, maxBatch: number, log: Logger) {
+  /**
+   * Runs before every transaction and throws to refuse it: the batch is rejected without
+   * SQLite touching the file (see `unwritableReason`).
+   */
+  readonly #preflight: () => void;
+
+  constructor(chain: HashChain, maxBatch: number, log: Logger, preflight: () => void = () => {}) {
     this.#chain = chain;
     this.#maxBatch = maxBatch;
     this.#log = log;
+    this.#preflight = preflight;
   }
 
   enqueue(row: PreparedRow): Promise<Appended> {
@@ -76,6 +83,12 @@ export class GroupCommitWriter {
   };
 
   #commit(batch: Pending[]): void {
+    try {
+      this.#preflight();
+    } catch (err) {
+      this.#fail(batch, err, false);
+      return;
+    }
     let results: Appended[];
     try {
       const rows = batch.map((p) => p.row);
@@ -90,7 +103,8 @@ export class GroupCommitWriter {
     for (let i = 0; i < batch.length; i++) (batch[i] as Pending).resolve(results[i] as Appended);
   }
 
-  #fail(batch: Pending[], err: unknown): void {
+  /** Rejects the batch; `resync` when a transaction ran and its outcome is not certain. */
+  #fail(batch: Pending[], err: unknown, resync = true): void {
     const reason = err instanceof Error ? err.message : String(err);
     const error = new AuditWriteError(`audit log write failed: ${reason}`, {
       cause: err,
@@ -102,6 +116,7 @@ export class GroupCommitWriter {
       'audit append failed',
     );
     for (const p of batch) p.reject(error);
+    if (!resync) return;
     try {
       this.#chain.resync();
     } catch (resyncErr) {

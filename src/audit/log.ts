@@ -16,6 +16,7 @@ import {
 import { prepareRow } from './prepare.js';
 import { AuditReadable } from './reader.js';
 import { sweep, type RetentionResult } from './retention.js';
+import { unwritableReason } from '../runtime/index.js';
 
 const FIRST_SWEEP_DELAY_MS = 10_000;
 
@@ -41,6 +42,11 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
   /** The last `ts` stamped and its clock value: appends in the same millisecond share it. */
   #lastMs = Number.NaN;
   #lastTs = '';
+  /**
+   * Set while the files were found not writable (at open, or before a commit): SQLite may
+   * hold them read-only, so the connection is reopened once they are writable again.
+   */
+  #reopen = false;
 
   private constructor(db: Database, opts: ResolvedAuditLogOptions, lock: WriterLock) {
     super(db, opts.path);
@@ -48,7 +54,43 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
     this.#log = opts.logger;
     this.#lock = lock;
     this.#chain = new HashChain(db);
-    this.#writer = new GroupCommitWriter(this.#chain, opts.maxBatch, this.#log);
+    this.#writer = new GroupCommitWriter(this.#chain, opts.maxBatch, this.#log, () =>
+      this.#beforeCommit(),
+    );
+  }
+
+  /**
+   * Why the files cannot be written right now (immutable, read-only mount), or undefined.
+   * `/readyz` asks this; every group commit asks it too before SQLite touches the files.
+   */
+  writableProblem(): string | undefined {
+    return unwritableReason(this.path);
+  }
+
+  /**
+   * Refuses the commit while the files are not writable: a write through SQLite's memory
+   * map of `-shm` would be SIGBUS. Reopens the connection once they are writable again.
+   */
+  #beforeCommit(): void {
+    const problem = this.writableProblem();
+    if (problem !== undefined) {
+      if (!this.#reopen) this.#log.error({ path: this.path, problem }, 'audit log not writable');
+      this.#reopen = true;
+      throw new Error(problem);
+    }
+    if (!this.#reopen) return;
+    const db = openWriterConnection(this.path, this.#opts);
+    const old = this.db;
+    try {
+      this.#chain.reattach(db);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    this.db = db;
+    this.#reopen = false;
+    old.close();
+    this.#log.info({ path: this.path, head: headText(this.head) }, 'audit log writable again');
   }
 
   /** Opens (creating and migrating as needed) the log at `options.path` as its only writer. */
@@ -78,6 +120,13 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
     } catch (err) {
       lock.release();
       throw err;
+    }
+    const problem = log.writableProblem();
+    if (problem !== undefined) {
+      // SQLite opened the files read-only; appends fail (and /readyz says so) until they are
+      // writable again, then the first append reopens them
+      log.#reopen = true;
+      opts.logger.error({ path: opts.path, problem }, 'audit log not writable');
     }
     log.#startRetentionTimer();
     // the head in the service's log (journald, docker logs) is a record outside the file

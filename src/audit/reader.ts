@@ -35,7 +35,8 @@ function sizeOf(path: string): number {
 
 /** The read side shared by the writer (`AuditLog`) and the read-only `AuditReader`. */
 export class AuditReadable {
-  protected readonly db: Database;
+  /** Replaced only when the writer reopens its file (`AuditLog`). */
+  protected db: Database;
   readonly path: string;
 
   protected constructor(db: Database, path: string) {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database, Transaction } from 'better-sqlite3';
+import { unwritableReason } from '../../runtime/index.js';
 import { openConnection } from './connection.js';
 import { ConversationStoreError, SessionNotFoundError, wrapStoreError } from './errors.js';
 import {
@@ -168,18 +169,23 @@ export class ConversationStore implements Disposable {
     );
   }
 
-  /** Appends the user's message (capped at `MAX_CONTENT_CHARS`, with a marker). */
+  /**
+   * Appends the user's message, secrets redacted (the audit log's rules: "my password is X"
+   * is stored as "my password is [redacted]") and capped at `MAX_CONTENT_CHARS`, with a
+   * marker. History read back, the current turn's included, is what was stored.
+   */
   appendUser(sessionId: string, text: string): Turn {
     return this.#appendTurn(sessionId, 'user', capText(String(text)), null);
   }
 
-  /** Appends the assistant's reply (capped at `MAX_CONTENT_CHARS`, with a marker). */
+  /** Appends the assistant's reply (secrets redacted, capped at `MAX_CONTENT_CHARS`). */
   appendAssistant(sessionId: string, text: string): Turn {
     return this.#appendTurn(sessionId, 'assistant', capText(String(text)), null);
   }
 
   /**
-   * Appends one tool call. Its payloads are stored as JSON of at most
+   * Appends one tool call. Its payloads are stored redacted (values under secret-looking
+   * keys replaced, credentials in strings replaced) as JSON of at most
    * `MAX_TOOL_RECORD_BYTES`; a payload over its share becomes a string preview with a marker.
    */
   appendTool(sessionId: string, record: ToolTurnInput): Turn {
@@ -251,6 +257,16 @@ export class ConversationStore implements Disposable {
         'conversations_closed',
         this.file,
         `conversation store ${this.file} is closed`,
+      );
+    }
+    // SQLite reaches the wal-index through a memory map, even to read: with the files turned
+    // read-only (chattr +i, a read-only remount) that is SIGBUS, so ask the kernel first
+    const unwritable = unwritableReason(this.file);
+    if (unwritable !== undefined) {
+      throw new ConversationStoreError(
+        'conversations_failed',
+        this.file,
+        `conversation store ${this.file}: ${what} refused: ${unwritable}`,
       );
     }
     try {

@@ -2,13 +2,16 @@ import type { AnyAuditEventInput, AppendResult, AuditLog } from '../../audit/ind
 import type { AuditSink } from '../gateway/index.js';
 
 /**
- * The audit log as the brain appends to it, remembering whether the last append worked:
- * `GET /readyz` reports the log not writable from the first failed append until the next
- * one succeeds.
+ * The audit log as the brain appends to it, and whether it can be written: `GET /readyz`
+ * reports the log not ready while its files cannot be written (asked of the kernel on every
+ * probe, so a log made read-only before the brain started is reported at once, and one made
+ * writable again is ready at once), and from a failed append until the next one succeeds.
  */
 export class AuditHealth implements AuditSink {
   readonly #log: AuditLog;
   #failure: string | undefined;
+  /** The last failure happened while the files were not writable: it ends when they are. */
+  #failedUnwritable = false;
 
   constructor(log: AuditLog) {
     this.#log = log;
@@ -18,15 +21,20 @@ export class AuditHealth implements AuditSink {
     try {
       const r = await this.#log.append(event);
       this.#failure = undefined;
+      this.#failedUnwritable = false;
       return r;
     } catch (err) {
       const code = (err as { code?: unknown }).code;
+      this.#failedUnwritable = this.#log.writableProblem() !== undefined;
       this.#failure = `last append failed${typeof code === 'string' ? ` (${code})` : ''}: ${(err as Error).message}`;
       throw err;
     }
   }
 
   status(): { ok: boolean; detail?: string } {
+    const problem = this.#log.writableProblem();
+    if (problem !== undefined) return { ok: false, detail: `not writable: ${problem}` };
+    if (this.#failedUnwritable) this.#failure = undefined;
     return this.#failure === undefined ? { ok: true } : { ok: false, detail: this.#failure };
   }
 }

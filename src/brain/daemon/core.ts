@@ -100,11 +100,24 @@ export class BrainCore implements BrainService {
   }
 
   auditQuery(query: AuditQuery) {
+    this.#readableAudit();
     return this.#p.audit.query(query);
   }
 
   auditCounts(filter: AuditFilter) {
+    this.#readableAudit();
     return this.#p.audit.counts(filter);
+  }
+
+  /**
+   * A read of the live log touches SQLite's memory-mapped wal-index too: with the files
+   * turned read-only that could be SIGBUS, so it is refused (503) while they are.
+   */
+  #readableAudit(): void {
+    const problem = this.#p.audit.writableProblem();
+    if (problem !== undefined) {
+      throw new CaesarError('audit_unavailable', `audit log cannot be read safely: ${problem}`);
+    }
   }
 
   readiness(): Promise<Readiness> {
