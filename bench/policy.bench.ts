@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   compilePolicy,
+  DEFAULT_POLICY_MAX_BYTES,
   openPolicyStore,
   PolicyEngine,
   type ToolCall,
@@ -69,6 +70,33 @@ function thousandRulePolicy(revision = 0): string {
   lines.push('denied_tools:');
   for (let t = 0; t < DENIED_TOOLS; t++) lines.push(`  - tool: banned_${t}`, about);
   return `${lines.join('\n')}\n`;
+}
+
+/** A valid policy of four-line service rules, just under `bytes`. */
+function policyOfBytes(bytes: number): string {
+  let text = 'version: 1\nallowed_services:\n';
+  for (let i = 0; ; i++) {
+    const rule = `  - service: light.turn_on\n    id: r${i}\n    target: {entity_id: [light.l${i}]}\n    data: {brightness_pct: {max: 80}}\n`;
+    if (text.length + rule.length > bytes) return text;
+    text += rule;
+  }
+}
+
+/** Runs `work` while a setImmediate chain measures the longest gap between its turns. */
+async function longestStall(work: () => Promise<unknown>): Promise<number> {
+  let longest = 0;
+  let last = performance.now();
+  let running = true;
+  const tick = () => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  await work();
+  running = false;
+  return longest;
 }
 
 export async function run(ctx: BenchContext): Promise<void> {
@@ -172,6 +200,31 @@ export async function run(ctx: BenchContext): Promise<void> {
       fullMs.push(performance.now() - t0);
     }
     ctx.figure('reload, every rule new (p50)', percentile(fullMs, 50), 'ms', target);
+
+    // A file at the size bound (ADR 0013): how long the event loop is held at a stretch.
+    const big = policyOfBytes(DEFAULT_POLICY_MAX_BYTES);
+    const wholeMs: number[] = [];
+    const stallMs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      sink += compilePolicy(big.replace('id: r0', `id: w${i}`)).rules.length;
+      wholeMs.push(performance.now() - t0);
+      await writeFile(file, big.replace('id: r0', `id: s${i}`));
+      stallMs.push(await longestStall(() => store.reload()));
+    }
+    ctx.figure(
+      `baseline: compile of a ${DEFAULT_POLICY_MAX_BYTES / 1024} KiB policy in one piece (p50)`,
+      percentile(wholeMs, 50),
+      'ms',
+    );
+    ctx.figure(
+      'reload of that policy: longest event-loop stall (p50)',
+      percentile(stallMs, 50),
+      'ms',
+      {
+        baseline: percentile(wholeMs, 50),
+      },
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -61,7 +61,7 @@ export function resolveConfig(raw: ParsedConfig, ctx: NormaliseContext): Resolve
     },
     worker: { ...raw.worker, host: raw.worker.host ?? ctx.hostname },
     embedded: { ...raw.embedded, nats_config: absOpt(raw.embedded.nats_config) },
-    policy: { file: abs(raw.policy.file) },
+    policy: { ...raw.policy, file: abs(raw.policy.file) },
     audit: { ...raw.audit, file: pathOr(raw.audit.file, join(dataDir, 'audit.db'), abs) },
     api: {
       ...raw.api,
@@ -96,7 +96,7 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
       natsPort: r.embedded.nats_port,
       ...optional('natsConfig', r.embedded.nats_config),
     },
-    policy: { file: r.policy.file },
+    policy: { file: r.policy.file, maxFileBytes: r.policy.max_file_bytes },
     audit: { file: r.audit.file, retentionDays: r.audit.retention_days },
     api: {
       host: r.api.host,

@@ -152,6 +152,14 @@ const EmbeddedSchema = z
 const PolicySchema = z
   .strictObject({
     file: pathField().default('./policy/policy.yaml').describe('The policy file (default deny).'),
+    max_file_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(524_288)
+      .describe(
+        'Largest policy file in bytes (512 KiB: 2,500 to 4,500 rules of four lines); a larger one is refused at start and on reload, keeping the last good policy.',
+      ),
   })
   .prefault({})
   .describe('Tool-call policy.');

@@ -47,7 +47,7 @@ export interface CaesarConfig {
     readonly natsPort: number;
     readonly natsConfig?: string;
   };
-  readonly policy: { readonly file: string };
+  readonly policy: { readonly file: string; readonly maxFileBytes: number };
   readonly audit: { readonly file: string; readonly retentionDays: number };
   readonly api: {
     readonly host: string;

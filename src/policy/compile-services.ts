@@ -3,7 +3,7 @@ import { compileDenyMap } from './constraint-deny.js';
 import type { CompileContext } from './compile-context.js';
 import { rateSlotFor } from './compile-shared.js';
 import type { CompiledAllowRule, CompiledDenyRule } from './compiled.js';
-import { globToRegExp, isGlob } from './glob.js';
+import { compileGlob, isGlob } from './glob.js';
 import { MATCH_ALL, type NormalizedServiceCall } from './normalize.js';
 import type { AllowServiceRuleSpec, DenyServiceRuleSpec } from './schema.js';
 import { compileCoverage, compileOverlap } from './selectors.js';
@@ -43,7 +43,7 @@ export function compileAllowService(
     rateSlot: rateSlotFor(ctx, 'allowed_services', spec),
     obligations: NO_OBLIGATIONS,
     reason: `allowed by ${label}`,
-    glob: isGlob(spec.service) ? globToRegExp(spec.service) : null,
+    glob: isGlob(spec.service) ? compileGlob(spec.service) : null,
     key: spec.service,
     listsAll: SELECTOR_KINDS.some((k) => spec.target?.[k]?.includes(MATCH_ALL) === true),
     unconstrained: !spec.target && !data,
@@ -69,7 +69,7 @@ export function compileDenyService(
     bare,
     matches,
     reason: `denied by ${label}`,
-    glob: isGlob(spec.service) ? globToRegExp(spec.service) : null,
+    glob: isGlob(spec.service) ? compileGlob(spec.service) : null,
     key: spec.service,
   };
 }

@@ -16,7 +16,12 @@ import type { PolicyIssue } from './issues.js';
 import { lintPolicy } from './lint.js';
 import { isRecord, type NormalizedServiceCall } from './normalize.js';
 import { indexRules } from './rule-index.js';
-import { PolicyFileSchema, type PolicyFile } from './schema.js';
+import {
+  PolicyFileSchema,
+  PolicyShapeSchema,
+  RULE_ITEM_SCHEMAS,
+  type PolicyFile,
+} from './schema.js';
 import { CALL_SERVICE_TOOL } from './tool-call.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
 
@@ -30,6 +35,9 @@ export interface CompileOptions {
 const EMPTY_FILE_WARNING =
   'the policy file is empty, so every tool call is denied; add allowed_tools or allowed_services entries (see docs/policy.md)';
 
+/** Rules compiled between two yields of a sliced compile. */
+const RULES_PER_SLICE = 250;
+
 /**
  * Parses, validates and compiles a policy text. Every problem (YAML syntax, unknown keys,
  * wrong types, bad ids, duplicate rule ids) is collected and thrown together as one
@@ -37,36 +45,108 @@ const EMPTY_FILE_WARNING =
  * An empty file compiles to a policy that denies everything, with a warning.
  */
 export function compilePolicy(text: string, options: CompileOptions = {}): CompiledPolicy {
+  const steps = compileSteps(text, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * As compilePolicy, but lets the event loop run between parsing, validating and every
+ * RULES_PER_SLICE rules, so a reload of a large file does not hold up requests (the brain's
+ * reloads use it). The longest slice is the YAML parse of the whole file, which
+ * `policy.max_file_bytes` bounds.
+ */
+export async function compilePolicySliced(
+  text: string,
+  options: CompileOptions = {},
+): Promise<CompiledPolicy> {
+  const steps = compileSteps(text, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The compile as a sequence of slices: each `yield` is a point where it may pause. */
+function* compileSteps(text: string, options: CompileOptions): Generator<void, CompiledPolicy> {
   const file = options.file ?? 'policy.yaml';
   const sha256 = options.sha256 ?? createHash('sha256').update(text, 'utf8').digest('hex');
   const source = parseYamlSource(text);
   if (source.syntaxIssues.length > 0) throw new PolicyLoadError(file, source.syntaxIssues);
+  yield;
   if (source.value === null || source.value === undefined) {
     const empty = PolicyFileSchema.parse({});
     const warning: PolicyIssue = { path: '', line: 1, column: 1, message: EMPTY_FILE_WARNING };
-    return build(new CompileContext(file, source), empty, sha256, [warning]);
+    return yield* build(new CompileContext(file, source), empty, sha256, [warning]);
   }
-  const parsed = PolicyFileSchema.safeParse(source.value);
-  const issues = [
-    ...(parsed.success ? [] : source.fromZod(parsed.error.issues)),
-    ...duplicateIds(source),
-  ];
-  if (!parsed.success || issues.length > 0) {
+  const spec = yield* validate(source);
+  const issues = [...spec.issues, ...duplicateIds(source)];
+  if (spec.file === null || issues.length > 0) {
     throw new PolicyLoadError(file, issues.sort(byPosition));
   }
-  return build(new CompileContext(file, source), parsed.data, sha256, []);
+  yield;
+  return yield* build(new CompileContext(file, source), spec.file, sha256, []);
 }
 
-function build(
+/**
+ * PolicyFileSchema, applied in steps: the file's shape, then each rule (pausing every
+ * RULES_PER_SLICE rules). Issues are the same as one parse of the whole file would give.
+ */
+function* validate(
+  source: YamlSource,
+): Generator<void, { file: PolicyFile | null; issues: PolicyIssue[] }> {
+  const shape = PolicyShapeSchema.safeParse(source.value);
+  const issues = shape.success ? [] : source.fromZod(shape.error.issues);
+  const doc = isRecord(source.value) ? source.value : {};
+  const lists = {} as { -readonly [L in RuleList]: PolicyFile[L] };
+  let checked = 0;
+  for (const list of RULE_LISTS) {
+    const items: unknown = doc[list];
+    const rules: unknown[] = [];
+    for (const [index, item] of (Array.isArray(items) ? items : []).entries()) {
+      const rule = RULE_ITEM_SCHEMAS[list].safeParse(item);
+      if (rule.success) rules.push(rule.data);
+      else issues.push(...source.fromZod(rule.error.issues, [list, index]));
+      if (++checked % RULES_PER_SLICE === 0) yield;
+    }
+    (lists as Record<RuleList, unknown[]>)[list] = rules;
+  }
+  if (!shape.success || issues.length > 0) return { file: null, issues };
+  const version = shape.data.version;
+  return { file: { ...(version === undefined ? {} : { version }), ...lists }, issues };
+}
+
+/** `compile(rule, index)` for each rule, pausing every RULES_PER_SLICE rules. */
+function* mapSliced<T, R>(
+  rules: readonly T[],
+  compile: (rule: T, index: number) => R,
+): Generator<void, R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < rules.length; i++) {
+    out.push(compile(rules[i] as T, i));
+    if ((i + 1) % RULES_PER_SLICE === 0) yield;
+  }
+  return out;
+}
+
+function* build(
   ctx: CompileContext,
   spec: PolicyFile,
   sha256: string,
   warnings: PolicyIssue[],
-): CompiledPolicy {
-  const allowServices = spec.allowed_services.map((r, i) => compileAllowService(ctx, i, r));
-  const denyServices = spec.denied_services.map((r, i) => compileDenyService(ctx, i, r));
-  const allowTools = spec.allowed_tools.map((r, i) => compileAllowTool(ctx, i, r));
-  const denyTools = spec.denied_tools.map((r, i) => compileDenyTool(ctx, i, r));
+): Generator<void, CompiledPolicy> {
+  const allowServices = yield* mapSliced(spec.allowed_services, (r, i) =>
+    compileAllowService(ctx, i, r),
+  );
+  const denyServices = yield* mapSliced(spec.denied_services, (r, i) =>
+    compileDenyService(ctx, i, r),
+  );
+  const allowTools = yield* mapSliced(spec.allowed_tools, (r, i) => compileAllowTool(ctx, i, r));
+  const denyTools = yield* mapSliced(spec.denied_tools, (r, i) => compileDenyTool(ctx, i, r));
+  yield;
 
   const serviceGlobs: Candidates<NormalizedServiceCall> = {
     denies: denyServices.filter((r) => r.glob !== null),
@@ -81,6 +161,7 @@ function build(
     ...allowTools.map((r) => summary(r, 'allow', spec.allowed_tools[r.ref.index ?? 0])),
     ...denyTools.map((r) => summary(r, 'deny', spec.denied_tools[r.ref.index ?? 0])),
   ];
+  yield;
   const lint = lintPolicy(ctx, spec, { serviceIndex, serviceGlobs, toolIndex, killSwitch });
   return {
     file: ctx.file,

@@ -1,4 +1,5 @@
 import type { Obligation, RuleRef } from './decision.js';
+import type { TextMatcher } from './glob.js';
 import type { PolicyIssue } from './issues.js';
 import type { NormalizedServiceCall } from './normalize.js';
 
@@ -19,8 +20,8 @@ export interface CompiledAllowRule<C> {
   readonly reason: string;
   /** `<rule> (<file:line:col>)`, for reasons about this rule. */
   readonly label: string;
-  /** Service pattern as a RegExp when it is a glob, else null. */
-  readonly glob: RegExp | null;
+  /** Service pattern compiled when it is a glob, else null. */
+  readonly glob: TextMatcher | null;
   /** Exact `domain.service` or tool id (or the glob source). */
   readonly key: string;
   /** Service rules: the target lists `all` for some selector (only such a rule covers `all`). */
@@ -36,7 +37,7 @@ export interface CompiledDenyRule<C> {
   readonly matches: (call: C) => boolean;
   readonly reason: string;
   readonly label: string;
-  readonly glob: RegExp | null;
+  readonly glob: TextMatcher | null;
   readonly key: string;
 }
 

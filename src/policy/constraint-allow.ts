@@ -1,6 +1,7 @@
 import type { ConstraintSpec, Scalar } from './constraint-schema.js';
-import { globToRegExp } from './glob.js';
+import { compileGlob } from './glob.js';
 import { isRecord } from './normalize.js';
+import { compilePattern } from './pattern.js';
 import { show } from './show.js';
 
 /** Checks one value for an allow rule: `null` when it passes, else why it does not. */
@@ -103,8 +104,10 @@ function compileScalar(spec: ConstraintSpec): ElementCheck | null {
     const list = spec.enum.map((x: Scalar) => show(x)).join(', ');
     checks.push((v) => (allowed.has(v) ? null : `must be one of ${list}, got ${show(v)}`));
   }
+  // Lengths first: cheap, and a value too long for the rule never reaches a glob or pattern.
+  pushLength(spec, checks);
   if (spec.glob !== undefined) {
-    const res = spec.glob.map((g) => globToRegExp(g));
+    const res = spec.glob.map((g) => compileGlob(g));
     const list = spec.glob.join(', ');
     checks.push((v) =>
       typeof v === 'string' && res.some((re) => re.test(v))
@@ -113,14 +116,13 @@ function compileScalar(spec: ConstraintSpec): ElementCheck | null {
     );
   }
   if (spec.pattern !== undefined) {
-    const re = new RegExp(`^(?:${spec.pattern})$`, 'u');
+    const re = compilePattern(spec.pattern);
     const src = spec.pattern;
     checks.push((v) =>
       typeof v === 'string' && re.test(v) ? null : `must match /${src}/, got ${show(v)}`,
     );
   }
   pushRange(spec, checks);
-  pushLength(spec, checks);
   if (checks.length === 0) return null;
   return (v) => {
     for (const check of checks) {

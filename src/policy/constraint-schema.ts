@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patternProblem } from './pattern.js';
 
 /** Value types a constraint can demand with `type:`. */
 export const VALUE_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
@@ -15,7 +16,7 @@ export interface ConstraintSpec {
   enum?: Scalar[];
   /** Globs a string must match (one of them); `*` any run, `?` one character. */
   glob?: string[];
-  /** A regular expression the whole string must match (it is anchored for you). */
+  /** An RE2 regular expression the whole string must match (it is anchored for you). */
   pattern?: string;
   min?: number;
   max?: number;
@@ -63,13 +64,8 @@ const ConstraintObjectSchema = z
     },
   })
   .superRefine((c, ctx) => {
-    if (c.pattern !== undefined && !validRegExp(c.pattern)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['pattern'],
-        message: 'not a valid regular expression',
-      });
-    }
+    const problem = c.pattern === undefined ? null : patternProblem(c.pattern);
+    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['pattern'], message: problem });
     if (c.min !== undefined && c.max !== undefined && c.min > c.max) {
       ctx.addIssue({ code: 'custom', path: ['min'], message: 'min is greater than max' });
     }
@@ -99,12 +95,3 @@ export const CONSTRAINT_OPERATORS: ReadonlySet<string> = new Set(
 
 /** Constraints keyed by the data/input key they govern. */
 export const ConstraintMapSchema = z.record(z.string(), ConstraintSchema);
-
-function validRegExp(source: string): boolean {
-  try {
-    new RegExp(source, 'u');
-    return true;
-  } catch {
-    return false;
-  }
-}

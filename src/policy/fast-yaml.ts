@@ -1,4 +1,5 @@
 import { isScalar, Schema, type ParseOptions } from 'yaml';
+import { MAX_NESTING_DEPTH } from '../runtime/index.js';
 
 /**
  * A fast reader for the plain layout policy files use (block maps and lists, one-line flow
@@ -57,6 +58,8 @@ export function parseSimpleYaml(text: string): FastYaml | null {
 
 class Reader {
   readonly lines: string[];
+  /** Maps and lists open around the current line (the document map is 1). */
+  private level = 0;
   readonly starts: number[] = [];
   readonly offsets = new Map<string, number>();
   readonly keyOffsets = new Map<string, number>();
@@ -91,6 +94,7 @@ class Reader {
   /** A block map whose keys sit at column `indent`; `depth` 0 is the document. */
   map(indent: number, depth: number): Result {
     const out: Record<string, unknown> = {};
+    this.enter();
     for (let i = this.peek(); i >= 0 && this.indent(i) === indent; i = this.peek()) {
       const m = KEY_LINE.exec((this.lines[i] as string).slice(indent));
       if (!m) return FAIL;
@@ -102,7 +106,16 @@ class Reader {
       out[key] =
         rest === '' ? this.nested(indent, depth === 0 ? key : null) : this.inline(rest, indent);
     }
+    this.level--;
     return out;
+  }
+
+  /**
+   * One level deeper. Past MAX_NESTING_DEPTH the full parser takes over: it reports the depth
+   * with its position, and this reader's recursion stays shallow.
+   */
+  private enter(): void {
+    if (++this.level > MAX_NESTING_DEPTH) throw GIVE_UP;
   }
 
   /** The block value under a `key:` line: a deeper map or list, a list at the same column, or null. */
@@ -119,6 +132,7 @@ class Reader {
   /** A block list whose dashes sit at column `indent`. */
   private seq(indent: number, listName: string | null): Result {
     const out: unknown[] = [];
+    this.enter();
     for (let i = this.peek(); i >= 0 && this.indent(i) === indent; i = this.peek()) {
       const line = this.lines[i] as string;
       if (!line.slice(indent).startsWith('- ')) break;
@@ -134,12 +148,13 @@ class Reader {
         out.push(this.inline(stripComment(content), indent));
       }
     }
+    this.level--;
     return out;
   }
 
   /** A value written on the rest of a line; the next content line must not be deeper. */
   private inline(text: string, parentIndent: number): Result {
-    const value = this.check(parseInline(text));
+    const value = this.check(parseInline(text, this.level));
     const after = this.peek();
     if (after >= 0 && this.indent(after) > parentIndent) throw GIVE_UP;
     return value;
@@ -163,10 +178,10 @@ function stripComment(text: string): string {
   return (hash < 0 ? text : text.slice(0, hash)).trimEnd();
 }
 
-function parseInline(text: string): Result {
+function parseInline(text: string, level: number): Result {
   const first = text[0];
   if (first === '[' || first === '{') {
-    const cursor = { text, at: 0 };
+    const cursor = { text, at: 0, level };
     const value = flowValue(cursor);
     return cursor.at === text.length ? value : FAIL;
   }
@@ -180,6 +195,8 @@ function parseInline(text: string): Result {
 interface Cursor {
   text: string;
   at: number;
+  /** Collections open around `at`, counting the block ones (see Reader.enter). */
+  level: number;
 }
 
 function skipSpaces(c: Cursor): void {
@@ -205,25 +222,27 @@ function flowValue(c: Cursor): Result {
 
 function flowSeq(c: Cursor): Result {
   const out: unknown[] = [];
+  if (++c.level > MAX_NESTING_DEPTH) return FAIL;
   c.at++;
   skipSpaces(c);
-  if (c.text[c.at] === ']') return (c.at++, out);
+  if (c.text[c.at] === ']') return (c.at++, c.level--, out);
   for (;;) {
     const v = flowValue(c);
     if (v === FAIL) return FAIL;
     out.push(v);
     skipSpaces(c);
     const ch = c.text[c.at++];
-    if (ch === ']') return out;
+    if (ch === ']') return (c.level--, out);
     if (ch !== ',') return FAIL;
   }
 }
 
 function flowMap(c: Cursor): Result {
   const out: Record<string, unknown> = {};
+  if (++c.level > MAX_NESTING_DEPTH) return FAIL;
   c.at++;
   skipSpaces(c);
-  if (c.text[c.at] === '}') return (c.at++, out);
+  if (c.text[c.at] === '}') return (c.at++, c.level--, out);
   for (;;) {
     skipSpaces(c);
     const m = /^([A-Za-z_][A-Za-z0-9_]*): /.exec(c.text.slice(c.at));
@@ -236,7 +255,7 @@ function flowMap(c: Cursor): Result {
     out[key] = v;
     skipSpaces(c);
     const ch = c.text[c.at++];
-    if (ch === '}') return out;
+    if (ch === '}') return (c.level--, out);
     if (ch !== ',') return FAIL;
   }
 }

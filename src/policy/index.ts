@@ -2,10 +2,16 @@
  * `src/policy`: YAML policy -> compiled policy; evaluate(ToolCall) -> PolicyDecision.
  * Pure: no NATS, no SQLite, no HTTP. See docs/policy.md.
  */
-export { compilePolicy } from './compile.js';
+export { compilePolicy, compilePolicySliced } from './compile.js';
 export type { CompileOptions } from './compile.js';
 export type { CompiledPolicy, RuleSummary } from './compiled.js';
-export { loadPolicyFile, readPolicyText } from './load.js';
+export {
+  DEFAULT_POLICY_MAX_BYTES,
+  loadPolicyFile,
+  loadPolicyFileSliced,
+  readPolicyText,
+} from './load.js';
+export type { ReadPolicyOptions } from './load.js';
 export type { PolicyText } from './load.js';
 export { NO_POLICY_FILE, NOT_CONFIGURED_REASON, unconfiguredPolicy } from './unconfigured.js';
 
@@ -76,6 +82,7 @@ export {
   PolicyLoadError,
   PolicyNotConfiguredError,
   PolicyReadError,
+  PolicyTooLargeError,
 } from './errors.js';
 export type { PolicyErrorCode } from './errors.js';
 export { formatIssue } from './issues.js';

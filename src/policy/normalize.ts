@@ -1,10 +1,19 @@
-import { SELECTOR_KINDS } from './tool-call.js';
+import { show } from './show.js';
+import { CallServiceInputSchema, SELECTOR_KINDS } from './tool-call.js';
 
 /** Home Assistant's "every entity" selector value; only a rule that lists it covers it. */
 export const MATCH_ALL = 'all';
 
 /** Domain and service names after normalisation (Home Assistant lowercases both). */
 const NAME_RE = /^[a-z0-9_]+$/;
+
+/**
+ * The keys a service call may hold, from the `call_service` input schema. Anything else is
+ * refused: a top-level `entity_id` is not read by the rules here but would reach the worker.
+ */
+const CALL_KEYS: readonly string[] = Object.keys(CallServiceInputSchema.shape);
+const CALL_KEY_SET: ReadonlySet<string> = new Set(CALL_KEYS);
+const CALL_KEY_LIST = `${CALL_KEYS.slice(0, -1).join(', ')} and ${CALL_KEYS.at(-1) ?? ''}`;
 
 /** Selector values per kind, indexed like SELECTOR_KINDS; null where the call has none. */
 export type SelectorValues = (readonly string[] | null)[];
@@ -34,6 +43,15 @@ export type NormalizeResult =
  */
 export function normalizeServiceCall(raw: unknown): NormalizeResult {
   if (!isRecord(raw)) return bad('a service call must be an object');
+  const extra = Object.keys(raw).find((k) => !CALL_KEY_SET.has(k));
+  if (extra !== undefined) {
+    return bad(
+      `unknown key ${show(extra)}; a call holds only ${CALL_KEY_LIST} (ids go under target)`,
+    );
+  }
+  const rr = raw.return_response;
+  if (rr !== undefined && typeof rr !== 'boolean')
+    return bad('return_response must be true or false');
   const domain = name(raw.domain);
   const service = name(raw.service);
   if (domain === null || service === null) {

@@ -1,8 +1,9 @@
 import type { Candidates, CompiledAllowRule, CompiledDenyRule } from './compiled.js';
+import type { TextMatcher } from './glob.js';
 
 interface Keyed {
   readonly key: string;
-  readonly glob: RegExp | null;
+  readonly glob: TextMatcher | null;
   readonly ref: { readonly index: number | null };
 }
 

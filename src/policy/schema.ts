@@ -2,14 +2,18 @@ import { z } from 'zod';
 import { ConstraintMapSchema } from './constraint-schema.js';
 import { DEFAULT_DENY_RULE_ID } from './decision.js';
 import { DurationSchema } from './duration.js';
+import {
+  EntitySelectorSchema,
+  ServicePatternSchema,
+  SlugSelectorSchema,
+  ToolNameSchema,
+} from './ids.js';
 import { memoized } from './memo-schema.js';
 import { checkToolRule, refuseAllowOnlyOperators } from './rule-checks.js';
-import { SELECTOR_KINDS, TOOL_NAME_RE } from './tool-call.js';
+import { SELECTOR_KINDS } from './tool-call.js';
 
 /** The grammar of `policy.yaml`, version 1. Every object is strict: an unknown key is an error. */
 
-/** A service id (`^[a-z0-9_]+\.[a-z0-9_]+$`), or a glob over ids when it holds `*` or `?`. */
-const SERVICE_PATTERN_RE = /^[a-z0-9_*?]+\.[a-z0-9_*?]+$/;
 const RULE_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 const MAX_WINDOW_MS = 30 * 86_400_000;
 
@@ -23,35 +27,18 @@ const RuleIdSchema = z
   });
 const DescriptionSchema = z.string().max(500);
 
-const ServicePatternSchema = z.string().regex(SERVICE_PATTERN_RE, {
-  error:
-    'expected a service id domain.service matching ^[a-z0-9_]+\\.[a-z0-9_]+$, e.g. light.turn_on (globs * and ? allowed)',
-});
-
-const ToolNameSchema = z.string().regex(TOOL_NAME_RE, {
-  error: 'expected a tool id matching ^[a-z][a-z0-9_]*$ (at most 64 characters), e.g. web_search',
-});
-
-const SelectorValuesSchema = z.preprocess(
-  (v) => (typeof v === 'string' ? [v] : v),
-  z
-    .array(
-      z
-        .string()
-        .transform((s) => s.trim().toLowerCase())
-        .pipe(z.string().regex(/^[^\s,]+$/, { error: 'selector ids hold no spaces or commas' })),
-    )
-    .min(1),
-);
+/** One id or a list of ids, each in its kind's grammar (see ids.ts). */
+const selectorValues = <T extends z.ZodType<string, unknown>>(id: T) =>
+  z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(id).min(1));
 
 /** Target selectors an allow rule permits or a deny rule forbids; at least one. */
 export const TargetSchema = z
   .strictObject({
-    entity_id: SelectorValuesSchema.optional(),
-    device_id: SelectorValuesSchema.optional(),
-    area_id: SelectorValuesSchema.optional(),
-    floor_id: SelectorValuesSchema.optional(),
-    label_id: SelectorValuesSchema.optional(),
+    entity_id: selectorValues(EntitySelectorSchema).optional(),
+    device_id: selectorValues(SlugSelectorSchema('device id')).optional(),
+    area_id: selectorValues(SlugSelectorSchema('area id')).optional(),
+    floor_id: selectorValues(SlugSelectorSchema('floor id')).optional(),
+    label_id: selectorValues(SlugSelectorSchema('label id')).optional(),
   })
   .refine((t) => Object.keys(t).length > 0, 'target must list at least one selector');
 export type TargetSpec = z.infer<typeof TargetSchema>;
@@ -65,8 +52,9 @@ export const RateLimitSchema = z
   .preprocess(
     (v, ctx) => {
       if (typeof v !== 'string') return v;
-      const m = /^\s*(\d+)\s*\/\s*(.+?)\s*$/.exec(v);
-      if (m) return { calls: Number(m[1]), per: m[2] };
+      // Split, then trim: `\s*(.+?)\s*$` backtracked quadratically over a run of spaces.
+      const m = /^\s*(\d+)\s*\/(.*)$/s.exec(v);
+      if (m) return { calls: Number(m[1]), per: (m[2] ?? '').trim() };
       ctx.addIssue({
         code: 'custom',
         message: 'expected a rate limit like 10/minute, 10/5m or {calls: 10, per: 1m}',
@@ -159,14 +147,36 @@ const list = <T extends z.ZodType>(item: T) =>
     .nullish()
     .transform((v) => v ?? []);
 
+/** Each rule list's item schema, for validating a file rule by rule. */
+export const RULE_ITEM_SCHEMAS = {
+  allowed_services: memoized(AllowServiceRuleSchema),
+  denied_services: memoized(DenyServiceRuleSchema),
+  allowed_tools: memoized(AllowToolRuleSchema),
+  denied_tools: memoized(DenyToolRuleSchema),
+} as const;
+
+const version = z
+  .literal(1, { error: 'unsupported policy version (this CAESAR reads version 1)' })
+  .optional();
+
 /** The whole file. `version` may be omitted (it means 1); any other version is refused. */
 export const PolicyFileSchema = z.strictObject({
-  version: z
-    .literal(1, { error: 'unsupported policy version (this CAESAR reads version 1)' })
-    .optional(),
-  allowed_services: list(memoized(AllowServiceRuleSchema)),
-  denied_services: list(memoized(DenyServiceRuleSchema)),
-  allowed_tools: list(memoized(AllowToolRuleSchema)),
-  denied_tools: list(memoized(DenyToolRuleSchema)),
+  version,
+  allowed_services: list(RULE_ITEM_SCHEMAS.allowed_services),
+  denied_services: list(RULE_ITEM_SCHEMAS.denied_services),
+  allowed_tools: list(RULE_ITEM_SCHEMAS.allowed_tools),
+  denied_tools: list(RULE_ITEM_SCHEMAS.denied_tools),
+});
+
+/**
+ * The file with its rules left unchecked: the first step of validating it rule by rule
+ * (RULE_ITEM_SCHEMAS), which a sliced compile spreads over several turns of the event loop.
+ */
+export const PolicyShapeSchema = z.strictObject({
+  version,
+  allowed_services: list(z.unknown()),
+  denied_services: list(z.unknown()),
+  allowed_tools: list(z.unknown()),
+  denied_tools: list(z.unknown()),
 });
 export type PolicyFile = z.infer<typeof PolicyFileSchema>;

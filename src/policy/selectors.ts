@@ -1,12 +1,12 @@
-import { globToRegExp, isGlob } from './glob.js';
+import { compileGlob, isGlob, type TextMatcher } from './glob.js';
 import { MATCH_ALL, type NormalizedServiceCall } from './normalize.js';
 import type { TargetSpec } from './schema.js';
 import { SELECTOR_KINDS } from './tool-call.js';
 
-/** The ids of one selector kind a rule lists: exact ids in a Set, globs as RegExps. */
+/** The ids of one selector kind a rule lists: exact ids in a Set, globs compiled. */
 interface SelectorMatcher {
   readonly exact: ReadonlySet<string>;
-  readonly globs: readonly RegExp[];
+  readonly globs: readonly TextMatcher[];
 }
 
 /** Per kind (indexed like SELECTOR_KINDS), or null where the rule lists none. */
@@ -24,7 +24,7 @@ function compileTarget(spec: TargetSpec): CompiledTarget {
     if (!ids) return null;
     return {
       exact: new Set(ids.filter((id) => !isGlob(id))),
-      globs: ids.filter(isGlob).map((id) => globToRegExp(id)),
+      globs: ids.filter(isGlob).map((id) => compileGlob(id)),
     };
   });
 }

@@ -3,7 +3,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { silentLogger, type Logger } from '../log/index.js';
-import { compilePolicy } from './compile.js';
+import { compilePolicySliced } from './compile.js';
 import type { CompiledPolicy } from './compiled.js';
 import type { PolicyDecision, PolicyExplanation } from './decision.js';
 import { PolicyEngine, type Policy } from './engine.js';
@@ -21,7 +21,7 @@ import type {
   PolicyReloadedEvent,
   ReloadTrigger,
 } from './events.js';
-import { loadPolicyFile, readPolicyText } from './load.js';
+import { DEFAULT_POLICY_MAX_BYTES, loadPolicyFile, readPolicyText } from './load.js';
 import type { ServiceCall, ToolCall } from './tool-call.js';
 import { NO_POLICY_FILE, unconfiguredPolicy } from './unconfigured.js';
 
@@ -31,6 +31,8 @@ export interface PolicyStoreOptions {
    * configured and every call is denied with a reason that says how to configure one.
    */
   path?: string | null | undefined;
+  /** The config's `policy.max_file_bytes`: a larger file is refused. @default 524288 */
+  maxFileBytes?: number;
   /** Watch the file's directory and reload when it changes. @default true */
   watch?: boolean;
   /** Quiet period after the last change before a watched reload runs. @default 50 */
@@ -64,6 +66,7 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
   private readonly logger: Logger;
   private readonly debounceMs: number;
   private readonly settleMs: number;
+  private readonly maxBytes: number;
   private readonly onEvent: ((event: PolicyEvent) => void) | undefined;
   private watcher: FSWatcher | null = null;
   private signal: { name: NodeJS.Signals; handler: () => void } | null = null;
@@ -78,7 +81,8 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
    */
   static async open(options: PolicyStoreOptions): Promise<PolicyStore> {
     const path = options.path === '' ? null : (options.path ?? null);
-    const policy = path === null ? unconfiguredPolicy() : await loadPolicyFile(path);
+    const read = { maxBytes: options.maxFileBytes ?? DEFAULT_POLICY_MAX_BYTES };
+    const policy = path === null ? unconfiguredPolicy() : await loadPolicyFile(path, read);
     const store = new PolicyStore(options, path, policy);
     for (const w of policy.warnings) {
       store.logger.warn({ file: policy.file, ...w }, `policy: ${w.message}`);
@@ -97,6 +101,7 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
     this.logger = options.logger ?? silentLogger();
     this.debounceMs = options.debounceMs ?? 50;
     this.settleMs = options.settleMs ?? this.debounceMs;
+    this.maxBytes = options.maxFileBytes ?? DEFAULT_POLICY_MAX_BYTES;
     this.onEvent = options.onEvent;
   }
 
@@ -204,13 +209,15 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
     }
     let sha: string | null = null;
     try {
-      const { text, sha256 } = await readPolicyText(path);
+      const { text, sha256 } = await readPolicyText(path, { maxBytes: this.maxBytes });
       sha = sha256;
       if (trigger === 'watch') {
         if (sha256 === previous.sha256 || sha256 === this.lastFailedSha) return null;
         if (!(await this.settled(path, sha256))) return null;
       }
-      const policy = compilePolicy(text, { file: path, sha256 });
+      // sliced: requests keep being answered while a large file compiles
+      const policy = await compilePolicySliced(text, { file: path, sha256 });
+      if (this.closed && trigger === 'watch') return null;
       this.engine.swap(policy);
       this.lastFailedSha = null;
       const duration = performance.now() - started;
@@ -230,7 +237,7 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
   private async settled(path: string, sha256: string): Promise<boolean> {
     await new Promise((resolve) => setTimeout(resolve, this.settleMs));
     if (this.closed) return false;
-    const again = await readPolicyText(path);
+    const again = await readPolicyText(path, { maxBytes: this.maxBytes });
     if (again.sha256 === sha256) return true;
     this.schedule();
     return false;

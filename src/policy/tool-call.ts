@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TOOL_NAME_PATTERN } from '../protocol/index.js';
 import { InvalidToolCallError } from './errors.js';
 
 /** The Home Assistant tool: its calls are governed by `allowed_services`, not `allowed_tools`. */
@@ -14,8 +15,8 @@ export const SELECTOR_KINDS = [
 ] as const;
 export type SelectorKind = (typeof SELECTOR_KINDS)[number];
 
-/** Tool ids, as the wire protocol checks them. Kept here because `src/policy` stands alone. */
-export const TOOL_NAME_RE = /^[a-z][a-z0-9_]{0,63}$/;
+/** Tool ids, as the wire protocol checks them (its one definition, `src/protocol/names.ts`). */
+export const TOOL_NAME_RE: RegExp = TOOL_NAME_PATTERN;
 
 const SelectorValueSchema = z.union([z.string(), z.array(z.string())]);
 

@@ -1,5 +1,11 @@
 import { LineCounter, parseDocument } from 'yaml';
-import { formatPath, yamlNodeOffset } from '../runtime/index.js';
+import {
+  formatPath,
+  yamlLinePos,
+  yamlNodeOffset,
+  yamlTextTooDeep,
+  yamlToJs,
+} from '../runtime/index.js';
 import type { z } from 'zod';
 import { parseSimpleYaml } from './fast-yaml.js';
 import type { PolicyIssue } from './issues.js';
@@ -19,9 +25,6 @@ export interface YamlSource {
 }
 
 type Locate = YamlSource['locate'];
-
-/** Aliases may expand at most this many times: a "billion laughs" file fails to load. */
-const MAX_ALIAS_COUNT = 100;
 
 /**
  * Parses one YAML document, keeping every node's position. Plain-layout files take the fast
@@ -47,7 +50,18 @@ export function parseYamlSource(text: string): YamlSource {
   return withLocate(fast.value, [], locate);
 }
 
+/**
+ * The full parser, within the shared bounds (src/runtime/bounds.ts): nesting depth is checked
+ * on the text first (the library composes recursively, and a 5,000-level file overflowed the
+ * stack), alias uses (at most MAX_YAML_ALIASES) and their expansion when turning it into data.
+ */
 function fullSource(text: string): YamlSource {
+  const deep = yamlTextTooDeep(text);
+  if (deep !== undefined) {
+    const at = yamlLinePos(text, deep.offset);
+    const issue = { path: '', line: at.line, column: at.col, message: `YAML: ${deep.message}` };
+    return withLocate(null, [issue], () => ({ line: at.line, column: at.col }));
+  }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const pos = (offset: number) => {
@@ -61,11 +75,14 @@ function fullSource(text: string): YamlSource {
   }));
   let value: unknown = null;
   if (doc.errors.length === 0) {
-    try {
-      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    } catch (err) {
-      syntaxIssues.push({ path: '', line: 1, column: 1, message: `YAML: ${String(err)}` });
-    }
+    const js = yamlToJs(doc);
+    if ('value' in js) value = js.value;
+    else
+      syntaxIssues.push({
+        path: '',
+        ...pos(js.issue.offset),
+        message: `YAML: ${js.issue.message}`,
+      });
   }
   return withLocate(value, syntaxIssues, (path, key) => pos(yamlNodeOffset(doc, path, key)));
 }

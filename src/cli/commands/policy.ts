@@ -11,6 +11,7 @@ import {
   formatIssue,
   formatPolicySummary,
   loadPolicyFile,
+  type ReadPolicyOptions,
   parsePolicyCases,
   runPolicyCases,
   type CompiledPolicy,
@@ -193,29 +194,36 @@ export function register(program: Command): void {
  * The policy file to use: `--policy` (or `check`'s argument), else `policy.file` from env /
  * caesar.yaml, else the running stack's (runtime.json in the data dir), else the default.
  */
-async function policyPath(opts: PolicyFileOptions, io: PolicyCliIo): Promise<string> {
+async function policyPath(
+  opts: PolicyFileOptions,
+  io: PolicyCliIo,
+): Promise<{ path: string; maxBytes?: number }> {
   const cwd = io.cwd ?? process.cwd();
-  if (opts.policy !== undefined) return resolve(cwd, opts.policy);
+  if (opts.policy !== undefined) return { path: resolve(cwd, opts.policy) };
   const config = await loadConfig({
     cwd,
     ...(opts.config === undefined ? {} : { file: opts.config }),
     ...(io.env === undefined ? {} : { env: io.env }),
     ...(opts.dataDir === undefined ? {} : { overrides: { data_dir: opts.dataDir } }),
   });
-  return (await fromRunningStack(config, 'policy_file', cwd)) ?? config.policy.file;
+  const path = (await fromRunningStack(config, 'policy_file', cwd)) ?? config.policy.file;
+  return { path, maxBytes: config.policy.maxFileBytes };
 }
 
 async function load(opts: PolicyFileOptions, io: PolicyCliIo): Promise<CompiledPolicy | null> {
   let path: string;
+  let read: ReadPolicyOptions = {};
   try {
-    path = await policyPath(opts, io);
+    const found = await policyPath(opts, io);
+    path = found.path;
+    if (found.maxBytes !== undefined) read = { maxBytes: found.maxBytes };
   } catch (err) {
     if (!(err instanceof ConfigError || err instanceof RuntimeFileError)) throw err;
     io.err(err.message);
     return null;
   }
   try {
-    return await loadPolicyFile(path);
+    return await loadPolicyFile(path, read);
   } catch (err) {
     if (!(err instanceof PolicyError)) throw err;
     reportLoadError(path, err, opts, io);

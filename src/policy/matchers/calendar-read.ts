@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { globToRegExp, isGlob } from '../glob.js';
+import { compileGlob, isGlob } from '../glob.js';
 import { show } from '../show.js';
 import { typedKey, type InputCheck, type ToolMatcher } from './types.js';
 
@@ -18,7 +18,7 @@ const calendars = typedKey({
   governs: ['calendars'],
   compile: (names) => {
     const exact = new Set(names.filter((n) => !isGlob(n)));
-    const globs = names.filter(isGlob).map((g) => globToRegExp(g));
+    const globs = names.filter(isGlob).map((g) => compileGlob(g));
     const listed = names.join(', ');
     const check: InputCheck = (input) => {
       const asked = input.calendars;

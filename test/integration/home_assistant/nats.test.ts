@@ -87,6 +87,18 @@ describe('Home Assistant tools over NATS', () => {
     expect(ha.seen('POST', '/api/services/light/turn_off')).toEqual([]);
   });
 
+  test('an allowed target plus a top-level entity_id is refused with invalid_input naming the key', async () => {
+    const reply = await dispatch('call_service', {
+      domain: 'switch',
+      service: 'turn_off',
+      target: { entity_id: 'switch.fan_1' },
+      entity_id: 'switch.fridge',
+    });
+    expect(reply).toMatchObject({ success: false, error: { code: 'invalid_input' } });
+    expect(!reply.success && reply.error.message).toContain('entity_id');
+    expect(ha.seen('POST', '/api/services/switch/turn_off')).toEqual([]);
+  });
+
   test('a coded failure travels with its code: an unknown service names the closest', async () => {
     const reply = await dispatch('call_service', { domain: 'light', service: 'trun_on' });
     expect(reply).toMatchObject({

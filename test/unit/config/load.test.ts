@@ -38,7 +38,7 @@ describe('loadConfig defaults', () => {
       },
       worker: { host: hostname(), graceMs: 10_000 },
       embedded: { natsHost: '127.0.0.1', natsPort: 4222 },
-      policy: { file: join(dir.path, 'policy', 'policy.yaml') },
+      policy: { file: join(dir.path, 'policy', 'policy.yaml'), maxFileBytes: 524_288 },
       audit: { file: join(dir.path, 'var', 'audit.db'), retentionDays: 90 },
       api: {
         host: '127.0.0.1',

@@ -246,3 +246,53 @@ allowed_services:
     ).toThrow(/unknown key 'targets' \(did you mean 'target'\?\)/);
   });
 });
+
+/**
+ * Issue 11, finding 2: the `call_service` tool form is exactly `{domain, service, target?,
+ * data?, return_response?}`. A top-level `entity_id` next to an allowed target was allowed
+ * (the fridge's deny rule never saw it) and reached the worker.
+ */
+describe('keys outside the call_service input shape are denied, naming the key', () => {
+  const { engine: fridge } = engineOf(`
+allowed_services:
+  - service: switch.turn_off
+    target: {entity_id: [switch.fan_1]}
+denied_services:
+  - service: switch.turn_off
+    target: {entity_id: [switch.fridge]}
+`);
+  const fan = { domain: 'switch', service: 'turn_off', target: { entity_id: 'switch.fan_1' } };
+
+  test.each<[string, Record<string, unknown>, string]>([
+    [
+      'a top-level entity_id next to an allowed target',
+      { entity_id: 'switch.fridge' },
+      'entity_id',
+    ],
+    ['a top-level area_id', { area_id: 'kitchen' }, 'area_id'],
+    ['a service_data key (the old HA name for data)', { service_data: {} }, 'service_data'],
+    ['a key in another case', { Target: { entity_id: 'switch.fridge' } }, 'Target'],
+  ])('%s', (_name, extra, key) => {
+    for (const call of [
+      { tool: 'call_service', input: { ...fan, ...extra } },
+      { ...fan, ...extra } as ToolCall,
+    ]) {
+      const d = fridge.evaluate(call);
+      expect(d.outcome).toBe('deny');
+      expect(d.reason).toContain(`"${key}"`);
+      expect(d.reason).toMatch(/domain, service, target, data and return_response/);
+    }
+  });
+
+  test('the exact shape is still allowed, with or without return_response', () => {
+    expect(fridge.evaluate({ tool: 'call_service', input: fan }).outcome).toBe('allow');
+    const asked = { ...fan, return_response: true };
+    expect(fridge.evaluate({ tool: 'call_service', input: asked }).outcome).toBe('allow');
+  });
+
+  test('return_response that is not a boolean is denied, naming it', () => {
+    const d = fridge.evaluate({ tool: 'call_service', input: { ...fan, return_response: 'yes' } });
+    expect(d.outcome).toBe('deny');
+    expect(d.reason).toContain('return_response');
+  });
+});

@@ -14,6 +14,7 @@ import {
   type PolicyCliIo,
 } from '../../../src/cli/commands/policy.js';
 import { PolicyDecisionSchema } from '../../../src/policy/index.js';
+import { MAX_NESTING_DEPTH } from '../../../src/runtime/index.js';
 
 const run = promisify(execFile);
 
@@ -293,6 +294,24 @@ describe('the built CLI (real process)', () => {
     const r = await caesar('policy', 'test', path('cases.yaml'), '-p', path('good.yaml'));
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/1 passed, 1 failed/);
+  });
+
+  test('check on 5,000 levels of flow nesting, or 400 of block nesting, exits 1 naming file:line, no stack overflow', async () => {
+    const flow = `allowed_tools: ${'['.repeat(5000)}${']'.repeat(5000)}\n`;
+    // 400 block levels are already 160 KB of indentation (5,000 would be over the file bound)
+    const block = `allowed_tools:\n${Array.from({ length: 400 }, (_, i) => `${' '.repeat(2 * i)}- `).join('\n')}x\n`;
+    await writeFile(path('deep-flow.yaml'), flow);
+    await writeFile(path('deep-block.yaml'), block);
+    for (const [name, line] of [
+      ['deep-flow.yaml', 1],
+      ['deep-block.yaml', 65],
+    ] as const) {
+      const r = await caesar('policy', 'check', path(name));
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${path(name)}:${line}:`);
+      expect(r.stderr).toContain(`YAML: nests deeper than ${MAX_NESTING_DEPTH} levels`);
+      expect(r.stderr).not.toContain('Maximum call stack');
+    }
   });
 
   test('a usage error (missing argument) exits 2', async () => {

@@ -159,7 +159,7 @@ describe('a bad policy is refused with file:line:column', () => {
       'allowed_tools:\n  - tool: calculator\n    input: {expression: {pattern: "(["}}\n',
       {
         path: 'allowed_tools[0].input.expression.pattern',
-        message: 'not a valid regular expression',
+        message: /^not a valid RE2 regular expression: .*missing closing \]/,
       },
     ],
     [

@@ -8,7 +8,7 @@ import {
   PolicyEngine,
   PolicyLoadError,
 } from '../../../src/policy/index.js';
-import { globToRegExp } from '../../../src/policy/glob.js';
+import { compileGlob } from '../../../src/policy/glob.js';
 import { SlidingWindowLimiter } from '../../../src/policy/rate-limit.js';
 import { engineOf, policyOf, svc, tool } from './helpers.js';
 
@@ -185,9 +185,30 @@ denied_services:
         fc.string({ maxLength: 12 }).filter((s) => !/[*?]/.test(s)),
         fc.string({ maxLength: 6 }),
         (literal, tail) => {
-          expect(globToRegExp(literal).test(literal)).toBe(true);
-          expect(globToRegExp(literal).test(literal + (tail || 'x'))).toBe(false);
-          expect(globToRegExp(`${literal}*`).test(literal + tail)).toBe(true);
+          expect(compileGlob(literal).test(literal)).toBe(true);
+          expect(compileGlob(literal).test(literal + (tail || 'x'))).toBe(false);
+          expect(compileGlob(`${literal}*`).test(literal + tail)).toBe(true);
+        },
+      ),
+    );
+  });
+
+  test('the linear glob matcher agrees with the equivalent RegExp on short texts', () => {
+    const piece = fc.constantFrom('*', '?', 'a', 'b', '.', '\n');
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 8 }).map((p) => p.join('')),
+        fc
+          .array(fc.constantFrom('a', 'b', 'A', '.', '\n'), { maxLength: 10 })
+          .map((t) => t.join('')),
+        (glob, text) => {
+          const source = [...glob]
+            .map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch === '.' ? '\\.' : ch))
+            .join('');
+          expect(compileGlob(glob).test(text)).toBe(new RegExp(`^${source}$`, 's').test(text));
+          expect(compileGlob(glob, { ignoreCase: true }).test(text)).toBe(
+            new RegExp(`^${source}$`, 'si').test(text),
+          );
         },
       ),
     );
