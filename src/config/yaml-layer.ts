@@ -1,13 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { yamlNodeOffset } from '../runtime/index.js';
+import { yamlLinePos, yamlNodeOffset, yamlTextTooDeep, yamlToJs } from '../runtime/index.js';
 import type { ConfigIssue } from './errors.js';
 import { isPlainObject, nullAsUnset, type ConfigLayer } from './layer.js';
 import { configNodes } from './walk.js';
-
-/** Aliases may expand at most this many times: a "billion laughs" file fails to load. */
-const MAX_ALIAS_COUNT = 100;
 
 /**
  * Reads a `caesar.yaml` into a raw config layer whose issues and sources point at
@@ -28,6 +25,14 @@ export async function yamlFileLayer(file: string, origin?: string): Promise<Conf
 
 /** Parses YAML text named `file` into a layer (exposed for tests and tools that embed config). */
 export function yamlTextLayer(file: string, text: string): ConfigLayer {
+  // Bounds (docs/security.md): depth before composing, aliases and depth again in yamlToJs.
+  const tooDeep = yamlTextTooDeep(text);
+  if (tooDeep !== undefined) {
+    const p = yamlLinePos(text, tooDeep.offset);
+    const source = `${file}:${p.line}:${p.col}`;
+    const issues = [{ source, path: '', message: `YAML: ${tooDeep.message}` }];
+    return { value: {}, issues, sourceOf: () => source };
+  }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number): string => {
@@ -46,13 +51,13 @@ export function yamlTextLayer(file: string, text: string): ConfigLayer {
         : yamlNodeOffset(doc, path),
     );
   if (doc.errors.length > 0) return { value: {}, issues, sourceOf };
-  let js: unknown;
-  try {
-    js = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-  } catch (err) {
-    issues.push({ source: at(0), path: '', message: `YAML: ${(err as Error).message}` });
+  const converted = yamlToJs(doc);
+  if ('issue' in converted) {
+    const { offset, message } = converted.issue;
+    issues.push({ source: at(offset), path: '', message: `YAML: ${message}` });
     return { value: {}, issues, sourceOf };
   }
+  const js = converted.value;
   if (js === null || js === undefined) return { value: {}, issues, sourceOf };
   if (!isPlainObject(js)) {
     issues.push({

@@ -7,10 +7,12 @@ import {
   DispatchRequestSchema,
   HEADERS,
   MAX_ENVELOPE_BYTES,
+  MAX_ENVELOPE_DEPTH,
   TimeoutError,
   type ErrorBody,
   type WorkerRef,
 } from '../protocol/index.js';
+import { findPrototypeKey, formatPath, jsonTextTooDeepAt } from '../runtime/index.js';
 import type { ToolContext } from './context.js';
 import type { ToolDefinition } from './define.js';
 import type { Limiter } from './limiter.js';
@@ -178,11 +180,27 @@ function startCall(
       `dispatch envelope is ${msg.data.length} bytes; the limit is ${MAX_ENVELOPE_BYTES}`,
     );
   }
+  const text = decoder.decode(msg.data);
+  // Depth first, on the text: nothing below (zod, the handler) then recurses over a hostile
+  // nesting. Prototype keys next: refused here as at the brain's HTTP edge.
+  const deep = jsonTextTooDeepAt(text, MAX_ENVELOPE_DEPTH);
+  if (deep !== undefined) {
+    return invalid(
+      `dispatch envelope nests deeper than ${MAX_ENVELOPE_DEPTH} levels at offset ${deep}`,
+    );
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(decoder.decode(msg.data));
+    raw = JSON.parse(text);
   } catch {
     return invalid('dispatch envelope is not valid JSON');
+  }
+  const protoKey = findPrototypeKey(raw);
+  if (protoKey !== undefined) {
+    return invalid(
+      `dispatch envelope contains a \`${protoKey.key}\` key at ${formatPath(protoKey.path)}, ` +
+        'which is not allowed',
+    );
   }
   const req = DispatchRequestSchema.safeParse(raw);
   if (!req.success) return invalid('malformed dispatch envelope', issuesOf(req.error));

@@ -1,9 +1,16 @@
 import { z } from 'zod';
+import { MAX_NESTING_DEPTH } from '../runtime/index.js';
 import { ERROR_CODES } from './errors.js';
 import { ToolNameSchema } from './names.js';
 
 /** Largest encoded dispatch request or reply a CAESAR peer accepts (bytes). */
 export const MAX_ENVELOPE_BYTES = 1024 * 1024;
+/**
+ * Deepest nesting of objects and arrays in a dispatch request or reply, the envelope itself
+ * counting as level 1; checked on the text before `JSON.parse`. An HTTP body within its own
+ * bound (the same number) always fits: `{input}` and the envelope nest `input` alike.
+ */
+export const MAX_ENVELOPE_DEPTH = MAX_NESTING_DEPTH;
 
 /** The brain's request to run one tool call: `caesar.dispatch.tool.<tool>`. */
 export const DispatchRequestSchema = z.object({

@@ -36,6 +36,7 @@ export {
 export type { ErrorCode, CaesarErrorOptions } from './errors.js';
 export {
   MAX_ENVELOPE_BYTES,
+  MAX_ENVELOPE_DEPTH,
   DispatchRequestSchema,
   DispatchReplySchema,
   DispatchSuccessSchema,

@@ -9,9 +9,11 @@ export const HTTP_ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   confirmation_not_found: 404,
+  request_timeout: 408,
   body_too_large: 413,
   unsupported_media_type: 415,
   too_many_requests: 429,
+  headers_too_large: 431,
   internal: 500,
 } as const satisfies Record<string, number>;
 

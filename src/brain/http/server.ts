@@ -1,4 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
+import { maxHeaderSize } from 'node:http';
 import {
   fastify,
   LogController,
@@ -9,8 +10,10 @@ import {
 import type { Logger } from '../../log/index.js';
 import type { BrainService } from '../api/index.js';
 import { actorOf, authHook } from './auth.js';
+import { clientErrorHandler, CONNECTIONS_CHECK_INTERVAL_MS } from './client-errors.js';
 import { logMapped, mapError, sendMappedError, type MappedError } from './error-map.js';
 import { HttpApiError, HttpBindError } from './errors.js';
+import { registerJsonBodyParser } from './json-body.js';
 import { isLoopbackHost } from './loopback.js';
 import type { BrainMetrics } from './metrics.js';
 import { openAiRoutes } from './openai-routes.js';
@@ -36,6 +39,12 @@ export interface HttpServerOptions {
   readonly messageMaxChars: number;
   /** Interval of heartbeat comments on an event stream. @default 15000 */
   readonly heartbeatMs?: number;
+  /**
+   * The whole request (headers and body) must arrive within this, or it is answered 408
+   * `request_timeout` (slow-loris guard); checked every second. Not a config setting: tests
+   * shorten it. @default 30000
+   */
+  readonly requestTimeoutMs?: number;
 }
 
 export interface ListenOptions {
@@ -46,7 +55,7 @@ export interface ListenOptions {
 }
 
 /** The whole request (headers and body) must arrive within this (slow-loris guard). */
-const REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** A socket with no traffic at all for this long is closed (a chat may think for minutes). */
 const CONNECTION_TIMEOUT_MS = 600_000;
 /** An idle keep-alive connection is closed after this. */
@@ -71,6 +80,7 @@ function errorBody(m: MappedError, requestId: string) {
  */
 export async function buildHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
   const { service, tokens, metrics, logger, bodyLimitBytes, rateLimitPerMinute } = options;
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const log: FastifyBaseLogger = logger;
   const app = fastify({
     loggerInstance: log,
@@ -79,7 +89,13 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     genReqId: requestIdOf,
     requestIdHeader: false,
     bodyLimit: bodyLimitBytes,
-    requestTimeout: REQUEST_TIMEOUT_MS,
+    requestTimeout,
+    // Node's own headers bound defaults to 60 s; the documented bound covers headers too.
+    http: {
+      headersTimeout: requestTimeout,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
+    },
+    clientErrorHandler: clientErrorHandler(requestTimeout, maxHeaderSize),
     connectionTimeout: CONNECTION_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     frameworkErrors: (err, req, reply) => {
@@ -88,6 +104,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
   });
   tokenStores.set(app, tokens);
   app.removeContentTypeParser('text/plain');
+  registerJsonBodyParser(app);
 
   app.addHook('onRequest', (req, reply, done) => {
     reply.header(REQUEST_ID_HEADER, req.id).header('cache-control', 'no-store');

@@ -3,6 +3,7 @@ import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
+import { yamlLinePos, yamlTextTooDeep, yamlToJs } from '../../runtime/index.js';
 import { API_SCOPES, TokenStore, type ApiToken } from './token-store.js';
 import { formatPath } from './validate.js';
 
@@ -133,6 +134,13 @@ function initialText(token: string): string {
  */
 export async function readTokensFile(path: string): Promise<ApiToken[]> {
   const text = await readPrivateFile(path);
+  const tooDeep = yamlTextTooDeep(text);
+  if (tooDeep !== undefined) {
+    const p = yamlLinePos(text, tooDeep.offset);
+    throw new TokensFileError('tokens_file_invalid', path, [
+      `${path}:${p.line}:${p.col}: YAML: ${tooDeep.message}`,
+    ]);
+  }
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number): string => {
@@ -143,15 +151,13 @@ export async function readTokensFile(path: string): Promise<ApiToken[]> {
     const issues = doc.errors.map((e) => `${at(e.pos[0])}: YAML: ${e.message}`);
     throw new TokensFileError('tokens_file_invalid', path, issues);
   }
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: 0 });
-  } catch (err) {
-    throw new TokensFileError('tokens_file_invalid', path, [
-      `${at(0)}: YAML: ${(err as Error).message}`,
-    ]);
+  // No aliases at all: a tokens file has no use for them (docs/api.md, "Tokens").
+  const converted = yamlToJs(doc, { maxAliases: 0 });
+  if ('issue' in converted) {
+    const { offset, message } = converted.issue;
+    throw new TokensFileError('tokens_file_invalid', path, [`${at(offset)}: YAML: ${message}`]);
   }
-  const parsed = TokensFileSchema.safeParse(value ?? {});
+  const parsed = TokensFileSchema.safeParse(converted.value ?? {});
   if (!parsed.success) {
     const issues = parsed.error.issues.flatMap((i) => {
       const keys = i.code === 'unrecognized_keys' ? i.keys : [undefined];

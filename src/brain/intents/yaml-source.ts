@@ -1,9 +1,12 @@
 import { LineCounter, parseDocument } from 'yaml';
-import { formatPath, yamlNodeOffset } from '../../runtime/index.js';
+import {
+  formatPath,
+  yamlLinePos,
+  yamlNodeOffset,
+  yamlTextTooDeep,
+  yamlToJs,
+} from '../../runtime/index.js';
 import type { IntentsIssue } from './errors.js';
-
-/** Aliases may expand at most this many times: a "billion laughs" file fails to load. */
-const MAX_ALIAS_COUNT = 100;
 
 /** A parsed YAML text that can point any path back at its line and column. */
 export interface YamlSource {
@@ -17,6 +20,17 @@ export interface YamlSource {
 
 /** Parses one YAML document, keeping every node's position for error messages. */
 export function parseYamlSource(text: string): YamlSource {
+  // Bounds (docs/security.md): depth before composing, aliases and depth again in yamlToJs.
+  const tooDeep = yamlTextTooDeep(text);
+  if (tooDeep !== undefined) {
+    const p = yamlLinePos(text, tooDeep.offset);
+    const issue = { path: '', line: p.line, column: p.col, message: `YAML: ${tooDeep.message}` };
+    return {
+      value: undefined,
+      syntaxIssues: [issue],
+      issueAt: (path, message) => ({ ...issue, path: formatPath(path), message }),
+    };
+  }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const pos = (offset: number) => {
@@ -30,11 +44,11 @@ export function parseYamlSource(text: string): YamlSource {
   }));
   let value: unknown;
   if (doc.errors.length === 0) {
-    try {
-      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    } catch (err) {
-      syntaxIssues.push({ path: '', line: 1, column: 1, message: `YAML: ${String(err)}` });
-    }
+    const converted = yamlToJs(doc);
+    if ('issue' in converted) {
+      const { offset, message } = converted.issue;
+      syntaxIssues.push({ path: '', ...pos(offset), message: `YAML: ${message}` });
+    } else value = converted.value;
   }
   const issueAt = (path: readonly PropertyKey[], message: string, key?: string) => ({
     path: formatPath(key === undefined ? path : [...path, key]),
