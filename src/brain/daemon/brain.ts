@@ -17,7 +17,7 @@ import {
 } from '../http/index.js';
 import { loadIntents } from '../intents/index.js';
 import { createPlanner } from '../llm/index.js';
-import { startRegistry, type Registry } from '../registry/index.js';
+import { Registry } from '../registry/index.js';
 import { AuditHealth } from './audit-health.js';
 import { ConnectionWatch } from './connection-watch.js';
 import { LlmMetrics } from './llm-metrics.js';
@@ -25,6 +25,7 @@ import { OfferedTools } from './offered-tools.js';
 import { BrainCore } from './core.js';
 import { policyAuditEvent } from './policy-audit.js';
 import { PreflightCache } from './preflight.js';
+import { specChangedAuditEvent } from './registry-audit.js';
 
 /** Longest any one stop step may take (NATS down, a slow disk): stopping never hangs. */
 const STOP_STEP_MS = 3000;
@@ -122,6 +123,7 @@ async function assemble(
   };
   const policy: PolicyStore = await openPolicyStore({
     path: config.policy.file,
+    maxFileBytes: config.policy.maxFileBytes,
     logger: logger.child({ component: 'policy' }),
     onEvent: onPolicyEvent,
   });
@@ -134,16 +136,23 @@ async function assemble(
     if (!connection.status().ok) return nc.close();
     await bounded(nc.drain(), STOP_STEP_MS).catch(() => nc.close());
   });
-  const registry = await startRegistry({
+  const registry = new Registry({
     nc,
     logger: logger.child({ component: 'registry' }),
     ...(options.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: options.sweepIntervalMs }),
+  });
+  // listening before the first sweep, so that a spec refused at start is audited too
+  registry.on('spec_changed', (event) => {
+    auditHealth.append(specChangedAuditEvent(event)).catch((err: unknown) => {
+      logger.error({ err, tool: event.tool }, 'could not audit a registry spec change');
+    });
   });
   cleanup.push(() => {
     const closing = registry.close();
     // its subscriptions drain through the server: only worth waiting for when connected
     return connection.status().ok ? closing : undefined;
   });
+  await registry.start();
 
   const metrics = new BrainMetrics();
   // a bad llm section (no model, no key) stops the brain here, naming the key to set
