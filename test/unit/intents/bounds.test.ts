@@ -100,9 +100,15 @@ describe('properties', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 300 }), wordy), (message) => {
         const hit = shipped.match(message, BERLIN);
-        if (hit !== undefined) expect(JSON.parse(JSON.stringify(hit.input))).toEqual(hit.input);
+        if (hit === undefined) return;
+        // the input is complete, or waits for lookups (an entity slot not known yet)
+        expect(hit.input !== undefined || hit.lookups.length > 0).toBe(true);
+        for (const value of [hit.input, ...hit.lookups.map((l) => l.input)]) {
+          if (value !== undefined) expect(JSON.parse(JSON.stringify(value))).toEqual(value);
+        }
       }),
-      { numRuns: 2000 },
+      // found by a CI run: a hit that waits for a lookup has no input yet
+      { numRuns: 2000, examples: [["switch what's lights on"]] },
     );
   });
 
