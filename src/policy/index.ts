@@ -5,12 +5,7 @@
 export { compilePolicy, compilePolicySliced } from './compile.js';
 export type { CompileOptions } from './compile.js';
 export type { CompiledPolicy, RuleSummary } from './compiled.js';
-export {
-  DEFAULT_POLICY_MAX_BYTES,
-  loadPolicyFile,
-  loadPolicyFileSliced,
-  readPolicyText,
-} from './load.js';
+export { DEFAULT_POLICY_MAX_BYTES, loadPolicyFile, readPolicyText } from './load.js';
 export type { ReadPolicyOptions } from './load.js';
 export type { PolicyText } from './load.js';
 export { NO_POLICY_FILE, NOT_CONFIGURED_REASON, unconfiguredPolicy } from './unconfigured.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
-import { compilePolicy, compilePolicySliced } from './compile.js';
+import { compilePolicy } from './compile.js';
 import type { CompiledPolicy } from './compiled.js';
 import { PolicyReadError, PolicyTooLargeError } from './errors.js';
 
@@ -80,13 +80,4 @@ export async function loadPolicyFile(
 ): Promise<CompiledPolicy> {
   const { text, sha256 } = await readPolicyText(path, options);
   return compilePolicy(text, { file: path, sha256 });
-}
-
-/** As loadPolicyFile, compiling in slices that let the event loop run between them. */
-export async function loadPolicyFileSliced(
-  path: string,
-  options: ReadPolicyOptions = {},
-): Promise<CompiledPolicy> {
-  const { text, sha256 } = await readPolicyText(path, options);
-  return compilePolicySliced(text, { file: path, sha256 });
 }

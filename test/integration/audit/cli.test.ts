@@ -54,7 +54,7 @@ describe('caesar audit (processes)', () => {
     ['a missing --to', ['audit', 'backup']],
   ])('%s is a usage error: exit 2', async (_name, args) => {
     const res = await runCli([...args, '--db', db]);
-    expect(res.code).toBe(2);
+    expect(res.code, res.stderr).toBe(2);
     expect(res.stderr).toMatch(/error/);
   });
 
