@@ -54,8 +54,18 @@ function hasTables(db: Database): boolean {
   return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' LIMIT 1").get() !== undefined;
 }
 
-/** Throws unless the file is a conversations database this build can use, or empty. */
+/**
+ * Throws unless the file is a conversations database this build can use, or empty. The
+ * header fields and the table list are read in one transaction: read one by one, another
+ * process's migration could commit in between (application_id still 0, tables already
+ * there), and a good file was refused as not ours.
+ */
 export function assertSupportedSchema(db: Database, path: string): number {
+  if (db.inTransaction) return checkSchema(db, path);
+  return db.transaction(() => checkSchema(db, path))();
+}
+
+function checkSchema(db: Database, path: string): number {
   const version = db.pragma('user_version', { simple: true }) as number;
   const appId = db.pragma('application_id', { simple: true }) as number;
   if (appId === AUDIT_APPLICATION_ID) {
