@@ -1,9 +1,22 @@
 import {
   compilePolicy,
   PolicyEngine,
+  PolicyLoadError,
   type CompiledPolicy,
+  type PolicyIssue,
   type ToolCall,
 } from '../../../src/policy/index.js';
+
+/** The issues of an inline policy that must be refused (as `policy.yaml`). */
+export function issuesOf(yaml: string): readonly PolicyIssue[] {
+  try {
+    compilePolicy(yaml, { file: 'policy.yaml' });
+  } catch (err) {
+    if (err instanceof PolicyLoadError) return err.issues;
+    throw err;
+  }
+  throw new Error('expected the policy to be refused');
+}
 
 /** Compiles an inline policy (as `policy.yaml`). */
 export function policyOf(yaml: string): CompiledPolicy {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { compilePolicy, PolicyLoadError, type PolicyIssue } from '../../../src/policy/index.js';
-import { engineOf, svc } from './helpers.js';
+import { compilePolicy, PolicyLoadError } from '../../../src/policy/index.js';
+import { engineOf, issuesOf, svc } from './helpers.js';
 
 /**
  * Issue 11, finding 8: a deny rule for `switch.freezеr` (a Cyrillic е) loaded, could never
@@ -8,16 +8,6 @@ import { engineOf, svc } from './helpers.js';
  * id with any other character is refused at load, naming the character, its code point and
  * where in the id it sits.
  */
-function issuesOf(yaml: string): readonly PolicyIssue[] {
-  try {
-    compilePolicy(yaml, { file: 'policy.yaml' });
-  } catch (err) {
-    if (err instanceof PolicyLoadError) return err.issues;
-    throw err;
-  }
-  throw new Error('expected the policy to be refused');
-}
-
 const CYRILLIC_E = '\u0435';
 
 describe('ids outside the Home Assistant grammar are refused at load', () => {

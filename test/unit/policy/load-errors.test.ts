@@ -2,19 +2,10 @@ import { describe, expect, test } from 'vitest';
 import {
   compilePolicy,
   formatIssue,
-  PolicyLoadError,
   type PolicyIssue,
+  type PolicyLoadError,
 } from '../../../src/policy/index.js';
-
-function issuesOf(yaml: string): readonly PolicyIssue[] {
-  try {
-    compilePolicy(yaml, { file: 'policy.yaml' });
-  } catch (err) {
-    if (err instanceof PolicyLoadError) return err.issues;
-    throw err;
-  }
-  throw new Error('expected the policy to be refused');
-}
+import { issuesOf } from './helpers.js';
 
 describe('a bad policy is refused with file:line:column', () => {
   test.each<

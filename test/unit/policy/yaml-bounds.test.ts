@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { compilePolicy, PolicyLoadError, type PolicyIssue } from '../../../src/policy/index.js';
+import { compilePolicy, PolicyLoadError } from '../../../src/policy/index.js';
 import { MAX_NESTING_DEPTH, MAX_YAML_ALIASES } from '../../../src/runtime/index.js';
+import { issuesOf } from './helpers.js';
 
 /**
  * Issue 11, findings 7 and 10 (the policy's share): a 5,000-level policy died with "Maximum
@@ -8,15 +9,6 @@ import { MAX_NESTING_DEPTH, MAX_YAML_ALIASES } from '../../../src/runtime/index.
  * shared bounds (src/runtime/bounds.ts) apply: nesting deeper than MAX_NESTING_DEPTH and more
  * than MAX_YAML_ALIASES alias uses are load errors with file:line:column.
  */
-function issuesOf(yaml: string): readonly PolicyIssue[] {
-  try {
-    compilePolicy(yaml, { file: 'policy.yaml' });
-  } catch (err) {
-    if (err instanceof PolicyLoadError) return err.issues;
-    throw err;
-  }
-  throw new Error('expected the policy to be refused');
-}
 
 /** `allowed_tools` holding one rule whose input nests `levels` maps deep, block style. */
 function blockDeep(levels: number): string {
