@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { openAuditLog, type AuditLog } from '../../audit/index.js';
-import { connectBus } from '../../bus/index.js';
+import { connectBus, ConnectionWatch } from '../../bus/index.js';
 import type { CaesarConfig } from '../../config/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { openPolicyStore, type PolicyEvent, type PolicyStore } from '../../policy/index.js';
@@ -19,7 +19,6 @@ import { loadIntents } from '../intents/index.js';
 import { createPlanner } from '../llm/index.js';
 import { Registry } from '../registry/index.js';
 import { AuditHealth } from './audit-health.js';
-import { ConnectionWatch } from './connection-watch.js';
 import { LlmMetrics } from './llm-metrics.js';
 import { OfferedTools } from './offered-tools.js';
 import { BrainCore } from './core.js';
@@ -167,7 +166,11 @@ async function assemble(
     tools: registry,
     policy,
     audit: auditHealth,
-    dispatcher: createDispatcher({ nc, logger: logger.child({ component: 'dispatch' }) }),
+    dispatcher: createDispatcher({
+      nc,
+      connection,
+      logger: logger.child({ component: 'dispatch' }),
+    }),
     callTimeoutMs: config.brain.callTimeoutMs,
     confirmationTtlMs: config.brain.confirmationTtlMs,
     metrics,

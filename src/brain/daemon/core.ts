@@ -17,7 +17,7 @@ import type {
 import type { ToolGateway } from '../gateway/index.js';
 import type { Registry } from '../registry/index.js';
 import type { AuditHealth } from './audit-health.js';
-import type { ConnectionWatch } from './connection-watch.js';
+import type { ConnectionWatch } from '../../bus/index.js';
 import { preflightView, type PreflightCache } from './preflight.js';
 
 export interface BrainCoreParts {

@@ -31,6 +31,8 @@ export interface DispatcherOptions {
    * @default the one the connection was opened with
    */
   inboxPrefix?: string;
+  /** The connection's status, when the caller already follows it. @default a new watch of `nc` */
+  connection?: ConnectionWatch;
 }
 
 export interface DispatchOptions {
@@ -77,7 +79,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const logger = options.logger ?? silentLogger();
   const mux = new ReplyMux(nc, options.inboxPrefix ?? connectionInboxPrefix(nc));
   const graceMs = options.replyGraceMs ?? 200;
-  const watch = new ConnectionWatch(nc);
+  const watch = options.connection ?? new ConnectionWatch(nc);
 
   return {
     bus: () => watch.status(),
