@@ -1,9 +1,9 @@
 import { hash } from 'node:crypto';
-import { canonicalJson, type JsonValue } from '../runtime/index.js';
+import { canonicalJson, type JsonValue } from '../text/index.js';
 
 /**
  * The hash chain over canonical rows. Canonical JSON (RFC 8785, JCS, for the values the log
- * stores) is the shared implementation in src/runtime; payloads reach it already JSON-safe
+ * stores) is the shared implementation in src/text; payloads reach it already JSON-safe
  * (see clamp.ts). `docs/audit.md` shows how to recompute a row's hash outside CAESAR.
  */
 

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { canonicalJson, type JsonValue } from './canonical.js';
 import type { ClampLimits } from './limits.js';
-import { isSecretKey, REDACTED, redactText } from '../runtime/index.js';
+import { isSecretKey, REDACTED, redactText } from '../text/index.js';
 
 /**
  * Clamp + redaction of payloads. Every payload goes through `clampPayload` exactly once, in

@@ -38,7 +38,7 @@ export { restoreDatabase as restoreAuditLog } from './backup.js';
 export type { BackupResult, RestoreOptions, RestoreResult } from './backup.js';
 export { clampPayload, truncationMarker } from './clamp.js';
 export type { ClampResult } from './clamp.js';
-export { isSecretKey, redactText, REDACTED } from '../runtime/index.js';
+export { isSecretKey, redactText, REDACTED } from '../text/index.js';
 export { canonicalJson, canonicalRow, chainHash, GENESIS_HASH } from './canonical.js';
 export type { ChainedRow, JsonValue } from './canonical.js';
 export { AUDIT_SCHEMA_VERSION, AUDIT_APPLICATION_ID } from './schema.js';

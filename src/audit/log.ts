@@ -16,7 +16,7 @@ import {
 import { prepareRow } from './prepare.js';
 import { AuditReadable } from './reader.js';
 import { sweep, type RetentionResult } from './retention.js';
-import { unwritableReason } from '../runtime/index.js';
+import { unwritableReason } from '../host/index.js';
 
 const FIRST_SWEEP_DELAY_MS = 10_000;
 

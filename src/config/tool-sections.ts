@@ -1,4 +1,4 @@
-import { TOP_LEVEL_TOOL_SECTIONS } from '../runtime/index.js';
+import { TOP_LEVEL_TOOL_SECTIONS } from '../text/index.js';
 import type { CaesarConfig } from './types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { fieldMeta, type FieldKind, type FieldMeta } from './fields.js';
-import { envVarName } from '../runtime/index.js';
+import { envVarName } from '../text/index.js';
 import { ConfigSchema } from './schema.js';
 
 /** One settable key of the configuration, read off {@link ConfigSchema}. */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { yamlLinePos, yamlNodeOffset, yamlTextTooDeep, yamlToJs } from '../runtime/index.js';
+import { yamlLinePos, yamlNodeOffset, yamlTextTooDeep, yamlToJs } from '../text/index.js';
 import type { ConfigIssue } from './errors.js';
 import { isPlainObject, nullAsUnset, type ConfigLayer } from './layer.js';
 import { configNodes } from './walk.js';

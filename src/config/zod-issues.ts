@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { formatPath } from '../runtime/index.js';
+import { formatPath } from '../text/index.js';
 import type { ConfigIssue } from './errors.js';
-import { closest } from '../runtime/index.js';
+import { closest } from '../text/index.js';
 import { knownKeysAt } from './walk.js';
 
 /** Names where a value came from: `(path, isKey)` -> `file:line:col`, an env var, ... */

@@ -12,7 +12,7 @@ import {
   type ErrorBody,
   type WorkerRef,
 } from '../protocol/index.js';
-import { findPrototypeKey, formatPath, jsonTextTooDeepAt } from '../runtime/index.js';
+import { findPrototypeKey, formatPath, jsonTextTooDeepAt } from '../text/index.js';
 import type { ToolContext } from './context.js';
 import type { ToolDefinition } from './define.js';
 import type { Limiter } from './limiter.js';

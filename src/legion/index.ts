@@ -16,13 +16,8 @@ export {
   UpstreamEmptyError,
 } from '../protocol/index.js';
 // Workers that start threads or processes find their compiled script with these.
-export {
-  assertScriptExists,
-  closest,
-  compiledScriptUrl,
-  editDistance,
-  settingName,
-} from '../runtime/index.js';
+export { assertScriptExists, compiledScriptUrl } from '../host/index.js';
+export { closest, editDistance, settingName } from '../text/index.js';
 // Network tools reach their backend through one bounded HTTP client and probe it the same way.
 export { HttpBackend, HttpFailure, USER_AGENT, DEFAULT_MAX_RESPONSE_BYTES } from './http.js';
 export type { HttpBackendOptions, HttpCall, HttpReply, HttpFailureKind } from './http.js';

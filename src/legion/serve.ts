@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { nuid, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { silentLogger, type Logger } from '../log/index.js';
-import { envVarName, toolSectionPath } from '../runtime/index.js';
+import { envVarName, toolSectionPath } from '../text/index.js';
 import {
   DISPATCH_QUEUE_GROUP,
   REGISTRY_BYE_SUBJECT,

@@ -1,5 +1,5 @@
 import { isScalar, Schema, type ParseOptions } from 'yaml';
-import { MAX_NESTING_DEPTH } from '../runtime/index.js';
+import { MAX_NESTING_DEPTH } from '../text/index.js';
 
 /**
  * A fast reader for the plain layout policy files use (block maps and lists, one-line flow

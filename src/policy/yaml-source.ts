@@ -5,7 +5,7 @@ import {
   yamlNodeOffset,
   yamlTextTooDeep,
   yamlToJs,
-} from '../runtime/index.js';
+} from '../text/index.js';
 import type { z } from 'zod';
 import { parseSimpleYaml } from './fast-yaml.js';
 import type { PolicyIssue } from './issues.js';
@@ -51,7 +51,7 @@ export function parseYamlSource(text: string): YamlSource {
 }
 
 /**
- * The full parser, within the shared bounds (src/runtime/bounds.ts): nesting depth is checked
+ * The full parser, within the shared bounds (src/text/bounds.ts): nesting depth is checked
  * on the text first (the library composes recursively, and a 5,000-level file overflowed the
  * stack), alias uses (at most MAX_YAML_ALIASES) and their expansion when turning it into data.
  */

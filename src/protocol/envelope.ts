@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_NESTING_DEPTH } from '../runtime/index.js';
+import { MAX_NESTING_DEPTH } from '../text/index.js';
 import { ERROR_CODES } from './errors.js';
 import { ToolNameSchema } from './names.js';
 

@@ -7,7 +7,7 @@ import type { EvalReply, EvalRequest, ThreadMessage } from './thread-messages.js
  * Entry point of one evaluation thread (node:worker_threads). The evaluator starts it with
  * resource limits and terminates it when a calculation passes its deadline, so nothing an
  * expression does here can hang or crash the worker process. Loaded from the compiled
- * dist/ tree only (see `compiledScriptUrl` in src/runtime).
+ * dist/ tree only (see `compiledScriptUrl` in src/host).
  */
 
 /** Expressions evaluated once at start so the first real call does not pay for warm-up. */

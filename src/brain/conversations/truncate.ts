@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { isSecretKey, REDACTED, redactText } from '../../runtime/index.js';
+import { isSecretKey, REDACTED, redactText } from '../../text/index.js';
 import type { ToolRecord } from './types.js';
 
 /**

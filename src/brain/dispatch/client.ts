@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import { ConnectionWatch, type BusStatus } from '../../bus/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
-import { jsonTextTooDeepAt } from '../../runtime/index.js';
+import { jsonTextTooDeepAt } from '../../text/index.js';
 import { ReplyMux } from './reply-mux.js';
 import {
   DispatchReplySchema,

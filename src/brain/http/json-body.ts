@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { findPrototypeKey, jsonTextTooDeepAt, MAX_NESTING_DEPTH } from '../../runtime/index.js';
+import { findPrototypeKey, jsonTextTooDeepAt, MAX_NESTING_DEPTH } from '../../text/index.js';
 import { HttpApiError } from './errors.js';
 import { formatPath } from './validate.js';
 

@@ -3,7 +3,7 @@ import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { yamlLinePos, yamlTextTooDeep, yamlToJs } from '../../runtime/index.js';
+import { yamlLinePos, yamlTextTooDeep, yamlToJs } from '../../text/index.js';
 import { API_SCOPES, TokenStore, type ApiToken } from './token-store.js';
 import { formatPath } from './validate.js';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { formatPath as formatKeyPath } from '../../runtime/index.js';
+import { formatPath as formatKeyPath } from '../../text/index.js';
 import { invalidRequest, type FieldIssue } from './errors.js';
 
 /** At most this many field issues are returned; a hostile body cannot make a huge answer. */

@@ -5,7 +5,7 @@ import {
   yamlNodeOffset,
   yamlTextTooDeep,
   yamlToJs,
-} from '../../runtime/index.js';
+} from '../../text/index.js';
 import type { IntentsIssue } from './errors.js';
 
 /** A parsed YAML text that can point any path back at its line and column. */

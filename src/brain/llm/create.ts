@@ -1,7 +1,7 @@
 import { ConfigError, type ConfigIssue } from '../../config/index.js';
 import type { LlmConfig, LlmEndpointConfig } from '../../config/types.js';
 import type { Logger } from '../../log/index.js';
-import { envVarName } from '../../runtime/index.js';
+import { envVarName } from '../../text/index.js';
 import type { Planner } from '../agent/ports.js';
 import { AnthropicProvider } from './anthropic.js';
 import { ProviderChain, type ChainOptions, type LlmObserver } from './chain.js';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createDispatcher } from '../../../src/brain/dispatch/index.js';
 import { defineTool, serveTools, type ToolWorker } from '../../../src/legion/index.js';
 import { DISPATCH_QUEUE_GROUP, dispatchSubject } from '../../../src/protocol/index.js';
-import { MAX_NESTING_DEPTH } from '../../../src/runtime/index.js';
+import { MAX_NESTING_DEPTH } from '../../../src/text/index.js';
 import { errorOf } from '../../helpers/dispatch.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 

@@ -9,7 +9,7 @@ import {
 import { GOOD_CASES, HOSTILE_CASES } from './cases.js';
 
 // Real evaluation threads. They run the compiled eval-thread.js from dist/ (see
-// compiledScriptUrl in src/runtime): `npm test` builds it first.
+// compiledScriptUrl in src/host): `npm test` builds it first.
 
 const misbehaving = new URL('./fixtures/misbehaving-thread.mjs', import.meta.url);
 const broken = new URL('./fixtures/broken-thread.mjs', import.meta.url);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readTokensFile, TokensFileError } from '../../../src/brain/http/index.js';
 import { parseYamlSource } from '../../../src/brain/intents/yaml-source.js';
 import { yamlTextLayer } from '../../../src/config/yaml-layer.js';
-import { MAX_NESTING_DEPTH, MAX_YAML_ALIASES } from '../../../src/runtime/index.js';
+import { MAX_NESTING_DEPTH, MAX_YAML_ALIASES } from '../../../src/text/index.js';
 
 // Issue 11, findings 7 and 10, for the YAML files the brain reads besides the policy:
 // caesar.yaml, the intents file and the API tokens file. A file nested thousands of levels

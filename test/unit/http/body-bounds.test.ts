@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { HttpErrorSchema } from '../../../src/brain/api/index.js';
-import { MAX_NESTING_DEPTH } from '../../../src/runtime/index.js';
+import { MAX_NESTING_DEPTH } from '../../../src/text/index.js';
 import { auth, harness } from './harness.js';
 
 // Issue 11, findings 7 and 10: a deeply nested body is a 400 naming the bound and where it

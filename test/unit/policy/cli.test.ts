@@ -14,7 +14,7 @@ import {
   type PolicyCliIo,
 } from '../../../src/cli/commands/policy.js';
 import { PolicyDecisionSchema } from '../../../src/policy/index.js';
-import { MAX_NESTING_DEPTH } from '../../../src/runtime/index.js';
+import { MAX_NESTING_DEPTH } from '../../../src/text/index.js';
 
 const run = promisify(execFile);
 

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { compilePolicy, PolicyLoadError } from '../../../src/policy/index.js';
-import { MAX_NESTING_DEPTH, MAX_YAML_ALIASES } from '../../../src/runtime/index.js';
+import { MAX_NESTING_DEPTH, MAX_YAML_ALIASES } from '../../../src/text/index.js';
 import { issuesOf } from './helpers.js';
 
 /**
  * Issue 11, findings 7 and 10 (the policy's share): a 5,000-level policy died with "Maximum
  * call stack size exceeded"; 100 aliases were refused where the docs say "at most 100". The
- * shared bounds (src/runtime/bounds.ts) apply: nesting deeper than MAX_NESTING_DEPTH and more
+ * shared bounds (src/text/bounds.ts) apply: nesting deeper than MAX_NESTING_DEPTH and more
  * than MAX_YAML_ALIASES alias uses are load errors with file:line:column.
  */
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { closest, editDistance } from '../../../src/runtime/index.js';
+import { closest, editDistance } from '../../../src/text/index.js';
 
 describe('name suggestions', () => {
   test.each([

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
-import { compiledScriptUrl } from '../../../src/runtime/index.js';
+import { compiledScriptUrl } from '../../../src/host/index.js';
 
 /** A throwaway project: package.json, a source tree and its compiled twin under dist/. */
 const project = mkdtempSync(join(tmpdir(), 'caesar-script-url-'));

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { canonicalJson as auditCanonical } from '../../../src/audit/index.js';
 import { canonicalJson as protocolCanonical } from '../../../src/protocol/index.js';
-import { canonicalJson } from '../../../src/runtime/index.js';
+import { canonicalJson } from '../../../src/text/index.js';
 
 /**
  * Reference, written independently: keys sorted with the default sort (UTF-16 code units),
@@ -49,7 +49,7 @@ function randomValue(seed: number, depth = 0): unknown {
   return obj;
 }
 
-describe('canonicalJson (src/runtime, the one implementation)', () => {
+describe('canonicalJson (src/text, the one implementation)', () => {
   test('sorts keys at every depth, no whitespace, drops undefined members, null in arrays', () => {
     expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }, undefined], c: undefined } })).toBe(
       '{"a":{"d":[{"y":2,"z":1},null]},"b":1}',

@@ -1,7 +1,6 @@
-// Public surface of the runtime helpers: pure, shared by modules that must not depend on
-// each other (protocol, bus, legion, audit, policy, config, brain). node: built-ins and `yaml`
-// only.
-export { assertScriptExists, compiledScriptUrl } from './script-url.js';
+// Public surface of the text rules: how every module reads, bounds and words text and data
+// (YAML, JSON, names, secrets), one module per rule. Pure: node: built-ins and the parsing
+// libraries only, no other src/ module.
 export { formatPath } from './format-path.js';
 export { yamlNodeOffset } from './yaml-offset.js';
 export { canonicalJson } from './canonical-json.js';
@@ -13,10 +12,8 @@ export {
   TOP_LEVEL_TOOL_SECTIONS,
 } from './setting-names.js';
 export { closest, editDistance } from './suggest.js';
-export { signalGroup, spawnGuarded } from './guarded-spawn.js';
 export { findTooDeep, jsonTextTooDeepAt, MAX_NESTING_DEPTH, MAX_YAML_ALIASES } from './bounds.js';
 export { isSecretKey, redactText, REDACTED } from './redact-text.js';
-export { unwritableReason } from './writable.js';
 export { findPrototypeKey } from './prototype-keys.js';
 export type { PrototypeKey } from './prototype-keys.js';
 export { yamlLinePos, yamlTextTooDeep, yamlToJs } from './yaml-bounds.js';

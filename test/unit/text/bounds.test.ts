@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findTooDeep, jsonTextTooDeepAt, MAX_NESTING_DEPTH } from '../../../src/runtime/index.js';
+import { findTooDeep, jsonTextTooDeepAt, MAX_NESTING_DEPTH } from '../../../src/text/index.js';
 
 function nested(depth: number): unknown {
   let value: unknown = 1;

@@ -1,0 +1,6 @@
+// Public surface of the host helpers: the process and its files (child processes that must
+// not outlive their parent, compiled script paths, whether a file may be written).
+// node: built-ins only.
+export { assertScriptExists, compiledScriptUrl } from './script-url.js';
+export { signalGroup, spawnGuarded } from './guarded-spawn.js';
+export { unwritableReason } from './writable.js';
