@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parse } from 'yaml';
+import { readTokensFile } from '../src/brain/http/index.js';
 import { connectBus, startNatsServer } from '../src/bus/index.js';
 import { DISPATCH_QUEUE_GROUP, dispatchSubject } from '../src/protocol/index.js';
 import { percentile, throughput, type BenchContext, type Call } from './harness.js';
@@ -95,11 +95,9 @@ export async function run(ctx: BenchContext): Promise<void> {
     );
     children.push(brain.child);
     const url = /^brain ready: (\S+)/.exec(brain.line)?.[1] ?? '';
-    const tokens = parse(await readFile(join(dir, 'api-tokens.yaml'), 'utf8')) as {
-      tokens: { token: string }[];
-    };
+    const [first] = await readTokensFile(join(dir, 'api-tokens.yaml'));
     const headers = {
-      authorization: `Bearer ${tokens.tokens[0]?.token ?? ''}`,
+      authorization: `Bearer ${first?.token ?? ''}`,
       'content-type': 'application/json',
     };
     const body = JSON.stringify({ input: INPUT });

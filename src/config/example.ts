@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import { yamlFlowText } from '../text/index.js';
 import { REGENERATE_COMMAND } from './reference.js';
 import { defaultText, envText, wrap } from './render-values.js';
 import { configTree, type ConfigNode } from './walk.js';
@@ -53,5 +53,5 @@ function comment(node: ConfigNode, indent: string): string[] {
 }
 
 function scalar(value: unknown): string {
-  return stringify(value).trimEnd();
+  return yamlFlowText(value);
 }

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
-import { yamlLinePos, yamlNodeOffset, yamlTextTooDeep, yamlToJs } from '../text/index.js';
+import { readYaml } from '../text/index.js';
 import type { ConfigIssue } from './errors.js';
 import { isPlainObject, nullAsUnset, type ConfigLayer } from './layer.js';
 import { configNodes } from './walk.js';
@@ -25,43 +24,24 @@ export async function yamlFileLayer(file: string, origin?: string): Promise<Conf
 
 /** Parses YAML text named `file` into a layer (exposed for tests and tools that embed config). */
 export function yamlTextLayer(file: string, text: string): ConfigLayer {
-  // Bounds (docs/security.md): depth before composing, aliases and depth again in yamlToJs.
-  const tooDeep = yamlTextTooDeep(text);
-  if (tooDeep !== undefined) {
-    const p = yamlLinePos(text, tooDeep.offset);
-    const source = `${file}:${p.line}:${p.col}`;
-    const issues = [{ source, path: '', message: `YAML: ${tooDeep.message}` }];
-    return { value: {}, issues, sourceOf: () => source };
-  }
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const at = (offset: number): string => {
-    const p = lineCounter.linePos(offset);
-    return `${file}:${p.line}:${p.col}`;
-  };
-  const issues: ConfigIssue[] = [...doc.errors, ...doc.warnings].map((e) => ({
-    source: at(e.pos[0]),
+  const doc = readYaml(text);
+  const at = (p: { line: number; column: number }): string => `${file}:${p.line}:${p.column}`;
+  const issues: ConfigIssue[] = doc.issues.map((i) => ({
+    source: at(i),
     path: '',
-    message: `YAML: ${e.message}`,
+    message: i.message,
   }));
   const sourceOf = (path: readonly PropertyKey[], isKey: boolean) =>
     at(
       isKey && path.length > 0
-        ? yamlNodeOffset(doc, path.slice(0, -1), String(path[path.length - 1]))
-        : yamlNodeOffset(doc, path),
+        ? doc.locate(path.slice(0, -1), String(path[path.length - 1]))
+        : doc.locate(path),
     );
-  if (doc.errors.length > 0) return { value: {}, issues, sourceOf };
-  const converted = yamlToJs(doc);
-  if ('issue' in converted) {
-    const { offset, message } = converted.issue;
-    issues.push({ source: at(offset), path: '', message: `YAML: ${message}` });
-    return { value: {}, issues, sourceOf };
-  }
-  const js = converted.value;
-  if (js === null || js === undefined) return { value: {}, issues, sourceOf };
+  const js = doc.value;
+  if (issues.length > 0 || js === null || js === undefined) return { value: {}, issues, sourceOf };
   if (!isPlainObject(js)) {
     issues.push({
-      source: at(0),
+      source: at({ line: 1, column: 1 }),
       path: '',
       message: 'expected a map of settings at the top level',
     });

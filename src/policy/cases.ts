@@ -64,7 +64,7 @@ export const PolicyCasesFileSchema = z.strictObject({ cases: z.array(PolicyCaseS
 /** Parses a cases file; throws PolicyCasesError with file:line:column issues. */
 export function parsePolicyCases(text: string, file = 'cases.yaml'): PolicyCase[] {
   const source = parseYamlSource(text);
-  if (source.syntaxIssues.length > 0) throw new PolicyCasesError(file, source.syntaxIssues);
+  if (source.issues.length > 0) throw new PolicyCasesError(file, source.issues);
   const parsed = PolicyCasesFileSchema.safeParse(source.value);
   if (!parsed.success) throw new PolicyCasesError(file, source.fromZod(parsed.error.issues));
   return parsed.data.cases;

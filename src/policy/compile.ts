@@ -75,7 +75,7 @@ function* compileSteps(text: string, options: CompileOptions): Generator<void, C
   const file = options.file ?? 'policy.yaml';
   const sha256 = options.sha256 ?? createHash('sha256').update(text, 'utf8').digest('hex');
   const source = parseYamlSource(text);
-  if (source.syntaxIssues.length > 0) throw new PolicyLoadError(file, source.syntaxIssues);
+  if (source.issues.length > 0) throw new PolicyLoadError(file, source.issues);
   yield;
   if (source.value === null || source.value === undefined) {
     const empty = PolicyFileSchema.parse({});

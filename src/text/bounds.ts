@@ -64,3 +64,12 @@ export function jsonTextTooDeepAt(
   }
   return undefined;
 }
+
+/** Size of a YAML file any reader accepts, in bytes (the policy has its own, lower, setting). */
+export const MAX_YAML_BYTES = 1024 * 1024;
+
+/**
+ * Nodes all alias uses together may add to a YAML document (an alias adds every node of
+ * what it names): bounds the "billion laughs" expansion before anything walks the value.
+ */
+export const MAX_YAML_ALIAS_NODES = 10_000;

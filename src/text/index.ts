@@ -2,7 +2,6 @@
 // (YAML, JSON, names, secrets), one module per rule. Pure: node: built-ins and the parsing
 // libraries only, no other src/ module.
 export { formatPath } from './format-path.js';
-export { yamlNodeOffset } from './yaml-offset.js';
 export { canonicalJson } from './canonical-json.js';
 export type { JsonValue } from './canonical-json.js';
 export {
@@ -12,9 +11,16 @@ export {
   TOP_LEVEL_TOOL_SECTIONS,
 } from './setting-names.js';
 export { closest, editDistance } from './suggest.js';
-export { findTooDeep, jsonTextTooDeepAt, MAX_NESTING_DEPTH, MAX_YAML_ALIASES } from './bounds.js';
+export {
+  findTooDeep,
+  jsonTextTooDeepAt,
+  MAX_NESTING_DEPTH,
+  MAX_YAML_ALIAS_NODES,
+  MAX_YAML_ALIASES,
+  MAX_YAML_BYTES,
+} from './bounds.js';
 export { isSecretKey, redactText, REDACTED } from './redact-text.js';
 export { findPrototypeKey } from './prototype-keys.js';
 export type { PrototypeKey } from './prototype-keys.js';
-export { yamlLinePos, yamlTextTooDeep, yamlToJs } from './yaml-bounds.js';
-export type { YamlBoundIssue, YamlToJsOptions } from './yaml-bounds.js';
+export { formatYamlIssue, readYaml, yamlFlowText } from './yaml.js';
+export type { ReadYamlOptions, YamlDocument, YamlIssue } from './yaml.js';

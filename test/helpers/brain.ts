@@ -1,8 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any --
    HTTP bodies of many shapes are read as JSON and checked by the tests' assertions. */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { firstToken } from './tokens.js';
 import { startCli, type RunAs, type RunningCli } from './cli.js';
 import { waitFor } from './wait.js';
 
@@ -49,10 +48,7 @@ export async function startBrainProcess(o: BrainProcessOptions): Promise<BrainPr
     throw err;
   });
   const url = /^brain ready: (\S+)/.exec(line)?.[1] ?? '';
-  const tokens = parse(readFileSync(join(o.dataDir, 'api-tokens.yaml'), 'utf8')) as {
-    tokens: { name: string; token: string }[];
-  };
-  return { proc, url, token: tokens.tokens[0]?.token ?? '' };
+  return { proc, url, token: await firstToken(join(o.dataDir, 'api-tokens.yaml')) };
 }
 
 /** `caesar legion serve-tool calculator` against `natsUrl`, with extra flags. */

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { yamlLinePos, yamlTextTooDeep, yamlToJs } from '../../text/index.js';
+import { formatYamlIssue, MAX_YAML_BYTES, readYaml } from '../../text/index.js';
 import { API_SCOPES, TokenStore, type ApiToken } from './token-store.js';
 import { formatPath } from './validate.js';
 
@@ -21,7 +20,6 @@ const MAX_TOKEN_CHARS = 512;
 /** RFC 6750 `b64token`: what may follow `Bearer ` in a header. */
 const TOKEN_VALUE_PATTERN = /^[A-Za-z0-9._~+/-]+=*$/;
 const MAX_TOKENS = 1000;
-const MAX_FILE_BYTES = 1_048_576;
 
 export type TokensFileErrorCode =
   'tokens_file_invalid' | 'tokens_file_unreadable' | 'tokens_file_insecure';
@@ -134,30 +132,17 @@ function initialText(token: string): string {
  */
 export async function readTokensFile(path: string): Promise<ApiToken[]> {
   const text = await readPrivateFile(path);
-  const tooDeep = yamlTextTooDeep(text);
-  if (tooDeep !== undefined) {
-    const p = yamlLinePos(text, tooDeep.offset);
-    throw new TokensFileError('tokens_file_invalid', path, [
-      `${path}:${p.line}:${p.col}: YAML: ${tooDeep.message}`,
-    ]);
-  }
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const at = (offset: number): string => {
-    const p = lines.linePos(offset);
-    return `${path}:${p.line}:${p.col}`;
-  };
-  if (doc.errors.length > 0) {
-    const issues = doc.errors.map((e) => `${at(e.pos[0])}: YAML: ${e.message}`);
+  // No aliases at all: a tokens file has no use for them (docs/api.md, "Tokens").
+  const doc = readYaml(text, { maxAliases: 0 });
+  if (doc.issues.length > 0) {
+    const issues = doc.issues.map((i) => formatYamlIssue(path, i));
     throw new TokensFileError('tokens_file_invalid', path, issues);
   }
-  // No aliases at all: a tokens file has no use for them (docs/api.md, "Tokens").
-  const converted = yamlToJs(doc, { maxAliases: 0 });
-  if ('issue' in converted) {
-    const { offset, message } = converted.issue;
-    throw new TokensFileError('tokens_file_invalid', path, [`${at(offset)}: YAML: ${message}`]);
-  }
-  const parsed = TokensFileSchema.safeParse(converted.value ?? {});
+  const at = (p: readonly PropertyKey[]): string => {
+    const { line, column } = doc.locate(p);
+    return `${path}:${line}:${column}`;
+  };
+  const parsed = TokensFileSchema.safeParse(doc.value ?? {});
   if (!parsed.success) {
     const issues = parsed.error.issues.flatMap((i) => {
       const keys = i.code === 'unrecognized_keys' ? i.keys : [undefined];
@@ -165,13 +150,13 @@ export async function readTokensFile(path: string): Promise<ApiToken[]> {
         const p = key === undefined ? i.path : [...i.path, key];
         const message =
           key === undefined ? i.message.replace(/^Invalid input: /, '') : `unknown key '${key}'`;
-        return `${at(offsetOf(doc, p))}: ${formatPath(p)}: ${message}`;
+        return `${at(p)}: ${formatPath(p)}: ${message}`;
       });
     });
     throw new TokensFileError('tokens_file_invalid', path, issues);
   }
   const dupes = duplicates(parsed.data.tokens).map(
-    (d) => `${at(offsetOf(doc, d.path))}: ${formatPath(d.path)}: ${d.message}`,
+    (d) => `${at(d.path)}: ${formatPath(d.path)}: ${d.message}`,
   );
   if (dupes.length > 0) throw new TokensFileError('tokens_file_invalid', path, dupes);
   return parsed.data.tokens;
@@ -204,8 +189,8 @@ async function readPrivateFile(path: string): Promise<string> {
         `run chmod 600 ${path}`,
     ]);
   }
-  if (info.size > MAX_FILE_BYTES) {
-    throw unreadable(new Error(`larger than ${MAX_FILE_BYTES} bytes`));
+  if (info.size > MAX_YAML_BYTES) {
+    throw unreadable(new Error(`larger than ${MAX_YAML_BYTES} bytes`));
   }
   return readFile(path, 'utf8').catch((err: unknown) => {
     throw unreadable(err);
@@ -238,16 +223,6 @@ function duplicates(tokens: readonly ApiToken[]): PathIssue[] {
       });
   });
   return out;
-}
-
-/** Start offset of the node at `path`, falling back to its nearest ancestor. */
-function offsetOf(doc: Document, path: readonly PropertyKey[]): number {
-  for (let depth = path.length; depth >= 0; depth--) {
-    const node: unknown = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
-    const range = (node as { range?: [number, number, number] | null } | null)?.range;
-    if (range) return range[0];
-  }
-  return 0;
 }
 
 function plural(n: number, word: string): string {

@@ -2,11 +2,9 @@ import { compileIntent, type CompiledIntent } from './compile-intent.js';
 import { invalidIntents, type IntentsError, type IntentsIssue } from './errors.js';
 import { IntentSet } from './intent-set.js';
 import { IntentSpecSchema, IntentsFileSchema } from './schema.js';
-import { parseYamlSource, type YamlSource } from './yaml-source.js';
+import { MAX_YAML_BYTES, readYaml, type YamlDocument } from '../../text/index.js';
 import { describeZodIssue } from './zod-issues.js';
 
-/** Largest intents file read, in characters. */
-export const MAX_FILE_CHARS = 1_000_000;
 /** Most sentence readings in one file: bounds the work one message can cause. */
 export const MAX_TOTAL_VARIANTS = 2000;
 
@@ -15,9 +13,8 @@ export const MAX_TOTAL_VARIANTS = 2000;
  * Throws IntentsError `intents_invalid` listing every problem as file:line:column.
  */
 export function parseIntents(text: string, file: string): IntentSet {
-  if (text.length > MAX_FILE_CHARS) throw fileTooLarge(file);
-  const source = parseYamlSource(text);
-  if (source.syntaxIssues.length > 0) throw invalidIntents(file, source.syntaxIssues);
+  const source = readYaml(text);
+  if (source.issues.length > 0) throw invalidIntents(file, source.issues);
   const issues: IntentsIssue[] = [];
   const top = IntentsFileSchema.safeParse(source.value);
   if (!top.success) {
@@ -35,7 +32,7 @@ export function parseIntents(text: string, file: string): IntentSet {
 /** Compiles each rule that passes the schema; problems go to `issues`. */
 function compileRules(
   raws: readonly unknown[],
-  source: YamlSource,
+  source: YamlDocument,
   issues: IntentsIssue[],
 ): CompiledIntent[] {
   const intents: CompiledIntent[] = [];
@@ -70,7 +67,7 @@ function compileRules(
 const EXAMPLE_CONTEXT = { now: new Date(0), timeZone: 'UTC' };
 
 /** Each `example:` must be answered by its own rule, so the "I can ..." list never lies. */
-function checkExamples(set: IntentSet, source: YamlSource): IntentsIssue[] {
+function checkExamples(set: IntentSet, source: YamlDocument): IntentsIssue[] {
   const issues: IntentsIssue[] = [];
   set.intents.forEach(({ name, example }, i) => {
     if (example === undefined) return;
@@ -85,14 +82,14 @@ function checkExamples(set: IntentSet, source: YamlSource): IntentsIssue[] {
   return issues;
 }
 
-/** The error for a file past MAX_FILE_CHARS. */
-export function fileTooLarge(file: string): IntentsError {
-  const message = `file is larger than ${MAX_FILE_CHARS} characters`;
+/** The error for a file past the shared reader's size bound (MAX_YAML_BYTES). */
+export function fileTooLarge(file: string, bytes: number): IntentsError {
+  const message = `YAML: the text is ${bytes} bytes, over the limit of ${MAX_YAML_BYTES} bytes`;
   return invalidIntents(file, [{ path: '', line: 1, column: 1, message }]);
 }
 
 function zodIssues(
-  source: YamlSource,
+  source: YamlDocument,
   issues: readonly Parameters<typeof describeZodIssue>[0][],
   base: readonly (string | number)[],
 ): IntentsIssue[] {

@@ -1,25 +1,16 @@
+import { formatYamlIssue, type YamlIssue } from '../../text/index.js';
+
 /**
  * Codes of the intent module's own failures, listed under "Intent errors" in docs/intents.md.
  * They are not wire codes: an intents file that does not load stops the brain at startup.
  */
 export type IntentsErrorCode = 'intents_invalid' | 'intents_unreadable' | 'intents_bad_context';
 
-/** One problem in an intents file, pointing at the node that caused it. */
-export interface IntentsIssue {
-  /** Dotted path into the document, such as `intents[3].sentences[0]`. */
-  readonly path: string;
-  /** 1-based line of the offending node. */
-  readonly line: number;
-  /** 1-based column of the offending node. */
-  readonly column: number;
-  readonly message: string;
-}
+/** One problem in an intents file: the shared YAML reader's issue shape. */
+export type IntentsIssue = YamlIssue;
 
 /** `file:line:column: path: message`, the form editors and terminals link. */
-export function formatIntentsIssue(file: string, issue: IntentsIssue): string {
-  const where = issue.path === '' ? '' : `${issue.path}: `;
-  return `${file}:${issue.line}:${issue.column}: ${where}${issue.message}`;
-}
+export const formatIntentsIssue: (file: string, issue: IntentsIssue) => string = formatYamlIssue;
 
 /** Base class of every error thrown by `src/brain/intents`. */
 export class IntentsError extends Error {

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
-import { fileTooLarge, MAX_FILE_CHARS, parseIntents } from './compile.js';
+import { MAX_YAML_BYTES } from '../../text/index.js';
+import { fileTooLarge, parseIntents } from './compile.js';
 import { IntentsError } from './errors.js';
 import type { IntentSet } from './intent-set.js';
 
@@ -10,8 +11,9 @@ import type { IntentSet } from './intent-set.js';
 export async function loadIntents(file: string): Promise<IntentSet> {
   let text: string;
   try {
-    // A character takes at most 4 bytes: a larger file cannot pass parseIntents' own limit.
-    if ((await stat(file)).size > 4 * MAX_FILE_CHARS) throw fileTooLarge(file);
+    // Refused before reading, with the reader's own bound and message.
+    const { size } = await stat(file);
+    if (size > MAX_YAML_BYTES) throw fileTooLarge(file, size);
     text = new TextDecoder('utf-8', { fatal: true }).decode(await readFile(file));
   } catch (err) {
     if (err instanceof IntentsError) throw err;

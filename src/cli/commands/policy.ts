@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command, CommanderError } from 'commander';
-import { parse as parseYaml } from 'yaml';
 import { ConfigError, loadConfig } from '../../config/index.js';
+import { readYaml } from '../../text/index.js';
 import {
   PolicyEngine,
   PolicyError,
@@ -275,13 +275,14 @@ function pick(what: string, fromJson: unknown, flag: string | undefined): unknow
 }
 
 function parseArg(what: string, text: string): unknown {
-  try {
-    return parseYaml(text) as unknown;
-  } catch (err) {
-    throw new UsageError(
-      `${what} is not valid JSON or YAML: ${err instanceof Error ? err.message : String(err)}`,
-    );
+  const doc = readYaml(text);
+  const [issue] = doc.issues;
+  if (issue !== undefined) {
+    const where = text.includes('\n') ? ` (line ${issue.line}, column ${issue.column})` : '';
+    const why = issue.message.replace(/^YAML: /, '');
+    throw new UsageError(`${what} is not valid JSON or YAML${where}: ${why}`);
   }
+  return doc.value;
 }
 
 /** `opa test`-style rows: verdict, case, expected, got (with the rule and, on failure, why). */

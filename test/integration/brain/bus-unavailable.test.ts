@@ -1,9 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any --
    HTTP bodies of many shapes are read as JSON and checked by the tests' assertions. */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { firstToken } from '../../helpers/tokens.js';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDispatcher } from '../../../src/brain/dispatch/index.js';
@@ -77,10 +77,7 @@ beforeAll(async () => {
     cwd: dir,
   });
   brain = await startBrain(config, { sweepIntervalMs: 500 });
-  const tokens = parse(await readFile(join(dataDir, 'api-tokens.yaml'), 'utf8')) as {
-    tokens: { token: string }[];
-  };
-  token = tokens.tokens[0]!.token;
+  token = await firstToken(join(dataDir, 'api-tokens.yaml'));
   await waitFor(
     async () => (await call('GET', '/v1/tools')).body.length === 2,
     'the brain to discover both tools',

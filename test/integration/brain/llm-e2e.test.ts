@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { parse } from 'yaml';
+import { firstToken } from '../../helpers/tokens.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ChatResponse } from '../../../src/brain/api/index.js';
 import { startBrain, type RunningBrain } from '../../../src/brain/daemon/index.js';
@@ -92,10 +92,7 @@ async function brainWith(env: Record<string, string>): Promise<Brain> {
     cwd: dir,
   });
   const running = await startBrain(config, { sweepIntervalMs: 500 });
-  const tokens = parse(await readFile(join(dataDir, 'api-tokens.yaml'), 'utf8')) as {
-    tokens: { token: string }[];
-  };
-  const token = tokens.tokens[0]!.token;
+  const token = await firstToken(join(dataDir, 'api-tokens.yaml'));
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   await waitFor(
     async () => {

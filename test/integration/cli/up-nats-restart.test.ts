@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { firstToken } from '../../helpers/tokens.js';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { alive, startCli, type RunningCli } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -71,14 +71,12 @@ describe('caesar up supervises nats-server', () => {
       api_url: string;
       token_file: string;
     };
-    const tokens = parse(await readFile(runtime.token_file, 'utf8')) as {
-      tokens: { token: string }[];
-    };
+    const token = await firstToken(runtime.token_file);
     const invoke = async (expression: string) => {
       const res = await fetch(`${runtime.api_url}/v1/tools/calculator/invoke`, {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${tokens.tokens[0]!.token}`,
+          authorization: `Bearer ${token}`,
           'content-type': 'application/json',
         },
         body: JSON.stringify({ input: { expression } }),

@@ -1,7 +1,7 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { firstToken } from '../../helpers/tokens.js';
 import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startBrain } from '../../../src/brain/daemon/index.js';
@@ -150,11 +150,9 @@ test('the brain audits registry.spec_changed and still asks for confirmation', a
       cwd: dir,
     });
     await using brain = await startBrain(config, { sweepIntervalMs: 60_000 });
-    const tokens = parse(await readFile(join(dataDir, 'api-tokens.yaml'), 'utf8')) as {
-      tokens: { token: string }[];
-    };
+    const token = await firstToken(join(dataDir, 'api-tokens.yaml'));
     const headers = {
-      authorization: `Bearer ${tokens.tokens[0]!.token}`,
+      authorization: `Bearer ${token}`,
       'content-type': 'application/json',
     };
     const v1 = guarded({ version: '1.0.0', hitl: 'confirm' });

@@ -143,7 +143,7 @@ describe('YAML errors name file:line:col and the key path', () => {
     {
       name: 'duplicate key',
       yaml: 'log:\n  level: info\nlog:\n  level: debug\n',
-      issue: { source: 'FILE:3:1', path: '', message: 'YAML: Map keys must be unique' },
+      issue: { source: 'FILE:3:1', path: '', message: 'YAML: duplicated mapping key' },
     },
     {
       name: 'top level not a map',

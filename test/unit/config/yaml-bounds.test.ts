@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readTokensFile, TokensFileError } from '../../../src/brain/http/index.js';
-import { parseYamlSource } from '../../../src/brain/intents/yaml-source.js';
 import { yamlTextLayer } from '../../../src/config/yaml-layer.js';
-import { MAX_NESTING_DEPTH, MAX_YAML_ALIASES } from '../../../src/text/index.js';
+import { MAX_NESTING_DEPTH, MAX_YAML_ALIASES, readYaml } from '../../../src/text/index.js';
 
 // Issue 11, findings 7 and 10, for the YAML files the brain reads besides the policy:
 // caesar.yaml, the intents file and the API tokens file. A file nested thousands of levels
@@ -62,58 +61,69 @@ async function tokensIssue(text: string): Promise<string> {
   return (err as TokensFileError).issues[0]!.replace(`${file}:`, 'api-tokens.yaml:');
 }
 
+/** Whether `line:col` lies at or after `at` (the start of the first level too deep). */
+const atOrAfter = (line: number, col: number, at: readonly number[]) =>
+  line > at[0]! || (line === at[0] && col >= at[1]!);
+
 describe.each(STYLE_NAMES)('a YAML file nested deep in %s', (style) => {
   const { text, at } = STYLES[style];
   const [line, col] = at(MAX_NESTING_DEPTH + 1);
   const message = `nests deeper than ${MAX_NESTING_DEPTH} levels of maps and lists`;
+  const over = MAX_NESTING_DEPTH + 1;
 
-  test.each([MAX_NESTING_DEPTH + 1, 5000])(
-    'caesar.yaml %i levels deep names file:line:column of the first level too deep',
-    (depth) => {
-      const layer = yamlTextLayer('caesar.yaml', text(depth));
-      expect(layer.issues).toEqual([
-        { source: `caesar.yaml:${line}:${col}`, path: '', message: `YAML: ${message}` },
-      ]);
-    },
-  );
+  // One level too deep is found by the reader's walk, at the first level too deep; a thousand
+  // of levels stop the parser first (before its stack could overflow), somewhere below that.
+  test('caesar.yaml one level too deep names file:line:column of the first level too deep', () => {
+    expect(yamlTextLayer('caesar.yaml', text(over)).issues).toEqual([
+      { source: `caesar.yaml:${line}:${col}`, path: '', message: `YAML: ${message}` },
+    ]);
+  });
+
+  test('caesar.yaml 1000 levels deep names a file:line:column inside the part too deep', () => {
+    const [issue, ...rest] = yamlTextLayer('caesar.yaml', text(1000)).issues;
+    expect(rest).toEqual([]);
+    expect(issue?.message).toBe(`YAML: ${message}`);
+    const [, l, c] = /^caesar\.yaml:(\d+):(\d+)$/.exec(issue?.source ?? '') ?? [];
+    expect(atOrAfter(Number(l), Number(c), at(over))).toBe(true);
+  });
 
   test('caesar.yaml exactly at the bound has no depth issue', () => {
     const layer = yamlTextLayer('caesar.yaml', text(MAX_NESTING_DEPTH));
     expect(layer.issues.map((i) => i.message).join('\n')).not.toMatch(/nests deeper|stack/);
   });
 
-  test.each([MAX_NESTING_DEPTH + 1, 5000])(
-    'an intents file %i levels deep names the line and column',
-    (depth) => {
-      const source = parseYamlSource(text(depth));
-      expect(source.syntaxIssues).toEqual([
-        { path: '', line, column: col, message: `YAML: ${message}` },
-      ]);
-      expect(source.value).toBeUndefined();
-    },
-  );
-
-  test('an intents file exactly at the bound parses', () => {
-    const source = parseYamlSource(text(MAX_NESTING_DEPTH));
-    expect(source.syntaxIssues).toEqual([]);
+  test.each([over, 1000])('the reader (intents, policy) at %i levels deep says so', (depth) => {
+    const source = readYaml(text(depth));
+    expect(source.issues).toHaveLength(1);
+    const [issue] = source.issues;
+    expect(issue).toMatchObject({ path: '', message: `YAML: ${message}` });
+    if (depth === over) expect(issue).toMatchObject({ line, column: col });
+    expect(atOrAfter(issue!.line, issue!.column, at(over))).toBe(true);
+    expect(source.value).toBeUndefined();
   });
 
-  // 1,000 levels: 5,000 indented ones are over the tokens file's 1 MiB size bound.
-  test.each([MAX_NESTING_DEPTH + 1, 1000])(
-    'an API tokens file %i levels deep names file:line:column',
-    async (depth) => {
-      expect(await tokensIssue(text(depth))).toBe(
-        `api-tokens.yaml:${line}:${col}: YAML: ${message}`,
-      );
-    },
-  );
+  test('the reader exactly at the bound parses', () => {
+    const source = readYaml(text(MAX_NESTING_DEPTH));
+    expect(source.issues).toEqual([]);
+  });
+
+  // 1,000 levels: 5,000 indented ones are over the readers' 1 MiB size bound.
+  test('an API tokens file one level too deep names file:line:column', async () => {
+    expect(await tokensIssue(text(over))).toBe(`api-tokens.yaml:${line}:${col}: YAML: ${message}`);
+  });
+
+  test('an API tokens file 1000 levels deep is refused with the same message', async () => {
+    expect(await tokensIssue(text(1000))).toMatch(
+      new RegExp(`^api-tokens\\.yaml:\\d+:\\d+: YAML: ${message}$`),
+    );
+  });
 });
 
 describe('YAML aliases', () => {
   test(`caesar.yaml and the intents file accept ${MAX_YAML_ALIASES} alias uses`, () => {
     const text = aliases(MAX_YAML_ALIASES);
     expect(yamlTextLayer('caesar.yaml', text).issues).toEqual([]);
-    expect(parseYamlSource(text).syntaxIssues).toEqual([]);
+    expect(readYaml(text).issues).toEqual([]);
   });
 
   test(`alias use number ${MAX_YAML_ALIASES + 1} is refused where it stands`, () => {
@@ -124,7 +134,7 @@ describe('YAML aliases', () => {
     expect(yamlTextLayer('caesar.yaml', text).issues).toEqual([
       { source: `caesar.yaml:${line}:5`, path: '', message },
     ]);
-    expect(parseYamlSource(text).syntaxIssues).toEqual([{ path: '', line, column: 5, message }]);
+    expect(readYaml(text).issues).toEqual([{ path: '', line, column: 5, message }]);
   });
 
   test('aliases that nest a value past the depth bound are refused', () => {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import type { Command } from 'commander';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { parse } from 'yaml';
+import { load } from 'js-yaml';
 import { buildProgram } from '../../../src/cli/program.js';
 import { envTarget, loadConfig, type CaesarConfig } from '../../../src/config/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
@@ -21,7 +21,8 @@ interface Service {
   healthcheck?: { test?: unknown };
 }
 
-const compose = parse(read('docker-compose.yml'), { merge: true }) as {
+// js-yaml's default schema reads merge keys (`<<: *defaults`), as Docker Compose does.
+const compose = load(read('docker-compose.yml')) as {
   services: Record<string, Service>;
 };
 const dockerfile = read('Dockerfile');

@@ -33,7 +33,11 @@ const rule = (lines: Record<string, string>) =>
 describe('a bad intents file is refused with file:line:column and the key path', () => {
   test.each<[string, string, Expected]>([
     ['a YAML syntax error', 'version: 1\nintents: [\n', { line: 3, message: /^YAML: / }],
-    ['a duplicate key', 'version: 1\nversion: 1\nintents: []\n', { line: 2, message: /unique/ }],
+    [
+      'a duplicate key',
+      'version: 1\nversion: 1\nintents: []\n',
+      { line: 2, message: /duplicated mapping key/ },
+    ],
     [
       'version 2',
       'version: 2\nintents: []\n',
@@ -351,7 +355,7 @@ describe('loadIntents', () => {
     await writeFile(file, `# ${'x'.repeat(4_000_001)}\n`);
     await expect(loadIntents(file)).rejects.toMatchObject({
       code: 'intents_invalid',
-      message: expect.stringContaining('larger than 1000000 characters') as string,
+      message: expect.stringContaining('over the limit of 1048576 bytes') as string,
     });
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { stringify } from 'yaml';
+import { dump } from 'js-yaml';
 import {
   compilePolicy,
   DECISION_OUTCOMES,
@@ -243,7 +243,7 @@ denied_services:
     fc.assert(
       fc.property(value, (doc) => {
         try {
-          const policy = compilePolicy(stringify(doc));
+          const policy = compilePolicy(dump(doc));
           expect(policy.sha256).toMatch(/^[0-9a-f]{64}$/);
         } catch (err) {
           expect(err).toBeInstanceOf(PolicyLoadError);
@@ -355,7 +355,7 @@ denied_tools: [shell]
     );
     fc.assert(
       fc.property(policyDoc, call, (doc, c) => {
-        const policy = compilePolicy(stringify(doc));
+        const policy = compilePolicy(dump(doc));
         const d = new PolicyEngine(policy).evaluate(c, { confirmed: true });
         const id = 'tool' in c ? c.tool : `${c.domain}.${c.service}`;
         const subjects = policy.rules.filter((r) => r.effect === 'allow').map((r) => r.subject);
