@@ -7,11 +7,11 @@ import {
   EventAssembler,
   parseMessage,
 } from './anthropic-wire.js';
-import { llmError, originOf, toLlmError, type ErrorContext } from './errors.js';
-import { RequestScope } from './request-scope.js';
+import { originOf } from './errors.js';
+import { completeWith } from './provider-call.js';
 import { sdkLogger } from './sdk-logger.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from './types.js';
-import { KEYLESS_PLACEHOLDER, type ParsedAnswer } from './wire.js';
+import { KEYLESS_PLACEHOLDER } from './wire.js';
 
 export interface AnthropicProviderOptions {
   /** `https://api.anthropic.com` (the SDK adds `/v1/messages`). */
@@ -71,23 +71,28 @@ export class AnthropicProvider implements LlmProvider {
     });
   }
 
-  async complete(request: LlmRequest): Promise<LlmResponse> {
-    using scope = new RequestScope(request.signal, this.#o.timeoutMs);
-    try {
-      const answer = request.onText
-        ? await this.#stream(request, scope, request.onText)
-        : await this.#once(request, scope.signal);
-      return {
-        provider: this.name,
-        model: answer.model ?? this.model,
-        text: answer.text,
-        calls: answer.calls,
-        usage: answer.usage,
-        stopReason: answer.stopReason ?? 'unknown',
-      };
-    } catch (err) {
-      throw toLlmError(err, Anthropic, this.#context(scope));
-    }
+  complete(request: LlmRequest): Promise<LlmResponse> {
+    const who = {
+      name: this.name,
+      model: this.model,
+      origin: this.origin,
+      apiKey: this.#o.apiKey,
+      timeoutMs: this.#o.timeoutMs,
+      sdk: Anthropic,
+    };
+    return completeWith(who, request, {
+      once: async (signal) =>
+        parseMessage(
+          await this.#client.messages.create(
+            { ...this.#params(request), stream: false },
+            { signal },
+          ),
+        ),
+      stream: (signal) =>
+        this.#client.messages.create({ ...this.#params(request), stream: true }, { signal }),
+      assembler: () => new EventAssembler(),
+      incomplete: 'the stream ended before message_stop',
+    });
   }
 
   #params(request: LlmRequest): MessageCreateParamsBase {
@@ -98,50 +103,6 @@ export class AnthropicProvider implements LlmProvider {
       ...(request.system === '' ? {} : { system: request.system }),
       ...(request.tools.length > 0 ? { tools: anthropicTools(request.tools) } : {}),
       ...(this.#temperature === undefined ? {} : { temperature: this.#temperature }),
-    };
-  }
-
-  async #once(request: LlmRequest, signal: AbortSignal): Promise<ParsedAnswer> {
-    const body: unknown = await this.#client.messages.create(
-      { ...this.#params(request), stream: false },
-      { signal },
-    );
-    return parseMessage(body);
-  }
-
-  async #stream(
-    request: LlmRequest,
-    scope: RequestScope,
-    onText: (delta: string) => void,
-  ): Promise<ParsedAnswer> {
-    const stream = await this.#client.messages.create(
-      { ...this.#params(request), stream: true },
-      { signal: scope.signal },
-    );
-    const assembler = new EventAssembler();
-    for await (const event of stream) assembler.push(event, onText);
-    // the SDK ends the iteration quietly when the signal fires; say why it ended
-    if (scope.signal.aborted) throw scope.signal.reason;
-    const answer = assembler.result();
-    if (answer.stopReason === undefined) {
-      throw llmError(
-        'server',
-        this.#context(scope),
-        'the stream ended before message_stop',
-        undefined,
-      );
-    }
-    return answer;
-  }
-
-  #context(scope: RequestScope): ErrorContext {
-    return {
-      provider: this.name,
-      origin: this.origin,
-      ...(this.#o.apiKey === undefined ? {} : { apiKey: this.#o.apiKey }),
-      timeoutMs: this.#o.timeoutMs,
-      scope,
-      nowMs: Date.now(),
     };
   }
 }

@@ -1,12 +1,12 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { silentLogger, type Logger } from '../../log/index.js';
-import { llmError, originOf, toLlmError, type ErrorContext } from './errors.js';
+import { originOf } from './errors.js';
+import { completeWith } from './provider-call.js';
 import { ChunkAssembler, openAiMessages, openAiTools, parseCompletion } from './openai-wire.js';
-import { RequestScope } from './request-scope.js';
 import { sdkLogger } from './sdk-logger.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from './types.js';
-import { KEYLESS_PLACEHOLDER, type ParsedAnswer } from './wire.js';
+import { KEYLESS_PLACEHOLDER } from './wire.js';
 
 export interface OpenAiProviderOptions {
   /** The provider's name in messages, attempts and metrics. @default 'openai' */
@@ -64,23 +64,31 @@ export class OpenAiProvider implements LlmProvider {
     });
   }
 
-  async complete(request: LlmRequest): Promise<LlmResponse> {
-    using scope = new RequestScope(request.signal, this.#o.timeoutMs);
-    try {
-      const answer = request.onText
-        ? await this.#stream(request, scope, request.onText)
-        : await this.#once(request, scope.signal);
-      return {
-        provider: this.name,
-        model: answer.model ?? this.model,
-        text: answer.text,
-        calls: answer.calls,
-        usage: answer.usage,
-        stopReason: answer.stopReason ?? 'unknown',
-      };
-    } catch (err) {
-      throw toLlmError(err, OpenAI, this.#context(scope));
-    }
+  complete(request: LlmRequest): Promise<LlmResponse> {
+    const who = {
+      name: this.name,
+      model: this.model,
+      origin: this.origin,
+      apiKey: this.#o.apiKey,
+      timeoutMs: this.#o.timeoutMs,
+      sdk: OpenAI,
+    };
+    return completeWith(who, request, {
+      once: async (signal) =>
+        parseCompletion(
+          await this.#client.chat.completions.create(
+            { ...this.#params(request), stream: false },
+            { signal },
+          ),
+        ),
+      stream: (signal) =>
+        this.#client.chat.completions.create(
+          { ...this.#params(request), stream: true, stream_options: { include_usage: true } },
+          { signal },
+        ),
+      assembler: () => new ChunkAssembler(),
+      incomplete: 'the stream ended before the answer was complete',
+    });
   }
 
   #params(request: LlmRequest): ChatCompletionCreateParamsBase {
@@ -95,50 +103,6 @@ export class OpenAiProvider implements LlmProvider {
         ? { max_tokens: o.maxTokens }
         : { max_completion_tokens: o.maxTokens }),
       ...(o.temperature === undefined ? {} : { temperature: o.temperature }),
-    };
-  }
-
-  async #once(request: LlmRequest, signal: AbortSignal): Promise<ParsedAnswer> {
-    const body: unknown = await this.#client.chat.completions.create(
-      { ...this.#params(request), stream: false },
-      { signal },
-    );
-    return parseCompletion(body);
-  }
-
-  async #stream(
-    request: LlmRequest,
-    scope: RequestScope,
-    onText: (delta: string) => void,
-  ): Promise<ParsedAnswer> {
-    const stream = await this.#client.chat.completions.create(
-      { ...this.#params(request), stream: true, stream_options: { include_usage: true } },
-      { signal: scope.signal },
-    );
-    const assembler = new ChunkAssembler();
-    for await (const chunk of stream) assembler.push(chunk, onText);
-    // the SDK ends the iteration quietly when the signal fires; say why it ended
-    if (scope.signal.aborted) throw scope.signal.reason;
-    const answer = assembler.result();
-    if (answer.stopReason === undefined) {
-      throw llmError(
-        'server',
-        this.#context(scope),
-        'the stream ended before the answer was complete',
-        undefined,
-      );
-    }
-    return answer;
-  }
-
-  #context(scope: RequestScope): ErrorContext {
-    return {
-      provider: this.name,
-      origin: this.origin,
-      ...(this.#o.apiKey === undefined ? {} : { apiKey: this.#o.apiKey }),
-      timeoutMs: this.#o.timeoutMs,
-      scope,
-      nowMs: Date.now(),
     };
   }
 }
