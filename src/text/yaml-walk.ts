@@ -244,7 +244,14 @@ export class YamlWalk {
     this.addedNodes += extent.size;
     const issue = this.aliasIssue(name, frame.start, this.levelsAbove(frame.start) + extent.height);
     if (issue !== undefined) throw new YamlBoundBreak(frame.start, issue);
-    return { kind: 'alias', start: frame.start, end, value: undefined, position: frame.start, ...extent };
+    return {
+      kind: 'alias',
+      start: frame.start,
+      end,
+      value: undefined,
+      position: frame.start,
+      ...extent,
+    };
   }
 
   /** A collection at `start` (just closed) that lies deeper than the bound is refused. */

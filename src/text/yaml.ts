@@ -107,7 +107,11 @@ function stopped(err: unknown, walk: YamlWalk): BoundIssue {
   return { offset: walk.nodeStartBefore(mark) ?? mark, message: err.reason };
 }
 
-function failed(lines: readonly number[], issue: BoundIssue, root?: PositionNode | number): YamlDocument {
+function failed(
+  lines: readonly number[],
+  issue: BoundIssue,
+  root?: PositionNode | number,
+): YamlDocument {
   const at = position(lines, issue.offset);
   return document(undefined, [{ path: '', ...at, message: `YAML: ${issue.message}` }], lines, root);
 }

@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
+import { MetricKinds } from '../http/metric-kinds.js';
 import type { PlanAttempt, PlanRound } from '../agent/index.js';
 import type { LlmAttemptEvent, LlmObserver } from '../llm/index.js';
 
@@ -21,50 +22,43 @@ export class LlmMetrics implements LlmObserver {
   readonly #unavailable: Counter;
 
   constructor(registry: Registry) {
-    const registers = [registry];
-    this.#requests = new Counter({
-      name: 'caesar_llm_requests_total',
-      help: 'Requests to a model, by provider, model and outcome (ok, rate_limited, server, timeout, connect, auth, ...).',
-      labelNames: ['provider', 'model', 'outcome'],
-      registers,
-    });
-    this.#retries = new Counter({
-      name: 'caesar_llm_retries_total',
-      help: 'Requests that retried the same provider after a retryable failure.',
-      labelNames: ['provider', 'model'],
-      registers,
-    });
-    this.#failovers = new Counter({
-      name: 'caesar_llm_failovers_total',
-      help: 'Rounds that moved on to this fallback provider.',
-      labelNames: ['provider', 'model'],
-      registers,
-    });
-    this.#tokens = new Counter({
-      name: 'caesar_llm_tokens_total',
-      help: 'Tokens by provider, model and direction (in: prompt, out: completion).',
-      labelNames: ['provider', 'model', 'direction'],
-      registers,
-    });
-    this.#requestDuration = new Histogram({
-      name: 'caesar_llm_request_duration_seconds',
-      help: 'Time of one request to a model (a streamed answer to its end).',
-      labelNames: ['provider', 'model'],
-      buckets: MODEL_BUCKETS,
-      registers,
-    });
-    this.#roundDuration = new Histogram({
-      name: 'caesar_llm_round_duration_seconds',
-      help: 'Time of one planner round with its retries and waits, by the model that answered.',
-      labelNames: ['provider', 'model'],
-      buckets: MODEL_BUCKETS,
-      registers,
-    });
-    this.#unavailable = new Counter({
-      name: 'caesar_llm_unavailable_total',
-      help: 'Planner rounds no configured model answered.',
-      registers,
-    });
+    const kinds = new MetricKinds(registry);
+    this.#requests = kinds.counter(
+      'caesar_llm_requests_total',
+      'Requests to a model, by provider, model and outcome (ok, rate_limited, server, timeout, connect, auth, ...).',
+      ['provider', 'model', 'outcome'],
+    );
+    this.#retries = kinds.counter(
+      'caesar_llm_retries_total',
+      'Requests that retried the same provider after a retryable failure.',
+      ['provider', 'model'],
+    );
+    this.#failovers = kinds.counter(
+      'caesar_llm_failovers_total',
+      'Rounds that moved on to this fallback provider.',
+      ['provider', 'model'],
+    );
+    this.#tokens = kinds.counter(
+      'caesar_llm_tokens_total',
+      'Tokens by provider, model and direction (in: prompt, out: completion).',
+      ['provider', 'model', 'direction'],
+    );
+    this.#requestDuration = kinds.histogram(
+      'caesar_llm_request_duration_seconds',
+      'Time of one request to a model (a streamed answer to its end).',
+      ['provider', 'model'],
+      MODEL_BUCKETS,
+    );
+    this.#roundDuration = kinds.histogram(
+      'caesar_llm_round_duration_seconds',
+      'Time of one planner round with its retries and waits, by the model that answered.',
+      ['provider', 'model'],
+      MODEL_BUCKETS,
+    );
+    this.#unavailable = kinds.counter(
+      'caesar_llm_unavailable_total',
+      'Planner rounds no configured model answered.',
+    );
   }
 
   attempt(event: LlmAttemptEvent): void {

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, type Counter, Gauge, type Histogram, Registry } from 'prom-client';
+import { MetricKinds } from './metric-kinds.js';
 import type { CallOutcome } from '../api/index.js';
 
 /** 0.5 ms .. 30 s: a local worker answers in a millisecond, a backend call may take seconds. */
@@ -36,46 +37,42 @@ export class BrainMetrics {
 
   constructor() {
     const registers = [this.registry];
+    const kinds = new MetricKinds(this.registry);
     collectDefaultMetrics({ register: this.registry, prefix: 'caesar_' });
-    this.#toolCalls = new Counter({
-      name: 'caesar_tool_calls_total',
-      help: 'Tool calls by tool and outcome (ok, failed, denied, rate_limited, ...).',
-      labelNames: ['tool', 'outcome'],
-      registers,
-    });
-    this.#toolCallDuration = new Histogram({
-      name: 'caesar_tool_call_duration_seconds',
-      help: 'Time of one tool call through the gate (decision, audit, dispatch), by tool.',
-      labelNames: ['tool'],
-      buckets: DISPATCH_BUCKETS,
-      registers,
-    });
-    this.#decisions = new Counter({
-      name: 'caesar_policy_decisions_total',
-      help: 'Policy decisions by the rule that decided and the outcome.',
-      labelNames: ['rule', 'outcome'],
-      registers,
-    });
-    this.#dispatch = new Histogram({
-      name: 'caesar_dispatch_duration_seconds',
-      help: 'Time from dispatch to reply (or failure) of one tool call.',
-      labelNames: ['tool'],
-      buckets: DISPATCH_BUCKETS,
-      registers,
-    });
-    this.#auditAppend = new Histogram({
-      name: 'caesar_audit_append_duration_seconds',
-      help: 'Time until an audit append was durable.',
-      buckets: AUDIT_BUCKETS,
-      registers,
-    });
-    this.#chat = new Histogram({
-      name: 'caesar_chat_duration_seconds',
-      help: 'Time to answer one chat message, by what produced the reply.',
-      labelNames: ['planner'],
-      buckets: CHAT_BUCKETS,
-      registers,
-    });
+    this.#toolCalls = kinds.counter(
+      'caesar_tool_calls_total',
+      'Tool calls by tool and outcome (ok, failed, denied, rate_limited, ...).',
+      ['tool', 'outcome'],
+    );
+    this.#toolCallDuration = kinds.histogram(
+      'caesar_tool_call_duration_seconds',
+      'Time of one tool call through the gate (decision, audit, dispatch), by tool.',
+      ['tool'],
+      DISPATCH_BUCKETS,
+    );
+    this.#decisions = kinds.counter(
+      'caesar_policy_decisions_total',
+      'Policy decisions by the rule that decided and the outcome.',
+      ['rule', 'outcome'],
+    );
+    this.#dispatch = kinds.histogram(
+      'caesar_dispatch_duration_seconds',
+      'Time from dispatch to reply (or failure) of one tool call.',
+      ['tool'],
+      DISPATCH_BUCKETS,
+    );
+    this.#auditAppend = kinds.histogram(
+      'caesar_audit_append_duration_seconds',
+      'Time until an audit append was durable.',
+      [],
+      AUDIT_BUCKETS,
+    );
+    this.#chat = kinds.histogram(
+      'caesar_chat_duration_seconds',
+      'Time to answer one chat message, by what produced the reply.',
+      ['planner'],
+      CHAT_BUCKETS,
+    );
     const source = (): InstanceSource => this.#instances;
     new Gauge({
       name: 'caesar_tool_instances',
@@ -87,19 +84,17 @@ export class BrainMetrics {
         for (const [tool, count] of source()()) this.set({ tool }, count);
       },
     });
-    this.#httpRequests = new Counter({
-      name: 'caesar_http_requests_total',
-      help: 'HTTP requests by method, route pattern and status.',
-      labelNames: ['method', 'route', 'status'],
-      registers,
-    });
-    this.#httpDuration = new Histogram({
-      name: 'caesar_http_request_duration_seconds',
-      help: 'HTTP request duration by method and route pattern.',
-      labelNames: ['method', 'route'],
-      buckets: HTTP_BUCKETS,
-      registers,
-    });
+    this.#httpRequests = kinds.counter(
+      'caesar_http_requests_total',
+      'HTTP requests by method, route pattern and status.',
+      ['method', 'route', 'status'],
+    );
+    this.#httpDuration = kinds.histogram(
+      'caesar_http_request_duration_seconds',
+      'HTTP request duration by method and route pattern.',
+      ['method', 'route'],
+      HTTP_BUCKETS,
+    );
   }
 
   /** One finished tool call (any outcome), timed through the whole gate. */
