@@ -13,8 +13,7 @@ export type PolicyErrorCode =
   | 'policy_too_large'
   | 'policy_not_configured'
   | 'policy_cases_invalid'
-  | 'policy_closed'
-  | 'invalid_input';
+  | 'policy_closed';
 
 /**
  * Base class of every error thrown by `src/policy`. It does not extend `CaesarError`
@@ -110,17 +109,6 @@ export class PolicyNotConfiguredError extends PolicyError {
 
   constructor() {
     super('policy_not_configured', NOT_CONFIGURED_MESSAGE);
-  }
-}
-
-/** A raw tool input is not a valid `call_service` input. */
-export class InvalidToolCallError extends PolicyError {
-  override name = 'InvalidToolCallError';
-  readonly tool: string;
-
-  constructor(tool: string, message: string, cause?: unknown) {
-    super('invalid_input', `invalid ${tool} input: ${message}`, { cause });
-    this.tool = tool;
   }
 }
 

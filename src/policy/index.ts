@@ -23,14 +23,7 @@ export type {
   ReloadTrigger,
 } from './events.js';
 
-export {
-  CALL_SERVICE_TOOL,
-  CallServiceInputSchema,
-  SELECTOR_KINDS,
-  ServiceTargetSchema,
-  isGenericToolCall,
-  toServiceCall,
-} from './tool-call.js';
+export { CALL_SERVICE_TOOL, SELECTOR_KINDS, isGenericToolCall } from './tool-call.js';
 export type {
   GenericToolCall,
   SelectorKind,
@@ -70,7 +63,6 @@ export { ConstraintSchema } from './constraint-schema.js';
 export type { ConstraintSpec } from './constraint-schema.js';
 
 export {
-  InvalidToolCallError,
   PolicyCasesError,
   PolicyClosedError,
   PolicyError,

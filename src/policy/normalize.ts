@@ -1,5 +1,6 @@
 import { show } from './show.js';
-import { CallServiceInputSchema, SELECTOR_KINDS } from './tool-call.js';
+import { CallServiceInputSchema } from '../protocol/index.js';
+import { SELECTOR_KINDS } from './tool-call.js';
 
 /** Home Assistant's "every entity" selector value; only a rule that lists it covers it. */
 export const MATCH_ALL = 'all';

@@ -96,7 +96,7 @@ export class BrainCore implements BrainService {
   }
 
   explain(tool: string, input: unknown): PolicyExplanation {
-    return this.#p.policy.explain({ tool, input });
+    return this.#p.gateway.explain(tool, input);
   }
 
   auditQuery(query: AuditQuery) {

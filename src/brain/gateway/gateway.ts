@@ -1,7 +1,19 @@
 import { AuditError, type AnyAuditEventInput } from '../../audit/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
-import { CALL_SERVICE_TOOL, OUTCOME_ERROR_CODES, type PolicyDecision } from '../../policy/index.js';
-import { ERROR_CATALOGUE, type DispatchReply, type ErrorBody } from '../../protocol/index.js';
+import {
+  CALL_SERVICE_TOOL,
+  OUTCOME_ERROR_CODES,
+  type PolicyDecision,
+  type PolicyExplanation,
+} from '../../policy/index.js';
+import {
+  ERROR_CATALOGUE,
+  InvalidInputError,
+  summariseFieldIssues,
+  type DispatchReply,
+  type ErrorBody,
+  type FieldIssue,
+} from '../../protocol/index.js';
 import type { Caller, ToolCallReport } from '../api/index.js';
 import type { Dispatcher } from '../dispatch/index.js';
 import type { RegisteredTool } from '../registry/index.js';
@@ -11,7 +23,7 @@ import { newDecisionId, traceparentFor } from './ids.js';
 import { applyObligations, unknownObligation } from './obligations.js';
 import type { AuditSink, GatewayMetrics, PolicySource, ToolSource } from './ports.js';
 import { auditDecision, errorBody, report, type CallContext } from './records.js';
-import { SchemaValidator, type FieldProblem } from './schema-validator.js';
+import { ToolInputCheck } from './input-check.js';
 import { summarizeCall } from './summary.js';
 
 export interface ToolGatewayOptions {
@@ -28,8 +40,8 @@ export interface ToolGatewayOptions {
 }
 
 /**
- * The one path every tool call takes, from chat or the API: policy -> live tool -> input
- * schema -> `tool.called` made durable -> dispatch with a deadline -> reply schema ->
+ * The one path every tool call takes, from chat or the API: live tool -> input checked once
+ * -> policy -> `tool.called` made durable -> dispatch with a deadline -> reply schema ->
  * obligations -> `tool.result` / `tool.failed`. Refusals append `tool.denied`. Every step
  * ends in a ToolCallReport: nothing here throws for a tool-level failure. If the audit log
  * cannot take `tool.called`, the call is not dispatched (fail closed). While the NATS
@@ -39,7 +51,7 @@ export interface ToolGatewayOptions {
 export class ToolGateway {
   readonly #o: ToolGatewayOptions;
   readonly #log: Logger;
-  readonly #schemas = new SchemaValidator();
+  readonly #inputs = new ToolInputCheck();
   readonly #book: ConfirmationBook;
 
   constructor(options: ToolGatewayOptions) {
@@ -59,6 +71,8 @@ export class ToolGateway {
   async invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport> {
     const ctx = contextFor(tool, input, newDecisionId(), caller);
     const registered = this.#o.tools.tool(tool);
+    const checked = this.#inputs.input(tool, registered, input);
+    if (!checked.ok) return this.#count(await this.#invalid(ctx, checked.problems));
     const decision = this.#decide(ctx, registered, false);
     const refused = await this.#refusal(ctx, decision, registered);
     if (refused) return this.#count(refused);
@@ -89,6 +103,9 @@ export class ToolGateway {
       return this.#count(auditUnavailable(ctx));
     }
     const registered = this.#o.tools.tool(ctx.tool);
+    // the tool may have changed since the call was held: check it against the tool as it is now
+    const checked = this.#inputs.input(ctx.tool, registered, ctx.input);
+    if (!checked.ok) return this.#count(await this.#invalid(ctx, checked.problems));
     const decision = this.#decide(ctx, registered, true);
     const refused = await this.#refusal(ctx, decision, registered);
     if (refused) return this.#count(refused);
@@ -96,6 +113,20 @@ export class ToolGateway {
       return this.#count(await this.#deny(ctx, decision, 'denied', decision.reason));
     }
     return this.#count(await this.#run(ctx, decision, registered as RegisteredTool));
+  }
+
+  /**
+   * What the policy would decide about a call, without counting it: after the same input
+   * check `invoke` makes, so an explanation never judges an input a call could not carry.
+   * @throws InvalidInputError when the input fails the check (`details` per field).
+   */
+  explain(tool: string, input: unknown): PolicyExplanation {
+    const checked = this.#inputs.input(tool, this.#o.tools.tool(tool), input);
+    if (!checked.ok) {
+      const message = `invalid input for ${tool}: ${summariseFieldIssues(checked.problems)}`;
+      throw new InvalidInputError(message, { tool, details: checked.problems });
+    }
+    return this.#o.policy.explain({ tool, input });
   }
 
   /** Voids calls confirmed under an older policy; the daemon calls it on every reload. */
@@ -131,10 +162,8 @@ export class ToolGateway {
     d: PolicyDecision,
     tool: RegisteredTool | undefined,
   ): Promise<ToolCallReport | undefined> {
-    if (d.outcome === 'deny' || d.outcome === 'rate_limited') {
-      const outcome = d.outcome === 'deny' ? 'denied' : 'rate_limited';
-      return this.#deny(ctx, d, OUTCOME_ERROR_CODES[d.outcome], d.reason, outcome);
-    }
+    const denied = await this.#denial(ctx, d);
+    if (denied) return denied;
     const unknown = unknownObligation(d.obligations);
     if (unknown !== undefined) {
       const why = `the policy attaches obligation '${unknown}', which this brain cannot apply`;
@@ -155,9 +184,14 @@ export class ToolGateway {
         )
       );
     }
-    const check = this.#schemas.checkInput(tool.spec, tool.specSha256, ctx.input);
-    if (!check.ok) return this.#invalid(ctx, d, check.problems);
     return this.#busDown(ctx, d);
+  }
+
+  /** `tool.denied` for a decision that denies or rate-limits; undefined for any other. */
+  async #denial(ctx: CallContext, d: PolicyDecision): Promise<ToolCallReport | undefined> {
+    if (d.outcome !== 'deny' && d.outcome !== 'rate_limited') return undefined;
+    const outcome = d.outcome === 'deny' ? 'denied' : 'rate_limited';
+    return this.#deny(ctx, d, OUTCOME_ERROR_CODES[d.outcome], d.reason, outcome);
   }
 
   /** `bus_unavailable` when the dispatcher's connection is down; undefined when it is up. */
@@ -193,8 +227,18 @@ export class ToolGateway {
     return report(ctx, outcome, { decision: d, reason });
   }
 
-  async #invalid(ctx: CallContext, d: PolicyDecision, problems: FieldProblem[]) {
-    const where = problems.map((p) => `${p.path || '(input)'}: ${p.message}`).join('; ');
+  /**
+   * Input that fails the check, refused before the policy judges it. The policy is still asked,
+   * without counting the call: a call it would deny is answered as that denial, so a caller
+   * the policy refuses learns neither which tools are live nor what they take.
+   */
+  async #invalid(ctx: CallContext, problems: FieldIssue[]): Promise<ToolCallReport> {
+    const call = { tool: ctx.tool, input: ctx.input };
+    const d = this.#o.policy.explain(call, { decisionId: ctx.decisionId }).decision;
+    this.#o.metrics?.decision(d.rule.id, d.outcome);
+    const denied = await this.#denial(ctx, d);
+    if (denied) return denied;
+    const where = summariseFieldIssues(problems);
     const error = errorBody(
       'invalid_input',
       `invalid input for ${ctx.tool}: ${where}`,
@@ -252,7 +296,7 @@ export class ToolGateway {
     const reply = await this.#dispatch(ctx, deadline);
     this.#o.metrics?.dispatch(ctx.tool, performance.now() - sent);
     if (!reply.success) return this.#failed(ctx, d, reply.error, reply);
-    const out = this.#schemas.checkOutput(tool.spec, tool.specSha256, reply.result);
+    const out = this.#inputs.output(tool, reply.result);
     if (!out.ok) {
       const msg = `${ctx.tool} returned a result that breaks its own output schema`;
       return this.#failed(ctx, d, errorBody('bad_reply', msg, false, out.problems), reply);

@@ -1,11 +1,18 @@
 import type { AnyAuditEventInput, AppendResult } from '../../audit/index.js';
-import type { EvaluateContext, PolicyDecision, ToolCall } from '../../policy/index.js';
+import type {
+  EvaluateContext,
+  PolicyDecision,
+  PolicyExplanation,
+  ToolCall,
+} from '../../policy/index.js';
 import type { CallOutcome } from '../api/index.js';
 import type { RegisteredTool } from '../registry/index.js';
 
 /** The parts of the live policy the gateway reads (a PolicyStore in the daemon). */
 export interface PolicySource {
   evaluate(call: ToolCall, ctx?: EvaluateContext): PolicyDecision;
+  /** Decides a call without counting it against a rate limit. */
+  explain(call: ToolCall, ctx?: EvaluateContext): PolicyExplanation;
   readonly policy: { readonly sha256: string };
 }
 

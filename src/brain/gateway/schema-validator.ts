@@ -1,20 +1,13 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { ToolSpec } from '../../protocol/index.js';
+import { MAX_FIELD_ISSUES, type FieldIssue, type ToolSpec } from '../../protocol/index.js';
 
-/** One failing field: where and why, in the shape `invalid_input` details use everywhere. */
-export interface FieldProblem {
-  readonly path: string;
-  readonly message: string;
-}
-
-export type SchemaCheck = { ok: true } | { ok: false; problems: FieldProblem[] };
+export type SchemaCheck = { ok: true } | { ok: false; problems: FieldIssue[] };
 
 /** Largest JSON Schema the brain compiles; a bigger one is refused, not compiled. */
 export const MAX_SCHEMA_BYTES = 64 * 1024;
 /** Compiled validators kept (by spec digest); the oldest is dropped past this. */
 const CACHE_LIMIT = 256;
-const MAX_PROBLEMS = 20;
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the import is the module.
 const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv2020) => unknown }).default;
@@ -87,8 +80,8 @@ export class SchemaValidator {
   }
 }
 
-function problemsOf(errors: ErrorObject[]): FieldProblem[] {
-  return errors.slice(0, MAX_PROBLEMS).map((e) => {
+function problemsOf(errors: ErrorObject[]): FieldIssue[] {
+  return errors.slice(0, MAX_FIELD_ISSUES).map((e) => {
     const base = e.instancePath.replace(/^\//, '').replaceAll('/', '.');
     const extra =
       e.keyword === 'required'

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PolicyError } from '../../policy/index.js';
 import { CaesarError } from '../../protocol/index.js';
 import { HTTP_ERROR_STATUS, HttpApiError, type HttpErrorCode } from './errors.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
@@ -67,9 +66,6 @@ export function mapError(err: unknown, bodyLimitBytes: number): MappedError {
       ...(err.details === undefined ? {} : { details: err.details }),
       unexpected: err.code === 'internal',
     };
-  }
-  if (err instanceof PolicyError && err.code === 'invalid_input') {
-    return { status: 400, code: 'invalid_input', message: err.message, unexpected: false };
   }
   const known = typeof code === 'string' ? FASTIFY_ERRORS[code] : undefined;
   if (known !== undefined) {

@@ -232,6 +232,19 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
     expect(rowsOf(r.decision_id)).toEqual(['tool.denied']);
   });
 
+  test('bad input to a call the policy denies is answered as the denial: nothing about the tool leaks', async () => {
+    // the brain checks the input first (the upper-case domain breaks the wire schema), but a
+    // caller the policy refuses learns only that: the same answer as for a tool not running
+    const r = await gateway.invoke('call_service', { domain: 'Lock', service: 'unlock' }, caller);
+    expect(r.outcome).toBe('denied');
+    expect(r.reason).toContain('lock.unlock');
+    expect(r.error).toBeUndefined();
+    const rows = audit.query({ decisionId: r.decision_id, order: 'oldest' });
+    expect(rows.map((row) => [row.type, (row.payload as { code?: string }).code])).toEqual([
+      ['tool.denied', 'denied'],
+    ]);
+  });
+
   test('obligations drop results outside the domain allowlist and cap their number', async () => {
     const urls = [
       'https://evil.example.com/a',

@@ -5,9 +5,11 @@ import { startBrainParts, type BrainParts } from '../../helpers/brain-parts.js';
 
 /**
  * Issue 11, finding 2, through the gateway: a `call_service` input with a key outside
- * `{domain, service, target?, data?, return_response?}` is a policy denial (`tool.denied`
- * with the reason), decided before anything is dispatched. The stand-in worker's schema is
- * deliberately loose, so only the policy stands between the call and the worker.
+ * `{domain, service, target?, data?, return_response?}` never reaches the worker. The brain
+ * checks every call_service input against its own wire schema (src/protocol) before the
+ * policy judges it (ADR 0045); the stand-in worker's announced schema is deliberately loose,
+ * so only the brain stands between the call and the worker. A call the policy would deny
+ * anyway is answered as that denial, naming the key.
  */
 const ran: unknown[] = [];
 const looseService = defineTool({
@@ -59,6 +61,22 @@ describe('call_service input shape at the gateway', () => {
       code: 'denied',
       decision: { allowed: false, reason: expect.stringContaining('"entity_id"') as string },
     });
+    expect(ran).toEqual([]);
+  });
+
+  test('a call the policy allows but the wire schema refuses is invalid_input, never dispatched', async () => {
+    // the policy reads names as Home Assistant does (lower-cased); the wire schema does not
+    const input = { ...fan, domain: 'Switch' };
+    expect(parts.gateway.explain('call_service', { ...fan }).decision.outcome).toBe('allow');
+    const r = await parts.gateway.invoke('call_service', input, caller);
+    expect(r.outcome).toBe('failed');
+    expect(r.error).toMatchObject({
+      code: 'invalid_input',
+      details: [{ path: 'domain', message: expect.stringContaining('lowercase') as string }],
+    });
+    const rows = parts.audit.query({ decisionId: r.decision_id, order: 'oldest' });
+    expect(rows.map((row) => row.type)).toEqual(['tool.denied']);
+    expect(rows[0]?.payload).toMatchObject({ code: 'invalid_input' });
     expect(ran).toEqual([]);
   });
 

@@ -8,8 +8,7 @@ import {
   ToolViewSchema,
   type Caller,
 } from '../../../src/brain/api/index.js';
-import { CaesarError } from '../../../src/protocol/index.js';
-import { InvalidToolCallError } from '../../../src/policy/index.js';
+import { CaesarError, InvalidInputError } from '../../../src/protocol/index.js';
 import { auth, CI, harness } from './harness.js';
 
 /** A JSON body with the operator token. */
@@ -214,7 +213,10 @@ describe('policy explain and audit', () => {
 
   test('an explain of a malformed call_service input is 400 invalid_input', async () => {
     await using h = await harness();
-    h.brain.fail('explain', new InvalidToolCallError('call_service', 'domain: expected string'));
+    h.brain.fail(
+      'explain',
+      new InvalidInputError('invalid input for call_service: domain: expected string'),
+    );
     const res = await h.app.inject({
       method: 'POST',
       url: '/v1/policy/explain',

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { loadIntents, type IntentSet } from '../../../src/brain/intents/index.js';
-import { CallServiceInputSchema } from '../../../src/policy/index.js';
+import { CallServiceInputSchema } from '../../../src/protocol/index.js';
 import { BERLIN, SHIPPED_FILE } from './helpers.js';
 
 let shipped: IntentSet;
