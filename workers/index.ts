@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../src/legion/index.js';
+import { CaesarError, errorMessage, type ToolDefinition } from '../src/legion/index.js';
 
 /**
  * The tools CAESAR ships, by name. Loaded lazily so `serve-tool calculator` never loads
@@ -22,17 +22,24 @@ export function shippedToolNames(): string[] {
   return Object.keys(SHIPPED_TOOLS).sort();
 }
 
-export class UnknownToolError extends Error {
+/** `serve-tool` was given a tool this build does not ship. */
+export class UnknownToolError extends CaesarError {
+  declare readonly code: 'tool_unknown';
   override readonly name = 'UnknownToolError';
+  constructor(readonly unknown: readonly string[]) {
+    const names = unknown.map((n) => `'${n}'`).join(', ');
+    super(
+      'tool_unknown',
+      errorMessage('tool_unknown', { names, shipped: shippedToolNames().join(', ') }),
+    );
+  }
 }
 
 /** Loads shipped tools by name; an unknown name lists the ones that exist. */
 export async function loadShippedTools(names: readonly string[]): Promise<ToolDefinition[]> {
   const unknown = names.filter((n) => !Object.hasOwn(SHIPPED_TOOLS, n));
   if (unknown.length > 0) {
-    throw new UnknownToolError(
-      `unknown tool ${unknown.map((n) => `'${n}'`).join(', ')}; shipped tools: ${shippedToolNames().join(', ')}`,
-    );
+    throw new UnknownToolError(unknown);
   }
   return Promise.all(names.map((n) => SHIPPED_TOOLS[n]!()));
 }

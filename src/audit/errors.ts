@@ -1,7 +1,10 @@
+import { CaesarError, errorMessage } from '../errors/index.js';
+
 /**
- * Error catalogue of the audit log. Every failure the log reports is an `AuditError` with a
- * stable `code`, the underlying `cause`, and `retryable` set on the failure itself (never
- * guessed from message text). The brain treats any `AuditWriteError` as "do not act".
+ * The audit log's failures. Every one is an `AuditError` (a `CaesarError`) with a code from
+ * the one catalogue (src/errors/catalogue.ts), the underlying `cause`, and `retryable` set on
+ * the failure itself (never guessed from message text). The brain treats any
+ * `AuditWriteError` as "do not act".
  */
 export type AuditErrorCode =
   | 'audit_write_failed'
@@ -21,15 +24,12 @@ export interface AuditErrorOptions {
 }
 
 /** Base class of every error the audit module throws or rejects with. */
-export class AuditError extends Error {
-  readonly code: AuditErrorCode;
-  readonly retryable: boolean;
+export class AuditError extends CaesarError {
+  declare readonly code: AuditErrorCode;
+  override readonly name: string = 'AuditError';
 
   constructor(code: AuditErrorCode, message: string, options: AuditErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'AuditError';
-    this.code = code;
-    this.retryable = options.retryable ?? false;
+    super(code, message, options);
   }
 }
 
@@ -45,6 +45,7 @@ export function sqliteCodeOf(err: unknown): string | undefined {
  * error). Nothing of the batch was written: callers must fail closed.
  */
 export class AuditWriteError extends AuditError {
+  override readonly name = 'AuditWriteError';
   readonly sqliteCode: string | undefined;
   /** How many appends of the same group commit failed with this error. */
   readonly batchSize: number;
@@ -55,7 +56,6 @@ export class AuditWriteError extends AuditError {
       cause: options.cause,
       retryable: sqliteCode === 'SQLITE_BUSY',
     });
-    this.name = 'AuditWriteError';
     this.sqliteCode = sqliteCode;
     this.batchSize = options.batchSize;
   }
@@ -63,20 +63,22 @@ export class AuditWriteError extends AuditError {
 
 /** `append` after `close()` began. */
 export class AuditClosedError extends AuditError {
+  override readonly name = 'AuditClosedError';
   constructor(path: string) {
-    super('audit_closed', `audit log ${path} is closed`);
-    this.name = 'AuditClosedError';
+    super('audit_closed', errorMessage('audit_closed', { path }));
   }
 }
 
 /** The database could not be opened, migrated or read at open time. */
 export class AuditOpenError extends AuditError {
+  override readonly name = 'AuditOpenError';
   readonly path: string;
   readonly sqliteCode: string | undefined;
 
   constructor(path: string, message: string, cause?: unknown) {
-    super('audit_open_failed', `cannot open audit log ${path}: ${message}`, { cause });
-    this.name = 'AuditOpenError';
+    super('audit_open_failed', errorMessage('audit_open_failed', { path, reason: message }), {
+      cause,
+    });
     this.path = path;
     this.sqliteCode = sqliteCodeOf(cause);
   }
@@ -84,24 +86,24 @@ export class AuditOpenError extends AuditError {
 
 /** A reader was pointed at a file that does not exist. */
 export class AuditNotFoundError extends AuditError {
+  override readonly name = 'AuditNotFoundError';
   readonly path: string;
 
   constructor(path: string, cause?: unknown) {
-    super('audit_not_found', `no audit log at ${path}`, { cause });
-    this.name = 'AuditNotFoundError';
+    super('audit_not_found', errorMessage('audit_not_found', { path }), { cause });
     this.path = path;
   }
 }
 
 /** The file's schema version is not one this build can use (newer, or not an audit log). */
 export class AuditSchemaError extends AuditError {
+  override readonly name = 'AuditSchemaError';
   readonly path: string;
   readonly found: number;
   readonly supported: number;
 
   constructor(path: string, found: number, supported: number, message: string) {
     super('audit_schema_unsupported', message);
-    this.name = 'AuditSchemaError';
     this.path = path;
     this.found = found;
     this.supported = supported;
@@ -110,6 +112,7 @@ export class AuditSchemaError extends AuditError {
 
 /** Another live process (normally the brain) holds the log's writer lock. */
 export class AuditLockedError extends AuditError {
+  override readonly name = 'AuditLockedError';
   readonly lockPath: string;
   readonly pid: number | undefined;
   readonly host: string | undefined;
@@ -117,12 +120,7 @@ export class AuditLockedError extends AuditError {
   constructor(lockPath: string, holder: { pid?: number; host?: string }) {
     const who = holder.pid === undefined ? 'another process' : `pid ${holder.pid}`;
     const where = holder.host === undefined ? '' : ` on ${holder.host}`;
-    super(
-      'audit_locked',
-      `audit log is in use by ${who}${where} (lock file ${lockPath}); stop that process first`,
-      { retryable: true },
-    );
-    this.name = 'AuditLockedError';
+    super('audit_locked', errorMessage('audit_locked', { holder: `${who}${where}`, lockPath }));
     this.lockPath = lockPath;
     this.pid = holder.pid;
     this.host = holder.host;
@@ -131,40 +129,50 @@ export class AuditLockedError extends AuditError {
 
 /** A programming error: unknown event type, bad outcome, payload of the wrong shape. */
 export class AuditEventError extends AuditError {
+  override readonly name = 'AuditEventError';
   readonly eventType: string;
 
   constructor(eventType: string, message: string, cause?: unknown) {
-    super('audit_invalid_event', `invalid audit event ${JSON.stringify(eventType)}: ${message}`, {
-      cause,
-    });
-    this.name = 'AuditEventError';
+    super(
+      'audit_invalid_event',
+      errorMessage('audit_invalid_event', { type: JSON.stringify(eventType), reason: message }),
+      {
+        cause,
+      },
+    );
     this.eventType = eventType;
   }
 }
 
 /** A file failed `PRAGMA integrity_check` or chain verification where it had to pass. */
 export class AuditIntegrityError extends AuditError {
+  override readonly name = 'AuditIntegrityError';
   readonly path: string;
 
   constructor(path: string, message: string, cause?: unknown) {
-    super('audit_integrity_failed', `${path}: ${message}`, { cause });
-    this.name = 'AuditIntegrityError';
+    super(
+      'audit_integrity_failed',
+      errorMessage('audit_integrity_failed', { path, reason: message }),
+      {
+        cause,
+      },
+    );
     this.path = path;
   }
 }
 
 /** Online backup failed; the destination is left untouched or removed. */
 export class AuditBackupError extends AuditError {
+  override readonly name = 'AuditBackupError';
   constructor(message: string, cause?: unknown) {
     super('audit_backup_failed', message, { cause });
-    this.name = 'AuditBackupError';
   }
 }
 
 /** Restore refused or failed before the live file was replaced. */
 export class AuditRestoreError extends AuditError {
+  override readonly name = 'AuditRestoreError';
   constructor(message: string, cause?: unknown) {
     super('audit_restore_failed', message, { cause });
-    this.name = 'AuditRestoreError';
   }
 }

@@ -8,6 +8,7 @@ import {
   type NatsConnection,
 } from '@nats-io/transport-node';
 import type { Logger } from '../log/index.js';
+import { CaesarError } from '../errors/index.js';
 
 /** How a process authenticates to NATS. Exactly one kind; `none` for a loopback dev server. */
 export type BusAuth =
@@ -40,8 +41,12 @@ export interface BusOptions {
   logger?: Logger;
 }
 
-export class BusConnectError extends Error {
+export class BusConnectError extends CaesarError {
+  declare readonly code: 'bus_connect_failed';
   override readonly name = 'BusConnectError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('bus_connect_failed', message, options);
+  }
 }
 
 async function readSecretFile(path: string, what: string): Promise<string> {

@@ -5,6 +5,7 @@ import { constants as osConstants } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Logger } from '../log/index.js';
 import { signalGroup, spawnGuarded } from '../host/index.js';
+import { CaesarError } from '../errors/index.js';
 
 /** Where the launcher looks for `nats-server` after PATH (Debian installs it in /usr/sbin). */
 const EXTRA_DIRS = ['/usr/sbin', '/usr/local/sbin', '/usr/local/bin'];
@@ -13,8 +14,12 @@ export const NATS_INSTALL_HINT =
   'nats-server was not found on PATH or in /usr/sbin. Install it with `apt-get install nats-server` ' +
   '(Debian/Ubuntu) or from https://github.com/nats-io/nats-server/releases, or pass its path.';
 
-export class NatsServerError extends Error {
+export class NatsServerError extends CaesarError {
+  declare readonly code: 'nats_server_failed';
   override readonly name = 'NatsServerError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('nats_server_failed', message, options);
+  }
 }
 
 export interface NatsServerOptions {

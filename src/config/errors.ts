@@ -1,3 +1,5 @@
+import { CaesarError } from '../errors/index.js';
+
 /** One problem in the configuration, naming where it came from. */
 export interface ConfigIssue {
   /**
@@ -20,13 +22,13 @@ export function formatConfigIssue(issue: ConfigIssue): string {
  * The configuration could not be loaded. `issues` lists every problem at once (file,
  * env and overrides together), each naming its source and key path.
  */
-export class ConfigError extends Error {
+export class ConfigError extends CaesarError {
+  declare readonly code: 'config_invalid';
   override readonly name = 'ConfigError';
-  readonly code = 'config_invalid' as const;
   readonly issues: readonly ConfigIssue[];
 
   constructor(issues: readonly ConfigIssue[]) {
-    super(summarise(issues));
+    super('config_invalid', summarise(issues));
     this.issues = Object.freeze(issues.map((i) => Object.freeze({ ...i })));
   }
 }

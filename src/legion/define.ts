@@ -1,11 +1,15 @@
 import { z } from 'zod';
+import { errorMessage } from '../errors/index.js';
 import {
+  CaesarError,
   specDomain,
   specInterruptibility,
   specSha256,
+  summariseFieldIssues,
   ToolNameSchema,
   ToolSpecSchema,
   type ExecutionLocality,
+  type FieldIssue,
   type Interruptibility,
   type ResourceRequirements,
   type ToolAnnotations,
@@ -108,16 +112,19 @@ export interface ToolDefinition<
 }
 
 /** A declaration that cannot become a valid ToolSpec; names every field at fault. */
-export class ToolDefinitionError extends Error {
+export class ToolDefinitionError extends CaesarError {
+  declare readonly code: 'tool_definition_invalid';
   override readonly name = 'ToolDefinitionError';
   constructor(
-    readonly tool: string,
-    readonly issues: { path: string; message: string }[],
+    override readonly tool: string,
+    readonly issues: FieldIssue[],
   ) {
-    super(
-      `tool '${tool}' is not a valid definition: ` +
-        issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; '),
-    );
+    const listed = issues.map((i) => ({ path: i.path || '(root)', message: i.message }));
+    const message = errorMessage('tool_definition_invalid', {
+      tool,
+      issues: summariseFieldIssues(listed),
+    });
+    super('tool_definition_invalid', message);
   }
 }
 

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Logger } from '../log/index.js';
 import {
   CaesarError,
+  isWireErrorCode,
   DispatchRequestSchema,
   HEADERS,
   MAX_ENVELOPE_BYTES,
@@ -350,9 +351,12 @@ function failure(err: unknown): Outcome {
   return { ok: false, error: toErrorBody(err) };
 }
 
-/** Coded errors keep their code; anything else is `internal` (a bug in the handler). */
+/**
+ * Coded errors with a wire code keep it; anything else is `internal` (a bug in the handler,
+ * or a local code such as a config error that has no business on the wire).
+ */
 export function toErrorBody(err: unknown): ErrorBody {
-  if (err instanceof CaesarError) {
+  if (err instanceof CaesarError && isWireErrorCode(err.code)) {
     const body: ErrorBody = {
       code: err.code,
       message: err.message.slice(0, 4096),

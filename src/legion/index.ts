@@ -7,6 +7,7 @@ export { runTools } from './run.js';
 export type { RunToolsOptions } from './run.js';
 export { runPreflight } from './preflight.js';
 // Tool authors throw these; re-exported so a worker imports only the SDK.
+export { errorMessage } from '../errors/index.js';
 export {
   CaesarError,
   InvalidInputError,

@@ -18,6 +18,7 @@ import { Limiter } from './limiter.js';
 import { createPreflightHandler, runPreflight } from './preflight.js';
 import { ToolService, endpointSubjects } from './service.js';
 import { EndpointStats } from './stats.js';
+import { CaesarError } from '../errors/index.js';
 
 const encoder = new TextEncoder();
 
@@ -58,8 +59,12 @@ export interface ToolWorker extends AsyncDisposable {
 }
 
 /** A config section that does not match the tool's schema; names the tool and fields. */
-export class ToolConfigError extends Error {
+export class ToolConfigError extends CaesarError {
+  declare readonly code: 'tool_config_invalid';
   override readonly name = 'ToolConfigError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('tool_config_invalid', message, options);
+  }
 }
 
 interface Running {

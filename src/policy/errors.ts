@@ -1,3 +1,4 @@
+import { CaesarError, errorMessage } from '../errors/index.js';
 import type { PolicyIssue } from './issues.js';
 import { formatIssue } from './issues.js';
 
@@ -16,23 +17,19 @@ export type PolicyErrorCode =
   | 'policy_closed';
 
 /**
- * Base class of every error thrown by `src/policy`. It does not extend `CaesarError`
- * (src/protocol): that class's `code` is the wire catalogue, and `src/policy` stands alone.
+ * Base class of every error thrown by `src/policy`: a `CaesarError` whose code is one of the
+ * catalogue's `local` policy codes (never a wire code), with `retryable` from the catalogue.
  */
-export class PolicyError extends Error {
+export class PolicyError extends CaesarError {
+  declare readonly code: PolicyErrorCode;
   override name = 'PolicyError';
-  readonly code: PolicyErrorCode;
-  /** Whether retrying the same operation unchanged may succeed. */
-  readonly retryable: boolean;
 
   constructor(
     code: PolicyErrorCode,
     message: string,
     options?: { cause?: unknown; retryable?: boolean },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.retryable = options?.retryable ?? false;
+    super(code, message, options);
   }
 }
 
@@ -69,9 +66,8 @@ export class PolicyReadError extends PolicyError {
 
   constructor(file: string, cause: unknown) {
     const detail = cause instanceof Error ? cause.message : String(cause);
-    super('policy_unreadable', `cannot read policy file ${file}: ${detail}`, {
+    super('policy_unreadable', errorMessage('policy_unreadable', { file, reason: detail }), {
       cause,
-      retryable: true,
     });
     this.file = file;
   }
@@ -90,9 +86,7 @@ export class PolicyTooLargeError extends PolicyError {
   constructor(file: string, bytes: number, maxBytes: number) {
     super(
       'policy_too_large',
-      `policy file ${file} is ${bytes} bytes, over the limit of ${maxBytes} bytes: ` +
-        'split long lists with globs, or raise policy.max_file_bytes in caesar.yaml ' +
-        '(CAESAR_POLICY__MAX_FILE_BYTES)',
+      errorMessage('policy_too_large', { file, size: bytes, limit: maxBytes }),
     );
     this.file = file;
     this.bytes = bytes;
@@ -100,15 +94,12 @@ export class PolicyTooLargeError extends PolicyError {
   }
 }
 
-const NOT_CONFIGURED_MESSAGE =
-  'no policy file is configured: set policy.file in caesar.yaml (or CAESAR_POLICY__FILE)';
-
 /** No policy file is configured (reported by a reload of a store opened without a path). */
 export class PolicyNotConfiguredError extends PolicyError {
   override name = 'PolicyNotConfiguredError';
 
   constructor() {
-    super('policy_not_configured', NOT_CONFIGURED_MESSAGE);
+    super('policy_not_configured', errorMessage('policy_not_configured', {}));
   }
 }
 
@@ -117,7 +108,7 @@ export class PolicyClosedError extends PolicyError {
   override name = 'PolicyClosedError';
 
   constructor(file: string) {
-    super('policy_closed', `policy store for ${file} is closed`);
+    super('policy_closed', errorMessage('policy_closed', { file }));
   }
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_NESTING_DEPTH } from '../text/index.js';
-import { ERROR_CODES } from './errors.js';
+import { WIRE_ERROR_CODES } from './errors.js';
 import { ToolNameSchema } from './names.js';
 
 /** Largest encoded dispatch request or reply a CAESAR peer accepts (bytes). */
@@ -32,7 +32,7 @@ export const WorkerRefSchema = z.object({
 export type WorkerRef = z.infer<typeof WorkerRefSchema>;
 
 export const ErrorBodySchema = z.object({
-  code: z.enum(ERROR_CODES),
+  code: z.enum(WIRE_ERROR_CODES),
   message: z.string().max(4096),
   retryable: z.boolean(),
   /** Machine-readable detail, such as `[{path, message}]` for `invalid_input`. */

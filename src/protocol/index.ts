@@ -25,7 +25,8 @@ export { HEADERS } from './headers.js';
 export { canonicalJson, sha256Hex } from './canonical.js';
 export {
   ERROR_CATALOGUE,
-  ERROR_CODES,
+  WIRE_ERROR_CODES,
+  isWireErrorCode,
   CaesarError,
   InvalidInputError,
   NotConfiguredError,
@@ -33,7 +34,7 @@ export {
   TimeoutError,
   UpstreamEmptyError,
 } from './errors.js';
-export type { ErrorCode, CaesarErrorOptions } from './errors.js';
+export type { ErrorCode, WireErrorCode, CaesarErrorOptions } from './errors.js';
 export {
   MAX_ENVELOPE_BYTES,
   MAX_ENVELOPE_DEPTH,

@@ -1,4 +1,5 @@
 import { INSTANCE_ID_PATTERN, TOOL_NAME_PATTERN } from './names.js';
+import { CaesarError } from '../errors/index.js';
 
 /**
  * Every subject CAESAR uses is built here, from checked tokens. Nothing else in the code
@@ -24,8 +25,12 @@ export const SERVICE_NAME_PREFIX = 'caesar-';
 /** Queue group shared by every instance of a tool, so exactly one runs each call. */
 export const DISPATCH_QUEUE_GROUP = 'caesar-tool';
 
-export class SubjectTokenError extends Error {
+export class SubjectTokenError extends CaesarError {
+  declare readonly code: 'subject_token_invalid';
   override readonly name = 'SubjectTokenError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('subject_token_invalid', message, options);
+  }
 }
 
 function checkTool(tool: string): string {

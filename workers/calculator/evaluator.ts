@@ -246,7 +246,7 @@ function outcomeOf(reply: EvalReply): { result: CalcResult } | { error: Error } 
 function toCallerError(err: unknown): Error {
   if (err instanceof ThreadDiedError && err.death === 'terminated') return shuttingDown();
   if (err instanceof ExpressionRejectedError) {
-    return new InvalidInputError(err.message, { details: { reason: err.reason } });
+    return err;
   }
   if (err instanceof ThreadDiedError && err.death === 'out_of_memory') {
     return new InvalidInputError("the expression exceeds the calculator's resource limits", {

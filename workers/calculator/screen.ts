@@ -6,6 +6,9 @@ import type {
   OperatorNode,
   SymbolNode,
 } from 'mathjs';
+// the error module itself, not the SDK's index: this file runs in the evaluation thread too,
+// which must not load NATS or the rest of the SDK
+import { InvalidInputError } from '../../src/protocol/errors.js';
 
 /**
  * Pre-screen and tree check for calculator expressions. Pure: no mathjs instance, no I/O,
@@ -43,14 +46,14 @@ export type RejectReason =
   | 'evaluation'
   | 'resource_limit';
 
-/** An expression the calculator refuses. Mapped to `invalid_input` at the tool edge. */
-export class ExpressionRejectedError extends Error {
+/** An expression the calculator refuses: `invalid_input`, with the reason in `details`. */
+export class ExpressionRejectedError extends InvalidInputError {
   override readonly name = 'ExpressionRejectedError';
   constructor(
     readonly reason: RejectReason,
     message: string,
   ) {
-    super(message);
+    super(message, { details: { reason } });
   }
 }
 

@@ -1,5 +1,5 @@
 import ICAL from 'ical.js';
-import { TimeoutError } from '../../src/legion/index.js';
+import { CaesarError, TimeoutError } from '../../src/legion/index.js';
 import { DAY_MS, wallFromMs, wallMs, type Wall } from './zone.js';
 
 /**
@@ -16,8 +16,12 @@ import { DAY_MS, wallFromMs, wallMs, type Wall } from './zone.js';
 export const DEFAULT_MAX_STEPS = 20_000;
 
 /** An event's expansion took more than its share of steps; its occurrences stop there. */
-export class StepBudgetExceeded extends Error {
+export class StepBudgetExceeded extends CaesarError {
+  declare readonly code: 'internal';
   override readonly name = 'StepBudgetExceeded';
+  constructor(message: string) {
+    super('internal', message);
+  }
 }
 
 export class StepBudget {

@@ -1,7 +1,10 @@
+import { CaesarError, errorMessage } from '../../errors/index.js';
+
 /**
- * Errors of the conversation store. Every failure is a `ConversationError` with a stable
- * `code`, the underlying `cause`, and `retryable` set where the failure happens.
- * `SessionNotFoundError` is the only one a client causes; the HTTP layer maps it to 404.
+ * Errors of the conversation store. Every failure is a `ConversationError` (a `CaesarError`)
+ * with a code from the one catalogue, the underlying `cause`, and `retryable` set where the
+ * failure happens. `SessionNotFoundError` is the only one a client causes (404); the store's
+ * own failures answer a chat with 503 and the catalogue's summary.
  */
 export type ConversationErrorCode =
   | 'session_not_found'
@@ -11,19 +14,16 @@ export type ConversationErrorCode =
   | 'conversations_closed';
 
 /** Base class of every error the conversation store throws. */
-export class ConversationError extends Error {
+export class ConversationError extends CaesarError {
+  declare readonly code: ConversationErrorCode;
   override readonly name: string = 'ConversationError';
-  readonly code: ConversationErrorCode;
-  readonly retryable: boolean;
 
   constructor(
     code: ConversationErrorCode,
     message: string,
     options: { cause?: unknown; retryable?: boolean } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.retryable = options.retryable ?? false;
+    super(code, message, options);
   }
 }
 
@@ -36,7 +36,10 @@ export class SessionNotFoundError extends ConversationError {
   readonly sessionId: string;
 
   constructor(sessionId: string) {
-    super('session_not_found', `session ${JSON.stringify(sessionId)} not found`);
+    super(
+      'session_not_found',
+      errorMessage('session_not_found', { id: JSON.stringify(sessionId) }),
+    );
     this.sessionId = sessionId;
   }
 }

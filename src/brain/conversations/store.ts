@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database, Transaction } from 'better-sqlite3';
 import { unwritableReason } from '../../host/index.js';
+import { errorMessage } from '../../errors/index.js';
 import { openConnection } from './connection.js';
 import { ConversationStoreError, SessionNotFoundError, wrapStoreError } from './errors.js';
 import {
@@ -256,7 +257,7 @@ export class ConversationStore implements Disposable {
       throw new ConversationStoreError(
         'conversations_closed',
         this.file,
-        `conversation store ${this.file} is closed`,
+        errorMessage('conversations_closed', { path: this.file }),
       );
     }
     // SQLite reaches the wal-index through a memory map, even to read: with the files turned

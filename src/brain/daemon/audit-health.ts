@@ -1,5 +1,6 @@
 import type { AnyAuditEventInput, AppendResult, AuditLog } from '../../audit/index.js';
 import type { AuditSink } from '../gateway/index.js';
+import { CaesarError } from '../../errors/index.js';
 
 /**
  * The audit log as the brain appends to it, and whether it can be written: `GET /readyz`
@@ -24,9 +25,9 @@ export class AuditHealth implements AuditSink {
       this.#failedUnwritable = false;
       return r;
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
+      const code = err instanceof CaesarError ? ` (${err.code})` : '';
       this.#failedUnwritable = this.#log.writableProblem() !== undefined;
-      this.#failure = `last append failed${typeof code === 'string' ? ` (${code})` : ''}: ${(err as Error).message}`;
+      this.#failure = `last append failed${code}: ${(err as Error).message}`;
       throw err;
     }
   }

@@ -39,19 +39,8 @@ export class BrainCore implements BrainService {
     this.#p = parts;
   }
 
-  async chat(
-    request: ChatRequest,
-    caller: Caller,
-    options: ChatOptions = {},
-  ): Promise<ChatResponse> {
-    try {
-      return await this.#p.agent.chat(request, caller, options);
-    } catch (err) {
-      if ((err as { code?: unknown }).code === 'session_not_found') {
-        throw new CaesarError('session_not_found', (err as Error).message, { cause: err });
-      }
-      throw err;
-    }
+  chat(request: ChatRequest, caller: Caller, options: ChatOptions = {}): Promise<ChatResponse> {
+    return this.#p.agent.chat(request, caller, options);
   }
 
   complete(

@@ -3,10 +3,10 @@ import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats
 import { ConnectionWatch, type BusStatus } from '../../bus/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { jsonTextTooDeepAt } from '../../text/index.js';
+import { errorEntry, errorMessage } from '../../errors/index.js';
 import { ReplyMux } from './reply-mux.js';
 import {
   DispatchReplySchema,
-  ERROR_CATALOGUE,
   HEADERS,
   MAX_ENVELOPE_BYTES,
   MAX_ENVELOPE_DEPTH,
@@ -95,10 +95,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const bus = watch.status();
       if (!bus.ok) {
         // nats.js would buffer the request, and the call would wait out its deadline
-        const why = `the message bus (NATS) is down (${bus.detail ?? 'not connected'})`;
-        return Promise.resolve(
-          brainFailure('bus_unavailable', `${why}: ${tool} was not sent`, started),
-        );
+        const why = bus.detail ?? 'not connected';
+        const message = errorMessage('bus_unavailable', { why, tool });
+        return Promise.resolve(brainFailure('bus_unavailable', message, started));
       }
       const left = opts.deadline - Date.now();
       if (!(left >= 1)) {
@@ -191,7 +190,7 @@ function brainFailure(
   return {
     v: 1,
     success: false,
-    error: { code, message, retryable: ERROR_CATALOGUE[code].retryable },
+    error: { code, message, retryable: errorEntry(code).retryable },
     duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
   };
 }

@@ -1,4 +1,4 @@
-import { CaesarError } from '../../protocol/index.js';
+import { CaesarError, errorMessage } from '../../errors/index.js';
 
 /**
  * `confirm()` was given an id with no pending call: unknown, already used, expired, or voided
@@ -9,7 +9,7 @@ export class ConfirmationNotFoundError extends CaesarError {
   constructor(id: string) {
     super(
       'confirmation_not_found',
-      `no pending confirmation ${JSON.stringify(id.slice(0, 64))}: unknown, already used, expired, or voided by a policy reload`,
+      errorMessage('confirmation_not_found', { id: JSON.stringify(id.slice(0, 64)) }),
     );
   }
 }

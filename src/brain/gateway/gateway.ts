@@ -6,8 +6,8 @@ import {
   type PolicyDecision,
   type PolicyExplanation,
 } from '../../policy/index.js';
+import { errorMessage } from '../../errors/index.js';
 import {
-  ERROR_CATALOGUE,
   InvalidInputError,
   summariseFieldIssues,
   type DispatchReply,
@@ -22,7 +22,7 @@ import { ConfirmationNotFoundError } from './errors.js';
 import { newDecisionId, traceparentFor } from './ids.js';
 import { applyObligations, unknownObligation } from './obligations.js';
 import type { AuditSink, GatewayMetrics, PolicySource, ToolSource } from './ports.js';
-import { auditDecision, errorBody, report, type CallContext } from './records.js';
+import { auditDecision, errorBody, errorBodyOf, report, type CallContext } from './records.js';
 import { ToolInputCheck } from './input-check.js';
 import { summarizeCall } from './summary.js';
 
@@ -123,7 +123,8 @@ export class ToolGateway {
   explain(tool: string, input: unknown): PolicyExplanation {
     const checked = this.#inputs.input(tool, this.#o.tools.tool(tool), input);
     if (!checked.ok) {
-      const message = `invalid input for ${tool}: ${summariseFieldIssues(checked.problems)}`;
+      const issues = summariseFieldIssues(checked.problems);
+      const message = errorMessage('invalid_input', { tool, issues });
       throw new InvalidInputError(message, { tool, details: checked.problems });
     }
     return this.#o.policy.explain({ tool, input });
@@ -173,15 +174,7 @@ export class ToolGateway {
     if (tool === undefined) {
       return (
         (await this.#busDown(ctx, d)) ??
-        this.#undispatched(
-          ctx,
-          d,
-          errorBody(
-            'no_worker',
-            `no live instance of ${ctx.tool}: start \`caesar legion serve-tool ${ctx.tool}\``,
-            true,
-          ),
-        )
+        this.#undispatched(ctx, d, errorBodyOf('no_worker', { tool: ctx.tool }))
       );
     }
     return this.#busDown(ctx, d);
@@ -199,10 +192,7 @@ export class ToolGateway {
     const bus = this.#o.dispatcher.bus();
     if (bus.ok) return undefined;
     const why = bus.detail ?? 'not connected';
-    const message =
-      `the message bus (NATS) is down (${why}), so the call to ${ctx.tool} was not sent; ` +
-      'the brain reconnects by itself: try again in a moment';
-    return this.#undispatched(ctx, d, errorBody('bus_unavailable', message, true));
+    return this.#undispatched(ctx, d, errorBodyOf('bus_unavailable', { why, tool: ctx.tool }));
   }
 
   /** A call allowed but never sent: `tool.failed` with the reason, and no `tool.called`. */
@@ -238,13 +228,8 @@ export class ToolGateway {
     this.#o.metrics?.decision(d.rule.id, d.outcome);
     const denied = await this.#denial(ctx, d);
     if (denied) return denied;
-    const where = summariseFieldIssues(problems);
-    const error = errorBody(
-      'invalid_input',
-      `invalid input for ${ctx.tool}: ${where}`,
-      false,
-      problems,
-    );
+    const issues = summariseFieldIssues(problems);
+    const error = errorBodyOf('invalid_input', { tool: ctx.tool, issues }, problems);
     const payload = {
       input: ctx.input,
       decision: auditDecision(d),
@@ -418,10 +403,7 @@ function serviceOf(
 }
 
 function auditUnavailable(ctx: CallContext): ToolCallReport {
-  const error = errorBody(
-    'audit_unavailable',
-    `${ERROR_CATALOGUE.audit_unavailable.summary}: the call to ${ctx.tool} was not made`,
-    true,
-  );
+  const what = `the call to ${ctx.tool} was not made`;
+  const error = errorBodyOf('audit_unavailable', { what });
   return report(ctx, 'failed', { reason: error.message, error });
 }

@@ -1,3 +1,9 @@
+import {
+  errorEntry,
+  errorMessage,
+  type MessageParams,
+  type WireErrorCode,
+} from '../../errors/index.js';
 import type { PolicyDecision } from '../../policy/index.js';
 import type { ErrorBody } from '../../protocol/index.js';
 import type { CallOutcome, ConfirmationTicket, ToolCallReport } from '../api/index.js';
@@ -63,4 +69,13 @@ export function errorBody(
   return details === undefined
     ? { code, message, retryable }
     : { code, message, retryable, details };
+}
+
+/** A wire error with the catalogue's message for `code` and its default `retryable`. */
+export function errorBodyOf<C extends WireErrorCode>(
+  code: C,
+  params: MessageParams<C>,
+  details?: unknown,
+): ErrorBody {
+  return errorBody(code, errorMessage(code, params), errorEntry(code).retryable, details);
 }

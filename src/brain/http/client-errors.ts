@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { HTTP_ERROR_STATUS, type HttpErrorCode } from './errors.js';
+import { errorEntry } from '../../errors/index.js';
+import type { HttpErrorCode } from './errors.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
 /**
@@ -44,7 +45,7 @@ export function clientErrorHandler(requestTimeoutMs: number, maxHeaderBytes: num
     const pending = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (socket.writable && pending?.headersSent !== true) {
       const [code, message] = answerFor(err, requestTimeoutMs, maxHeaderBytes);
-      const status = HTTP_ERROR_STATUS[code];
+      const status = errorEntry(code).status;
       const requestId = randomUUID();
       const body = JSON.stringify({ error: { code, message }, request_id: requestId });
       socket.write(

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CaesarError } from '../../protocol/index.js';
-import { HTTP_ERROR_STATUS, HttpApiError, type HttpErrorCode } from './errors.js';
+import { CaesarError, errorEntry, errorMessage } from '../../errors/index.js';
+import { HttpApiError, type HttpErrorCode } from './errors.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
 /** What the error handler sends: status, the `error` object of the body, extra headers. */
@@ -19,7 +19,7 @@ const FASTIFY_ERRORS: Readonly<Record<string, readonly [HttpErrorCode, string]>>
   FST_ERR_CTP_BODY_TOO_LARGE: ['body_too_large', 'request body is larger than the limit'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [
     'unsupported_media_type',
-    'request body must be JSON (Content-Type: application/json)',
+    errorMessage('unsupported_media_type', {}),
   ],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_request', 'Content-Length does not match the body'],
   FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_request', 'JSON body is empty'],
@@ -28,58 +28,61 @@ const FASTIFY_ERRORS: Readonly<Record<string, readonly [HttpErrorCode, string]>>
   FST_ERR_MAX_PARAM_LENGTH: ['invalid_request', 'a path parameter is too long'],
 };
 
-function codeOf(err: unknown): unknown {
-  return typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
-}
-
-function statusOf(err: unknown): unknown {
+/** A property of a foreign error (fastify's, Node's): their codes are not ours. */
+function foreign(err: unknown, key: 'code' | 'statusCode'): unknown {
   return typeof err === 'object' && err !== null
-    ? (err as { statusCode?: unknown }).statusCode
+    ? (err as Record<string, unknown>)[key]
     : undefined;
 }
 
+const INTERNAL: MappedError = {
+  status: 500,
+  code: 'internal',
+  message: 'internal error',
+  unexpected: true,
+};
+
 /**
  * Maps anything a route, hook or fastify threw onto the HTTP answer. Tool-level failures
- * never get here (they are 200 reports); what does is either the caller's mistake (4xx with
- * a code), a coded CaesarError (its catalogue status), or a bug (500 `internal`, logged).
+ * never get here (they are 200 reports); what does is either a coded CaesarError (its
+ * catalogue status and code), one of fastify's request errors (4xx with our code), or a bug
+ * (500 `internal`, logged).
  */
 export function mapError(err: unknown, bodyLimitBytes: number): MappedError {
-  if (err instanceof HttpApiError) {
-    return {
-      status: err.statusCode,
-      code: err.code,
-      message: err.message,
-      ...(err.details === undefined ? {} : { details: err.details }),
-      headers: err.headers,
-      unexpected: false,
-    };
-  }
-  const code = codeOf(err);
-  if (code === 'confirmation_not_found') {
-    const message = err instanceof Error ? err.message : 'no such confirmation';
-    return { status: 404, code, message, unexpected: false };
-  }
-  if (err instanceof CaesarError) {
-    const base = { status: err.status, code: err.code, message: err.message };
-    return {
-      ...base,
-      ...(err.details === undefined ? {} : { details: err.details }),
-      unexpected: err.code === 'internal',
-    };
-  }
+  if (err instanceof CaesarError) return mapCoded(err);
+  const code = foreign(err, 'code');
   const known = typeof code === 'string' ? FASTIFY_ERRORS[code] : undefined;
   if (known !== undefined) {
     const [httpCode, text] = known;
     const message =
-      httpCode === 'body_too_large' ? `request body is larger than ${bodyLimitBytes} bytes` : text;
-    return { status: HTTP_ERROR_STATUS[httpCode], code: httpCode, message, unexpected: false };
+      httpCode === 'body_too_large' ? errorMessage(httpCode, { limit: bodyLimitBytes }) : text;
+    return { status: errorEntry(httpCode).status, code: httpCode, message, unexpected: false };
   }
-  const status = statusOf(err);
+  const status = foreign(err, 'statusCode');
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // Another fastify request error (e.g. a JSON prototype-poisoning attempt).
     return { status, code: 'invalid_request', message: 'invalid request', unexpected: false };
   }
-  return { status: 500, code: 'internal', message: 'internal error', unexpected: true };
+  return INTERNAL;
+}
+
+/**
+ * A coded failure: its catalogue status and code. A `local` code with a 5xx status (a store
+ * that cannot be written, say) shows the catalogue's summary instead of its message, which
+ * names files and causes that are the operator's business, and is logged like a bug.
+ */
+function mapCoded(err: CaesarError): MappedError {
+  if (err.code === 'internal') return INTERNAL;
+  const entry = errorEntry(err.code);
+  const hidden = entry.kind === 'local' && entry.status >= 500;
+  return {
+    status: entry.status,
+    code: err.code,
+    message: hidden ? entry.summary : err.message,
+    ...(hidden || err.details === undefined ? {} : { details: err.details }),
+    ...(err instanceof HttpApiError ? { headers: err.headers } : {}),
+    unexpected: hidden,
+  };
 }
 
 /**

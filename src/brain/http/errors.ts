@@ -1,39 +1,33 @@
-/**
- * Error codes of the HTTP layer itself (docs/api.md, "Errors"). They answer "you asked
- * wrongly" at the HTTP level; a tool call's own failures never appear here, they come back
- * as 200 with a ToolCallReport (ADR 0032).
- */
-export const HTTP_ERROR_STATUS = {
-  invalid_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  confirmation_not_found: 404,
-  request_timeout: 408,
-  body_too_large: 413,
-  unsupported_media_type: 415,
-  too_many_requests: 429,
-  headers_too_large: 431,
-  internal: 500,
-} as const satisfies Record<string, number>;
+import { CaesarError, errorMessage } from '../../errors/index.js';
+import type { FieldIssue } from '../../protocol/index.js';
 
-export type HttpErrorCode = keyof typeof HTTP_ERROR_STATUS;
-
-/** One failing field of a request: `{path: 'message', message: 'at most 8000 characters'}`. */
-export interface FieldIssue {
-  readonly path: string;
-  readonly message: string;
-}
+export type { FieldIssue };
 
 /**
- * A request the HTTP layer refuses, with its status and code. Route code throws it; the
- * error handler renders it as `{error: {code, message, details?}, request_id}`.
+ * Codes of requests the HTTP layer refuses itself (the catalogue's `http` kind, docs/api.md,
+ * "Errors"). They answer "you asked wrongly" at the HTTP level; a tool call's own failures
+ * never appear here, they come back as 200 with a ToolCallReport (ADR 0032).
  */
-export class HttpApiError extends Error {
+export type HttpErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'request_timeout'
+  | 'body_too_large'
+  | 'unsupported_media_type'
+  | 'too_many_requests'
+  | 'headers_too_large';
+
+/**
+ * A request the HTTP layer refuses, with its code (and so its status, from the catalogue).
+ * Route code throws it; the error handler renders it as `{error: {code, message, details?},
+ * request_id}`.
+ */
+export class HttpApiError extends CaesarError {
+  declare readonly code: HttpErrorCode;
   override readonly name = 'HttpApiError';
-  readonly code: HttpErrorCode;
-  readonly statusCode: number;
-  readonly details: readonly FieldIssue[] | undefined;
+  override readonly details: readonly FieldIssue[] | undefined;
   /** Extra response headers, such as `WWW-Authenticate`. */
   readonly headers: Readonly<Record<string, string>>;
 
@@ -42,11 +36,14 @@ export class HttpApiError extends Error {
     message: string,
     options: { details?: readonly FieldIssue[]; headers?: Record<string, string> } = {},
   ) {
-    super(message);
-    this.code = code;
-    this.statusCode = HTTP_ERROR_STATUS[code];
+    super(code, message, { details: options.details });
     this.details = options.details;
     this.headers = options.headers ?? {};
+  }
+
+  /** What fastify reads for the status of an error thrown in a hook. */
+  get statusCode(): number {
+    return this.status;
   }
 }
 
@@ -57,20 +54,18 @@ export function invalidRequest(details: readonly FieldIssue[]): HttpApiError {
     .map((d) => `${d.path}: ${d.message}`)
     .join('; ');
   const more = details.length > 3 ? ` (and ${details.length - 3} more)` : '';
-  return new HttpApiError('invalid_request', `invalid request: ${summary}${more}`, { details });
+  const message = errorMessage('invalid_request', { issues: `${summary}${more}` });
+  return new HttpApiError('invalid_request', message, { details });
 }
 
 /** A non-loopback bind was asked for while no API token exists. */
-export class HttpBindError extends Error {
+export class HttpBindError extends CaesarError {
+  declare readonly code: 'api_bind_refused';
   override readonly name = 'HttpBindError';
-  readonly code = 'api_bind_refused' as const;
   readonly host: string;
 
   constructor(host: string) {
-    super(
-      `refusing to listen on non-loopback address ${host} with no API tokens: add a token to ` +
-        'the tokens file (api.tokens_file) or bind to 127.0.0.1',
-    );
+    super('api_bind_refused', errorMessage('api_bind_refused', { host }));
     this.host = host;
   }
 }

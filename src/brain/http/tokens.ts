@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { CaesarError } from '../../errors/index.js';
 import { formatYamlIssue, MAX_YAML_BYTES, readYaml } from '../../text/index.js';
 import { API_SCOPES, TokenStore, type ApiToken } from './token-store.js';
 import { formatPath } from './validate.js';
@@ -25,9 +26,9 @@ export type TokensFileErrorCode =
   'tokens_file_invalid' | 'tokens_file_unreadable' | 'tokens_file_insecure';
 
 /** The tokens file is missing, unreadable, too open, or does not follow its format. */
-export class TokensFileError extends Error {
+export class TokensFileError extends CaesarError {
+  declare readonly code: TokensFileErrorCode;
   override readonly name = 'TokensFileError';
-  readonly code: TokensFileErrorCode;
   readonly file: string;
   /** One line per problem, `file:line:col: key.path: message`. */
   readonly issues: readonly string[];
@@ -38,8 +39,7 @@ export class TokensFileError extends Error {
         ? `${file}: invalid API tokens file (${plural(issues.length, 'problem')})`
         : (issues[0] ?? file);
     const body = code === 'tokens_file_invalid' ? issues.map((i) => `\n  ${i}`).join('') : '';
-    super(head + body, cause === undefined ? undefined : { cause });
-    this.code = code;
+    super(code, head + body, { cause });
     this.file = file;
     this.issues = Object.freeze([...issues]);
   }

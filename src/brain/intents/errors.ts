@@ -1,8 +1,10 @@
+import { CaesarError } from '../../errors/index.js';
 import { formatYamlIssue, type YamlIssue } from '../../text/index.js';
 
 /**
- * Codes of the intent module's own failures, listed under "Intent errors" in docs/intents.md.
- * They are not wire codes: an intents file that does not load stops the brain at startup.
+ * Codes of the intent module's own failures (the catalogue's `local` intents codes, also
+ * listed under "Intent errors" in docs/intents.md): an intents file that does not load stops
+ * the brain at startup.
  */
 export type IntentsErrorCode = 'intents_invalid' | 'intents_unreadable' | 'intents_bad_context';
 
@@ -13,11 +15,9 @@ export type IntentsIssue = YamlIssue;
 export const formatIntentsIssue: (file: string, issue: IntentsIssue) => string = formatYamlIssue;
 
 /** Base class of every error thrown by `src/brain/intents`. */
-export class IntentsError extends Error {
+export class IntentsError extends CaesarError {
+  declare readonly code: IntentsErrorCode;
   override name = 'IntentsError';
-  readonly code: IntentsErrorCode;
-  /** Whether retrying the same operation unchanged may succeed. */
-  readonly retryable: boolean;
   /** The intents file at fault, when a file is. */
   readonly file: string | undefined;
   /** Every problem found, each with its line and column; empty unless `intents_invalid`. */
@@ -33,9 +33,7 @@ export class IntentsError extends Error {
       retryable?: boolean;
     } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.retryable = options.retryable ?? false;
+    super(code, message, options);
     this.file = options.file;
     this.issues = Object.freeze([...(options.issues ?? [])]);
   }

@@ -1,3 +1,4 @@
+import { CaesarError } from '../../errors/index.js';
 /**
  * The LLM gateway's neutral shapes: a provider (OpenAI chat completions, Anthropic
  * messages, Ollama's OpenAI endpoint) turns an {@link LlmRequest} into its wire format and
@@ -112,7 +113,12 @@ export type LlmErrorKind =
   /** The caller's signal fired. Neither retried nor failed over. */
   | 'aborted';
 
-export class LlmError extends Error {
+/** The failures retried against the same provider (after a backoff); the rest fail over. */
+const RETRIED: ReadonlySet<LlmErrorKind> = new Set(['rate_limited', 'server', 'timeout']);
+
+/** One request to a model failed; `kind` says how (catalogue code `llm_request_failed`). */
+export class LlmError extends CaesarError {
+  declare readonly code: 'llm_request_failed';
   override readonly name = 'LlmError';
   constructor(
     readonly kind: LlmErrorKind,
@@ -131,10 +137,6 @@ export class LlmError extends Error {
       readonly cause?: unknown;
     } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-  }
-
-  get retryable(): boolean {
-    return this.kind === 'rate_limited' || this.kind === 'server' || this.kind === 'timeout';
+    super('llm_request_failed', message, { cause: options.cause, retryable: RETRIED.has(kind) });
   }
 }

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import { CaesarError } from '../../errors/index.js';
 import type { LlmToolCall, LlmUsage } from './types.js';
 
 /**
@@ -51,8 +52,12 @@ export interface ParsedAnswer {
 }
 
 /** An answer that is not the wire format; the error mapping makes it `bad_response`. */
-export class WireFormatError extends Error {
+export class WireFormatError extends CaesarError {
+  declare readonly code: 'llm_request_failed';
   override readonly name = 'WireFormatError';
+  constructor(message: string) {
+    super('llm_request_failed', message);
+  }
 }
 
 /** `value` as `schema` reads it, or a WireFormatError naming the first thing wrong. */

@@ -172,18 +172,12 @@ describe('confirmations', () => {
     ).toBe(path);
   });
 
-  test.each([
-    [
-      'a plain error with code confirmation_not_found',
-      Object.assign(new Error('no pending confirmation c-9'), { code: 'confirmation_not_found' }),
-    ],
-    [
-      'a CaesarError confirmation_not_found',
-      new CaesarError('confirmation_not_found', 'no pending confirmation c-9'),
-    ],
-  ])('an unknown id (%s) is 404 confirmation_not_found', async (_why, err) => {
+  test('an unknown id is 404 confirmation_not_found', async () => {
     await using h = await harness();
-    h.brain.fail('confirm', err);
+    h.brain.fail(
+      'confirm',
+      new CaesarError('confirmation_not_found', 'no pending confirmation c-9'),
+    );
     const res = await h.app.inject({
       method: 'POST',
       url: '/v1/confirmations/c-9',
@@ -194,6 +188,24 @@ describe('confirmations', () => {
     expect(body.error).toEqual({
       code: 'confirmation_not_found',
       message: 'no pending confirmation c-9',
+    });
+  });
+
+  test('a plain error that merely carries a catalogue code is a bug (500), not that code', async () => {
+    await using h = await harness();
+    const duck = Object.assign(new Error('no pending confirmation c-9'), {
+      code: 'confirmation_not_found',
+    });
+    h.brain.fail('confirm', duck);
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v1/confirmations/c-9',
+      ...json({ approve: true }),
+    });
+    expect(res.statusCode).toBe(500);
+    expect(HttpErrorSchema.parse(res.json()).error).toEqual({
+      code: 'internal',
+      message: 'internal error',
     });
   });
 });

@@ -75,7 +75,7 @@ allowed_tools: [calculator]
 
   test('every outcome but allow maps to a brain-side error code of the wire catalogue', () => {
     for (const code of Object.values(OUTCOME_ERROR_CODES)) {
-      expect(ERROR_CATALOGUE[code].side).toBe('brain');
+      expect(ERROR_CATALOGUE[code].kind).toBe('brain');
     }
   });
 

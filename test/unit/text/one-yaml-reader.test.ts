@@ -1,20 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { ROOT, sources } from '../../helpers/sources.js';
 
 // Issue 12: one YAML reader. Every YAML text in src/ and workers/ is read by src/text/yaml.ts
 // (bounds, positions, one issue shape); no other module imports a YAML library, so no
 // second reader (with its own alias limit or error shape) can grow back.
 
-const ROOT = join(import.meta.dirname, '../../..');
 const READER = new Set(['src/text/yaml.ts', 'src/text/yaml-walk.ts']);
 const YAML_IMPORT = /(?:\bfrom\s+|\bimport\s*\(?\s*)['"](?:js-yaml|yaml)(?:\/[^'"]*)?['"]/;
-
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
-    .map((e) => relative(ROOT, join(e.parentPath, e.name)));
-}
 
 test('only src/text/yaml.ts (and its walk) imports a YAML library', () => {
   const files = [...sources('src'), ...sources('workers')];

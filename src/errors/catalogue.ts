@@ -1,0 +1,666 @@
+/**
+ * Every error code CAESAR has, once: who sees it, its HTTP-like status, whether retrying the
+ * same thing may succeed, the message template, and for the docs what it means and what to
+ * do. docs/errors.md is generated from this table (`npm run docs:errors`), so the page
+ * cannot drift from the code. In the style of fastify's `lib/errors.js`.
+ *
+ * - `kind` says where the code can appear: `worker` and `brain` codes travel on the wire (a
+ *   reply envelope's `error.code`, a ToolCallReport's `error.code`; the ADR-32
+ *   `Nats-Service-Error-Code` header carries `status`); `http` codes answer an API request
+ *   the HTTP layer refused; `local` codes stop a process or a CLI command and never travel.
+ * - `status` is the HTTP status an API answer uses for the code. A `local` code the HTTP
+ *   layer meets is answered with its status but with `summary` for a message: the message
+ *   of a 5xx names files and causes that are the operator's business, not the caller's.
+ * - `message` is the template: `{name}` placeholders, filled by `errorMessage(code, params)`
+ *   or `CaesarError.of(code, params)`; `{detail}` alone means the words are the producer's.
+ */
+export const ERROR_CATALOGUE = {
+  // ── worker side: in reply envelopes ─────────────────────────────────────────────────────
+  invalid_input: {
+    kind: 'worker',
+    status: 400,
+    retryable: false,
+    message: 'invalid input for {tool}: {issues}',
+    summary:
+      "the envelope or the input failed the tool's schema; `details` lists `{path, message}` per field",
+    fix: 'fix the arguments; the LLM gets the field paths',
+  },
+  not_configured: {
+    kind: 'worker',
+    status: 503,
+    retryable: false,
+    message: '{detail}',
+    summary: "the tool's backend is not configured (URL, credentials)",
+    fix: 'set the config key the message names',
+  },
+  backend_error: {
+    kind: 'worker',
+    status: 502,
+    retryable: true,
+    message: '{detail}',
+    summary: 'the backend the tool calls failed (HTTP 5xx, connection refused)',
+    fix: 'retry later; check the backend',
+  },
+  upstream_empty: {
+    kind: 'worker',
+    status: 502,
+    retryable: true,
+    message: '{detail}',
+    summary:
+      'the backend answered but could not do the work (a search whose engines are all down): its empty answer says nothing about the world',
+    fix: 'fallback tries the next backend; the message names the backend and why',
+  },
+  timeout: {
+    kind: 'worker',
+    status: 504,
+    retryable: true,
+    message: '{detail}',
+    summary: 'the handler ran past its deadline (or was cut off at shutdown)',
+    fix: 'retry with a longer deadline, or simplify the request',
+  },
+  overloaded: {
+    kind: 'worker',
+    status: 429,
+    retryable: true,
+    message: '{tool} is at its concurrency cap ({running} running) and its queue is full',
+    summary: "the instance's concurrency cap and queue are full",
+    fix: 'retry after a moment; add replicas',
+  },
+  grant_rejected: {
+    kind: 'worker',
+    status: 403,
+    retryable: false,
+    message: '{detail}',
+    summary: 'the dispatch grant was missing, forged, expired or replayed',
+    fix: 'reserved for signed grants',
+  },
+  internal: {
+    kind: 'worker',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary:
+      'a bug: the handler threw an uncoded error or broke its output schema; over HTTP, a bug in the brain',
+    fix: 'read the log (it has the stack, under the request id for HTTP)',
+  },
+
+  // ── brain side: produced by the dispatcher and the gateway ─────────────────────────────
+  no_worker: {
+    kind: 'brain',
+    status: 503,
+    retryable: true,
+    message: 'no live instance of {tool}: start `caesar legion serve-tool {tool}`',
+    summary: 'no instance of the tool is connected (NATS no-responders: answered at once)',
+    fix: 'start `caesar legion serve-tool <tool>`',
+  },
+  bus_unavailable: {
+    kind: 'brain',
+    status: 503,
+    retryable: true,
+    message:
+      'the message bus (NATS) is down ({why}), so the call to {tool} was not sent; the brain reconnects by itself: try again in a moment',
+    summary:
+      'the brain is not connected to NATS (server down, reconnecting): answered at once, nothing is dispatched',
+    fix: 'retry; `caesar up` restarts nats-server; `GET /readyz` shows it',
+  },
+  dispatch_timeout: {
+    kind: 'brain',
+    status: 504,
+    retryable: true,
+    message: '{detail}',
+    summary: 'no reply arrived by the deadline (worker died mid-call, network partition)',
+    fix: 'retry; check `caesar legion list`',
+  },
+  bad_reply: {
+    kind: 'brain',
+    status: 502,
+    retryable: false,
+    message: '{detail}',
+    summary: 'the reply did not match the envelope schema, or its result broke the output schema',
+    fix: 'a worker speaks another protocol version, or has a bug',
+  },
+  denied: {
+    kind: 'brain',
+    status: 403,
+    retryable: false,
+    message: '{detail}',
+    summary: 'the policy denied the call; the reason names the rule or the file to edit',
+    fix: 'edit `policy.yaml`',
+  },
+  confirmation_required: {
+    kind: 'brain',
+    status: 409,
+    retryable: false,
+    message: '{detail}',
+    summary: 'a human must approve the call first',
+    fix: 'approve or reject it',
+  },
+  rate_limited: {
+    kind: 'brain',
+    status: 429,
+    retryable: true,
+    message: '{detail}',
+    summary: 'the matching policy rule is over its rate limit',
+    fix: 'wait',
+  },
+  audit_unavailable: {
+    kind: 'brain',
+    status: 503,
+    retryable: true,
+    message: 'the audit log cannot be written, so nothing is dispatched: {what}',
+    summary:
+      'the audit log cannot be written (disk full, read-only), so nothing is dispatched: the brain fails closed',
+    fix: 'free space / fix permissions on the audit file; `GET /readyz` shows it',
+  },
+  confirmation_not_found: {
+    kind: 'brain',
+    status: 404,
+    retryable: false,
+    message:
+      'no pending confirmation {id}: unknown, already used, expired, or voided by a policy reload',
+    summary:
+      'no pending confirmation has this id: unknown, already used, expired, or voided by a policy reload',
+    fix: 'ask again; approve within `brain.confirmation_ttl`',
+  },
+  session_not_found: {
+    kind: 'brain',
+    status: 404,
+    retryable: false,
+    message: 'session {id} not found',
+    summary:
+      "no conversation with this `session_id` belongs to the caller's token (unknown, expired, or someone else's)",
+    fix: 'omit `session_id` to start a new conversation',
+  },
+
+  // ── HTTP API: the request itself ────────────────────────────────────────────────────────
+  invalid_request: {
+    kind: 'http',
+    status: 400,
+    retryable: false,
+    message: 'invalid request: {issues}',
+    summary:
+      'invalid body, path or query (`details` per field); bad JSON, too deep, or `__proto__`',
+    fix: 'fix the field the details name',
+  },
+  unauthorized: {
+    kind: 'http',
+    status: 401,
+    retryable: false,
+    message: '{detail}',
+    summary: 'missing or unknown bearer token',
+    fix: 'send `Authorization: Bearer <token>` from the tokens file',
+  },
+  forbidden: {
+    kind: 'http',
+    status: 403,
+    retryable: false,
+    message: '{detail}',
+    summary: "the token lacks the route's scope",
+    fix: "add the scope to the token's `scopes`, or use another token",
+  },
+  not_found: {
+    kind: 'http',
+    status: 404,
+    retryable: false,
+    message: '{detail}',
+    summary: 'no such route (or wrong method)',
+    fix: 'check the path and method against docs/api.md',
+  },
+  request_timeout: {
+    kind: 'http',
+    status: 408,
+    retryable: true,
+    message: '{detail}',
+    summary: 'the headers and body did not arrive within 30 s; the connection is closed',
+    fix: 'send the whole request at once; check the proxy',
+  },
+  body_too_large: {
+    kind: 'http',
+    status: 413,
+    retryable: false,
+    message: 'request body is larger than {limit} bytes',
+    summary: 'the body is larger than `api.body_limit`',
+    fix: 'send less, or raise `api.body_limit`',
+  },
+  unsupported_media_type: {
+    kind: 'http',
+    status: 415,
+    retryable: false,
+    message: 'request body must be JSON (Content-Type: application/json)',
+    summary: 'a `POST` body that is not JSON',
+    fix: 'send `Content-Type: application/json`',
+  },
+  too_many_requests: {
+    kind: 'http',
+    status: 429,
+    retryable: true,
+    message: '{detail}',
+    summary: 'this token is over `api.rate_limit`',
+    fix: 'wait for `Retry-After`',
+  },
+  headers_too_large: {
+    kind: 'http',
+    status: 431,
+    retryable: false,
+    message: '{detail}',
+    summary: 'the request headers are larger than 16 KiB; the connection is closed',
+    fix: 'send fewer or shorter headers (cookies)',
+  },
+
+  // ── policy (src/policy): stop the brain at start; a reload keeps the last good policy ───
+  policy_invalid: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary:
+      'the policy file does not parse or does not follow the grammar; `issues` lists every problem with line, column and path',
+    fix: 'fix the file; `caesar policy check` prints each problem as file:line:column',
+  },
+  policy_unreadable: {
+    kind: 'local',
+    status: 500,
+    retryable: true,
+    message: 'cannot read policy file {file}: {reason}',
+    summary: 'the policy file is missing, unreadable or not UTF-8',
+    fix: 'check the path (`policy.file`) and permissions',
+  },
+  policy_too_large: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message:
+      'policy file {file} is {size} bytes, over the limit of {limit} bytes: split long lists with globs, or raise policy.max_file_bytes in caesar.yaml (CAESAR_POLICY__MAX_FILE_BYTES)',
+    summary:
+      'the policy file is larger than `policy.max_file_bytes` (512 KiB by default); refused before it is read',
+    fix: 'split long lists with globs, or raise `policy.max_file_bytes`',
+  },
+  policy_not_configured: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message:
+      'no policy file is configured: set policy.file in caesar.yaml (or CAESAR_POLICY__FILE)',
+    summary: 'a reload was asked of a store that has no policy file; every call is denied',
+    fix: 'set `policy.file` in caesar.yaml (or `CAESAR_POLICY__FILE`)',
+  },
+  policy_cases_invalid: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary: 'a `caesar policy test` cases file does not parse or does not follow its schema',
+    fix: 'fix the cases file',
+  },
+  policy_closed: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: 'policy store for {file} is closed',
+    summary: '`reload()` on a store that was closed',
+    fix: 'open a new store',
+  },
+
+  // ── audit log (src/audit) ───────────────────────────────────────────────────────────────
+  audit_write_failed: {
+    kind: 'local',
+    status: 503,
+    retryable: false,
+    message: '{detail}',
+    summary:
+      'a batch could not be made durable (`sqliteCode` says why; `SQLITE_BUSY` is retryable)',
+    fix: 'free space / fix permissions on the audit file',
+  },
+  audit_closed: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: 'audit log {path} is closed',
+    summary: '`append` after `close()`',
+    fix: 'a bug in the caller: open the log again',
+  },
+  audit_open_failed: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: 'cannot open audit log {path}: {reason}',
+    summary: 'the file cannot be opened, migrated or read at open (corrupt, not SQLite)',
+    fix: 'check the file and its directory; `caesar audit verify`',
+  },
+  audit_not_found: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: 'no audit log at {path}',
+    summary: 'a reader was given a missing file',
+    fix: 'check `audit.file` or `--audit-db`',
+  },
+  audit_schema_unsupported: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary: 'the file has a newer schema, or is not an audit log',
+    fix: 'upgrade CAESAR, or point `audit.file` elsewhere',
+  },
+  audit_locked: {
+    kind: 'local',
+    status: 503,
+    retryable: true,
+    message: 'audit log is in use by {holder} (lock file {lockPath}); stop that process first',
+    summary: 'another live process holds the writer lock (`pid`, `host`)',
+    fix: 'stop that process first',
+  },
+  audit_invalid_event: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: 'invalid audit event {type}: {reason}',
+    summary: 'the event does not match the catalogue',
+    fix: 'a bug in the caller',
+  },
+  audit_integrity_failed: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{path}: {reason}',
+    summary: '`integrity_check` or the chain failed where it must pass (restore)',
+    fix: 'restore from a backup that verifies',
+  },
+  audit_backup_failed: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary: 'backup refused (destination exists) or failed',
+    fix: 'pick another destination; check space',
+  },
+  audit_restore_failed: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary: 'restore failed before the live file was replaced',
+    fix: 'the live file is untouched; fix the cause the message names',
+  },
+
+  // ── the brain's other files and parts ──────────────────────────────────────────────────
+  config_invalid: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary:
+      'the configuration could not be loaded; every problem names its source (file:line:col or env var) and key',
+    fix: 'fix the key the message names (`caesar config show` prints the merged settings)',
+  },
+  intents_invalid: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary:
+      '`config/intents.yaml` breaks the grammar; every problem as file:line:col and key path',
+    fix: 'fix the rule the message names (docs/intents.md)',
+  },
+  intents_unreadable: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary: 'the intents file is missing, too large or not UTF-8',
+    fix: 'check `brain.intents_file`',
+  },
+  intents_bad_context: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary: '`match` was given an invalid `now` or an unknown time zone (a bug in the caller)',
+    fix: 'pass a valid `Date` and an IANA zone such as `Europe/Berlin`',
+  },
+  tokens_file_invalid: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary:
+      'the API tokens file is not `tokens: [{name, token}]`, has duplicate names or short tokens',
+    fix: 'fix the entry the message names',
+  },
+  tokens_file_insecure: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary: 'the tokens file is readable by group or others',
+    fix: '`chmod 600 <file>`',
+  },
+  tokens_file_unreadable: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary: 'the tokens file cannot be read',
+    fix: 'check `api.tokens_file` and permissions',
+  },
+  api_bind_refused: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message:
+      'refusing to listen on non-loopback address {host} with no API tokens: add a token to the tokens file (api.tokens_file) or bind to 127.0.0.1',
+    summary: 'a non-loopback `api.host` with no API token',
+    fix: 'add a token, or bind 127.0.0.1',
+  },
+  conversations_open_failed: {
+    kind: 'local',
+    status: 503,
+    retryable: false,
+    message: '{detail}',
+    summary:
+      'the conversations file cannot be opened, or is another SQLite file (an audit log, say)',
+    fix: 'check `brain.conversations_file`',
+  },
+  conversations_schema_unsupported: {
+    kind: 'local',
+    status: 503,
+    retryable: false,
+    message: '{detail}',
+    summary: 'the conversations file was written by a newer CAESAR',
+    fix: 'upgrade, or point `brain.conversations_file` elsewhere',
+  },
+  conversations_failed: {
+    kind: 'local',
+    status: 503,
+    retryable: false,
+    message: '{detail}',
+    summary:
+      'a read or write of the conversations file failed (not writable, disk full; `SQLITE_BUSY` is retryable)',
+    fix: 'check disk space and the file; `GET /readyz`',
+  },
+  conversations_closed: {
+    kind: 'local',
+    status: 503,
+    retryable: false,
+    message: 'conversation store {path} is closed',
+    summary: 'the conversation store was used after `close()` (the brain is stopping)',
+    fix: 'retry once the brain is up again',
+  },
+  planner_unavailable: {
+    kind: 'local',
+    status: 503,
+    retryable: true,
+    message: '{detail}',
+    summary:
+      'no configured model answered a round (the primary and every fallback failed after retries); the reply says what was tried',
+    fix: 'check `llm.*` and the model servers; `caesar_llm_requests_total` has the outcomes',
+  },
+  llm_request_failed: {
+    kind: 'local',
+    status: 502,
+    retryable: false,
+    message: '{detail}',
+    summary:
+      'one request to a model failed; `kind` says how (rate_limited, server, timeout, connect, auth, bad_request, …) and whether it is retried',
+    fix: 'see docs/llm.md, "When a model fails"',
+  },
+  registry_closed: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: 'the registry is closed',
+    summary: '`start()` or `sweep()` on a registry that was closed',
+    fix: 'a bug in the caller',
+  },
+
+  // ── NATS and the worker SDK ────────────────────────────────────────────────────────────
+  bus_connect_failed: {
+    kind: 'local',
+    status: 503,
+    retryable: false,
+    message: '{detail}',
+    summary: 'cannot connect to NATS, or its credentials (seed, creds, token file) are unusable',
+    fix: 'check `bus.url` and the credentials file the message names',
+  },
+  nats_server_failed: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary: 'the embedded nats-server did not start (missing binary, port taken, bad config)',
+    fix: 'install nats-server, or run with `--nats-port 0`',
+  },
+  subject_token_invalid: {
+    kind: 'local',
+    status: 400,
+    retryable: false,
+    message: 'invalid {what} {value}: must match {pattern}',
+    summary: 'a tool name or instance id that cannot be a NATS subject token',
+    fix: 'use lowercase letters, digits and `_`',
+  },
+  tool_definition_invalid: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: "tool '{tool}' is not a valid definition: {issues}",
+    summary: '`defineTool` got a declaration that cannot become a valid ToolSpec',
+    fix: 'fix every field the message names',
+  },
+  tool_config_invalid: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary: "a tool's config section does not match the tool's schema",
+    fix: 'fix the keys the message names (docs/tools/<tool>.md)',
+  },
+  tool_unknown: {
+    kind: 'local',
+    status: 400,
+    retryable: false,
+    message: 'unknown tool {names}; shipped tools: {shipped}',
+    summary: '`caesar legion serve-tool` was given a tool this build does not ship',
+    fix: 'pick one of the shipped tools',
+  },
+
+  // ── the CLI (src/cli) ───────────────────────────────────────────────────────────────────
+  usage: {
+    kind: 'local',
+    status: 400,
+    retryable: false,
+    message: '{detail}',
+    summary: 'a command was called with missing or conflicting arguments (exit code 2)',
+    fix: '`caesar <command> --help`',
+  },
+  runtime_file_invalid: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{file}: {reason}',
+    summary:
+      '`<data-dir>/runtime.json` exists but is unreadable, not JSON, or not a v1 runtime file',
+    fix: 'stop the stack and delete the file, or pass `--api-url` and `--token-file`',
+  },
+  stack_not_found: {
+    kind: 'local',
+    status: 503,
+    retryable: true,
+    message: '{detail}',
+    summary: 'no live `runtime.json` in the data dir, and no usable default',
+    fix: 'start the stack, or pass `--api-url` and `--token-file`',
+  },
+  token_not_found: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary: 'no token of that name in the tokens file',
+    fix: 'pick one with `--token-name`',
+  },
+  api_url_unknown: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary: '`api.port` is 0 and no running stack says which port it took',
+    fix: 'pass `--api-url`, or start the stack',
+  },
+  api_url_invalid: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: 'bad API URL {url}: {reason}',
+    summary: 'the API URL is not an http(s) URL',
+    fix: 'fix `--api-url`',
+  },
+  api_unreachable: {
+    kind: 'local',
+    status: 503,
+    retryable: true,
+    message: '{detail}',
+    summary: '`caesar chat` / `invoke` cannot reach the brain',
+    fix: 'is `caesar up` running? `--api-url`, `--data-dir`',
+  },
+  api_timeout: {
+    kind: 'local',
+    status: 504,
+    retryable: true,
+    message: '{detail}',
+    summary: 'the brain did not answer in time',
+    fix: 'raise `--timeout`, or look at the brain',
+  },
+  api_response_too_large: {
+    kind: 'local',
+    status: 502,
+    retryable: false,
+    message: '{detail}',
+    summary: "the brain's answer was larger than the client takes",
+    fix: 'ask for less (`--limit`)',
+  },
+  api_bad_response: {
+    kind: 'local',
+    status: 502,
+    retryable: false,
+    message: '{detail}',
+    summary: "the answer was not the API's shape (another server on that port?)",
+    fix: 'check `--api-url`',
+  },
+} as const satisfies Record<string, ErrorEntry>;
+
+/** Where a code can appear: on the wire (worker, brain), in an API answer, or locally. */
+export type ErrorKind = 'worker' | 'brain' | 'http' | 'local';
+
+export interface ErrorEntry {
+  readonly kind: ErrorKind;
+  /** HTTP status of an API answer with this code (and the ADR-32 header's value). */
+  readonly status: number;
+  /** The default: a failure may say otherwise (SQLite busy, an LLM rate limit). */
+  readonly retryable: boolean;
+  /** Template with `{name}` placeholders. */
+  readonly message: string;
+  /** What the code means, for docs/errors.md and as the message a 5xx shows a caller. */
+  readonly summary: string;
+  /** What to do, for docs/errors.md. */
+  readonly fix: string;
+}
