@@ -1,6 +1,6 @@
 import type { SpecChangedEvent } from './events.js';
 import type { ToolInstanceInfo } from './instance.js';
-import { diffSpecs, SafetyFloors, type EnforcedSpec } from './safety.js';
+import { diffSpecs, SafetyFloors, type EnforcedSpec, type SpecDiff } from './safety.js';
 
 /** spec_changed reports remembered (so each is made once); forgotten all at once past this. */
 const MAX_REPORTED = 1024;
@@ -17,39 +17,17 @@ export class SpecTrust {
   admitNew(info: ToolInstanceInfo): SpecChangedEvent | undefined {
     const floor = this.#floors.admit(info.tool, info.spec, info.specSha256);
     if (floor.lowered.length === 0) return undefined;
-    return this.#once(`${info.tool}:${info.specSha256}`, {
-      tool: info.tool,
-      instance: info.id,
-      host: info.host,
-      kind: 'lowers_safety',
-      from_version: floor.fromVersion,
-      to_version: info.version,
-      from_sha256: floor.fromSha,
-      to_sha256: info.specSha256,
-      changes: [...floor.changes],
-      lowered: [...floor.lowered],
-      lowered_safety: true,
-      adopted: false,
-    });
+    const from = { version: floor.fromVersion, specSha256: floor.fromSha };
+    return this.#once(`${info.tool}:${info.specSha256}`, () =>
+      changeReport('lowers_safety', from, info, floor),
+    );
   }
 
   /** A known instance confirmed another spec than `was`: it keeps `was`; this reports it. */
   instanceChanged(was: ToolInstanceInfo, info: ToolInstanceInfo): SpecChangedEvent | undefined {
-    const diff = diffSpecs(was.spec, info.spec);
-    return this.#once(`${info.tool}/${info.id}:${info.specSha256}`, {
-      tool: info.tool,
-      instance: info.id,
-      host: info.host,
-      kind: 'instance_spec_changed',
-      from_version: was.version,
-      to_version: info.version,
-      from_sha256: was.specSha256,
-      to_sha256: info.specSha256,
-      changes: [...diff.changes],
-      lowered: [...diff.lowered],
-      lowered_safety: diff.lowered.length > 0,
-      adopted: false,
-    });
+    return this.#once(`${info.tool}/${info.id}:${info.specSha256}`, () =>
+      changeReport('instance_spec_changed', was, info, diffSpecs(was.spec, info.spec)),
+    );
   }
 
   /** The spec the brain enforces for `tool` when `spec` is its newest. */
@@ -57,12 +35,35 @@ export class SpecTrust {
     return this.#floors.enforce(tool, spec, sha);
   }
 
-  #once(dedupe: string, event: SpecChangedEvent): SpecChangedEvent | undefined {
+  #once(dedupe: string, report: () => SpecChangedEvent): SpecChangedEvent | undefined {
     if (this.#reported.has(dedupe)) return undefined;
     if (this.#reported.size >= MAX_REPORTED) this.#reported.clear();
     this.#reported.add(dedupe);
-    return event;
+    return report();
   }
+}
+
+/** The one shape of a report: `info` declared a spec that was not adopted against `from`. */
+function changeReport(
+  kind: SpecChangedEvent['kind'],
+  from: Pick<ToolInstanceInfo, 'version' | 'specSha256'>,
+  info: ToolInstanceInfo,
+  diff: SpecDiff,
+): SpecChangedEvent {
+  return {
+    tool: info.tool,
+    instance: info.id,
+    host: info.host,
+    kind,
+    from_version: from.version,
+    to_version: info.version,
+    from_sha256: from.specSha256,
+    to_sha256: info.specSha256,
+    changes: [...diff.changes],
+    lowered: [...diff.lowered],
+    lowered_safety: diff.lowered.length > 0,
+    adopted: false,
+  };
 }
 
 /** The log line of a report: what happened and the operator's next step. */
