@@ -1,14 +1,17 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { SrvPingSchema, serviceName, srvSubject } from '../../protocol/index.js';
+import {
+  planHintChecks,
+  tallyHintChecks,
+  type CheckResult,
+  type Confirmation,
+  type HintCheck,
+  type PlannedCheck,
+} from './hint-check.js';
 import { parseInfoReply, type SpecCache, type ToolInstanceInfo } from './instance.js';
-import { compareVersions } from './semver.js';
 import { requestOne } from './srv-client.js';
 
 const decoder = new TextDecoder();
-
-/** What an instance's own `$SRV` subject said about it. */
-export type Confirmation =
-  { kind: 'confirmed'; instance: ToolInstanceInfo } | { kind: 'unconfirmed'; reason: string };
 
 /**
  * Asks one instance about itself on `$SRV.INFO.<service>.<id>`. Under least-privilege
@@ -64,75 +67,39 @@ function unconfirmed(reason: string): Confirmation {
   return { kind: 'unconfirmed', reason };
 }
 
-/** What the instances' own subjects said about the hints of one sweep. */
-export interface HintCheck {
-  /**
-   * Instances that confirmed themselves on `$SRV.INFO.<service>.<id>`, spec included; by
-   * tool, newest version first, so that among instances found together the newest spec is
-   * the one first trusted (the order must not depend on which answer came first).
-   */
-  confirmed: ToolInstanceInfo[];
-  /** `tool/id` of known instances that answered their own `$SRV.PING.<service>.<id>`. */
-  alive: string[];
-  /** Hints (distinct instance and spec claims) that their instance did not confirm. */
-  unconfirmed: number;
-  /** Why, one line per instance, for debug logs. */
-  reasons: string[];
+/** Asks one instance the question a plan chose for it, on its own subject. */
+async function runCheck(
+  nc: NatsConnection,
+  check: PlannedCheck,
+  timeoutMs: number,
+  specs: SpecCache,
+): Promise<CheckResult> {
+  const { tool, id } = check;
+  return check.verb === 'PING'
+    ? { verb: 'PING', check, alive: await confirmPing(nc, tool, id, timeoutMs) }
+    : { verb: 'INFO', check, confirmation: await confirmInfo(nc, tool, id, timeoutMs, specs) };
 }
 
-export interface HintCheckOptions {
-  timeoutMs: number;
-  specs: SpecCache;
-  /** The spec sha the registry holds for an instance, or undefined when it is new. */
-  knownSha(tool: string, id: string): string | undefined;
-  /** Instances asked at most per sweep; the rest wait for a later sweep. */
-  maxInstances: number;
+/** Runs every check of a plan at once; a failed request (closed connection) rejects. */
+export function runChecks(
+  nc: NatsConnection,
+  checks: readonly PlannedCheck[],
+  timeoutMs: number,
+  specs: SpecCache,
+): Promise<CheckResult[]> {
+  return Promise.all(checks.map((c) => runCheck(nc, c, timeoutMs, specs)));
 }
 
 /**
- * Turns the answers to a generic `$SRV.INFO` sweep, which anyone allowed to subscribe to it
- * can send, into facts: each instance named is asked on its own subject, all at once. A known
- * instance claiming the spec the registry holds gets a PING (is it alive?); a new one, or a
- * claim of another spec, gets an INFO, and only what that INFO says is believed.
+ * Turns answers to a generic `$SRV.INFO`, which anyone allowed to subscribe to it can send,
+ * into facts for a caller that knows no instances yet (`caesar legion list`): each instance
+ * named, at most `maxInstances`, is asked on its own subject, all at once.
  */
 export async function checkHints(
   nc: NatsConnection,
   hints: readonly ToolInstanceInfo[],
-  o: HintCheckOptions,
+  o: { timeoutMs: number; specs: SpecCache; maxInstances: number },
 ): Promise<HintCheck> {
-  const byKey = new Map<string, { tool: string; id: string; shas: Set<string> }>();
-  for (const h of hints) {
-    const k = `${h.tool}/${h.id}`;
-    const claim = byKey.get(k) ?? { tool: h.tool, id: h.id, shas: new Set<string>() };
-    claim.shas.add(h.specSha256);
-    byKey.set(k, claim);
-  }
-  const out: HintCheck = { confirmed: [], alive: [], unconfirmed: 0, reasons: [] };
-  const claims = [...byKey.values()];
-  for (const skipped of claims.splice(o.maxInstances)) out.unconfirmed += skipped.shas.size;
-  await Promise.all(
-    claims.map(async ({ tool, id, shas }) => {
-      const known = o.knownSha(tool, id);
-      if (known !== undefined && shas.size === 1 && shas.has(known)) {
-        if (await confirmPing(nc, tool, id, o.timeoutMs)) out.alive.push(`${tool}/${id}`);
-        else out.unconfirmed += 1;
-        return;
-      }
-      const c = await confirmInfo(nc, tool, id, o.timeoutMs, o.specs);
-      if (c.kind === 'unconfirmed') {
-        out.unconfirmed += shas.size;
-        out.reasons.push(`${tool}/${id}: ${c.reason}`);
-        return;
-      }
-      out.confirmed.push(c.instance);
-      for (const sha of shas) if (sha !== c.instance.specSha256) out.unconfirmed += 1;
-    }),
-  );
-  out.confirmed.sort(
-    (a, b) =>
-      (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0) ||
-      compareVersions(b.version, a.version) ||
-      (a.id < b.id ? -1 : 1),
-  );
-  return out;
+  const plan = planHintChecks(hints, () => undefined, o.maxInstances);
+  return tallyHintChecks(plan, await runChecks(nc, plan.checks, o.timeoutMs, o.specs));
 }

@@ -116,7 +116,6 @@ export async function discoverServices(
   const checked = await checkHints(nc, info.instances, {
     timeoutMs: windowMs,
     specs,
-    knownSha: () => undefined,
     maxInstances: MAX_LISTED_INSTANCES,
   });
   for (const reason of checked.reasons) logger.debug({ reason }, 'INFO answer not confirmed');

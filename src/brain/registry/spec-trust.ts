@@ -65,14 +65,3 @@ function changeReport(
     adopted: false,
   };
 }
-
-/** The log line of a report: what happened and the operator's next step. */
-export function specChangeMessage(event: SpecChangedEvent): string {
-  return event.kind === 'instance_spec_changed'
-    ? `instance ${event.instance} of ${event.tool} now claims another spec under the same id; ` +
-        'it keeps the spec it first confirmed (a running worker never changes its spec: ' +
-        `check who holds the NKEY of ${event.tool})`
-    : `a new instance of ${event.tool} declares a spec that lowers safety ` +
-        `(${event.lowered.join(', ')}); the brain keeps the earlier settings. ` +
-        'If the change is intended, restart the brain to adopt it';
-}
