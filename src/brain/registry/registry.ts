@@ -56,7 +56,8 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
   constructor(options: RegistryOptions) {
     super();
     this.#s = normaliseRegistryOptions(options);
-    this.#m = new RegistryMachine(this.#s);
+    const { maxMissedSweeps, tombstoneMs } = this.#s;
+    this.#m = new RegistryMachine({ maxMissedSweeps, tombstoneMs });
   }
 
   /** Listens for announcements, runs the first sweep (awaited), then sweeps periodically. */
