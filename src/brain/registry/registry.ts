@@ -16,12 +16,14 @@ import {
 import type { ByeCheck, Instant, Output } from './outputs.js';
 import { logReport } from './report.js';
 import type { RegisteredTool } from './view.js';
+import { CaesarError, errorMessage } from '../../errors/index.js';
 
 /** `start()` or `sweep()` on a registry that was closed. */
-export class RegistryClosedError extends Error {
+export class RegistryClosedError extends CaesarError {
+  declare readonly code: 'registry_closed';
   override readonly name = 'RegistryClosedError';
   constructor() {
-    super('the registry is closed');
+    super('registry_closed', errorMessage('registry_closed', {}));
   }
 }
 
