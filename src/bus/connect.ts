@@ -7,15 +7,12 @@ import {
   type Authenticator,
   type NatsConnection,
 } from '@nats-io/transport-node';
+import type { BusAuth } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { CaesarError } from '../errors/index.js';
 
-/** How a process authenticates to NATS. Exactly one kind; `none` for a loopback dev server. */
-export type BusAuth =
-  | { kind: 'none' }
-  | { kind: 'token'; token: string }
-  | { kind: 'nkey'; seedFile: string }
-  | { kind: 'creds'; credsFile: string };
+/** How a process authenticates to NATS: the config's own type (src/config), taken as is. */
+export type { BusAuth };
 
 export interface BusOptions {
   /** One URL or several (a cluster), such as `nats://127.0.0.1:4222`. */

@@ -12,7 +12,7 @@ export {
 } from './schema.js';
 export { SHIPPED_INTENTS_FILE } from './shipped.js';
 export type { RawConfig, ParsedConfig, LogLevel, LlmProvider } from './schema.js';
-export type { CaesarConfig, BusConfig, ConfigBusOptions, ConfigSetting } from './types.js';
+export type { CaesarConfig, BusAuth, BusConfig, ConfigBusOptions, ConfigSetting } from './types.js';
 export type { FieldKind } from './fields.js';
 export { CONFIG_FILE_ENV, envTarget } from './env.js';
 export type { EnvTarget } from './env.js';

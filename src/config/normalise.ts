@@ -1,5 +1,4 @@
 import { join, resolve } from 'node:path';
-import type { BusAuth } from '../bus/index.js';
 import { inboxPrefix } from '../protocol/index.js';
 import { isPlainObject } from './layer.js';
 import {
@@ -10,6 +9,7 @@ import {
 } from './schema.js';
 import { SHIPPED_INTENTS_FILE } from './shipped.js';
 import type {
+  BusAuth,
   BusConfig,
   CaesarConfig,
   ConfigBusOptions,

@@ -1,6 +1,16 @@
-import type { BusAuth } from '../bus/index.js';
 import type { FieldKind } from './fields.js';
 import type { LlmProvider, LogLevel, ModelProvider } from './schema.js';
+
+/**
+ * How a process authenticates to NATS, as the operator configured it: exactly one kind;
+ * `none` for a loopback dev server. The config owns this shape (it describes what was
+ * written); `connectBus()` in src/bus takes it as is.
+ */
+export type BusAuth =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'token'; readonly token: string }
+  | { readonly kind: 'nkey'; readonly seedFile: string }
+  | { readonly kind: 'creds'; readonly credsFile: string };
 
 /** The `bus` section, normalised. Exactly one or none of the three auth keys is set. */
 export interface BusConfig {
@@ -24,7 +34,7 @@ export interface BusConfig {
  */
 export interface ConfigBusOptions {
   readonly servers: string[];
-  readonly auth: Readonly<BusAuth>;
+  readonly auth: BusAuth;
   /** `_INBOX.<inbox_identity>`; absent means the client default `_INBOX`. */
   readonly inboxPrefix?: string;
   readonly reconnectTimeWaitMs: number;
