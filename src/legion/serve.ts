@@ -13,7 +13,7 @@ import {
 } from '../protocol/index.js';
 import type { ToolStartContext } from './context.js';
 import type { ToolDefinition } from './define.js';
-import { createDispatchHandler } from './dispatch.js';
+import { createCallHandler } from './call-handler.js';
 import { Limiter } from './limiter.js';
 import { createPreflightHandler, runPreflight } from './preflight.js';
 import { ToolService, endpointSubjects } from './service.js';
@@ -164,7 +164,7 @@ async function startOne(
     },
     { name: 'preflight', subject: subjects.preflight, stats: preflightStats },
   ]);
-  const onDispatch = createDispatchHandler({
+  const onCall = createCallHandler({
     tool,
     config: ctx.config,
     worker,
@@ -180,7 +180,7 @@ async function startOne(
     nc.subscribe(subjects.dispatch, {
       queue: DISPATCH_QUEUE_GROUP,
       callback: (err, msg) =>
-        err ? logger.error({ err }, 'dispatch subscription failed') : onDispatch(msg),
+        err ? logger.error({ err }, 'dispatch subscription failed') : onCall(msg),
     }),
     nc.subscribe(subjects.preflight, {
       queue: DISPATCH_QUEUE_GROUP,

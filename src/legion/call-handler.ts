@@ -21,7 +21,7 @@ import type { EndpointStats } from './stats.js';
 
 const decoder = new TextDecoder();
 
-export interface DispatchDeps {
+export interface CallHandlerDeps {
   tool: ToolDefinition;
   config: unknown;
   worker: WorkerRef;
@@ -37,7 +37,8 @@ export interface DispatchDeps {
 type Outcome = { ok: true; result: unknown } | { ok: false; error: ErrorBody };
 
 /**
- * Builds the message callback of a tool's dispatch endpoint.
+ * The worker side of a call: builds the message callback of a tool's dispatch endpoint,
+ * which receives each call the brain dispatches, runs it and answers it.
  *
  * Hot path: a call whose handler answers synchronously is validated, run and answered
  * within the message callback, with no AbortController, timer or promise. A call that
@@ -45,7 +46,7 @@ type Outcome = { ok: true; result: unknown } | { ok: false; error: ErrorBody };
  * deadline timer starts, it joins the set the shutdown cutoff aborts, and it is tracked in
  * `inflight` until answered. `ctx.signal` is created on first read.
  */
-export function createDispatchHandler(deps: DispatchDeps): (msg: Msg) => void {
+export function createCallHandler(deps: CallHandlerDeps): (msg: Msg) => void {
   const armed = new Set<CallControl>();
   deps.cutoff.addEventListener(
     'abort',
@@ -80,12 +81,12 @@ export function createDispatchHandler(deps: DispatchDeps): (msg: Msg) => void {
   };
 }
 
-function unexpected(deps: DispatchDeps, err: unknown): Outcome {
-  deps.logger.error({ err }, 'dispatch handler failed unexpectedly');
+function unexpected(deps: CallHandlerDeps, err: unknown): Outcome {
+  deps.logger.error({ err }, 'call handler failed unexpectedly');
   return failure(err);
 }
 
-function answer(deps: DispatchDeps, msg: Msg, started: number, outcome: Outcome): void {
+function answer(deps: CallHandlerDeps, msg: Msg, started: number, outcome: Outcome): void {
   const durationMs = performance.now() - started;
   const error = outcome.ok ? undefined : outcome.error;
   deps.stats.record(durationMs, error ? `${error.code}: ${error.message}` : undefined);
@@ -171,7 +172,7 @@ class CallControl {
 }
 
 function startCall(
-  deps: DispatchDeps,
+  deps: CallHandlerDeps,
   armed: Set<CallControl>,
   msg: Msg,
 ): Outcome | Promise<Outcome> {
@@ -261,7 +262,7 @@ const UNUSED_SIGNAL = new AbortController().signal;
  * the worker run more than its cap at once.
  */
 function runInSlot(
-  deps: DispatchDeps,
+  deps: CallHandlerDeps,
   control: CallControl,
   input: unknown,
   decisionId: string,
@@ -330,7 +331,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
-function checkOutput(deps: DispatchDeps, result: unknown, decisionId: string): Outcome {
+function checkOutput(deps: CallHandlerDeps, result: unknown, decisionId: string): Outcome {
   const { tool } = deps;
   const output = tool.output.safeParse(result);
   if (output.success) return { ok: true, result: output.data };
