@@ -4,10 +4,10 @@ import { ConfigSchema, loadConfig, type CaesarConfig } from '../config/index.js'
 import { createApiClient, type ApiClient } from './api-client.js';
 import {
   DEFAULT_API_TIMEOUT_MS,
-  overridesFrom,
+  overridesFromFlags,
   type ApiFlags,
-  type ConnectionFlags,
-} from './connection.js';
+  type BusFlags,
+} from './flags.js';
 import { readRuntimeFile, RUNTIME_FILE_NAME, type RuntimeInfo } from './runtime-file.js';
 
 /**
@@ -15,9 +15,9 @@ import { readRuntimeFile, RUNTIME_FILE_NAME, type RuntimeInfo } from './runtime-
  * flags. `raw` adds command-specific overrides in caesar.yaml's snake_case shape.
  */
 export async function loadCliConfig(
-  flags: ConnectionFlags & { raw?: Record<string, unknown> },
+  flags: BusFlags & { raw?: Record<string, unknown> },
 ): Promise<CaesarConfig> {
-  const overrides = mergeDeep(overridesFrom(flags), flags.raw ?? {});
+  const overrides = mergeDeep(overridesFromFlags(flags), flags.raw ?? {});
   return loadConfig({ file: flags.config, overrides });
 }
 

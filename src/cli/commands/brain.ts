@@ -1,17 +1,17 @@
 import type { Command } from 'commander';
 import { startBrain } from '../../brain/daemon/index.js';
 import { createLogger } from '../../log/index.js';
-import { addConnectionFlags, type ConnectionFlags } from '../connection.js';
+import { addBusFlags, type BusFlags } from '../flags.js';
 import { loadCliConfig } from '../context.js';
 
-interface BrainFlags extends ConnectionFlags {
+interface BrainFlags extends BusFlags {
   apiHost?: string;
   apiPort?: string;
   policy?: string;
 }
 
 export function register(program: Command): void {
-  addConnectionFlags(
+  addBusFlags(
     program
       .command('brain')
       .description(

@@ -7,7 +7,7 @@ import {
   type ToolCallReport,
 } from '../../brain/api/index.js';
 import type { ApiClient } from '../api-client.js';
-import { addApiFlags, type ApiFlags } from '../connection.js';
+import { addApiFlags, type ApiFlags } from '../flags.js';
 import type { ApiTarget } from '../context.js';
 import {
   EXIT_FAILED,

@@ -5,7 +5,7 @@ import { TokensFileError } from '../../brain/http/index.js';
 import { ConfigError } from '../../config/index.js';
 import { TOOL_NAME_PATTERN } from '../../protocol/index.js';
 import { ApiError, type ApiClient } from '../api-client.js';
-import { addApiFlags, type ApiFlags } from '../connection.js';
+import { addApiFlags, type ApiFlags } from '../flags.js';
 import { ApiTargetError, openApiClient, type ApiTarget } from '../context.js';
 import { RuntimeFileError } from '../runtime-file.js';
 

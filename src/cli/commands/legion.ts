@@ -5,18 +5,18 @@ import { createLogger } from '../../log/index.js';
 import { runTools } from '../../legion/index.js';
 import { brainPermissions, workerPermissions } from '../../protocol/index.js';
 import { loadShippedTools, shippedToolNames } from '../../../workers/index.js';
-import { addConnectionFlags, type ConnectionFlags } from '../connection.js';
+import { addBusFlags, type BusFlags } from '../flags.js';
 import { loadCliConfig, runningNats } from '../context.js';
 import { printInstancesTable, listTools } from '../legion-list.js';
 
-interface ServeFlags extends ConnectionFlags {
+interface ServeFlags extends BusFlags {
   host?: string;
 }
 
 export function register(program: Command): void {
   const legion = program.command('legion').description('run and inspect tool workers');
 
-  addConnectionFlags(
+  addBusFlags(
     legion
       .command('serve-tool')
       .description(`serve one or more shipped tools over NATS (${shippedToolNames().join(', ')})`)
@@ -26,13 +26,13 @@ export function register(program: Command): void {
     process.exitCode = await serveTool(names, flags);
   });
 
-  addConnectionFlags(
+  addBusFlags(
     legion
       .command('list')
       .description('list the tools and instances connected to NATS')
       .option('--json', 'print a JSON array instead of a table')
       .option('--wait <ms>', 'how long to collect discovery replies', '500'),
-  ).action(async (flags: ConnectionFlags & { json?: boolean; wait: string }) => {
+  ).action(async (flags: BusFlags & { json?: boolean; wait: string }) => {
     const config = await loadCliConfig(flags);
     // No --nats-url and no configured URL: the running stack's, from <data-dir>/runtime.json,
     // as the operator identity its embedded server was started with.

@@ -1,8 +1,14 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseDuration } from '../config/index.js';
 
+/**
+ * The flags commands share, and how they become config overrides: the NATS flags of the
+ * commands that talk to NATS (`brain`, `legion ...`) and the API flags of the commands that
+ * talk to the brain's HTTP API (`chat`, `invoke`, `confirm`, `reject`).
+ */
+
 /** Flags every command that talks to NATS accepts; each maps onto one config key. */
-export interface ConnectionFlags {
+export interface BusFlags {
   config?: string;
   dataDir?: string;
   natsUrl?: string;
@@ -12,7 +18,7 @@ export interface ConnectionFlags {
   logLevel?: string;
 }
 
-export function addConnectionFlags(cmd: Command): Command {
+export function addBusFlags(cmd: Command): Command {
   return cmd
     .option('--config <file>', 'caesar.yaml to read (default: $CAESAR_CONFIG, then ./caesar.yaml)')
     .option('--data-dir <dir>', 'data directory of the running stack (default ./var)')
@@ -33,7 +39,7 @@ export function addConnectionFlags(cmd: Command): Command {
 }
 
 /** Config overrides from flags (snake_case, as in caesar.yaml); flags beat env and file. */
-export function overridesFrom(flags: ConnectionFlags): Record<string, unknown> {
+export function overridesFromFlags(flags: BusFlags): Record<string, unknown> {
   const bus: Record<string, unknown> = {};
   if (flags.natsUrl) bus.url = flags.natsUrl;
   if (flags.nkeySeedFile) bus.nkey_seed_file = flags.nkeySeedFile;
