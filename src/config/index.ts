@@ -22,3 +22,19 @@ export { redactConfig, redactSettings, REDACTED } from './redact.js';
 export { renderConfigReference, REGENERATE_COMMAND } from './reference.js';
 export { renderExampleConfig } from './example.js';
 export { toolConfigSections } from './tool-sections.js';
+export {
+  RUNTIME_FILE_NAME,
+  RuntimeFileError,
+  RuntimeInfoSchema,
+  lookupRunningStack,
+  readRuntimeFile,
+  removeRuntimeFile,
+  runtimeFilePath,
+  writeRuntimeFile,
+} from './runtime-file.js';
+export type {
+  ReadRuntimeFileOptions,
+  RunningStack,
+  RuntimeInfo,
+  RuntimeInfoInput,
+} from './runtime-file.js';

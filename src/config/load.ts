@@ -5,6 +5,8 @@ import { CONFIG_FILE_ENV, envLayer } from './env.js';
 import { deepFreeze } from './freeze.js';
 import { objectLayer, type ConfigLayer } from './layer.js';
 import { normaliseConfig, resolveConfig } from './normalise.js';
+import type { RunningStack } from './runtime-file.js';
+import { readRuntimeLayer } from './runtime-layer.js';
 import type { RawConfig } from './schema.js';
 import { collectSettings } from './settings.js';
 import type { CaesarConfig, ConfigSetting } from './types.js';
@@ -42,6 +44,13 @@ export interface LoadConfigOptions {
    * @default 'overrides'
    */
   overridesSource?: string;
+  /**
+   * Also read `<data_dir>/runtime.json` (ADR 0035) as a layer between caesar.yaml and the
+   * defaults (ADR 0039): the running stack's NATS URL and operator seed, audit log and
+   * policy file. For CLI commands that look for a running stack; servers leave it off.
+   * @default false
+   */
+  runningStack?: boolean;
 }
 
 /** What {@link loadConfigWithSources} returns. */
@@ -54,11 +63,13 @@ export interface LoadedConfig {
    * `redactSettings()`.
    */
   readonly settings: ReadonlyMap<string, ConfigSetting>;
+  /** What `<data_dir>/runtime.json` said, when `runningStack` was asked for. */
+  readonly runningStack?: RunningStack;
 }
 
 /**
- * Loads the configuration: defaults < `caesar.yaml` < `CAESAR_*` env < `overrides`.
- * The file is `opts.file`, else `$CAESAR_CONFIG`, else `<cwd>/caesar.yaml` if it exists,
+ * Loads the configuration: defaults < (runtime.json, when `opts.runningStack`) <
+ * `caesar.yaml` < `CAESAR_*` env < `overrides`. The file is `opts.file`, else `$CAESAR_CONFIG`, else `<cwd>/caesar.yaml` if it exists,
  * else none. Returns the normalised config, deep-frozen.
  * @throws {ConfigError} listing every problem, each with its file:line:col or env var.
  */
@@ -69,8 +80,10 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<CaesarCo
 /**
  * {@link loadConfig}, and for each effective value where it came from: `default`,
  * `<file>:<line>:<col>`, `env CAESAR_X__Y` (`env CAESAR_X__Y_FILE -> /path` for a secret
- * read from a file) or `opts.overridesSource`. For `caesar config show`.
+ * read from a file), `opts.overridesSource` or the runtime.json path. For `caesar config
+ * show`, and for commands that need to know whether a running stack was found.
  * @throws {ConfigError} as {@link loadConfig}.
+ * @throws {RuntimeFileError} when `opts.runningStack` and runtime.json is malformed.
  */
 export async function loadConfigWithSources(opts: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const env = opts.env ?? process.env;
@@ -81,6 +94,8 @@ export async function loadConfigWithSources(opts: LoadConfigOptions = {}): Promi
     await envLayer(env, cwd),
     objectLayer(opts.overridesSource ?? 'overrides', opts.overrides),
   ];
+  const running = opts.runningStack ? await readRuntimeLayer(layers, cwd) : undefined;
+  if (running) layers.unshift(running.layer);
   const parsed = validateLayers(layers);
   const ctx = {
     cwd,
@@ -90,7 +105,11 @@ export async function loadConfigWithSources(opts: LoadConfigOptions = {}): Promi
   };
   const config = deepFreeze(normaliseConfig(parsed, ctx));
   const settings = collectSettings(resolveConfig(parsed, ctx), layers);
-  return Object.freeze({ config, settings: deepFreezeMap(settings) });
+  return Object.freeze({
+    config,
+    settings: deepFreezeMap(settings),
+    ...(running ? { runningStack: deepFreeze(running.stack) } : {}),
+  });
 }
 
 function deepFreezeMap<K, V>(map: Map<K, V>): ReadonlyMap<K, V> {

@@ -23,10 +23,9 @@ import {
   type ChainHead,
   type HeadCheck,
 } from '../../audit/index.js';
-import { ConfigError } from '../../config/index.js';
+import { ConfigError, RuntimeFileError } from '../../config/index.js';
 import { createLogger } from '../../log/index.js';
-import { fromRunningStack, loadCliConfig } from '../context.js';
-import { RuntimeFileError } from '../runtime-file.js';
+import { loadClientConfig } from '../load-config.js';
 
 /** Exit codes of `caesar audit ...`: ok, a failed verification or operation, a usage error. */
 export const EXIT_OK = 0;
@@ -58,8 +57,8 @@ export interface DbOptions {
  */
 export async function resolveAuditDb(opts: DbOptions): Promise<string> {
   if (opts.db !== undefined) return opts.db;
-  const config = await loadCliConfig({ config: opts.config, dataDir: opts.dataDir });
-  return (await fromRunningStack(config, 'audit_db')) ?? config.audit.file;
+  const { config } = await loadClientConfig({ config: opts.config, dataDir: opts.dataDir });
+  return config.audit.file;
 }
 
 /** Where command output goes; tests pass collectors, the CLI passes the console. */

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { startBrain } from '../../brain/daemon/index.js';
 import { createLogger } from '../../log/index.js';
 import { addBusFlags, type BusFlags } from '../flags.js';
-import { loadCliConfig } from '../context.js';
+import { loadCliConfig } from '../load-config.js';
 
 interface BrainFlags extends BusFlags {
   apiHost?: string;

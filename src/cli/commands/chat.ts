@@ -8,7 +8,7 @@ import {
 } from '../../brain/api/index.js';
 import type { ApiClient } from '../api-client.js';
 import { addApiFlags, type ApiFlags } from '../flags.js';
-import type { ApiTarget } from '../context.js';
+import type { ApiTarget } from '../api-target.js';
 import {
   EXIT_FAILED,
   EXIT_OK,

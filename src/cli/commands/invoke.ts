@@ -2,12 +2,11 @@ import { createReadStream } from 'node:fs';
 import type { Command, CommanderError } from 'commander';
 import type { ConfirmResponse, ToolCallReport } from '../../brain/api/index.js';
 import { TokensFileError } from '../../brain/http/index.js';
-import { ConfigError } from '../../config/index.js';
+import { ConfigError, RuntimeFileError } from '../../config/index.js';
 import { TOOL_NAME_PATTERN } from '../../protocol/index.js';
 import { ApiError, type ApiClient } from '../api-client.js';
 import { addApiFlags, type ApiFlags } from '../flags.js';
-import { ApiTargetError, openApiClient, type ApiTarget } from '../context.js';
-import { RuntimeFileError } from '../runtime-file.js';
+import { ApiTargetError, openApiClient, type ApiTarget } from '../api-target.js';
 
 /**
  * `caesar invoke <tool> '<json>'`, `caesar confirm <id>`, `caesar reject <id>`: one tool call

@@ -6,7 +6,7 @@ import { runTools } from '../../legion/index.js';
 import { brainPermissions, workerPermissions } from '../../protocol/index.js';
 import { loadShippedTools, shippedToolNames } from '../../../workers/index.js';
 import { addBusFlags, type BusFlags } from '../flags.js';
-import { loadCliConfig, runningNats } from '../context.js';
+import { loadClientConfig, loadCliConfig } from '../load-config.js';
 import { printInstancesTable, listTools } from '../legion-list.js';
 
 interface ServeFlags extends BusFlags {
@@ -33,18 +33,10 @@ export function register(program: Command): void {
       .option('--json', 'print a JSON array instead of a table')
       .option('--wait <ms>', 'how long to collect discovery replies', '500'),
   ).action(async (flags: BusFlags & { json?: boolean; wait: string }) => {
-    const config = await loadCliConfig(flags);
     // No --nats-url and no configured URL: the running stack's, from <data-dir>/runtime.json,
     // as the operator identity its embedded server was started with.
-    const running = flags.natsUrl ? undefined : await runningNats(config);
-    const nc = await connectBus({
-      ...config.busOptions,
-      ...(running ? { servers: [running.url] } : {}),
-      ...(running?.seedFile === undefined
-        ? {}
-        : { auth: { kind: 'nkey', seedFile: running.seedFile } }),
-      name: 'caesar-cli',
-    });
+    const { config } = await loadClientConfig(flags);
+    const nc = await connectBus({ ...config.busOptions, name: 'caesar-cli' });
     try {
       const tools = await listTools(nc, Number(flags.wait));
       if (flags.json) console.log(JSON.stringify(tools, null, 2));

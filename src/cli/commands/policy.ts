@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command, CommanderError } from 'commander';
-import { ConfigError, loadConfig } from '../../config/index.js';
+import { ConfigError, loadConfig, RuntimeFileError } from '../../config/index.js';
 import { readYaml } from '../../text/index.js';
 import {
   PolicyEngine,
@@ -18,8 +18,6 @@ import {
   type PolicyCaseResult,
   type ToolCall,
 } from '../../policy/index.js';
-import { fromRunningStack } from '../context.js';
-import { RuntimeFileError } from '../runtime-file.js';
 
 /** Exit codes of `caesar policy ...`: ok, a failed check or mismatch, a usage error. */
 export const EXIT_OK = 0;
@@ -205,9 +203,9 @@ async function policyPath(
     ...(opts.config === undefined ? {} : { file: opts.config }),
     ...(io.env === undefined ? {} : { env: io.env }),
     ...(opts.dataDir === undefined ? {} : { overrides: { data_dir: opts.dataDir } }),
+    runningStack: true,
   });
-  const path = (await fromRunningStack(config, 'policy_file', cwd)) ?? config.policy.file;
-  return { path, maxBytes: config.policy.maxFileBytes };
+  return { path: config.policy.file, maxBytes: config.policy.maxFileBytes };
 }
 
 async function load(opts: PolicyFileOptions, io: PolicyCliIo): Promise<CompiledPolicy | null> {

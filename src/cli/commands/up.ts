@@ -4,13 +4,13 @@ import type { Command } from 'commander';
 import { connectBus, startNatsServer, type NatsServer } from '../../bus/index.js';
 import { describePreflight, PreflightCache } from '../../brain/daemon/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
-import { loadCliConfig } from '../context.js';
 import {
   readRuntimeFile,
   removeRuntimeFile,
   writeRuntimeFile,
   type RuntimeInfoInput,
-} from '../runtime-file.js';
+} from '../../config/index.js';
+import { loadCliConfig } from '../load-config.js';
 import { NatsKeeper } from '../nats-keeper.js';
 import { Supervisor } from '../supervisor.js';
 import { EMBEDDED_BRAIN_INBOX, mintEmbeddedAuth } from '../embedded-auth.js';

@@ -13,7 +13,7 @@ import {
   type ToolCallReport,
   type ToolView,
 } from '../../../src/brain/api/index.js';
-import { writeRuntimeFile } from '../../../src/cli/runtime-file.js';
+import { writeRuntimeFile } from '../../../src/config/index.js';
 
 /**
  * A loopback HTTP server that speaks the brain API contract (src/brain/api/contract.ts) with

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openAuditLog } from '../../../src/audit/index.js';
-import { readRuntimeFile, writeRuntimeFile } from '../../../src/cli/runtime-file.js';
+import { readRuntimeFile, writeRuntimeFile } from '../../../src/config/index.js';
 import { toolCalled } from '../../helpers/audit-fixtures.js';
 import { CLI, assertBuilt } from '../../helpers/cli.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';

@@ -3,15 +3,13 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { loadConfig } from '../../../src/config/index.js';
+import { loadConfig, readRuntimeFile, writeRuntimeFile } from '../../../src/config/index.js';
 import {
   ApiTargetError,
-  fromRunningStack,
   openApiClient,
   readApiToken,
   resolveApiTarget,
-} from '../../../src/cli/context.js';
-import { readRuntimeFile, writeRuntimeFile } from '../../../src/cli/runtime-file.js';
+} from '../../../src/cli/api-target.js';
 import { TokensFileError } from '../../../src/brain/http/index.js';
 import { TOKEN, stackDir, type StackDir } from './brain-stub.js';
 
@@ -219,13 +217,20 @@ describe('legion, audit and policy commands find the running stack', () => {
   });
 
   const config = (env: Record<string, string> = {}) =>
-    loadConfig({ env, cwd: dir, overrides: { data_dir: stack.dataDir } });
+    loadConfig({ env, cwd: dir, overrides: { data_dir: stack.dataDir }, runningStack: true });
+  /** The three settings runtime.json may supply, as the loaded config holds them. */
+  const stackSettings = (c: Awaited<ReturnType<typeof config>>) => ({
+    nats_url: c.bus.servers.join(','),
+    audit_db: c.audit.file,
+    policy_file: c.policy.file,
+  });
 
   test('with nothing configured, runtime.json supplies NATS URL, audit db and policy file', async () => {
-    const c = await config();
-    expect(await fromRunningStack(c, 'nats_url', dir)).toBe('nats://127.0.0.1:1');
-    expect(await fromRunningStack(c, 'audit_db', dir)).toBe(join(stack.dataDir, 'audit.db'));
-    expect(await fromRunningStack(c, 'policy_file', dir)).toBe(join(stack.dataDir, 'policy.yaml'));
+    expect(stackSettings(await config())).toEqual({
+      nats_url: 'nats://127.0.0.1:1',
+      audit_db: join(stack.dataDir, 'audit.db'),
+      policy_file: join(stack.dataDir, 'policy.yaml'),
+    });
   });
 
   test.each([
@@ -233,11 +238,11 @@ describe('legion, audit and policy commands find the running stack', () => {
     ['audit_db', 'CAESAR_AUDIT__FILE', '/srv/audit.db'],
     ['policy_file', 'CAESAR_POLICY__FILE', '/srv/policy.yaml'],
   ] as const)('a configured %s (%s) beats runtime.json', async (setting, name, value) => {
-    expect(await fromRunningStack(await config({ [name]: value }), setting, dir)).toBeUndefined();
+    expect(stackSettings(await config({ [name]: value }))[setting]).toBe(value);
   });
 
   test('a data dir without runtime.json supplies nothing', async () => {
-    const c = await loadConfig({ env: {}, cwd: dir });
-    expect(await fromRunningStack(c, 'nats_url', dir)).toBeUndefined();
+    const c = await loadConfig({ env: {}, cwd: dir, runningStack: true });
+    expect(c.bus.servers).toEqual(['nats://127.0.0.1:4222']);
   });
 });

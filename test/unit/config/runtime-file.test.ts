@@ -10,7 +10,7 @@ import {
   runtimeFilePath,
   writeRuntimeFile,
   type RuntimeInfoInput,
-} from '../../../src/cli/runtime-file.js';
+} from '../../../src/config/index.js';
 
 let dir: string;
 

@@ -7,7 +7,8 @@ import { z } from 'zod';
  * `<data-dir>/runtime.json`: how CLI commands find the stack `caesar up` runs (ADR 0035).
  * `caesar up` writes it once everything is ready and removes it on the way out; readers
  * treat a file whose `pid` is gone as stale. It names secrets (the token and seed files) but
- * holds none, and is still written 0600.
+ * holds none, and is still written 0600. This module owns the file's schema; the config
+ * loader reads it as a layer (`runtime-layer.ts`, ADR 0039).
  */
 export const RUNTIME_FILE_NAME = 'runtime.json';
 
@@ -126,6 +127,31 @@ export async function readRuntimeFile(
     return undefined;
   }
   return info;
+}
+
+/** What `<data_dir>/runtime.json` says about a running stack. */
+export interface RunningStack {
+  /** `<data_dir>/runtime.json`. */
+  readonly file: string;
+  /** The live stack; undefined when there is no file or it is stale. */
+  readonly info?: RuntimeInfo;
+  /**
+   * Why `info` is undefined, as a sentence a command can print as a hint: "no runtime.json
+   * in /srv/var; is `caesar up` running?", "stale runtime.json from pid 123; …".
+   */
+  readonly missing?: string;
+}
+
+/**
+ * Looks for the stack running in `dataDir`: {@link readRuntimeFile}, with the reason when
+ * there is none.
+ * @throws {RuntimeFileError} as {@link readRuntimeFile}.
+ */
+export async function lookupRunningStack(dataDir: string): Promise<RunningStack> {
+  const file = runtimeFilePath(dataDir);
+  let missing = `no ${RUNTIME_FILE_NAME} in ${dataDir}; is \`caesar up\` running?`;
+  const info = await readRuntimeFile(dataDir, { onStale: (reason) => (missing = reason) });
+  return info === undefined ? { file, missing } : { file, info };
 }
 
 /** Removes `<dataDir>/runtime.json`; no error when it is already gone. */

@@ -1,90 +1,15 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { readTokensFile, TokensFileError, type ApiToken } from '../brain/http/index.js';
-import { ConfigSchema, loadConfig, type CaesarConfig } from '../config/index.js';
+import type { CaesarConfig, RuntimeInfo } from '../config/index.js';
 import { createApiClient, type ApiClient } from './api-client.js';
-import {
-  DEFAULT_API_TIMEOUT_MS,
-  overridesFromFlags,
-  type ApiFlags,
-  type BusFlags,
-} from './flags.js';
-import { readRuntimeFile, RUNTIME_FILE_NAME, type RuntimeInfo } from './runtime-file.js';
+import { DEFAULT_API_TIMEOUT_MS, type ApiFlags } from './flags.js';
+import { loadCliConfig, loadClientConfig } from './load-config.js';
 
 /**
- * Loads the config the way every command does: defaults < caesar.yaml < CAESAR_* env <
- * flags. `raw` adds command-specific overrides in caesar.yaml's snake_case shape.
+ * Where `chat`, `invoke`, `confirm` and `reject` talk to, and as whom: the API URL, the
+ * tokens file and the token, each from its flag, else the running stack's runtime.json,
+ * else the config (ADR 0035).
  */
-export async function loadCliConfig(
-  flags: BusFlags & { raw?: Record<string, unknown> },
-): Promise<CaesarConfig> {
-  const overrides = mergeDeep(overridesFromFlags(flags), flags.raw ?? {});
-  return loadConfig({ file: flags.config, overrides });
-}
-
-function mergeDeep(
-  a: Record<string, unknown>,
-  b: Record<string, unknown>,
-): Record<string, unknown> {
-  const out = { ...a };
-  for (const [k, v] of Object.entries(b)) {
-    const prev = out[k];
-    out[k] = isPlainObject(prev) && isPlainObject(v) ? mergeDeep(prev, v) : v;
-  }
-  return out;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/**
- * The running stack's NATS server and, when `caesar up` minted identities, the operator's
- * seed file; undefined when the config names a server of its own or no stack is running.
- * Same precedence as {@link fromRunningStack}.
- */
-export async function runningNats(
-  config: CaesarConfig,
-): Promise<{ url: string; seedFile?: string } | undefined> {
-  if (isConfigured(config, 'nats_url', process.cwd())) return undefined;
-  const runtime = await readRuntimeFile(config.dataDir);
-  if (!runtime) return undefined;
-  if (runtime.nats_seed_file === undefined) return { url: runtime.nats_url };
-  return { url: runtime.nats_url, seedFile: runtime.nats_seed_file };
-}
-
-/** Settings a command may take from the running stack's runtime.json. */
-export type StackSetting = 'nats_url' | 'audit_db' | 'policy_file';
-
-const BUILT_IN = ConfigSchema.parse({});
-
-/**
- * The running stack's value for `setting`, when neither env nor caesar.yaml set it: the
- * precedence is flag > env / config file > runtime.json > built-in default. Callers check
- * their own flag first. A configured value equal to the built-in default counts as unset
- * (the config keeps no record of where a value came from). Reads `<data_dir>/runtime.json`;
- * undefined when it is missing or stale.
- * @throws {RuntimeFileError} when runtime.json is malformed.
- */
-export async function fromRunningStack(
-  config: CaesarConfig,
-  setting: StackSetting,
-  cwd: string = process.cwd(),
-): Promise<string | undefined> {
-  if (isConfigured(config, setting, cwd)) return undefined;
-  const runtime = await readRuntimeFile(config.dataDir);
-  return runtime?.[setting];
-}
-
-function isConfigured(config: CaesarConfig, setting: StackSetting, cwd: string): boolean {
-  switch (setting) {
-    case 'nats_url':
-      return config.bus.servers.join(',') !== BUILT_IN.bus.url.join(',');
-    case 'audit_db':
-      return config.audit.file !== join(config.dataDir, 'audit.db');
-    case 'policy_file':
-      return config.policy.file !== resolve(cwd, BUILT_IN.policy.file);
-  }
-}
 
 /** Where and as whom to talk to the brain's HTTP API. */
 export interface ApiTarget {
@@ -123,15 +48,7 @@ export class ApiTargetError extends Error {
  * @throws {ApiTargetError} {@link RuntimeFileError} {@link ConfigError}
  */
 export async function resolveApiTarget(flags: ApiFlags): Promise<ApiTarget> {
-  const config = await loadCliConfig({ config: flags.config, dataDir: flags.dataDir });
-  let hint: string | undefined;
-  let runtime: RuntimeInfo | undefined;
-  if (!flags.apiUrl || !flags.tokenFile || !flags.tokenName) {
-    runtime = await readRuntimeFile(config.dataDir, { onStale: (reason) => (hint = reason) });
-    if (runtime === undefined) {
-      hint ??= `no ${RUNTIME_FILE_NAME} in ${config.dataDir}; is \`caesar up\` running?`;
-    }
-  }
+  const { config, runtime, hint } = await loadForApi(flags);
   const url = flags.apiUrl ?? runtime?.api_url ?? configuredApiUrl(config, hint);
   const tokenFile = flags.tokenFile
     ? resolve(flags.tokenFile)
@@ -174,6 +91,18 @@ export async function openApiClient(
     });
   }
   return { client, target };
+}
+
+/** The config, and the running stack unless every flag that runtime.json could supply is given. */
+async function loadForApi(
+  flags: ApiFlags,
+): Promise<{ config: CaesarConfig; runtime?: RuntimeInfo; hint?: string }> {
+  const given = { config: flags.config, dataDir: flags.dataDir };
+  if (flags.apiUrl && flags.tokenFile && flags.tokenName) {
+    return { config: await loadCliConfig(given) };
+  }
+  const { config, stack } = await loadClientConfig(given);
+  return stack.info ? { config, runtime: stack.info } : { config, hint: stack.missing };
 }
 
 /** The URL the config says the brain listens on, as a client on this host reaches it. */

@@ -1,0 +1,55 @@
+import {
+  loadConfig,
+  loadConfigWithSources,
+  type CaesarConfig,
+  type RunningStack,
+} from '../config/index.js';
+import { overridesFromFlags, type BusFlags } from './flags.js';
+
+/** The shared flags, and command-specific overrides in caesar.yaml's snake_case shape. */
+export type ConfigFlags = BusFlags & { raw?: Record<string, unknown> };
+
+/**
+ * Loads the config the way every command does: defaults < caesar.yaml < CAESAR_* env <
+ * flags. For the servers (`brain`, `legion serve-tool`, `up`), which never read runtime.json.
+ */
+export async function loadCliConfig(flags: ConfigFlags): Promise<CaesarConfig> {
+  return loadConfig({ file: flags.config, overrides: overridesOf(flags) });
+}
+
+/**
+ * The config as a client of a running stack sees it: {@link loadCliConfig} with
+ * `<data_dir>/runtime.json` as a layer between caesar.yaml and the defaults (flag > env >
+ * caesar.yaml > runtime.json > built-in default, ADR 0039), and what runtime.json said.
+ * @throws {ConfigError} {@link RuntimeFileError}
+ */
+export async function loadClientConfig(
+  flags: ConfigFlags,
+): Promise<{ config: CaesarConfig; stack: RunningStack }> {
+  const loaded = await loadConfigWithSources({
+    file: flags.config,
+    overrides: overridesOf(flags),
+    runningStack: true,
+  });
+  return { config: loaded.config, stack: loaded.runningStack! };
+}
+
+function overridesOf(flags: ConfigFlags): Record<string, unknown> {
+  return mergeDeep(overridesFromFlags(flags), flags.raw ?? {});
+}
+
+function mergeDeep(
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+): Record<string, unknown> {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const prev = out[k];
+    out[k] = isPlainObject(prev) && isPlainObject(v) ? mergeDeep(prev, v) : v;
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
