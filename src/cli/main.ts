@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { buildProgram } from './program.js';
+import { leaveSupervisor, tellSupervisor } from './stack/child.js';
 
 try {
   await buildProgram().parseAsync(process.argv);
@@ -8,7 +9,5 @@ try {
   const message = err instanceof Error ? err.message : String(err);
   console.error(`caesar: ${message}`);
   // under `caesar up`: tell the supervisor why, so it can stop instead of restarting
-  if (process.send && process.connected) {
-    process.send({ type: 'fatal', message }, () => process.disconnect());
-  }
+  tellSupervisor({ type: 'fatal', message }, leaveSupervisor);
 }

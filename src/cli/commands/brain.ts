@@ -3,6 +3,8 @@ import { startBrain } from '../../brain/daemon/index.js';
 import { createLogger } from '../../log/index.js';
 import { addBusFlags, type BusFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
+import { stopOnSignal } from '../signals.js';
+import { leaveSupervisor, stopWithSupervisor, tellSupervisor } from '../stack/child.js';
 
 interface BrainFlags extends BusFlags {
   apiHost?: string;
@@ -37,34 +39,24 @@ async function runBrain(flags: BrainFlags): Promise<number> {
   process.umask(0o077);
   const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
   const brain = await startBrain(config, { logger });
-  // Under `caesar up` the supervisor holds an IPC channel: if it dies, stop gracefully.
-  if (process.send) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
-  const stopped = new Promise<void>((resolve) => {
-    const stop = () => {
-      process.once('SIGINT', () => process.exit(130));
-      process.once('SIGTERM', () => process.exit(143));
-      void brain.close().then(resolve);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  const ready = {
-    type: 'ready',
+  stopWithSupervisor();
+  const stopped = stopOnSignal(() => brain.close());
+  const told = tellSupervisor({
+    type: 'brain_ready',
     url: brain.url,
     nats_url: `nats://${brain.natsUrl}`,
     tokens_file: config.api.tokensFile,
     created_tokens_file: brain.createdTokensFile,
     audit_db: config.audit.file,
     policy_file: config.policy.file,
-  };
-  if (process.send) process.send(ready);
-  else {
+  });
+  if (!told) {
     console.log(`brain ready: ${brain.url} (NATS nats://${brain.natsUrl})`);
     console.log(
       `API tokens: ${config.api.tokensFile}${brain.createdTokensFile ? ' (created)' : ''}`,
     );
   }
   await stopped;
-  if (process.connected) process.disconnect();
+  leaveSupervisor();
   return 0;
 }

@@ -8,6 +8,7 @@ import { loadShippedTools, shippedToolNames } from '../../../workers/index.js';
 import { addBusFlags, type BusFlags } from '../flags.js';
 import { loadClientConfig, loadCliConfig } from '../load-config.js';
 import { printInstancesTable, listTools } from '../legion-list.js';
+import { leaveSupervisor, stopWithSupervisor, tellSupervisor } from '../stack/child.js';
 
 interface ServeFlags extends BusFlags {
   host?: string;
@@ -72,8 +73,7 @@ async function serveTool(names: string[], flags: ServeFlags): Promise<number> {
   const config = await loadCliConfig(flags);
   const logger = createLogger({ level: config.log.level, bindings: { component: 'worker' } });
   const tools = await loadShippedTools(names);
-  // Under `caesar up` the supervisor holds an IPC channel: if it dies, stop gracefully.
-  if (process.send) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  stopWithSupervisor();
   let failed = false;
   try {
     return await runTools(tools, {
@@ -85,7 +85,7 @@ async function serveTool(names: string[], flags: ServeFlags): Promise<number> {
       onReady: (worker) => {
         const instances = worker.instances.map((i) => ({ tool: i.tool, id: i.id, host: i.host }));
         logger.info({ instances }, 'ready');
-        process.send?.({ type: 'ready', instances });
+        tellSupervisor({ type: 'worker_ready', instances });
       },
     });
   } catch (err) {
@@ -94,6 +94,6 @@ async function serveTool(names: string[], flags: ServeFlags): Promise<number> {
     throw err;
   } finally {
     // An open IPC channel would keep this process alive after the tools stopped.
-    if (!failed && process.connected) process.disconnect();
+    if (!failed) leaveSupervisor();
   }
 }

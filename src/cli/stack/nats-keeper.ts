@@ -1,5 +1,5 @@
-import type { NatsExit, NatsServer } from '../bus/index.js';
-import { nextRestart, type BackoffOptions } from './supervisor.js';
+import type { NatsExit, NatsServer } from '../../bus/index.js';
+import { nextRestart, type BackoffOptions } from './backoff.js';
 
 export interface NatsKeeperEvents {
   /** The server exited on its own; it starts again after `delayMs`. */

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createUser } from '@nats-io/nkeys';
-import { brainPermissions, workerPermissions, type NatsPermissions } from '../protocol/index.js';
+import { brainPermissions, workerPermissions, type NatsPermissions } from '../../protocol/index.js';
 
 /**
  * Identities `caesar up` mints for its embedded nats-server on every start (ADR 0038): one

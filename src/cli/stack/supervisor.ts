@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { nextRestart, type BackoffOptions } from './backoff.js';
+import { parseChildMessage, type ChildMessage } from './messages.js';
 
 export interface ChildSpec {
   /** Label used in status lines and as the log prefix. */
@@ -10,42 +12,14 @@ export interface ChildSpec {
 }
 
 export interface SupervisorEvents {
-  /** A child sent `{type: 'ready', ...}` over IPC. */
-  onReady?: (name: string, message: Record<string, unknown>) => void;
+  /** A child sent a well-formed message (`ChildMessageSchema`) over IPC. */
+  onMessage?: (name: string, message: ChildMessage) => void;
+  /** A child sent a message that is not one; `problem` names the fields at fault. */
+  onMalformed?: (name: string, problem: string) => void;
   /** A child exited on its own and will be restarted after `delayMs`. */
   onRestart?: (name: string, code: number | null, signal: string | null, delayMs: number) => void;
-  /**
-   * A child could not start and says why (`{type: 'fatal', message}` over IPC) before it
-   * exits: a config error, say, that a restart would only repeat.
-   */
-  onFatal?: (name: string, message: string) => void;
   /** One line a child wrote to stdout or stderr. */
   onOutput?: (name: string, line: string) => void;
-}
-
-/** When a crashed child starts again. */
-export interface BackoffOptions {
-  /** First restart delay; doubles per crash up to `maxBackoffMs`. @default 500 */
-  backoffMs?: number;
-  /** @default 30000 */
-  maxBackoffMs?: number;
-  /** A child that ran this long resets its backoff. @default 30000 */
-  stableAfterMs?: number;
-}
-
-/**
- * The next restart of a child that crashed after running `ranMs`, having crashed `failures`
- * times in a row before: the new failure count and the delay. Shared by the supervisor
- * and the nats-server keeper, so every part of `caesar up` backs off alike.
- */
-export function nextRestart(
-  failures: number,
-  ranMs: number,
-  o: BackoffOptions,
-): { failures: number; delayMs: number } {
-  const n = ranMs >= (o.stableAfterMs ?? 30_000) ? 1 : failures + 1;
-  const delayMs = Math.min((o.backoffMs ?? 500) * 2 ** (n - 1), o.maxBackoffMs ?? 30_000);
-  return { failures: n, delayMs };
 }
 
 export interface SupervisorOptions extends SupervisorEvents, BackoffOptions {
@@ -66,7 +40,8 @@ interface Slot {
  * Runs child processes and restarts the ones that die, with exponential backoff. Each
  * child runs in its own process group (so a terminal's Ctrl-C reaches only the supervisor,
  * which then stops children in order) and holds an IPC channel: a child whose supervisor
- * dies, even by SIGKILL, sees `disconnect` and stops itself.
+ * dies, even by SIGKILL, sees `disconnect` and stops itself. Every message a child sends is
+ * parsed with the one schema both sides use (`messages.ts`); a malformed one is refused.
  */
 export class Supervisor {
   readonly #slots: Slot[] = [];
@@ -99,25 +74,26 @@ export class Supervisor {
         this.options.onOutput?.(spec.name, line),
       );
     }
-    child.on('message', (msg) => {
-      if (!msg || typeof msg !== 'object') return;
-      const type = (msg as { type?: unknown }).type;
-      if (type === 'ready') this.options.onReady?.(spec.name, msg as Record<string, unknown>);
-      else if (type === 'fatal') {
-        const message = (msg as { message?: unknown }).message;
-        this.options.onFatal?.(spec.name, typeof message === 'string' ? message : 'failed');
-      }
-    });
+    child.on('message', (raw) => this.#message(spec.name, raw));
     slot.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         resolve();
-        if (this.#stopping) return;
-        const next = nextRestart(slot.failures, Date.now() - slot.startedAt, this.options);
-        slot.failures = next.failures;
-        this.options.onRestart?.(spec.name, code, signal, next.delayMs);
-        slot.timer = setTimeout(() => this.#launch(slot), next.delayMs);
+        if (!this.#stopping) this.#restart(slot, code, signal);
       });
     });
+  }
+
+  #restart(slot: Slot, code: number | null, signal: string | null): void {
+    const next = nextRestart(slot.failures, Date.now() - slot.startedAt, this.options);
+    slot.failures = next.failures;
+    this.options.onRestart?.(slot.spec.name, code, signal, next.delayMs);
+    slot.timer = setTimeout(() => this.#launch(slot), next.delayMs);
+  }
+
+  #message(name: string, raw: unknown): void {
+    const parsed = parseChildMessage(raw);
+    if (parsed.ok) this.options.onMessage?.(name, parsed.message);
+    else this.options.onMalformed?.(name, parsed.problem);
   }
 
   /** Stops every child: SIGTERM to its group, SIGKILL after the timeout. */

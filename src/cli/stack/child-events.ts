@@ -1,0 +1,65 @@
+import { BRAIN } from './children.js';
+import type { ChildMessage } from './messages.js';
+import type { RuntimeRecord } from './runtime-record.js';
+import type { ReadyMessage, StartupGate } from './startup.js';
+import { statusLine, type Say } from './status.js';
+import type { SupervisorEvents } from './supervisor.js';
+
+/** What `caesar up` does with what its children say and do. */
+export interface ChildEventTargets {
+  say: Say;
+  /** Where the children's own log lines go (stderr, prefixed with the child's name). */
+  log: (line: string) => void;
+  gate: StartupGate;
+  record: RuntimeRecord;
+  pidOf: (name: string) => number | undefined;
+}
+
+/**
+ * The supervisor's events for `caesar up`: a ready child is announced and counted, the
+ * brain's URL kept in runtime.json; a child that cannot start, or sends a malformed
+ * message, stops the start (once the stack is up, it is reported).
+ */
+export function childEvents(t: ChildEventTargets): SupervisorEvents {
+  return {
+    onMessage: (name, message) => onMessage(t, name, message),
+    onMalformed: (name, problem) => malformed(t, name, problem),
+    onRestart: (name, code, signal, delayMs) =>
+      t.say(statusLine(name, `exited (${signal ?? `code ${code}`}); restarting in ${delayMs} ms`)),
+    onOutput: (name, line) => t.log(`[${name}] ${line}`),
+  };
+}
+
+function onMessage(t: ChildEventTargets, name: string, message: ChildMessage): void {
+  if (message.type === 'fatal') return fatal(t, name, message.message);
+  const expected = name === BRAIN ? 'brain_ready' : 'worker_ready';
+  if (message.type !== expected) {
+    return malformed(t, name, `type: expected ${expected}, got ${message.type}`);
+  }
+  t.say(readyLine(name, message, t.pidOf(name)));
+  if (message.type === 'brain_ready') t.record.brainAt(message.url);
+  t.gate.ready(name, message);
+}
+
+function fatal(t: ChildEventTargets, name: string, message: string): void {
+  failure(t, name, `could not start: ${message}`, `failed: ${message}`);
+}
+
+function malformed(t: ChildEventTargets, name: string, problem: string): void {
+  const what = `sent a malformed message, refused (${problem})`;
+  failure(t, name, what, what);
+}
+
+/** Before the stack is up a failure stops the start; after, it is a status line. */
+function failure(t: ChildEventTargets, name: string, starting: string, later: string): void {
+  if (t.gate.starting) t.gate.fail(new Error(`${name} ${starting}`));
+  else t.say(statusLine(name, later));
+}
+
+function readyLine(name: string, message: ReadyMessage, pid: number | undefined): string {
+  if (message.type === 'brain_ready') {
+    return statusLine(name, `${message.url}  (pid ${pid}, audit ${message.audit_db})`);
+  }
+  const ids = message.instances.map((i) => i.id).join(',');
+  return statusLine(name, `serving  (pid ${pid}, instance ${ids})`);
+}

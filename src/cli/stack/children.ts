@@ -1,0 +1,65 @@
+import { fileURLToPath } from 'node:url';
+import { EMBEDDED_BRAIN_INBOX, type EmbeddedAuth } from './embedded-auth.js';
+import type { ChildSpec } from './supervisor.js';
+
+/** The brain's name among `caesar up`'s children; the workers are named by their tool. */
+export const BRAIN = 'brain';
+
+/** The CLI entry point every child runs (`caesar brain`, `caesar legion serve-tool`). */
+const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
+
+/** What the children of one `caesar up` share. */
+export interface ChildPlan {
+  natsUrl: string;
+  dataDir: string;
+  /** `--config` as `caesar up` was given it. */
+  configFile?: string;
+  /** `--api-port` as `caesar up` was given it. */
+  apiPort?: string;
+  /** @default 'warn' */
+  logLevel?: string;
+  tools: readonly string[];
+  /** Each part's identity, when `caesar up` minted them. */
+  auth?: EmbeddedAuth;
+}
+
+/** The brain, then one `legion serve-tool` per tool. */
+export function childSpecs(plan: ChildPlan): ChildSpec[] {
+  return [brainSpec(plan), ...plan.tools.map((tool) => workerSpec(plan, tool))];
+}
+
+function brainSpec(plan: ChildPlan): ChildSpec {
+  const args = [MAIN, 'brain', ...commonArgs(plan)];
+  if (plan.apiPort !== undefined) args.push('--api-port', plan.apiPort);
+  const env = plan.auth
+    ? envWithIdentity(plan.auth.brainSeedFile, EMBEDDED_BRAIN_INBOX)
+    : undefined;
+  return { name: BRAIN, command: process.execPath, args, ...(env ? { env } : {}) };
+}
+
+function workerSpec(plan: ChildPlan, tool: string): ChildSpec {
+  const args = [MAIN, 'legion', 'serve-tool', tool, ...commonArgs(plan)];
+  const seed = plan.auth?.toolSeedFiles.get(tool);
+  const env = seed === undefined ? undefined : envWithIdentity(seed);
+  return { name: tool, command: process.execPath, args, ...(env ? { env } : {}) };
+}
+
+function commonArgs(plan: ChildPlan): string[] {
+  const args = ['--nats-url', plan.natsUrl, '--data-dir', plan.dataDir];
+  if (plan.configFile) args.push('--config', plan.configFile);
+  return [...args, '--log-level', plan.logLevel ?? 'warn'];
+}
+
+/**
+ * A child's env: its own identity on the embedded server (and its reply inbox, when its
+ * permissions allow only one), and no other NATS auth to clash with it.
+ */
+function envWithIdentity(seedFile: string, inboxIdentity?: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of ['TOKEN', 'TOKEN_FILE', 'NKEY_SEED_FILE', 'CREDS_FILE', 'INBOX_IDENTITY']) {
+    delete env[`CAESAR_BUS__${key}`];
+  }
+  env.CAESAR_BUS__NKEY_SEED_FILE = seedFile;
+  if (inboxIdentity !== undefined) env.CAESAR_BUS__INBOX_IDENTITY = inboxIdentity;
+  return env;
+}

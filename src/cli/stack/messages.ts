@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+/**
+ * What a child of `caesar up` tells its supervisor over the IPC channel (ADR 0039): the
+ * brain once its HTTP API listens, a worker once it serves, and any child that cannot start
+ * why, before it exits. Both sides use these schemas: a child builds its message with the
+ * schema's type ({@link tellSupervisor} in `child.ts`), the supervisor parses every message
+ * with {@link parseChildMessage} and refuses one that does not match, naming the fields at
+ * fault. Both sides ship in one build, so an unknown field is a bug too (strict objects).
+ */
+
+const nonEmpty = z.string().min(1, 'expected a non-empty string');
+
+/** The brain is ready: its HTTP API listens, and where its files are. */
+export const BrainReadySchema = z.strictObject({
+  type: z.literal('brain_ready'),
+  /** Base URL of the HTTP API, as a client on this host reaches it. */
+  url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
+  nats_url: nonEmpty,
+  tokens_file: nonEmpty,
+  /** The brain created the tokens file on this start (with an `operator` token). */
+  created_tokens_file: z.boolean(),
+  audit_db: nonEmpty,
+  policy_file: nonEmpty,
+});
+export type BrainReady = z.infer<typeof BrainReadySchema>;
+
+/** One instance a worker serves. */
+export const WorkerInstanceSchema = z.strictObject({
+  tool: nonEmpty,
+  id: nonEmpty,
+  host: z.string(),
+});
+
+/** A worker is ready: it serves these instances. */
+export const WorkerReadySchema = z.strictObject({
+  type: z.literal('worker_ready'),
+  instances: z.array(WorkerInstanceSchema).min(1, 'expected at least one instance'),
+});
+export type WorkerReady = z.infer<typeof WorkerReadySchema>;
+
+/** A child cannot start (a config error, say, that a restart would only repeat). */
+export const ChildFatalSchema = z.strictObject({
+  type: z.literal('fatal'),
+  message: z.string(),
+});
+export type ChildFatal = z.infer<typeof ChildFatalSchema>;
+
+export const ChildMessageSchema = z.discriminatedUnion('type', [
+  BrainReadySchema,
+  WorkerReadySchema,
+  ChildFatalSchema,
+]);
+export type ChildMessage = z.infer<typeof ChildMessageSchema>;
+
+/** A message as the supervisor reads it: the parsed message, or what is wrong with it. */
+export type ParsedChildMessage =
+  { ok: true; message: ChildMessage } | { ok: false; problem: string };
+
+/** Parses one IPC message; `problem` names each field at fault (`url: expected …`). */
+export function parseChildMessage(raw: unknown): ParsedChildMessage {
+  const parsed = ChildMessageSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, message: parsed.data };
+  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  return { ok: false, problem: issues.join('; ') };
+}

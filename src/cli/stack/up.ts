@@ -1,0 +1,159 @@
+import { mkdir } from 'node:fs/promises';
+import { shippedToolNames } from '../../../workers/index.js';
+import { readRuntimeFile, type CaesarConfig, type RuntimeInfoInput } from '../../config/index.js';
+import { loadCliConfig } from '../load-config.js';
+import { stopOnSignal } from '../signals.js';
+import { childEvents } from './child-events.js';
+import { BRAIN, childSpecs } from './children.js';
+import { startEmbeddedNats, type EmbeddedNats } from './embedded-nats.js';
+import { preflightLines } from './preflight.js';
+import { RuntimeRecord, runtimeInfo } from './runtime-record.js';
+import { StartupGate } from './startup.js';
+import { statusLine, type Say } from './status.js';
+import { Supervisor } from './supervisor.js';
+
+/** `caesar up`'s flags, as commander hands them over. */
+export interface UpFlags {
+  config?: string;
+  dataDir?: string;
+  natsPort?: string;
+  apiPort?: string;
+  logLevel?: string;
+  tools?: string;
+}
+
+/** Where `caesar up` writes: its status lines, and its children's log lines. */
+export interface UpOutput {
+  say: Say;
+  log: (line: string) => void;
+}
+
+/** How long the children have to say they are ready. */
+const READY_TIMEOUT_MS = 60_000;
+
+/** The parts of a started stack. */
+interface Stack {
+  config: CaesarConfig;
+  tools: string[];
+  nats: EmbeddedNats;
+  supervisor: Supervisor;
+  gate: StartupGate;
+  record: RuntimeRecord;
+}
+
+/**
+ * `caesar up`: nats-server, then the brain and one worker per tool under a supervisor;
+ * once all are ready, each tool's preflight, runtime.json, and `ready:`. Runs until SIGINT
+ * or SIGTERM, then stops everything in reverse and removes runtime.json.
+ * @throws {Error} when the stack cannot start (everything started is stopped first).
+ */
+export async function runUp(flags: UpFlags, out: UpOutput): Promise<number> {
+  const { config, tools } = await prepare(flags);
+  const nats = await startEmbeddedNats(config, tools, out.say);
+  const stack = startChildren(flags, { config, tools, nats }, out);
+  const stop = once(() => stopStack(stack, out.say));
+  const stopped = stopOnSignal(stop);
+  let info: RuntimeInfoInput;
+  try {
+    info = await becomeReady(stack, out.say);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  out.say(
+    `ready: CAESAR is up at ${info.api_url} (NATS ${nats.url}) with ${tools.length} tool(s): ${tools.join(', ')}. Try: caesar chat "what is 17 * 23". Ctrl-C stops everything.`,
+  );
+  await stopped;
+  return 0;
+}
+
+/** The config and the tools, and a data dir that is ours. */
+async function prepare(flags: UpFlags): Promise<{ config: CaesarConfig; tools: string[] }> {
+  const raw: Record<string, unknown> = {};
+  if (flags.dataDir) raw.data_dir = flags.dataDir;
+  if (flags.natsPort !== undefined) raw.embedded = { nats_port: Number(flags.natsPort) };
+  if (flags.apiPort !== undefined) raw.api = { port: Number(flags.apiPort) };
+  const config = await loadCliConfig({ config: flags.config, raw });
+  const tools = pickTools(flags.tools);
+  await claimDataDir(config.dataDir);
+  return { config, tools };
+}
+
+/** `--tools a,b`, else every shipped tool. */
+function pickTools(list: string | undefined): string[] {
+  const shipped = shippedToolNames();
+  const tools = list ? list.split(',').map((t) => t.trim()) : shipped;
+  const unknown = tools.filter((t) => !shipped.includes(t));
+  if (unknown.length > 0) throw new Error(`unknown tool(s): ${unknown.join(', ')}`);
+  return tools;
+}
+
+/** Makes the data dir (for its owner only) and refuses one a live `caesar up` runs in. */
+async function claimDataDir(dataDir: string): Promise<void> {
+  // every file the stack writes (audit log, conversations, tokens) is for its owner only
+  process.umask(0o077);
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const running = await readRuntimeFile(dataDir);
+  if (running) {
+    throw new Error(
+      `another caesar up (pid ${running.pid}) is running with data dir ${dataDir}: ` +
+        'stop it first, or pass another --data-dir',
+    );
+  }
+}
+
+/** Starts the brain and the workers under a supervisor wired to the start-up gate. */
+function startChildren(
+  flags: UpFlags,
+  started: Pick<Stack, 'config' | 'tools' | 'nats'>,
+  out: UpOutput,
+): Stack {
+  const { config, tools, nats } = started;
+  const gate = new StartupGate([BRAIN, ...tools]);
+  const record = new RuntimeRecord(config.dataDir, out.say);
+  const supervisor: Supervisor = new Supervisor(
+    childEvents({ ...out, gate, record, pidOf: (name) => supervisor.pids()[name] }),
+  );
+  const plan = {
+    natsUrl: nats.url,
+    dataDir: config.dataDir,
+    configFile: flags.config,
+    apiPort: flags.apiPort,
+    logLevel: flags.logLevel,
+    tools,
+    auth: nats.auth,
+  };
+  for (const spec of childSpecs(plan)) supervisor.start(spec);
+  return { ...started, supervisor, gate, record };
+}
+
+/** Waits for every child, asks each tool's preflight, publishes runtime.json. */
+async function becomeReady(stack: Stack, say: Say): Promise<RuntimeInfoInput> {
+  const { config, tools, nats, gate, record } = stack;
+  const brain = await gate.wait(READY_TIMEOUT_MS);
+  for (const line of await preflightLines(nats, tools)) say(statusLine('preflight', line));
+  const info = runtimeInfo(brain, nats, config.dataDir, tools);
+  gate.close();
+  await record.publish(info);
+  if (brain.created_tokens_file) {
+    say(statusLine('api token', `created ${brain.tokens_file} (mode 0600; token name 'operator')`));
+  }
+  return info;
+}
+
+/** Stops the children (SIGTERM, then SIGKILL), then nats-server, then removes runtime.json. */
+async function stopStack(stack: Stack, say: Say): Promise<void> {
+  say('stopping…');
+  try {
+    await stack.supervisor.stop();
+    await stack.nats.keeper.stop();
+  } finally {
+    await stack.record.remove();
+  }
+  say('stopped');
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let p: Promise<void> | undefined;
+  return () => (p ??= fn());
+}

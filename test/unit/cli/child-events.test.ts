@@ -1,0 +1,116 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { readRuntimeFile } from '../../../src/config/index.js';
+import { childEvents } from '../../../src/cli/stack/child-events.js';
+import type { BrainReady, SupervisorEvents, WorkerReady } from '../../../src/cli/stack/index.js';
+import { RuntimeRecord, runtimeInfo } from '../../../src/cli/stack/runtime-record.js';
+import { StartupGate } from '../../../src/cli/stack/startup.js';
+import { waitFor } from '../../helpers/wait.js';
+
+let dir: string;
+let said: string[];
+let logged: string[];
+let gate: StartupGate;
+let record: RuntimeRecord;
+let events: SupervisorEvents;
+
+const brain: BrainReady = {
+  type: 'brain_ready',
+  url: 'http://127.0.0.1:8420',
+  nats_url: 'nats://127.0.0.1:4222',
+  tokens_file: '/srv/var/api-tokens.yaml',
+  created_tokens_file: false,
+  audit_db: '/srv/var/audit.db',
+  policy_file: '/srv/policy.yaml',
+};
+const calculator: WorkerReady = {
+  type: 'worker_ready',
+  instances: [{ tool: 'calculator', id: 'i1', host: 'pi4' }],
+};
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'caesar-child-events-'));
+  said = [];
+  logged = [];
+  gate = new StartupGate(['brain', 'calculator']);
+  record = new RuntimeRecord(dir, (l) => said.push(l));
+  events = childEvents({
+    say: (l) => said.push(l),
+    log: (l) => logged.push(l),
+    gate,
+    record,
+    pidOf: (name) => (name === 'brain' ? 101 : 202),
+  });
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The error the start fails with. */
+async function startFailure(): Promise<string> {
+  const err = await gate.wait(30_000).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(Error);
+  return (err as Error).message;
+}
+
+describe("caesar up's handling of its children", () => {
+  test('every child ready: each is announced, and the start resolves with the brain', async () => {
+    events.onMessage!('calculator', calculator);
+    events.onMessage!('brain', brain);
+    expect(await gate.wait(30_000)).toEqual(brain);
+    expect(said).toEqual([
+      'calculator    serving  (pid 202, instance i1)',
+      'brain         http://127.0.0.1:8420  (pid 101, audit /srv/var/audit.db)',
+    ]);
+  });
+
+  test('a malformed message before the stack is up fails the start, naming child and field', async () => {
+    events.onMalformed!('calculator', 'instances: expected at least one instance');
+    expect(await startFailure()).toBe(
+      'calculator sent a malformed message, refused (instances: expected at least one instance)',
+    );
+  });
+
+  test("a brain that sends a worker's ready message is refused", async () => {
+    events.onMessage!('brain', calculator);
+    expect(await startFailure()).toBe(
+      'brain sent a malformed message, refused (type: expected brain_ready, got worker_ready)',
+    );
+  });
+
+  test('a fatal message before the stack is up fails the start with the reason', async () => {
+    events.onMessage!('brain', { type: 'fatal', message: 'policy.yaml:2:3: bad rule' });
+    expect(await startFailure()).toBe('brain could not start: policy.yaml:2:3: bad rule');
+  });
+
+  test('once the stack is up, failures are status lines and the start stands', async () => {
+    events.onMessage!('calculator', calculator);
+    events.onMessage!('brain', brain);
+    await gate.wait(30_000);
+    gate.close();
+    said = [];
+    events.onMessage!('calculator', { type: 'fatal', message: 'no backend' });
+    events.onMalformed!('brain', 'url: expected an http(s) URL');
+    expect(said).toEqual([
+      'calculator    failed: no backend',
+      'brain         sent a malformed message, refused (url: expected an http(s) URL)',
+    ]);
+  });
+
+  test('a restarted brain on a new URL is written into the published runtime.json', async () => {
+    const nats = { url: 'nats://127.0.0.1:4222' } as Parameters<typeof runtimeInfo>[1];
+    await record.publish(runtimeInfo(brain, nats, dir, ['calculator']));
+    events.onMessage!('brain', { ...brain, url: 'http://127.0.0.1:9911' });
+    await waitFor(
+      async () => (await readRuntimeFile(dir))?.api_url === 'http://127.0.0.1:9911',
+      'runtime.json to name the new URL',
+    );
+  });
+
+  test("a child's output lines are logged with its name", () => {
+    events.onOutput!('brain', 'listening');
+    expect(logged).toEqual(['[brain] listening']);
+  });
+});
