@@ -1,16 +1,18 @@
 import type { Command } from 'commander';
-import { register as registerAudit } from './audit.js';
-import { register as registerChat } from './chat.js';
-import { register as registerInvoke } from './invoke.js';
+import { register as registerAudit } from './audit/index.js';
 import { register as registerBrain } from './brain.js';
+import { register as registerChat } from './chat/index.js';
 import { register as registerConfig } from './config.js';
-import { register as registerLegion } from './legion.js';
-import { register as registerPolicy } from './policy.js';
+import { register as registerConfirm } from './confirm.js';
+import { register as registerInvoke } from './invoke.js';
+import { register as registerLegion } from './legion/index.js';
+import { register as registerPolicy } from './policy/index.js';
 import { register as registerUp } from './up.js';
 
 /**
- * Each command group lives in its own file (`legion.ts`, `policy.ts`, `audit.ts`, `up.ts`)
- * and exports `register(program)`. This list is the one place that wires them in.
+ * Each command lives in its own file (`up.ts`, `invoke.ts`), a command with subcommands in
+ * its own folder with one file per subcommand (`audit/query.ts`); each exports
+ * `register(program)`. This list is the one place that wires them in.
  */
 export function registerCommandGroups(program: Command): void {
   registerUp(program);
@@ -20,5 +22,6 @@ export function registerCommandGroups(program: Command): void {
   registerAudit(program);
   registerChat(program);
   registerInvoke(program);
+  registerConfirm(program);
   registerConfig(program);
 }

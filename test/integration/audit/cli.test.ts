@@ -9,7 +9,7 @@ import {
   runAuditQuery,
   runAuditStats,
   type AuditCliIo,
-} from '../../../src/cli/commands/audit.js';
+} from '../../../src/cli/commands/audit/index.js';
 import { tempDir, toolCalled, type TempDir } from '../../helpers/audit-fixtures.js';
 import { runCli, startCli } from '../../helpers/cli.js';
 

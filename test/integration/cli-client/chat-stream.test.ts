@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { ChatEvent, ChatResponse, ToolCallReport } from '../../../src/brain/api/index.js';
-import { runChat, type ChatCliIo } from '../../../src/cli/commands/chat.js';
-import { EXIT_FAILED, EXIT_OK } from '../../../src/cli/commands/invoke.js';
+import { EXIT_FAILED, EXIT_OK } from '../../../src/cli/api-command.js';
+import { runChat, type ChatCliIo } from '../../../src/cli/commands/chat/index.js';
 import {
   report,
   sseFrame,

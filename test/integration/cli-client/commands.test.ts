@@ -3,15 +3,15 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { runChat, type ChatCliIo } from '../../../src/cli/commands/chat.js';
 import {
   EXIT_CONFIRMATION,
   EXIT_FAILED,
   EXIT_OK,
   EXIT_USAGE,
-  runConfirm,
-  runInvoke,
-} from '../../../src/cli/commands/invoke.js';
+} from '../../../src/cli/api-command.js';
+import { runChat, type ChatCliIo } from '../../../src/cli/commands/chat/index.js';
+import { runConfirm } from '../../../src/cli/commands/confirm.js';
+import { runInvoke } from '../../../src/cli/commands/invoke.js';
 import {
   TOKEN,
   httpError,

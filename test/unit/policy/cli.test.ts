@@ -12,7 +12,7 @@ import {
   runPolicyExplain,
   runPolicyTest,
   type PolicyCliIo,
-} from '../../../src/cli/commands/policy.js';
+} from '../../../src/cli/commands/policy/index.js';
 import { PolicyDecisionSchema } from '../../../src/policy/index.js';
 import { MAX_NESTING_DEPTH } from '../../../src/text/index.js';
 

@@ -1,15 +1,43 @@
 import type { NatsConnection } from '@nats-io/nats-core';
+import type { Command } from 'commander';
 import {
   describePreflight,
   PreflightCache,
   preflightState,
   preflightView,
   type PreflightState,
-} from '../brain/daemon/preflight.js';
-import { discoverServices, type DiscoveredTool } from '../brain/registry/index.js';
+} from '../../../brain/daemon/preflight.js';
+import { discoverServices, type DiscoveredTool } from '../../../brain/registry/index.js';
+import { connectBus } from '../../../bus/index.js';
+import { addBusFlags, type BusFlags } from '../../flags.js';
+import { loadClientConfig } from '../../load-config.js';
+
+/** `caesar legion list`: the tools and instances connected to NATS, with their preflight. */
+
+export function addList(legion: Command): void {
+  addBusFlags(
+    legion
+      .command('list')
+      .description('list the tools and instances connected to NATS')
+      .option('--json', 'print a JSON array instead of a table')
+      .option('--wait <ms>', 'how long to collect discovery replies', '500'),
+  ).action(async (flags: BusFlags & { json?: boolean; wait: string }) => {
+    // No --nats-url and no configured URL: the running stack's, from <data-dir>/runtime.json,
+    // as the operator identity its embedded server was started with.
+    const { config } = await loadClientConfig(flags);
+    const nc = await connectBus({ ...config.busOptions, name: 'caesar-cli' });
+    try {
+      const tools = await listTools(nc, Number(flags.wait));
+      if (flags.json) console.log(JSON.stringify(tools, null, 2));
+      else printInstancesTable(tools);
+    } finally {
+      await nc.close();
+    }
+  });
+}
 
 /** What `caesar legion list --json` prints per tool (the full spec is left out). */
-export type ListedTool = Omit<DiscoveredTool, 'spec'> & {
+type ListedTool = Omit<DiscoveredTool, 'spec'> & {
   title: string;
   /** The tool's own preflight: is its backend configured and reachable? */
   preflight: { state: PreflightState; detail: string[]; line: string };
@@ -18,7 +46,7 @@ export type ListedTool = Omit<DiscoveredTool, 'spec'> & {
 /** How long `legion list` waits for each tool's preflight answer. */
 const PREFLIGHT_TIMEOUT_MS = 5000;
 
-export async function listTools(nc: NatsConnection, windowMs: number): Promise<ListedTool[]> {
+async function listTools(nc: NatsConnection, windowMs: number): Promise<ListedTool[]> {
   const tools = await discoverServices(nc, { windowMs });
   const cache = new PreflightCache(nc, { timeoutMs: PREFLIGHT_TIMEOUT_MS });
   const preflights = await Promise.all(tools.map((t) => cache.get(t.tool)));
@@ -40,7 +68,7 @@ const STATE_TEXT: Record<PreflightState, string> = {
   unknown: 'no answer',
 };
 
-export function printInstancesTable(tools: ListedTool[]): void {
+function printInstancesTable(tools: ListedTool[]): void {
   if (tools.length === 0) {
     console.log(
       'no tools connected (start one with `caesar legion serve-tool <name>` or `caesar up`)',

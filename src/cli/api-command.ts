@@ -1,0 +1,157 @@
+import type { ToolCallReport } from '../brain/api/index.js';
+import { TokensFileError } from '../brain/http/index.js';
+import { ConfigError, RuntimeFileError } from '../config/index.js';
+import { ApiError, type ApiClient } from './api-client.js';
+import { ApiTargetError, openApiClient, type ApiTarget } from './api-target.js';
+import { EXIT_USAGE } from './exit.js';
+import type { ApiFlags } from './flags.js';
+
+/**
+ * What the commands that talk to the brain's HTTP API share (`chat`, `invoke`, `confirm`,
+ * `reject`): exit codes, where output goes, opening the client, one line per failure, and
+ * how a tool call's report is printed.
+ */
+
+/** Exit codes of `invoke` / `confirm` / `reject` (and, but for 3, of `chat`). */
+export const EXIT_OK = 0;
+/** The brain answered with an error, the call did not succeed, or the brain is unreachable. */
+export const EXIT_FAILED = 1;
+export { EXIT_USAGE };
+/** `invoke`: the call waits for a human (`caesar confirm <id>`). */
+export const EXIT_CONFIRMATION = 3;
+
+/** Where command output goes; tests pass collectors, the CLI passes the console. */
+export interface ApiCliIo {
+  out(line: string): void;
+  err(line: string): void;
+  /** Read for `-` inputs and by `caesar chat` without a message. @default process.stdin */
+  input?: NodeJS.ReadableStream;
+}
+
+export const consoleIo: ApiCliIo = {
+  out: (l) => console.log(l),
+  err: (l) => console.error(l),
+};
+
+/**
+ * Opens the client the flags point at and runs `fn`; a failure to find or reach the brain,
+ * or an error answer, becomes one line on stderr and exit 1.
+ */
+export async function withClient(
+  command: string,
+  flags: ApiFlags,
+  io: ApiCliIo,
+  fn: (client: ApiClient, target: ApiTarget) => Promise<number>,
+): Promise<number> {
+  let target: ApiTarget | undefined;
+  try {
+    const opened = await openApiClient(flags);
+    target = opened.target;
+    return await fn(opened.client, target);
+  } catch (err) {
+    io.err(`caesar ${command}: ${describeFailure(err, target)}`);
+    return EXIT_FAILED;
+  }
+}
+
+/**
+ * One line for a failure to find, reach or be served by the brain; rethrows anything else
+ * (a bug). Never includes the token.
+ */
+export function describeFailure(err: unknown, target: ApiTarget | undefined): string {
+  const local =
+    err instanceof ApiTargetError ||
+    err instanceof TokensFileError ||
+    err instanceof RuntimeFileError ||
+    err instanceof ConfigError;
+  if (local) return err.message;
+  if (!(err instanceof ApiError)) throw err;
+  if (err.status === undefined) {
+    const hint = err.code === 'api_unreachable' ? target?.hint : undefined;
+    return hint ? `cannot reach the brain at ${target?.url}: ${hint}` : err.message;
+  }
+  const what = `${err.status} ${err.code}: ${err.message}${detailsOf(err.details)}`;
+  const req = err.requestId ? ` (request ${err.requestId})` : '';
+  if (err.status === 401 && target) {
+    return `the brain refused token '${target.tokenName}' from ${target.tokenFile} (${what})${req}`;
+  }
+  if (err.status === 413) return `the request is larger than the brain accepts (${what})${req}`;
+  if (err.status === 429) {
+    const wait = err.retryAfterMs === undefined ? '' : `; retry in ${err.retryAfterMs / 1000} s`;
+    return `rate limited by the brain (${what})${wait}${req}`;
+  }
+  return `the brain answered ${what}${req}`;
+}
+
+/** `: path: message; …` for validation details of the `[{path, message}]` form. */
+function detailsOf(details: unknown): string {
+  if (!Array.isArray(details)) return '';
+  const parts = details
+    .slice(0, 5)
+    .map((d: { path?: unknown; message?: unknown }) => {
+      if (typeof d?.message !== 'string') return undefined;
+      const path = Array.isArray(d.path)
+        ? d.path.join('.')
+        : typeof d.path === 'string'
+          ? d.path
+          : '';
+      return `${path}: ${d.message}`;
+    })
+    .filter((p): p is string => p !== undefined);
+  return parts.length > 0 ? ` (${parts.join('; ')})` : '';
+}
+
+/** The report, as the person at the terminal reads it (or as JSON with `--json`). */
+export function printReport(
+  report: ToolCallReport,
+  flags: ApiFlags & { json?: boolean },
+  io: ApiCliIo,
+): void {
+  if (flags.json) {
+    io.out(JSON.stringify(report, null, 2));
+    return;
+  }
+  const outcome = report.outcome.replace('_', ' ');
+  io.out(
+    `${report.tool}: ${outcome} (decision ${report.decision_id}, ${Math.round(report.duration_ms)} ms)`,
+  );
+  if (report.outcome === 'ok') io.out(showValue(report.result));
+  if (report.error) io.out(`error: ${report.error.code}: ${report.error.message}`);
+  if (report.reason && !report.error) io.out(`reason: ${report.reason}`);
+  if (report.rule) io.out(`rule: ${report.rule}`);
+  if (report.outcome === 'confirmation_required' && report.confirmation) {
+    confirmationLines(report.confirmation, flags).forEach((l) => io.out(l));
+  }
+}
+
+/** What to run to approve or reject, with the flags that found this brain. */
+export function confirmationLines(
+  ticket: { id: string; summary: string; expires_at: string },
+  flags: ApiFlags,
+): string[] {
+  const extra = [
+    ['--data-dir', flags.dataDir],
+    ['--config', flags.config],
+    ['--api-url', flags.apiUrl],
+    ['--token-file', flags.tokenFile],
+    ['--token-name', flags.tokenName],
+  ]
+    .filter((pair): pair is [string, string] => pair[1] !== undefined)
+    .map(([flag, value]) => ` ${flag} ${shellQuote(value)}`)
+    .join('');
+  const id = shellQuote(ticket.id);
+  return [
+    `waiting for approval: ${ticket.summary}`,
+    `confirmation ${ticket.id}, expires ${ticket.expires_at}`,
+    `approve: caesar confirm ${id}${extra}`,
+    `reject:  caesar reject ${id}${extra}`,
+  ];
+}
+
+function showValue(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+}
+
+function shellQuote(value: string): string {
+  return /^[\w./:@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}

@@ -1,0 +1,119 @@
+import { resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import {
+  AuditError,
+  AuditReader,
+  formatRecord,
+  recordToJsonLine,
+  type AuditRecord,
+} from '../../../audit/index.js';
+import { ConfigError, RuntimeFileError } from '../../../config/index.js';
+import { EXIT_USAGE, usageExit } from '../../exit.js';
+import { loadClientConfig } from '../../load-config.js';
+
+/**
+ * What every `caesar audit ...` subcommand shares: which log it opens, where its output
+ * goes, how a failure ends it, and its exit codes.
+ */
+
+/** Exit codes of `caesar audit ...`: ok, a failed verification or operation, a usage error. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export { EXIT_USAGE };
+
+/**
+ * The built-in default log, `./var/audit.db`: what {@link resolveAuditDb} ends at when no
+ * flag, env var, caesar.yaml or running stack names another one.
+ */
+export function defaultAuditDbPath(cwd: string = process.cwd()): string {
+  return resolve(cwd, 'var', 'audit.db');
+}
+
+/** Which log a command opens. */
+export interface DbOptions {
+  /** The SQLite file; beats everything else. */
+  db?: string;
+  /** Where runtime.json and the default `audit.db` live. @default config `data_dir`, `./var` */
+  dataDir?: string;
+  /** caesar.yaml to read `audit.file` and `data_dir` from. */
+  config?: string;
+}
+
+/**
+ * The log to open: `--db`, else `audit.file` from env / caesar.yaml, else the running
+ * stack's (`audit_db` of a live `<data-dir>/runtime.json`), else `<data-dir>/audit.db`.
+ * @throws {ConfigError} {@link RuntimeFileError}
+ */
+export async function resolveAuditDb(opts: DbOptions): Promise<string> {
+  if (opts.db !== undefined) return opts.db;
+  const { config } = await loadClientConfig({ config: opts.config, dataDir: opts.dataDir });
+  return config.audit.file;
+}
+
+/** Where command output goes; tests pass collectors, the CLI passes the console. */
+export interface AuditCliIo {
+  out(line: string): void;
+  err(line: string): void;
+  /** Ends `tail --follow`. */
+  signal?: AbortSignal;
+}
+
+export const consoleIo: AuditCliIo = {
+  out: (l) => console.log(l),
+  err: (l) => console.error(l),
+};
+
+/** `caesar audit <name>` with the flags that choose the log. */
+export function subcommand(group: Command, name: string, description: string): Command {
+  return group
+    .command(name)
+    .description(description)
+    .option('--db <file>', "audit database (default: audit.file, else the running stack's)")
+    .option('--data-dir <dir>', 'data directory of the running stack (default ./var)')
+    .option('--config <file>', 'caesar.yaml to read (default: $CAESAR_CONFIG, ./caesar.yaml)')
+    .exitOverride(usageExit);
+}
+
+export function positiveInt(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number');
+  return n;
+}
+
+export function printRecords(
+  records: readonly AuditRecord[],
+  json: boolean | undefined,
+  io: AuditCliIo,
+): void {
+  for (const r of records) io.out(json ? recordToJsonLine(r) : formatRecord(r));
+}
+
+/** Runs `fn` with a read-only view of the log; operational errors become exit code 1. */
+export async function withReader(
+  opts: DbOptions,
+  io: AuditCliIo,
+  fn: (reader: AuditReader) => Promise<number> | number,
+): Promise<number> {
+  let reader: AuditReader;
+  try {
+    reader = AuditReader.open(await resolveAuditDb(opts));
+  } catch (err) {
+    return failed(err, io);
+  }
+  try {
+    return await fn(reader);
+  } catch (err) {
+    return failed(err, io);
+  } finally {
+    reader.close();
+  }
+}
+
+/** An audit, config or runtime.json error: one line and exit 1; anything else is a bug. */
+export function failed(err: unknown, io: AuditCliIo): number {
+  const known =
+    err instanceof AuditError || err instanceof ConfigError || err instanceof RuntimeFileError;
+  if (!known) throw err;
+  io.err(`caesar audit: ${err.message}`);
+  return EXIT_FAILED;
+}

@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { usageExit } from '../../exit.js';
+import { addCheck } from './check.js';
+import { addExplain } from './explain.js';
+import { addTest } from './test.js';
+
+export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './load.js';
+export type { PolicyCliIo, PolicyFileOptions } from './load.js';
+export { runPolicyCheck } from './check.js';
+export { runPolicyExplain } from './explain.js';
+export type { ExplainOptions } from './explain.js';
+export { runPolicyTest } from './test.js';
+
+/** Adds `caesar policy check|explain|test`, one file each. */
+export function register(program: Command): void {
+  const group = program
+    .command('policy')
+    .description('check, explain and test the tool-call policy (policy.yaml)')
+    .exitOverride(usageExit);
+  for (const add of [addCheck, addExplain, addTest]) add(group);
+}

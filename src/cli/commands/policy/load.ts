@@ -1,0 +1,118 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { ConfigError, loadConfig, RuntimeFileError } from '../../../config/index.js';
+import {
+  PolicyError,
+  PolicyLoadError,
+  formatIssue,
+  loadPolicyFile,
+  type CompiledPolicy,
+  type ReadPolicyOptions,
+} from '../../../policy/index.js';
+import { EXIT_USAGE, usageExit } from '../../exit.js';
+
+/**
+ * What every `caesar policy ...` subcommand shares: which policy file it loads (and how a
+ * file that does not load is reported), its flags, where its output goes, its exit codes.
+ */
+
+/** Exit codes of `caesar policy ...`: ok, a failed check or mismatch, a usage error. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export { EXIT_USAGE };
+
+/** Where command output goes; tests pass collectors, the CLI passes the console. */
+export interface PolicyCliIo {
+  out(line: string): void;
+  err(line: string): void;
+  /** Directory relative paths (and `./caesar.yaml`) are resolved against. @default process.cwd() */
+  cwd?: string;
+  /** Environment for the config loader. @default process.env */
+  env?: Record<string, string | undefined>;
+}
+
+export interface PolicyFileOptions {
+  /** The policy file; default: the configured one (`policy.file`, `./policy/policy.yaml`). */
+  policy?: string;
+  /** caesar.yaml to read the configured policy file from. */
+  config?: string;
+  /** Data directory of the running stack, whose runtime.json names its policy file. */
+  dataDir?: string;
+  json?: boolean;
+}
+
+export const consoleIo: PolicyCliIo = {
+  out: (l) => console.log(l),
+  err: (l) => console.error(l),
+};
+
+/** The flags every subcommand takes: which policy file, and `--json`. */
+export function withPolicyFlags(cmd: Command): Command {
+  return cmd
+    .option('-p, --policy <file>', 'policy file (default: policy.file of the config)')
+    .option('--config <file>', 'caesar.yaml to read (default: $CAESAR_CONFIG, then ./caesar.yaml)')
+    .option('--data-dir <dir>', 'data directory of the running stack (default ./var)')
+    .option('--json', 'print JSON')
+    .exitOverride(usageExit);
+}
+
+/**
+ * Loads the policy file {@link policyPath} names; a file that does not load is reported
+ * (file:line:column per problem, or JSON with `--json`) and gives null.
+ */
+export async function loadPolicy(
+  opts: PolicyFileOptions,
+  io: PolicyCliIo,
+): Promise<CompiledPolicy | null> {
+  let path: string;
+  let read: ReadPolicyOptions = {};
+  try {
+    const found = await policyPath(opts, io);
+    path = found.path;
+    if (found.maxBytes !== undefined) read = { maxBytes: found.maxBytes };
+  } catch (err) {
+    if (!(err instanceof ConfigError || err instanceof RuntimeFileError)) throw err;
+    io.err(err.message);
+    return null;
+  }
+  try {
+    return await loadPolicyFile(path, read);
+  } catch (err) {
+    if (!(err instanceof PolicyError)) throw err;
+    reportLoadError(path, err, opts, io);
+    return null;
+  }
+}
+
+/**
+ * The policy file to use: `--policy` (or `check`'s argument), else `policy.file` from env /
+ * caesar.yaml, else the running stack's (runtime.json in the data dir), else the default.
+ */
+async function policyPath(
+  opts: PolicyFileOptions,
+  io: PolicyCliIo,
+): Promise<{ path: string; maxBytes?: number }> {
+  const cwd = io.cwd ?? process.cwd();
+  if (opts.policy !== undefined) return { path: resolve(cwd, opts.policy) };
+  const config = await loadConfig({
+    cwd,
+    ...(opts.config === undefined ? {} : { file: opts.config }),
+    ...(io.env === undefined ? {} : { env: io.env }),
+    ...(opts.dataDir === undefined ? {} : { overrides: { data_dir: opts.dataDir } }),
+    runningStack: true,
+  });
+  return { path: config.policy.file, maxBytes: config.policy.maxFileBytes };
+}
+
+function reportLoadError(path: string, err: PolicyError, opts: PolicyFileOptions, io: PolicyCliIo) {
+  const issues = err instanceof PolicyLoadError ? err.issues : [];
+  if (opts.json) {
+    const error = { code: err.code, message: err.message, issues };
+    io.out(JSON.stringify({ ok: false, file: path, error }, null, 2));
+  } else if (err instanceof PolicyLoadError) {
+    io.err(`${path}: invalid policy (${issues.length} problem${issues.length === 1 ? '' : 's'})`);
+    issues.forEach((i) => io.err(formatIssue(path, i)));
+  } else {
+    io.err(err.message);
+  }
+}
