@@ -18,6 +18,8 @@ CAESAR reads its settings from four places; each one overrides the ones before i
 3. **Environment variables** \`CAESAR_<SECTION>__<KEY>\`, such as \`CAESAR_BUS__URL\`.
 4. **Command-line flags**, such as \`--nats-url\`.
 
+The commands that look for a running stack (\`legion list\`, \`audit …\`, \`policy …\`) also read \`<data_dir>/runtime.json\`, which \`caesar up\` writes, between 1 and 2: the running stack's NATS URL (with its operator seed), audit log and policy file ([ADR 0039](adr/0039-cli-seams.md)). The servers never read it.
+
 ## Rules
 
 - Keys are snake_case. An unknown key is an error naming \`file:line:column\` and the key path. Every problem is reported at once, each with the file position or env var it came from.
