@@ -13,6 +13,7 @@ import {
   type ToolCallReport,
   type ToolView,
 } from '../brain/api/index.js';
+import { CaesarError, isErrorCode } from '../errors/index.js';
 
 /**
  * A small client for the brain's HTTP API (`src/brain/api/contract.ts`, docs/api.md), over
@@ -20,14 +21,6 @@ import {
  * {@link ApiError}. The token goes into the Authorization header and nowhere else: no
  * message, error or log line carries it.
  */
-
-/** Failures the client itself detects, next to the codes the brain puts in error bodies. */
-export const API_CLIENT_ERROR_CODES = [
-  'api_unreachable',
-  'api_timeout',
-  'api_response_too_large',
-  'api_bad_response',
-] as const;
 
 /** Transport errors (`fetch failed` causes) that mean "nothing is listening there". */
 const UNREACHABLE = new Set([
@@ -50,34 +43,39 @@ export interface ApiErrorOptions {
   cause?: unknown;
 }
 
+/** Statuses worth retrying unchanged. */
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+
 /**
- * The brain answered with an error (`status`, and the `code`, message and `request_id` of
- * its `HttpErrorSchema` body), or the client could not get a usable answer (`status`
- * undefined; a code from {@link API_CLIENT_ERROR_CODES}).
+ * The brain answered with an error (`httpStatus`, and the `code`, message and `request_id` of
+ * its `HttpErrorSchema` body), or the client could not get a usable answer (`httpStatus`
+ * undefined; `api_unreachable`, `api_timeout`, `api_response_too_large`, `api_bad_response`).
+ * The brain speaks the same catalogue, so `code` is its code; one this build does not know (a
+ * newer brain), or an error page that is not the API's shape, is `api_bad_response`, and
+ * `remoteCode` keeps what arrived (`http_502` for a bare status).
  */
-export class ApiError extends Error {
+export class ApiError extends CaesarError {
   override readonly name = 'ApiError';
-  readonly code: string;
-  readonly status: number | undefined;
+  /** The code as the brain sent it, or the client's own. */
+  readonly remoteCode: string;
+  /** HTTP status of the answer; undefined when none arrived. */
+  readonly httpStatus: number | undefined;
   readonly requestId: string | undefined;
-  /** `[{path, message}]` for request validation errors. */
-  readonly details: unknown;
   /** From a `Retry-After` header (429, 503). */
   readonly retryAfterMs: number | undefined;
-  /** Worth retrying unchanged: 429, 502-504, timeouts, an unreachable brain. */
-  readonly retryable: boolean;
 
   constructor(code: string, message: string, options: ApiErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.status = options.status;
+    const known = isErrorCode(code) ? code : 'api_bad_response';
+    super(known, message, {
+      cause: options.cause,
+      details: options.details,
+      // an answer's status says it (429, 502-504); else the catalogue (unreachable, timeout)
+      ...(options.status === undefined ? {} : { retryable: RETRY_STATUSES.has(options.status) }),
+    });
+    this.remoteCode = code;
+    this.httpStatus = options.status;
     this.requestId = options.requestId;
-    this.details = options.details;
     this.retryAfterMs = options.retryAfterMs;
-    this.retryable =
-      options.status === undefined
-        ? code === 'api_unreachable' || code === 'api_timeout'
-        : [429, 502, 503, 504].includes(options.status);
   }
 }
 

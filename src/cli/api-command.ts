@@ -66,17 +66,17 @@ export function describeFailure(err: unknown, target: ApiTarget | undefined): st
     err instanceof ConfigError;
   if (local) return err.message;
   if (!(err instanceof ApiError)) throw err;
-  if (err.status === undefined) {
+  if (err.httpStatus === undefined) {
     const hint = err.code === 'api_unreachable' ? target?.hint : undefined;
     return hint ? `cannot reach the brain at ${target?.url}: ${hint}` : err.message;
   }
-  const what = `${err.status} ${err.code}: ${err.message}${detailsOf(err.details)}`;
+  const what = `${err.httpStatus} ${err.remoteCode}: ${err.message}${detailsOf(err.details)}`;
   const req = err.requestId ? ` (request ${err.requestId})` : '';
-  if (err.status === 401 && target) {
+  if (err.httpStatus === 401 && target) {
     return `the brain refused token '${target.tokenName}' from ${target.tokenFile} (${what})${req}`;
   }
-  if (err.status === 413) return `the request is larger than the brain accepts (${what})${req}`;
-  if (err.status === 429) {
+  if (err.httpStatus === 413) return `the request is larger than the brain accepts (${what})${req}`;
+  if (err.httpStatus === 429) {
     const wait = err.retryAfterMs === undefined ? '' : `; retry in ${err.retryAfterMs / 1000} s`;
     return `rate limited by the brain (${what})${wait}${req}`;
   }

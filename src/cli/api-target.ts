@@ -4,6 +4,7 @@ import type { CaesarConfig, RuntimeInfo } from '../config/index.js';
 import { createApiClient, type ApiClient } from './api-client.js';
 import { DEFAULT_API_TIMEOUT_MS, type ApiFlags } from './flags.js';
 import { loadCliConfig, loadClientConfig } from './load-config.js';
+import { CaesarError } from '../errors/index.js';
 
 /**
  * Where `chat`, `invoke`, `confirm` and `reject` talk to, and as whom: the API URL, the
@@ -30,13 +31,12 @@ export type ApiTargetErrorCode =
  * The API URL or the token could not be worked out: no running stack and no usable default
  * (`stack_not_found`), no such token, no usable URL. The message names the file at fault.
  */
-export class ApiTargetError extends Error {
+export class ApiTargetError extends CaesarError {
+  declare readonly code: ApiTargetErrorCode;
   override readonly name = 'ApiTargetError';
-  readonly code: ApiTargetErrorCode;
 
   constructor(code: ApiTargetErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(code, message, options);
   }
 }
 

@@ -32,7 +32,7 @@ export async function runConfirm(
     try {
       report = await client.confirm(id, approve);
     } catch (err) {
-      if (!(err instanceof ApiError) || err.status !== 404) throw err;
+      if (!(err instanceof ApiError) || err.httpStatus !== 404) throw err;
       io.err(
         `caesar ${verb}: no pending confirmation ${id} (expired, already used, or voided by a policy reload)`,
       );

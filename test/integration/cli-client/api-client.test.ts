@@ -110,14 +110,15 @@ describe('API client errors', () => {
     async (status, code, message) => {
       stub.route(/^POST \/v1\/chat$/, () => httpError(status, code, message));
       const err = await failure(client.chat({ message: 'hi' }));
-      expect(err).toMatchObject({ status, code, message, requestId: `req-${status}` });
+      const id = `req-${status}`;
+      expect(err).toMatchObject({ httpStatus: status, code, message, requestId: id });
       expect(err.retryable).toBe(status === 429 || status === 503);
     },
   );
 
   test('a wrong token is a 401 from the server', async () => {
     const wrong = createApiClient({ url: stub.url, token: 'nope' });
-    expect(await failure(wrong.tools())).toMatchObject({ status: 401, code: 'unauthorized' });
+    expect(await failure(wrong.tools())).toMatchObject({ httpStatus: 401, code: 'unauthorized' });
   });
 
   test('Retry-After on a 429 becomes retryAfterMs', async () => {
@@ -137,10 +138,15 @@ describe('API client errors', () => {
     expect((await failure(client.chat({ message: 'x' }))).details).toEqual(details);
   });
 
-  test('an error body that is not the contract shape still maps to http_<status>', async () => {
+  test('an error body that is not the contract shape is api_bad_response, keeping http_<status>', async () => {
     stub.route(/^GET \/v1\/tools$/, () => ({ status: 502, raw: '<html>bad gateway</html>' }));
     const err = await failure(client.tools());
-    expect(err).toMatchObject({ status: 502, code: 'http_502', requestId: undefined });
+    expect(err).toMatchObject({
+      httpStatus: 502,
+      code: 'api_bad_response',
+      remoteCode: 'http_502',
+      requestId: undefined,
+    });
     expect(err.message).toBe('GET /v1/tools failed: HTTP 502 Bad Gateway');
   });
 
@@ -168,7 +174,7 @@ describe('API client errors', () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const err = await failure(createApiClient({ url, token: TOKEN }).tools());
     expect(err.code).toBe('api_unreachable');
-    expect(err.status).toBeUndefined();
+    expect(err.httpStatus).toBeUndefined();
     expect(err.message).toBe(
       `cannot reach the brain at ${url}: is \`caesar up\` running? (ECONNREFUSED)`,
     );
@@ -270,7 +276,7 @@ describe('API client: streamed chat', () => {
         sseFrame({ type: 'error', error: { code: 'internal', message: 'internal error' } }),
       ]),
     );
-    expect(err).toMatchObject({ code: 'internal', status: undefined, retryable: false });
+    expect(err).toMatchObject({ code: 'internal', httpStatus: undefined, retryable: false });
     expect(err.message).toBe(
       'the brain failed mid-answer: internal: internal error (request req-sse)',
     );
@@ -324,6 +330,10 @@ describe('API client: streamed chat', () => {
   test('an error status to a stream request is the usual ApiError', async () => {
     stub.route(/^POST \/v1\/chat$/, () => httpError(404, 'session_not_found', 'no session s-9'));
     const err = await failure(client.chat({ message: 'hi' }, { onEvent: () => undefined }));
-    expect(err).toMatchObject({ status: 404, code: 'session_not_found', requestId: 'req-404' });
+    expect(err).toMatchObject({
+      httpStatus: 404,
+      code: 'session_not_found',
+      requestId: 'req-404',
+    });
   });
 });

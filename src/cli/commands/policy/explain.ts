@@ -12,6 +12,7 @@ import {
   type PolicyCliIo,
   type PolicyFileOptions,
 } from './load.js';
+import { CaesarError } from '../../../errors/index.js';
 
 export interface ExplainOptions extends PolicyFileOptions {
   target?: string;
@@ -19,7 +20,13 @@ export interface ExplainOptions extends PolicyFileOptions {
   confirmed?: boolean;
 }
 
-class UsageError extends Error {}
+/** A call that cannot be built from the arguments: exit 2 with the reason. */
+class UsageError extends CaesarError {
+  declare readonly code: 'usage';
+  constructor(message: string) {
+    super('usage', message);
+  }
+}
 
 /**
  * `caesar policy explain <tool|domain.service> ['<json>']`: the decision, the rule that made it,
