@@ -1,10 +1,11 @@
 import { Buffer } from 'node:buffer';
 import { headers as natsHeaders, type Msg } from '@nats-io/nats-core';
-import type { z } from 'zod';
 import type { Logger } from '../log/index.js';
 import {
   CaesarError,
+  fieldIssuesOf,
   isWireErrorCode,
+  summariseFieldIssues,
   DispatchRequestSchema,
   HEADERS,
   MAX_ENVELOPE_BYTES,
@@ -205,7 +206,7 @@ function startCall(
     );
   }
   const req = DispatchRequestSchema.safeParse(raw);
-  if (!req.success) return invalid('malformed dispatch envelope', issuesOf(req.error));
+  if (!req.success) return invalid('malformed dispatch envelope', fieldIssuesOf(req.error));
   if (req.data.tool !== tool.spec.name) {
     return invalid(
       `envelope names tool '${req.data.tool}' but this endpoint serves '${tool.spec.name}'`,
@@ -221,9 +222,9 @@ function startCall(
   }
   const input = tool.input.safeParse(req.data.input);
   if (!input.success) {
-    const details = issuesOf(input.error);
+    const details = fieldIssuesOf(input.error);
     return invalid(
-      `input does not match the ${tool.spec.name} schema: ${summarise(details)}`,
+      `input does not match the ${tool.spec.name} schema: ${summariseFieldIssues(details)}`,
       details,
     );
   }
@@ -336,7 +337,7 @@ function checkOutput(deps: CallHandlerDeps, result: unknown, decisionId: string)
   const output = tool.output.safeParse(result);
   if (output.success) return { ok: true, result: output.data };
   deps.logger.error(
-    { issues: issuesOf(output.error), decisionId },
+    { issues: fieldIssuesOf(output.error), decisionId },
     'handler output failed its schema',
   );
   return failure(
@@ -372,22 +373,6 @@ export function toErrorBody(err: unknown): ErrorBody {
     message: `handler failed: ${message}`.slice(0, 4096),
     retryable: false,
   };
-}
-
-export interface FieldIssue {
-  path: string;
-  message: string;
-}
-
-function issuesOf(error: z.ZodError): FieldIssue[] {
-  return error.issues.slice(0, 20).map((i) => ({
-    path: i.path.map(String).join('.') || '(root)',
-    message: i.message,
-  }));
-}
-
-function summarise(issues: FieldIssue[]): string {
-  return issues.map((i) => `${i.path}: ${i.message}`).join('; ');
 }
 
 function round(ms: number): number {
