@@ -6,6 +6,8 @@ import { CaesarError, errorMessage } from '../errors/index.js';
  * the failure itself (never guessed from message text). The brain treats any
  * `AuditWriteError` as "do not act".
  */
+import { sqliteCodeOf } from '../host/index.js';
+
 export type AuditErrorCode =
   | 'audit_write_failed'
   | 'audit_closed'
@@ -31,13 +33,6 @@ export class AuditError extends CaesarError {
   constructor(code: AuditErrorCode, message: string, options: AuditErrorOptions = {}) {
     super(code, message, options);
   }
-}
-
-/** SQLite's own error code (`SQLITE_FULL`, `SQLITE_READONLY`, ...) when the cause has one. */
-export function sqliteCodeOf(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null || !('code' in err)) return undefined;
-  const code = err.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
 }
 
 /**

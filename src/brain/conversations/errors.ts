@@ -6,6 +6,8 @@ import { CaesarError, errorMessage } from '../../errors/index.js';
  * failure happens. `SessionNotFoundError` is the only one a client causes (404); the store's
  * own failures answer a chat with 503 and the catalogue's summary.
  */
+import { sqliteCodeOf } from '../../host/index.js';
+
 export type ConversationErrorCode =
   | 'session_not_found'
   | 'conversations_open_failed'
@@ -42,13 +44,6 @@ export class SessionNotFoundError extends ConversationError {
     );
     this.sessionId = sessionId;
   }
-}
-
-/** SQLite's own error code (`SQLITE_BUSY`, `SQLITE_FULL`, ...) when the cause has one. */
-export function sqliteCodeOf(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null || !('code' in err)) return undefined;
-  const code = err.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
 }
 
 /**
