@@ -7,7 +7,7 @@ import {
 import { TOOL_MATCHERS, toolsWithTypedKey, typedKeyOf } from './matchers/registry.js';
 import { isRecord } from './normalize.js';
 import { CALL_SERVICE_TOOL } from './tool-call.js';
-import { closestKey } from './zod-messages.js';
+import { closest } from '../text/index.js';
 
 /**
  * Checks of a rule that depend on more than one of its keys (the tool decides what its `input:`
@@ -109,7 +109,7 @@ function checkInputKey(list: ToolList, tool: string, key: string, value: unknown
       return;
     }
     const known = [...Object.keys(matcher.keys), ...matcher.fields];
-    const hint = closestKey(key, known);
+    const hint = closest(key, known);
     const more = hint === undefined ? '' : ` (did you mean '${hint}'?)`;
     report(
       ctx,

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { closest } from '../text/index.js';
 
 /** Every key the policy and cases grammars know, for "did you mean" hints. */
 const KNOWN_KEYS: readonly string[] = [
@@ -68,35 +69,8 @@ export function describeZodIssue(issue: z.core.$ZodIssue): { message: string; ke
 }
 
 function unknownKeyMessage(key: string): string {
-  const hint = closestKey(key, KNOWN_KEYS);
+  const hint = closest(key, KNOWN_KEYS);
   return hint === undefined
     ? `unknown key '${key}'`
     : `unknown key '${key}' (did you mean '${hint}'?)`;
-}
-
-/** The candidate within edit distance 2 of `key` (the nearest), for "did you mean" hints. */
-export function closestKey(key: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of candidates) {
-    const d = editDistance(key.toLowerCase(), candidate);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row.push(Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost));
-    }
-    prev = row;
-  }
-  return prev[b.length] ?? 0;
 }

@@ -10,7 +10,7 @@ export {
   toolSectionPath,
   TOP_LEVEL_TOOL_SECTIONS,
 } from './setting-names.js';
-export { closest, editDistance } from './suggest.js';
+export { closest, editDistance, maxSuggestEdits } from './suggest.js';
 export {
   findTooDeep,
   jsonTextTooDeepAt,

@@ -1,14 +1,29 @@
 /**
- * The candidate closest to `word` by edit distance, if it is close enough to be a typo: the
- * "did you mean" of every reader of names an operator types (config keys, env vars, Home
- * Assistant services). Case is ignored; on a tie the first candidate wins.
+ * How many edits a typo of `word` may hold and still get a hint: 1 for words of up to 4
+ * letters, 2 up to 8, 3 beyond. The one threshold of every "did you mean" (config keys and env
+ * vars, policy, cases and intents keys, Home Assistant services and areas): short words get
+ * one edit so `id` does not suggest `ip`, long ones a few so `allow_tools` finds
+ * `allowed_tools`.
+ */
+export function maxSuggestEdits(word: string): number {
+  return word.length <= 4 ? 1 : word.length <= 8 ? 2 : 3;
+}
+
+/**
+ * The candidate closest to `word` by edit distance ({@link editDistance}), if it is close
+ * enough to be a typo ({@link maxSuggestEdits}): the one "did you mean" of every reader of
+ * names an operator types. Case is ignored; on a tie the first candidate wins. A candidate
+ * whose length differs by more than the allowed edits is skipped unmeasured, so a long word
+ * costs nothing against short names.
  */
 export function closest(word: string, candidates: readonly string[]): string | undefined {
-  const allowed = word.length <= 4 ? 1 : word.length <= 8 ? 2 : 3;
+  const allowed = maxSuggestEdits(word);
+  const lower = word.toLowerCase();
   let best: string | undefined;
   let bestDistance = allowed + 1;
   for (const candidate of candidates) {
-    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (Math.abs(candidate.length - word.length) >= bestDistance) continue;
+    const d = editDistance(lower, candidate.toLowerCase());
     if (d < bestDistance) {
       best = candidate;
       bestDistance = d;

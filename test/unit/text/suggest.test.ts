@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { closest, editDistance } from '../../../src/text/index.js';
+import { closest, editDistance, maxSuggestEdits } from '../../../src/text/index.js';
 
 describe('name suggestions', () => {
   test.each([
@@ -16,5 +16,29 @@ describe('name suggestions', () => {
     expect(closest('LIHGT', ['light', 'lock'])).toBe('light');
     expect(closest('garage', ['light', 'lock'])).toBeUndefined();
     expect(closest('abcdefghijkl', ['abcdefghixyz'])).toBe('abcdefghixyz');
+  });
+
+  test.each([
+    ['', 1],
+    ['tool', 1],
+    ['target', 2],
+    ['sentense', 2],
+    ['allow_tools', 3],
+  ])('a typo of %j may hold %d edits', (word, edits) => {
+    expect(maxSuggestEdits(word)).toBe(edits);
+  });
+
+  test.each([
+    // one threshold for every reader: policy keys, intents keys, config keys, HA names
+    ['tagret', ['target', 'tool'], 'target'],
+    ['allow_tools', ['allowed_tools', 'denied_tools'], 'allowed_tools'],
+    ['sentense', ['sentences', 'slots'], 'sentences'],
+    ['confrim', ['confirm', 'config'], 'confirm'],
+    ['tol', ['tool', 'id'], 'tool'],
+    ['ty', ['id', 'type'], undefined],
+    ['mx', ['max', 'min'], 'max'],
+    ['x'.repeat(10_000), ['target'], undefined],
+  ])('closest(%j) among %j is %j', (word, candidates, hint) => {
+    expect(closest(word, candidates)).toBe(hint);
   });
 });
