@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseDuration } from '../config/index.js';
+import { parseSettingDuration as parseDuration } from '../config/index.js';
 
 /**
  * The flags commands share, and how they become config overrides: the NATS flags of the

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DURATION_HINT, parseDuration } from './duration.js';
+import { durationSchema, parseDuration, type DurationOptions } from '../text/index.js';
 import { redactUserinfo, serverUrlProblem } from './urls.js';
 
 /** How a key's value is read from an env var and shown in the reference. */
@@ -21,20 +21,21 @@ export interface FieldMeta {
 /** Registry of {@link FieldMeta} by schema instance (zod v4 registries). */
 export const fieldMeta = z.registry<FieldMeta>();
 
-/** A duration (`500ms`, `5s`, `2m`, `1h` or a number of ms), parsed to milliseconds. */
+/**
+ * How settings (caesar.yaml, env vars, CLI flags) read a duration: the one grammar
+ * (docs/configuration.md, "Durations"), with a bare number meaning milliseconds, as existing
+ * files and the reference CAESAR's env vars write it.
+ */
+export const SETTING_DURATION: DurationOptions = { bareNumber: 'ms' };
+
+/** A setting's duration in milliseconds (`"5s"` -> 5000, `"250"` -> 250), or undefined. */
+export function parseSettingDuration(value: string | number): number | undefined {
+  return parseDuration(value, SETTING_DURATION);
+}
+
+/** A duration (`500ms`, `5s`, `2 hours`, `1d` or a number of ms), parsed to milliseconds. */
 export function durationField() {
-  return z
-    .union([z.number(), z.string()], { error: `expected ${DURATION_HINT}` })
-    .transform((value, ctx) => {
-      const ms = parseDuration(value);
-      if (ms !== undefined) return ms;
-      ctx.addIssue({
-        code: 'custom',
-        message: `invalid duration '${value}': expected ${DURATION_HINT}`,
-      });
-      return z.NEVER;
-    })
-    .register(fieldMeta, { kind: 'duration' });
+  return durationSchema(SETTING_DURATION).register(fieldMeta, { kind: 'duration' });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { MAX_DURATION_MS } from './duration.js';
+import { DURATION_UNITS, MAX_DURATION_MS } from '../text/index.js';
 import { SECRET_KEY_ENDINGS } from './redact.js';
 import { MAX_SECRET_FILE_BYTES } from './secret-file.js';
 import { defaultText, envText, typeText } from './render-values.js';
@@ -25,10 +25,21 @@ The commands that look for a running stack (\`legion list\`, \`audit …\`, \`po
 - Keys are snake_case. An unknown key is an error naming \`file:line:column\` and the key path. Every problem is reported at once, each with the file position or env var it came from.
 - A key with no value (\`token:\`) counts as not set.
 - An env var name is \`CAESAR_\` and the key path upper-cased, with \`__\` between levels: \`bus.nkey_seed_file\` is \`CAESAR_BUS__NKEY_SEED_FILE\`, \`tools.web_search.searxng_url\` is \`CAESAR_TOOLS__WEB_SEARCH__SEARXNG_URL\`. Values are read as the key's type (integers, booleans as \`true\`/\`false\`/\`1\`/\`0\`, durations, comma-separated URL lists). An empty value unsets the key, so a lower layer's value or the default applies. A \`CAESAR_*\` variable that names no key is an error, except under \`tools\`; \`CAESAR_CONFIG\` names the file and is not a setting.
-- Durations: \`500ms\`, \`5s\`, \`2m\`, \`1h\` or a number of milliseconds, at most ${MAX_DURATION_MS} ms (about 24.8 days).
+- Durations: \`500ms\`, \`5s\`, \`1.5m\`, \`2 hours\`, \`1d\` or a number of milliseconds; see [Durations](#durations).
 - Relative paths in \`caesar.yaml\` are resolved against the file's own directory; relative paths from environment variables and flags, and the defaults, against the working directory.
 - At most one of \`bus.nkey_seed_file\`, \`bus.creds_file\` and \`bus.token\` may be set in one source; the highest source that sets one of them decides the auth method (a \`--creds-file\` flag replaces an NKEY seed named in \`caesar.yaml\`).
 - Secrets (\`bus.token\`, and keys such as \`*_token\`, \`*password\`, \`*secret\`, \`*api_key\` in tool sections) are replaced with \`[redacted]\` whenever the config is printed (\`caesar config show\`). Keep them out of \`caesar.yaml\`: set them by env var, or from a file as below.
+
+## Durations
+
+One grammar for every duration CAESAR reads: in \`caesar.yaml\`, env vars and flags, and in the policy (\`rate_limit\` windows, the cases' \`advance\`; [policy.md](policy.md#rate_limit)). [ADR 0043](adr/0043-one-duration-grammar.md) records why.
+
+- A count and a unit, with or without a space: \`500ms\`, \`5s\`, \`1.5m\`, \`2 hours\`, \`1d\`. The units, lower-case: ${DURATION_UNITS.map((u) => `\`${u}\``).join(', ')}.
+- A unit word alone means one of it: \`second\`, \`minute\`, \`hour\`, \`day\` (and \`sec\`, \`min\`). A lone letter such as \`m\` is refused as a likely typo.
+- Fractions round to whole milliseconds (\`0.5s\` is 500 ms). Negative values and exponents (\`1e3\`) are refused.
+- A bare number (\`250\`, as a YAML number or an env var of digits) is milliseconds in settings, as existing files and the reference CAESAR's env vars write it. The policy refuses it as ambiguous: \`per: 60\` must say \`60s\` or \`60ms\`.
+- At most ${MAX_DURATION_MS} ms (about 24.8 days), the longest a Node timer waits. A policy rate-limit window is at most \`30d\` instead, and a case's \`advance\` may move the test clock further: neither is waited on.
+- \`caesar config show\` prints a duration in the largest unit that divides it: \`30s\`, \`2m\`, \`1d\`, \`1500ms\`.
 
 ## Secrets from files
 

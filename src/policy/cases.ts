@@ -6,7 +6,7 @@ import {
   type DecisionOutcome,
   type PolicyDecision,
 } from './decision.js';
-import { DurationSchema } from './duration.js';
+import { durationSchema } from '../text/index.js';
 import { PolicyEngine } from './engine.js';
 import { PolicyCasesError } from './errors.js';
 import type { ToolCall } from './tool-call.js';
@@ -55,7 +55,7 @@ export const PolicyCaseSchema = z.strictObject({
     .optional(),
   confirmed: z.boolean().optional(),
   /** Move the clock forward before this case, e.g. `1m`. */
-  advance: DurationSchema.optional(),
+  advance: durationSchema({ min: 1, max: Number.MAX_SAFE_INTEGER }).optional(),
 });
 export type PolicyCase = z.infer<typeof PolicyCaseSchema>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConstraintMapSchema } from './constraint-schema.js';
 import { DEFAULT_DENY_RULE_ID } from './decision.js';
-import { DurationSchema } from './duration.js';
+import { durationSchema } from '../text/index.js';
 import {
   EntitySelectorSchema,
   ServicePatternSchema,
@@ -43,9 +43,8 @@ export const TargetSchema = z
   .refine((t) => Object.keys(t).length > 0, 'target must list at least one selector');
 export type TargetSpec = z.infer<typeof TargetSchema>;
 
-const WindowSchema = DurationSchema.pipe(
-  z.number().max(MAX_WINDOW_MS, { error: 'a rate limit window is at most 30d' }),
-);
+/** A window in the one duration grammar; a bare number (`per: 60`) is refused as ambiguous. */
+const WindowSchema = durationSchema({ min: 1, max: MAX_WINDOW_MS });
 
 /** `{calls: 10, per: 1m}` or the shorthand `10/minute`, `10/1m`; normalised to `{calls, windowMs}`. */
 export const RateLimitSchema = z

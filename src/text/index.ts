@@ -1,5 +1,5 @@
 // Public surface of the text rules: how every module reads, bounds and words text and data
-// (YAML, JSON, names, secrets), one module per rule. Pure: node: built-ins and the parsing
+// (YAML, JSON, names, durations, secrets), one module per rule. Pure: node: built-ins and the parsing
 // libraries only, no other src/ module.
 export { formatPath } from './format-path.js';
 export { canonicalJson } from './canonical-json.js';
@@ -11,6 +11,16 @@ export {
   TOP_LEVEL_TOOL_SECTIONS,
 } from './setting-names.js';
 export { closest, editDistance, maxSuggestEdits } from './suggest.js';
+export {
+  DURATION_UNITS,
+  durationHint,
+  durationSchema,
+  formatDuration,
+  MAX_DURATION_MS,
+  parseDuration,
+  readDuration,
+} from './duration.js';
+export type { DurationOptions } from './duration.js';
 export {
   findTooDeep,
   jsonTextTooDeepAt,

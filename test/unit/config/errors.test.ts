@@ -73,12 +73,12 @@ describe('YAML errors name file:line:col and the key path', () => {
     },
     {
       name: 'bad duration',
-      yaml: 'bus:\n  reconnect_wait: 5 seconds\n',
+      yaml: 'bus:\n  reconnect_wait: 5 fortnights\n',
       issue: {
         source: 'FILE:2:19',
         path: 'bus.reconnect_wait',
         message:
-          "invalid duration '5 seconds': expected a duration such as 500ms, 5s, 2m, 1h, or a number of milliseconds",
+          "invalid duration '5 fortnights': expected a duration such as 500ms, 5s, 1.5m, 2 hours or 1d, or a number of milliseconds",
       },
     },
     {
@@ -221,7 +221,7 @@ describe('env errors name the variable', () => {
         source: 'CAESAR_WORKER__GRACE',
         path: 'worker.grace',
         message:
-          "invalid duration '-1s': expected a duration such as 500ms, 5s, 2m, 1h, or a number of milliseconds",
+          "invalid duration '-1s': expected a duration such as 500ms, 5s, 1.5m, 2 hours or 1d, or a number of milliseconds",
       },
     },
     {
