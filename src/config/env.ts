@@ -2,9 +2,8 @@ import { resolve } from 'node:path';
 import type { ConfigIssue } from './errors.js';
 import type { FieldKind } from './fields.js';
 import { isPlainObject, UNSET, type ConfigLayer } from './layer.js';
-import { isSecretKey } from './redact.js';
 import { readSecretFile } from './secret-file.js';
-import { closest } from '../text/index.js';
+import { closest, isSecretKey } from '../text/index.js';
 import { configNodeAt, configNodes, type ConfigNode } from './walk.js';
 
 /** Names the config file; not a setting. */

@@ -1,5 +1,11 @@
-import { DURATION_UNITS, MAX_DURATION_MS } from '../text/index.js';
-import { SECRET_KEY_ENDINGS } from './redact.js';
+import {
+  DURATION_UNITS,
+  MAX_DURATION_MS,
+  SECRET_KEY_FRAGMENTS,
+  SECRET_REFERENCE_WORDS,
+} from '../text/index.js';
+
+const codeList = (words: readonly string[]): string => words.map((w) => `\`${w}\``).join(', ');
 import { MAX_SECRET_FILE_BYTES } from './secret-file.js';
 import { defaultText, envText, typeText } from './render-values.js';
 import { configTree, type ConfigNode, type ConfigSection } from './walk.js';
@@ -28,7 +34,7 @@ The commands that look for a running stack (\`legion list\`, \`audit …\`, \`po
 - Durations: \`500ms\`, \`5s\`, \`1.5m\`, \`2 hours\`, \`1d\` or a number of milliseconds; see [Durations](#durations).
 - Relative paths in \`caesar.yaml\` are resolved against the file's own directory; relative paths from environment variables and flags, and the defaults, against the working directory.
 - At most one of \`bus.nkey_seed_file\`, \`bus.creds_file\` and \`bus.token\` may be set in one source; the highest source that sets one of them decides the auth method (a \`--creds-file\` flag replaces an NKEY seed named in \`caesar.yaml\`).
-- Secrets (\`bus.token\`, and keys such as \`*_token\`, \`*password\`, \`*secret\`, \`*api_key\` in tool sections) are replaced with \`[redacted]\` whenever the config is printed (\`caesar config show\`). Keep them out of \`caesar.yaml\`: set them by env var, or from a file as below.
+- Secrets are the keys the one secret rule names ([security.md](security.md#secrets)): every key marked (secret) below, and in tool sections any key holding ${codeList(SECRET_KEY_FRAGMENTS)} (\`_\`, \`-\` and case ignored: \`access_token\`, \`brave_api_key\`, \`client_secret\`), except a path to where a secret is kept (last word ${codeList(SECRET_REFERENCE_WORDS)}: \`token_file\`) and a limit or count (\`max_tokens\`). They are replaced with \`[redacted]\` whenever the config is printed (\`caesar config show\`). Keep them out of \`caesar.yaml\`: set them by env var, or from a file as below.
 
 ## Durations
 
@@ -43,7 +49,7 @@ One grammar for every duration CAESAR reads: in \`caesar.yaml\`, env vars and fl
 
 ## Secrets from files
 
-For every secret key, \`CAESAR_<KEY>_FILE\` names a file that holds its value, such as a Docker or Kubernetes secret: \`CAESAR_BUS__TOKEN_FILE=/run/secrets/nats_token\` sets \`bus.token\`. Under \`tools\`, \`<KEY>_FILE\` reads a file when \`<KEY>\` is a credential name (ending in ${SECRET_KEY_ENDINGS.map((e) => `\`${e}\``).join(', ')}): \`CAESAR_TOOLS__WEB_SEARCH__BRAVE_API_KEY_FILE\` sets \`tools.web_search.brave_api_key\`.
+For every secret key, \`CAESAR_<KEY>_FILE\` names a file that holds its value, such as a Docker or Kubernetes secret: \`CAESAR_BUS__TOKEN_FILE=/run/secrets/nats_token\` sets \`bus.token\`. Under \`tools\`, \`<KEY>_FILE\` reads a file when \`<KEY>\` is a secret key under that rule: \`CAESAR_TOOLS__WEB_SEARCH__BRAVE_API_KEY_FILE\` sets \`tools.web_search.brave_api_key\`.
 
 - A name that is itself a key stays that key: \`CAESAR_BUS__NKEY_SEED_FILE\` sets \`bus.nkey_seed_file\` (a path), and \`CAESAR_TOOLS__CALENDAR__CA_FILE\` would set \`tools.calendar.ca_file\`.
 - The file is read as UTF-8 and one trailing line ending is dropped. An empty file, a file over ${MAX_SECRET_FILE_BYTES / 1024} KiB, a missing or unreadable file, or one that is not a regular file is an error naming the variable and the path. A relative path resolves against the working directory; an empty variable unsets the key.

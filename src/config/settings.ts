@@ -1,6 +1,6 @@
 import { getIn, isPlainObject, UNSET, type ConfigLayer } from './layer.js';
 import type { ResolvedConfig } from './normalise.js';
-import { isSecretKey } from './redact.js';
+import { isSecretKey } from '../text/index.js';
 import type { ConfigSetting } from './types.js';
 import { configNodes } from './walk.js';
 

@@ -1,28 +1,23 @@
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, stdSerializers, type Logger, type LoggerOptions } from 'pino';
+import { redactSecretKeys, REDACTED } from '../text/index.js';
 
 export type { Logger } from 'pino';
 
 /**
- * Paths pino censors in every log line. Secrets are redacted by configuration, not by
- * hoping nobody logs them: credentials, tokens and seeds under these keys never print.
+ * Secrets are redacted by configuration, not by hoping nobody logs them. Every log line's
+ * fields, child bindings and serialized errors pass through {@link redactSecretKeys}: the
+ * one secret-key rule of `src/text/secret-key.ts` (the audit log's and `caesar config show`'s
+ * too), at any depth up to `SECRET_KEY_SCAN_DEPTH` (8) levels; a deeper subtree prints as a
+ * marker. pino's own paths cannot say "any key matching a rule at any depth", so they are kept
+ * only for the request headers, as a second guard.
  */
 export const REDACT_PATHS: readonly string[] = [
-  '*.password',
-  '*.token',
-  '*.secret',
-  '*.api_key',
-  '*.apiKey',
-  // the shipped tools' own credential keys (pino paths match whole keys, not endings)
-  '*.brave_api_key',
-  '*.tavily_api_key',
-  '*.access_token',
-  '*.authorization',
-  '*.Authorization',
-  '*.seed',
-  '*.nkeySeed',
   'headers.authorization',
   'req.headers.authorization',
 ];
+
+const redactFields = (fields: Record<string, unknown>): Record<string, unknown> =>
+  redactSecretKeys(fields) as Record<string, unknown>;
 
 export interface CreateLoggerOptions {
   /** @default 'info' (the config loader reads CAESAR_LOG__LEVEL) */
@@ -38,9 +33,29 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const opts: LoggerOptions = {
     level: options.level ?? 'info',
     base: options.bindings ?? {},
-    redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
+    formatters: { log: redactFields, bindings: redactFields },
+    // pino's error serializer builds its object after the log formatter ran.
+    serializers: { err: (err: Error) => redactSecretKeys({ ...stdSerializers.err(err) }) },
+    redact: { paths: [...REDACT_PATHS], censor: REDACTED },
   };
-  return pino(opts, (options.destination ?? process.stderr) as pino.DestinationStream);
+  const logger = pino(opts, (options.destination ?? process.stderr) as pino.DestinationStream);
+  return redactingChildBindings(logger);
+}
+
+/**
+ * pino applies `formatters.bindings` to the base bindings only, so a child's bindings
+ * (`log.child({ auth })`) would skip the rule. A child is `Object.create(parent)`, so this own
+ * `child` on the root is what every descendant calls: it redacts the bindings, then hands them
+ * to pino's own `child`.
+ */
+function redactingChildBindings(logger: Logger): Logger {
+  type Child = (this: Logger, bindings: Record<string, unknown>, options?: unknown) => Logger;
+  const pinoChild = (Object.getPrototypeOf(logger) as { child: Child }).child;
+  function child(this: Logger, bindings: Record<string, unknown>, options?: unknown): Logger {
+    return pinoChild.call(this, redactFields(bindings), options);
+  }
+  Object.defineProperty(logger, 'child', { value: child, writable: true, configurable: true });
+  return logger;
 }
 
 /** A logger that drops everything: for tests and library callers that pass none. */

@@ -29,7 +29,15 @@ export {
   MAX_YAML_ALIASES,
   MAX_YAML_BYTES,
 } from './bounds.js';
-export { isSecretKey, redactText, REDACTED } from './redact-text.js';
+export {
+  isSecretKey,
+  redactSecretKeys,
+  REDACTED,
+  SECRET_KEY_FRAGMENTS,
+  SECRET_KEY_SCAN_DEPTH,
+  SECRET_REFERENCE_WORDS,
+} from './secret-key.js';
+export { redactText } from './redact-text.js';
 export { findPrototypeKey } from './prototype-keys.js';
 export type { PrototypeKey } from './prototype-keys.js';
 export { formatYamlIssue, readYaml, yamlFlowText } from './yaml.js';

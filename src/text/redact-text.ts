@@ -1,47 +1,18 @@
 /**
- * Secret redaction, shared by every store that keeps text a user or a tool wrote (the audit
- * log, the conversation store): values under keys that look secret, and credentials inside
- * free text, are replaced before anything reaches a database. False positives are accepted
- * (a redacted `max_tokens` costs nothing); false negatives are what the tests hunt
- * (`test/fixtures/secrets-corpus.ts` holds lines of both kinds).
+ * Secret redaction in free text, shared by every store that keeps text a user or a tool wrote
+ * (the audit log, the conversation store): credentials inside strings are replaced before
+ * anything reaches a database. Which keys hold secrets is the one rule of `secret-key.ts`.
+ * False positives are accepted (`tokens: 12` in prose is redacted); false negatives are what
+ * the tests hunt (`test/fixtures/secrets-corpus.ts` holds lines of both kinds).
  *
  * Every rule runs in time linear in the text: a rule may only start where a run of word
  * characters starts (or at a fixed prefix such as `Bearer `), and every quantifier that
  * follows a repeatable prefix is bounded. Chat text is untrusted, and a rule that backtracks
  * over `passwordxpasswordx…` would hold the event loop for seconds per message.
  */
+import { REDACTED } from './secret-key.js';
 
-export const REDACTED = '[redacted]';
-
-/** Fragments that make a key secret, matched against the key lower-cased with `_-. ` removed. */
-const SECRET_KEY_FRAGMENTS = [
-  'password',
-  'passwd',
-  'passphrase',
-  'secret',
-  'token',
-  'apikey',
-  'authorization',
-  'cookie',
-  'credential',
-  'privatekey',
-  'seed',
-] as const;
-
-const keyCache = new Map<string, boolean>();
-const KEY_CACHE_MAX = 4096;
-
-/** True when a property name looks like it holds a secret (`apiKey`, `X-Api-Key`, `Cookie`). */
-export function isSecretKey(key: string): boolean {
-  const cached = keyCache.get(key);
-  if (cached !== undefined) return cached;
-  const norm = key.toLowerCase().replace(/[\s_.-]/g, '');
-  const secret = SECRET_KEY_FRAGMENTS.some((f) => norm.includes(f));
-  if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
-  keyCache.set(key, secret);
-  return secret;
-}
-
+/** Key words of a `key=value` pair in free text (the fragments of `secret-key.ts`, as typed). */
 const KEY_WORDS =
   'password|passwd|passphrase|secret|token|api[_-]?key|authorization|cookie|credentials?|private[_-]?key|seed';
 
