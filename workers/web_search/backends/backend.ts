@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { BackendError, type HttpBackend, type HttpReply } from '../../../src/legion/index.js';
+import { BackendError, HttpBackend, type HttpReply } from '../../../src/legion/index.js';
 import type { BackendName } from '../config.js';
 import type { Candidate } from '../results.js';
 import { redactSecrets, type Secret } from '../secret.js';
@@ -123,6 +123,21 @@ export function statusError(
   return new BackendError(`${where(http, reply)}${said}`, { retryable: false });
 }
 
+/**
+ * A search answer's body and the items of its result list (`list`) that match `item`: the
+ * one reading of a 200 answer by every backend.
+ */
+export function resultItems<B, T>(
+  http: HttpBackend,
+  reply: HttpReply,
+  body: z.ZodType<B>,
+  list: (body: B) => readonly unknown[],
+  item: z.ZodType<T>,
+): { body: B; items: T[] } {
+  const parsed = parseBody(http, reply, body);
+  return { body: parsed, items: validItems(list(parsed), item) };
+}
+
 /** Items of a result list that match the item schema; a malformed item is skipped, not fatal. */
 export function validItems<T>(items: readonly unknown[], schema: z.ZodType<T>): T[] {
   const out: T[] = [];
@@ -142,4 +157,36 @@ export function header(reply: HttpReply, name: string): string | undefined {
 export function withCheck(checks: readonly ProbeCheck[], name: string, check: ProbeCheck) {
   const i = checks.findIndex((c) => c.name === name);
   return i < 0 ? [...checks, check] : [...checks.slice(0, i), check, ...checks.slice(i + 1)];
+}
+
+/** What tells one backend from another; {@link httpSearchBackend} builds the rest. */
+export interface SearchBackendSpec {
+  readonly name: BackendName;
+  readonly label: string;
+  readonly probeSpendsQuota: boolean;
+  readonly url: string;
+  readonly timeoutMs: number;
+  /** Sent with every request (the API key's header); `accept: application/json` is added. */
+  readonly headers?: Readonly<Record<string, string>>;
+  search(http: HttpBackend, request: SearchRequest, signal: AbortSignal): Promise<BackendAnswer>;
+  probe(http: HttpBackend): Promise<ProbeOutcome>;
+}
+
+/** One search backend on its own HttpBackend, closed with it. */
+export function httpSearchBackend(spec: SearchBackendSpec): SearchBackend {
+  const http = new HttpBackend({
+    name: spec.label,
+    baseUrl: spec.url,
+    timeoutMs: spec.timeoutMs,
+    headers: { ...spec.headers, accept: 'application/json' },
+  });
+  return {
+    name: spec.name,
+    label: spec.label,
+    probeSpendsQuota: spec.probeSpendsQuota,
+    http,
+    search: (request, signal) => spec.search(http, request, signal),
+    probe: () => spec.probe(http),
+    close: () => http.close(),
+  };
 }

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import {
   BackendError,
-  HttpBackend,
-  NotConfiguredError,
   probeHttp,
   settingName,
+  type HttpBackend,
   type HttpReply,
 } from '../../../src/legion/index.js';
 import type { Candidate } from '../results.js';
@@ -12,16 +11,12 @@ import type { Secret } from '../secret.js';
 import {
   header,
   jsonOrUndefined,
-  parseBody,
-  quote,
-  statusError,
-  validItems,
+  resultItems,
   type BackendAnswer,
-  type ProbeCheck,
   type ProbeOutcome,
-  type SearchBackend,
   type SearchRequest,
 } from './backend.js';
+import { keyedFailure, keyedProbeRefusal, keyedBackend, type KeyedApi } from './keyed.js';
 
 /**
  * The Brave Search API web search endpoint (api-dashboard.search.brave.com, "Web search"):
@@ -30,9 +25,6 @@ import {
  * errors are `{"type": "ErrorResponse", "error": {"code", "detail", "status"}}`. Each
  * successful request counts against the plan's quota, a probe too.
  */
-
-const KEY = settingName('web_search', 'brave_api_key');
-const URL_KEY = settingName('web_search', 'brave_url');
 
 /** Brave's query limits; a longer query is not sent (it would only earn a 422). */
 export const BRAVE_MAX_QUERY_CHARS = 400;
@@ -64,27 +56,24 @@ const ErrorSchema = z.object({
   }),
 });
 
-export function createBrave(
-  url: string,
-  apiKey: Secret,
-  { timeoutMs, secrets }: { timeoutMs: number; secrets: readonly Secret[] },
-): SearchBackend {
-  const http = new HttpBackend({
-    name: 'Brave Search',
-    baseUrl: url,
-    timeoutMs,
-    headers: { 'x-subscription-token': apiKey.reveal(), accept: 'application/json' },
-  });
-  return {
-    name: 'brave',
-    label: 'Brave Search',
-    probeSpendsQuota: true,
-    http,
-    search: (request, signal) => search(http, secrets, request, signal),
-    probe: () => probe(http),
-    close: () => http.close(),
-  };
-}
+/** How Brave Search refuses a request, for {@link keyedFailure} and {@link keyedProbeRefusal}. */
+const BRAVE: KeyedApi = {
+  name: 'brave',
+  label: 'Brave Search',
+  probeSpendsQuota: true,
+  keySetting: settingName('web_search', 'brave_api_key'),
+  validKey: 'a valid Brave Search API subscription token',
+  urlSetting: settingName('web_search', 'brave_url'),
+  headers: (key) => ({ 'x-subscription-token': key.reveal() }),
+  said: (reply) => ErrorSchema.safeParse(jsonOrUndefined(reply.text)).data?.error ?? {},
+  keyRejected,
+  quota: (reply) =>
+    reply.status === 429
+      ? `the plan's rate limit or monthly quota is used up${retryHint(reply)}`
+      : undefined,
+};
+
+export const createBrave = keyedBackend(BRAVE, { search, probe });
 
 async function search(
   http: HttpBackend,
@@ -102,9 +91,9 @@ async function search(
     },
     signal,
   });
-  if (reply.status !== 200) throw failure(http, reply, secrets);
-  const body = parseBody(http, reply, BodySchema);
-  const candidates = validItems(body.web?.results ?? [], ItemSchema).map((r): Candidate => ({
+  if (reply.status !== 200) throw keyedFailure(BRAVE, http, reply, secrets);
+  const { items } = resultItems(http, reply, BodySchema, (b) => b.web?.results ?? [], ItemSchema);
+  const candidates = items.map((r): Candidate => ({
     title: r.title ?? '',
     url: r.url,
     snippet: r.description ?? '',
@@ -149,23 +138,6 @@ const BRAVE_LANGUAGES: Readonly<Record<string, string>> = {
   'pt-pt': 'pt-pt',
 };
 
-function failure(http: HttpBackend, reply: HttpReply, secrets: readonly Secret[]): Error {
-  const error = ErrorSchema.safeParse(jsonOrUndefined(reply.text)).data?.error;
-  const code = error?.code ? ` ${error.code}` : '';
-  if (keyRejected(reply, error?.code)) {
-    return new NotConfiguredError(
-      `Brave Search rejected the API key (HTTP ${reply.status}${code}): set ${KEY} to a valid Brave Search API subscription token`,
-    );
-  }
-  if (reply.status === 429) {
-    return new BackendError(
-      `Brave Search answered HTTP 429${code}: the plan's rate limit or monthly quota is used up${retryHint(reply)}`,
-      { retryable: true },
-    );
-  }
-  return statusError(http, reply, URL_KEY, quote(error?.detail, secrets));
-}
-
 /** 401/403, or the 422 `SUBSCRIPTION_TOKEN_INVALID` Brave answers for an unknown key. */
 function keyRejected(reply: HttpReply, code: string | undefined): boolean {
   return (
@@ -206,22 +178,5 @@ async function probe(http: HttpBackend): Promise<ProbeOutcome> {
     path: 'res/v1/web/search',
     query: { q: 'caesar preflight', count: 1 },
   });
-  const reply = p.reply;
-  if (reply === undefined || p.ok) return p;
-  const error = ErrorSchema.safeParse(jsonOrUndefined(reply.text)).data?.error;
-  const reached = p.checks.filter((c) => ['dns', 'connect', 'tls'].includes(c.name));
-  if (keyRejected(reply, error?.code)) {
-    const detail = `Brave Search rejected the API key (HTTP ${reply.status}${error?.code ? ` ${error.code}` : ''}): set ${KEY}`;
-    return { ok: false, checks: [...reached, { name: 'auth', ok: false, detail }] };
-  }
-  if (reply.status === 429) {
-    const detail = `Brave Search answered HTTP 429: rate limit or monthly quota used up${retryHint(reply)}`;
-    const checks: ProbeCheck[] = [
-      ...reached,
-      { name: 'auth', ok: true },
-      { name: 'quota', ok: false, detail },
-    ];
-    return { ok: false, checks };
-  }
-  return p;
+  return p.ok ? p : (keyedProbeRefusal(BRAVE, p) ?? p);
 }

@@ -1,19 +1,19 @@
 import { z } from 'zod';
 import {
   BackendError,
-  HttpBackend,
   UpstreamEmptyError,
   probeHttp,
   settingName,
+  type HttpBackend,
   type HttpReply,
 } from '../../../src/legion/index.js';
 import type { Candidate } from '../results.js';
 import {
+  httpSearchBackend,
   jsonOrUndefined,
-  parseBody,
+  resultItems,
   quote,
   statusError,
-  validItems,
   withCheck,
   type BackendAnswer,
   type ProbeOutcome,
@@ -52,21 +52,15 @@ const LIMITED =
   'address to botdetection.ip_lists.pass_ip in limiter.toml, or turn the limiter off on a private instance';
 
 export function createSearxng(url: string, timeoutMs: number): SearchBackend {
-  const http = new HttpBackend({
-    name: 'SearXNG',
-    baseUrl: url,
-    timeoutMs,
-    headers: { accept: 'application/json' },
-  });
-  return {
+  return httpSearchBackend({
     name: 'searxng',
     label: 'SearXNG',
     probeSpendsQuota: false,
-    http,
-    search: (request, signal) => search(http, request, signal),
-    probe: () => probe(http),
-    close: () => http.close(),
-  };
+    url,
+    timeoutMs,
+    search,
+    probe,
+  });
 }
 
 async function search(
@@ -80,8 +74,8 @@ async function search(
     signal,
   });
   if (reply.status !== 200) throw failure(http, reply);
-  const body = parseBody(http, reply, BodySchema);
-  const candidates = validItems(body.results, ItemSchema).map((r): Candidate => ({
+  const { body, items } = resultItems(http, reply, BodySchema, (b) => b.results, ItemSchema);
+  const candidates = items.map((r): Candidate => ({
     title: r.title ?? '',
     url: r.url,
     snippet: r.content ?? '',

@@ -1,26 +1,21 @@
 import { z } from 'zod';
 import {
   BackendError,
-  HttpBackend,
-  NotConfiguredError,
   probeHttp,
   settingName,
-  type HttpReply,
+  type HttpBackend,
 } from '../../../src/legion/index.js';
 import type { Candidate } from '../results.js';
 import type { Secret } from '../secret.js';
 import {
   jsonOrUndefined,
-  parseBody,
-  quote,
-  statusError,
-  validItems,
+  resultItems,
   type BackendAnswer,
   type ProbeCheck,
   type ProbeOutcome,
-  type SearchBackend,
   type SearchRequest,
 } from './backend.js';
+import { keyedFailure, keyedProbeRefusal, keyedBackend, type KeyedApi } from './keyed.js';
 
 /**
  * Tavily's search API (docs.tavily.com, API reference): `POST /search` with
@@ -29,9 +24,6 @@ import {
  * `{"detail": {"error": "…"}}`: 401 bad key, 429 rate limit, 432 plan limit, 433
  * pay-as-you-go limit. `GET /usage` checks the key without spending a credit.
  */
-
-const KEY = settingName('web_search', 'tavily_api_key');
-const URL_KEY = settingName('web_search', 'tavily_url');
 
 /** Tavily refuses longer queries with a 400; such a query is not sent. */
 export const TAVILY_MAX_QUERY_CHARS = 400;
@@ -64,27 +56,23 @@ const QUOTA: Readonly<Record<number, string>> = {
   433: 'the pay-as-you-go limit is reached: raise it on the Tavily dashboard',
 };
 
-export function createTavily(
-  url: string,
-  apiKey: Secret,
-  { timeoutMs, secrets }: { timeoutMs: number; secrets: readonly Secret[] },
-): SearchBackend {
-  const http = new HttpBackend({
-    name: 'Tavily',
-    baseUrl: url,
-    timeoutMs,
-    headers: { authorization: `Bearer ${apiKey.reveal()}`, accept: 'application/json' },
-  });
-  return {
-    name: 'tavily',
-    label: 'Tavily',
-    probeSpendsQuota: false,
-    http,
-    search: (request, signal) => search(http, secrets, request, signal),
-    probe: () => probe(http),
-    close: () => http.close(),
-  };
-}
+/** How Tavily refuses a request, for {@link keyedFailure} and {@link keyedProbeRefusal}. */
+const TAVILY: KeyedApi = {
+  name: 'tavily',
+  label: 'Tavily',
+  probeSpendsQuota: false,
+  keySetting: settingName('web_search', 'tavily_api_key'),
+  validKey: 'a valid Tavily API key',
+  urlSetting: settingName('web_search', 'tavily_url'),
+  headers: (key) => ({ authorization: `Bearer ${key.reveal()}` }),
+  said: (reply) => ({
+    detail: ErrorSchema.safeParse(jsonOrUndefined(reply.text)).data?.detail.error,
+  }),
+  keyRejected: (reply) => reply.status === 401 || reply.status === 403,
+  quota: (reply) => QUOTA[reply.status],
+};
+
+export const createTavily = keyedBackend(TAVILY, { search, probe });
 
 async function search(
   http: HttpBackend,
@@ -112,9 +100,9 @@ async function search(
     },
     signal,
   });
-  if (reply.status !== 200) throw failure(http, reply, secrets);
-  const body = parseBody(http, reply, BodySchema);
-  const candidates = validItems(body.results, ItemSchema).map((r): Candidate => ({
+  if (reply.status !== 200) throw keyedFailure(TAVILY, http, reply, secrets);
+  const { items } = resultItems(http, reply, BodySchema, (b) => b.results, ItemSchema);
+  const candidates = items.map((r): Candidate => ({
     title: r.title ?? '',
     url: r.url,
     snippet: r.content ?? '',
@@ -123,44 +111,13 @@ async function search(
   return { candidates, notes: [] };
 }
 
-function failure(http: HttpBackend, reply: HttpReply, secrets: readonly Secret[]): Error {
-  const detail = quote(
-    ErrorSchema.safeParse(jsonOrUndefined(reply.text)).data?.detail.error,
-    secrets,
-  );
-  if (reply.status === 401 || reply.status === 403) {
-    return new NotConfiguredError(
-      `Tavily rejected the API key (HTTP ${reply.status}): set ${KEY} to a valid Tavily API key`,
-    );
-  }
-  const quota = QUOTA[reply.status];
-  if (quota !== undefined) {
-    return new BackendError(`Tavily answered HTTP ${reply.status}: ${quota}`, { retryable: true });
-  }
-  return statusError(http, reply, URL_KEY, detail);
-}
-
 /** `GET /usage`: authenticated, free, and it says whether the key has credits left. */
 async function probe(http: HttpBackend): Promise<ProbeOutcome> {
   const p = await probeHttp(http, { path: 'usage' });
+  const refused = keyedProbeRefusal(TAVILY, p);
+  if (refused !== undefined) return refused;
   const reply = p.reply;
-  if (reply === undefined) return p;
-  const reached = p.checks.filter((c) => ['dns', 'connect', 'tls'].includes(c.name));
-  if (reply.status === 401 || reply.status === 403) {
-    const detail = `Tavily rejected the API key (HTTP ${reply.status}): set ${KEY}`;
-    return { ok: false, checks: [...reached, { name: 'auth', ok: false, detail }] };
-  }
-  const quota = QUOTA[reply.status];
-  if (quota !== undefined) {
-    const detail = `Tavily answered HTTP ${reply.status}: ${quota}`;
-    const checks: ProbeCheck[] = [
-      ...reached,
-      { name: 'auth', ok: true },
-      { name: 'quota', ok: false, detail },
-    ];
-    return { ok: false, checks };
-  }
-  if (!p.ok) return p;
+  if (reply === undefined || !p.ok) return p;
   const usage = UsageSchema.safeParse(jsonOrUndefined(reply.text)).data;
   if (usage === undefined) return p;
   const credits = quotaCheck(usage);
