@@ -1,8 +1,6 @@
 import { defineTool, type ToolContext } from '../../src/legion/index.js';
 import {
-  HA_SECTION,
-  HaConfigSchema,
-  haPreflight,
+  haToolParts,
   HaSessions,
   type HaConfig,
   type HaConnection,
@@ -56,28 +54,15 @@ export function createCallServiceTool(options: CallServiceToolOptions = {}) {
     version: '1.0.0',
     title: 'Home Assistant service call',
     description: DESCRIPTION,
-    tags: ['tool', 'home', 'home_assistant', 'network'],
-    backend: 'home_assistant',
+    ...haToolParts(sessions),
     capabilities: ['switch_devices', 'set_device_levels', 'run_scenes_and_scripts'],
     input: CallServiceInputSchema,
     output: CallServiceResultSchema,
     annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
-    determinism: 'nondeterministic',
-    executionLocality: 'lan',
     resourceRequirements: { cpu: 'low', memory_mb: 64, network: true },
-    costModel: { kind: 'free' },
-    licensing: 'Apache-2.0',
-    hitl: 'autonomous',
     timeoutMs: 15_000,
     maxConcurrency: 4,
     maxQueue: 32,
-    config: HaConfigSchema,
-    configSection: HA_SECTION,
-    start: (ctx) => {
-      sessions.start(ctx.config);
-    },
-    stop: () => sessions.stop(),
-    preflight: (ctx) => haPreflight(sessions.get(ctx.config)),
     handler: (input, ctx) => callService(sessions.get(ctx.config).require(), input, ctx, settle),
   });
 }

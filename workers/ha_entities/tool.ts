@@ -1,8 +1,6 @@
 import { BackendError, defineTool } from '../../src/legion/index.js';
 import {
-  HA_SECTION,
-  HaConfigSchema,
-  haPreflight,
+  haToolParts,
   HaSessions,
   type HaConnection,
   type HaSessionOptions,
@@ -47,28 +45,15 @@ export function createHaEntitiesTool(options: HaSessionOptions = {}) {
     version: '1.0.0',
     title: 'Home Assistant entities',
     description: DESCRIPTION,
-    tags: ['tool', 'home', 'home_assistant', 'network'],
-    backend: 'home_assistant',
+    ...haToolParts(sessions, { registry: true }),
     capabilities: ['find_entities', 'read_device_states'],
     input: HaEntitiesInputSchema,
     output: HaEntitiesResultSchema,
     annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
-    determinism: 'nondeterministic',
-    executionLocality: 'lan',
     resourceRequirements: { cpu: 'low', memory_mb: 128, network: true },
-    costModel: { kind: 'free' },
-    licensing: 'Apache-2.0',
-    hitl: 'autonomous',
     timeoutMs: 10_000,
     maxConcurrency: 8,
     maxQueue: 64,
-    config: HaConfigSchema,
-    configSection: HA_SECTION,
-    start: (ctx) => {
-      sessions.start(ctx.config);
-    },
-    stop: () => sessions.stop(),
-    preflight: (ctx) => haPreflight(sessions.get(ctx.config), { registry: true }),
     handler: async (input, ctx) => {
       const conn = sessions.get(ctx.config).require();
       const [snapshot, registry] = await Promise.all([

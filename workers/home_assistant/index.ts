@@ -25,3 +25,4 @@ export type { ServiceSuggestion } from './suggest.js';
 export { HaSession, HaSessions } from './session.js';
 export type { HaConnection, HaSessionOptions } from './session.js';
 export { haPreflight } from './preflight.js';
+export { haToolParts } from './tool-parts.js';
