@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { inboxPrefix, ToolNameSchema } from '../protocol/index.js';
+import { isTimeZone } from '../text/index.js';
 import {
   durationField,
   fieldMeta,
@@ -19,15 +20,6 @@ export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 
 /** The three ways to authenticate to NATS; at most one may be set. */
 export const BUS_AUTH_KEYS = ['nkey_seed_file', 'creds_file', 'token'] as const;
-
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function isInboxIdentity(identity: string): boolean {
   try {

@@ -19,6 +19,20 @@ export {
 // Workers that start threads or processes find their compiled script with these.
 export { assertScriptExists, compiledScriptUrl } from '../host/index.js';
 export { closest, editDistance, settingName } from '../text/index.js';
+// Wall-clock time in IANA zones, shared with the brain's date phrases.
+export {
+  DAY_MS,
+  formatDate,
+  formatInstant,
+  hostTimeZone,
+  intlClock,
+  isTimeZone,
+  offsetClock,
+  UTC_CLOCK,
+  wallFromMs,
+  wallMs,
+} from '../text/index.js';
+export type { Clock, Wall } from '../text/index.js';
 // Network tools reach their backend through one bounded HTTP client and probe it the same way.
 export { HttpBackend, HttpFailure, USER_AGENT, DEFAULT_MAX_RESPONSE_BYTES } from './http.js';
 export type { HttpBackendOptions, HttpCall, HttpReply, HttpFailureKind } from './http.js';

@@ -1,7 +1,21 @@
 // Public surface of the text rules: how every module reads, bounds and words text and data
-// (YAML, JSON, names, durations, secrets), one module per rule. Pure: node: built-ins and the parsing
+// (YAML, JSON, names, durations, wall-clock time, secrets), one module per rule. Pure: node: built-ins and the parsing
 // libraries only, no other src/ module.
 export { formatPath } from './format-path.js';
+export {
+  DAY_MS,
+  formatDate,
+  formatInstant,
+  hostTimeZone,
+  intlClock,
+  isTimeZone,
+  offsetAt,
+  offsetClock,
+  UTC_CLOCK,
+  wallFromMs,
+  wallMs,
+} from './wall-clock.js';
+export type { Clock, Wall } from './wall-clock.js';
 export { canonicalJson } from './canonical-json.js';
 export type { JsonValue } from './canonical-json.js';
 export {

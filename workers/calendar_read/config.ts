@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { settingName } from '../../src/legion/index.js';
-import { hostTimeZone, isTimeZone } from './zone.js';
+import { settingName, hostTimeZone, isTimeZone } from '../../src/legion/index.js';
 
 /** `tools.calendar` in caesar.yaml: shared by every calendar tool (the seed ADR's name). */
 export const CONFIG_SECTION = 'calendar';

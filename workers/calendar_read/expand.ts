@@ -1,5 +1,13 @@
 import ICAL from 'ical.js';
-import { CaesarError } from '../../src/legion/index.js';
+import {
+  CaesarError,
+  DAY_MS,
+  formatDate,
+  wallFromMs,
+  wallMs,
+  type Clock,
+  type Wall,
+} from '../../src/legion/index.js';
 import type { EventSeries, VEvent, When } from './ics.js';
 import {
   boundedIterator,
@@ -11,7 +19,6 @@ import {
   wallOf,
   withImplicitParts,
 } from './recur.js';
-import { DAY_MS, formatDate, wallFromMs, wallMs, type Clock, type Wall } from './zone.js';
 
 /**
  * One event's occurrences in a window: DTSTART, the RRULEs (through ical.js, bounded, see

@@ -1,6 +1,6 @@
+import { formatInstant, type Clock } from '../../src/legion/index.js';
 import type { Occurrence } from './expand.js';
 import type { CalendarEvent } from './schema.js';
-import { formatInstant, type Clock } from './zone.js';
 
 /** Longest description in an answer; longer ones end in `…`. */
 export const MAX_DESCRIPTION_CHARS = 1000;

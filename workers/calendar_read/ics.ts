@@ -7,7 +7,7 @@ import {
   wallMs,
   type Clock,
   type Wall,
-} from './zone.js';
+} from '../../src/legion/index.js';
 
 /**
  * iCalendar text to the events it holds, with every date-time's zone resolved: ical.js

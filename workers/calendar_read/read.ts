@@ -5,6 +5,8 @@ import {
   settingName,
   TimeoutError,
   type ToolContext,
+  intlClock,
+  type Clock,
 } from '../../src/legion/index.js';
 import type { CalDavClient, CalendarInfo, CalendarObject } from './caldav.js';
 import { CONFIG_SECTION, type CalDavSettings } from './config.js';
@@ -13,7 +15,6 @@ import { matchesQuery, quoted, toEvents, type Found } from './format.js';
 import { parseCalendarData } from './ics.js';
 import type { CalendarReadInput, CalendarReadResult } from './schema.js';
 import { resolveWindow, type ReadWindow } from './window.js';
-import { intlClock, type Clock } from './zone.js';
 
 /** Calendars queried at once. */
 const QUERY_CONCURRENCY = 4;

@@ -1,6 +1,12 @@
 import ICAL from 'ical.js';
-import { CaesarError, TimeoutError } from '../../src/legion/index.js';
-import { DAY_MS, wallFromMs, wallMs, type Wall } from './zone.js';
+import {
+  CaesarError,
+  TimeoutError,
+  DAY_MS,
+  wallFromMs,
+  wallMs,
+  type Wall,
+} from '../../src/legion/index.js';
 
 /**
  * RRULE iteration, bounded. ical.js does the recurrence arithmetic; this module keeps it

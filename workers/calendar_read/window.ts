@@ -1,6 +1,13 @@
-import { InvalidInputError } from '../../src/legion/index.js';
+import {
+  InvalidInputError,
+  DAY_MS,
+  formatInstant,
+  wallFromMs,
+  wallMs,
+  type Clock,
+  type Wall,
+} from '../../src/legion/index.js';
 import { MAX_RANGE_DAYS, type CalendarReadInput } from './schema.js';
-import { DAY_MS, formatInstant, wallFromMs, wallMs, type Clock, type Wall } from './zone.js';
 
 /** The range one call reads: `[startMs, endMs)`, and both ends as RFC 3339 in the clock's zone. */
 export interface ReadWindow {

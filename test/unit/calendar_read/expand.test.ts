@@ -4,7 +4,7 @@ import { expandSeries } from '../../../workers/calendar_read/expand.js';
 import { toEvents, type Found } from '../../../workers/calendar_read/format.js';
 import { parseCalendarData, vtimezoneClock } from '../../../workers/calendar_read/ics.js';
 import { resolveWindow } from '../../../workers/calendar_read/window.js';
-import { intlClock } from '../../../workers/calendar_read/zone.js';
+import { intlClock } from '../../../src/text/index.js';
 import {
   NEW_YORK_WEEKLY,
   STANDUP,

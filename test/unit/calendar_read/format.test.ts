@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { Occurrence } from '../../../workers/calendar_read/expand.js';
 import { clip, matchesQuery, toEvents, type Found } from '../../../workers/calendar_read/format.js';
-import { intlClock } from '../../../workers/calendar_read/zone.js';
+import { intlClock } from '../../../src/text/index.js';
 
 const berlin = intlClock('Europe/Berlin');
 

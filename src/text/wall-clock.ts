@@ -1,7 +1,9 @@
 /**
  * Wall-clock time and IANA time zones with Intl only: a local time to the instant it names
  * and back, and RFC 3339 with the zone's offset at an instant. A {@link Clock} is one way of
- * reading wall times (an IANA zone, UTC, or a VTIMEZONE in expand's hands).
+ * reading wall times (an IANA zone, UTC, or a VTIMEZONE in calendar_read's expand). The one
+ * time-zone helper of the config (`brain.timezone`), the brain's date phrases ("this week")
+ * and the calendar_read worker (through the SDK).
  */
 
 /** A local date and time; `month` 1-12. */
