@@ -39,6 +39,20 @@ export function durationField() {
 }
 
 /**
+ * A credential (`what`: `token`, `key`): a non-empty string, optional, flagged secret so
+ * `caesar config show` and the reference never print it and `<ENV>_FILE` may name a file
+ * that holds it.
+ */
+export function secretField(what: string, description: string) {
+  return z
+    .string()
+    .min(1, `expected a non-empty ${what}`)
+    .optional()
+    .describe(description)
+    .register(fieldMeta, { example: 'change-me', secret: true });
+}
+
+/**
  * A file or directory path. Relative paths resolve against the config file's directory when
  * written there, else against the working directory.
  */

@@ -8,6 +8,7 @@ import {
   listField,
   numberField,
   pathField,
+  secretField,
   serverListField,
 } from './fields.js';
 
@@ -59,14 +60,10 @@ const BusSchema = z
         'NATS credentials file (JWT and NKEY seed). At most one of `nkey_seed_file`, `creds_file` and `token`.',
       )
       .register(fieldMeta, { example: '/etc/caesar/worker-kitchen.creds' }),
-    token: z
-      .string()
-      .min(1, 'expected a non-empty token')
-      .optional()
-      .describe(
-        'Shared NATS auth token; prefer the env var to writing it in a file. Never printed. At most one of `nkey_seed_file`, `creds_file` and `token`.',
-      )
-      .register(fieldMeta, { example: 'change-me', secret: true }),
+    token: secretField(
+      'token',
+      'Shared NATS auth token; prefer the env var to writing it in a file. Never printed. At most one of `nkey_seed_file`, `creds_file` and `token`.',
+    ),
     inbox_identity: z
       .string()
       .refine(isInboxIdentity, 'expected 1-64 letters, digits, `_` or `-`')
@@ -301,12 +298,10 @@ function providerSection(name: ModelProvider, what: string) {
             : `Base URL of ${what}.`,
         )
         .default(DEFAULT_LLM_BASE_URLS[name]),
-      api_key: z
-        .string()
-        .min(1, 'expected a non-empty key')
-        .optional()
-        .describe(`API key for ${what}. Never printed; prefer the \`_FILE\` env var.`)
-        .register(fieldMeta, { example: 'change-me', secret: true }),
+      api_key: secretField(
+        'key',
+        `API key for ${what}. Never printed; prefer the \`_FILE\` env var.`,
+      ),
       model: z
         .string()
         .min(1, 'expected a model name')
@@ -414,14 +409,10 @@ const HaSchema = z
         'Base URL of Home Assistant, such as `http://homeassistant.local:8123`. Unset: the Home Assistant tools start, and answer `not_configured` naming this key.',
       )
       .register(fieldMeta, { example: 'http://homeassistant.local:8123' }),
-    token: z
-      .string()
-      .min(1, 'expected a non-empty token')
-      .optional()
-      .describe(
-        'Long-lived access token (Home Assistant: your profile -> Security -> Long-lived access tokens). Never printed; prefer `CAESAR_HA__TOKEN_FILE`.',
-      )
-      .register(fieldMeta, { example: 'change-me', secret: true }),
+    token: secretField(
+      'token',
+      'Long-lived access token (Home Assistant: your profile -> Security -> Long-lived access tokens). Never printed; prefer `CAESAR_HA__TOKEN_FILE`.',
+    ),
     timeout_seconds: z
       .number()
       .int()
