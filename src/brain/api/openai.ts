@@ -146,45 +146,42 @@ export const CompletionUsageSchema = z.object({
 });
 export type CompletionUsage = z.infer<typeof CompletionUsageSchema>;
 
+/**
+ * What every answer object carries, whole or streamed: the id, `object` (which kind), when,
+ * the model, and `choices` each with its `index`, `logprobs` and the kind's own fields.
+ */
+function completionFields<O extends string, C extends Record<string, z.ZodType>>(
+  object: O,
+  choice: C,
+) {
+  return {
+    id: z.string().startsWith('chatcmpl-'),
+    object: z.literal(object),
+    created: z.number().int(),
+    model: z.string(),
+    choices: z.array(z.object({ index: z.number().int(), logprobs: z.null(), ...choice })),
+  };
+}
+
 /** The non-streamed answer (`object: "chat.completion"`). */
 export const ChatCompletionSchema = z.object({
-  id: z.string().startsWith('chatcmpl-'),
-  object: z.literal('chat.completion'),
-  created: z.number().int(),
-  model: z.string(),
-  choices: z.array(
-    z.object({
-      index: z.number().int(),
-      message: z.object({
-        role: z.literal('assistant'),
-        content: z.string(),
-        refusal: z.null(),
-      }),
-      logprobs: z.null(),
-      finish_reason: z.literal('stop'),
-    }),
-  ),
+  ...completionFields('chat.completion', {
+    message: z.object({ role: z.literal('assistant'), content: z.string(), refusal: z.null() }),
+    finish_reason: z.literal('stop'),
+  }),
   usage: CompletionUsageSchema,
 });
 export type ChatCompletion = z.infer<typeof ChatCompletionSchema>;
 
 /** One `data:` event of a streamed answer (`object: "chat.completion.chunk"`). */
 export const ChatCompletionChunkSchema = z.object({
-  id: z.string().startsWith('chatcmpl-'),
-  object: z.literal('chat.completion.chunk'),
-  created: z.number().int(),
-  model: z.string(),
-  choices: z.array(
-    z.object({
-      index: z.number().int(),
-      delta: z.object({
-        role: z.literal('assistant').optional(),
-        content: z.string().optional(),
-      }),
-      logprobs: z.null(),
-      finish_reason: z.literal('stop').nullable(),
+  ...completionFields('chat.completion.chunk', {
+    delta: z.object({
+      role: z.literal('assistant').optional(),
+      content: z.string().optional(),
     }),
-  ),
+    finish_reason: z.literal('stop').nullable(),
+  }),
   /** Present only with `stream_options.include_usage`: null but on the last chunk. */
   usage: CompletionUsageSchema.nullable().optional(),
 });
