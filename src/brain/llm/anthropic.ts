@@ -8,7 +8,7 @@ import {
   parseMessage,
 } from './anthropic-wire.js';
 import { originOf } from './errors.js';
-import { completeWith } from './provider-call.js';
+import { completeWith, providerIdentity } from './provider-call.js';
 import { sdkLogger } from './sdk-logger.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from './types.js';
 import { KEYLESS_PLACEHOLDER } from './wire.js';
@@ -72,15 +72,7 @@ export class AnthropicProvider implements LlmProvider {
   }
 
   complete(request: LlmRequest): Promise<LlmResponse> {
-    const who = {
-      name: this.name,
-      model: this.model,
-      origin: this.origin,
-      apiKey: this.#o.apiKey,
-      timeoutMs: this.#o.timeoutMs,
-      sdk: Anthropic,
-    };
-    return completeWith(who, request, {
+    return completeWith(providerIdentity(this, this.#o, Anthropic), request, {
       once: async (signal) =>
         parseMessage(
           await this.#client.messages.create(

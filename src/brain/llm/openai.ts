@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { originOf } from './errors.js';
-import { completeWith } from './provider-call.js';
+import { completeWith, providerIdentity } from './provider-call.js';
 import { ChunkAssembler, openAiMessages, openAiTools, parseCompletion } from './openai-wire.js';
 import { sdkLogger } from './sdk-logger.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from './types.js';
@@ -65,15 +65,7 @@ export class OpenAiProvider implements LlmProvider {
   }
 
   complete(request: LlmRequest): Promise<LlmResponse> {
-    const who = {
-      name: this.name,
-      model: this.model,
-      origin: this.origin,
-      apiKey: this.#o.apiKey,
-      timeoutMs: this.#o.timeoutMs,
-      sdk: OpenAI,
-    };
-    return completeWith(who, request, {
+    return completeWith(providerIdentity(this, this.#o, OpenAI), request, {
       once: async (signal) =>
         parseCompletion(
           await this.#client.chat.completions.create(

@@ -16,6 +16,16 @@ export interface ProviderIdentity {
   readonly sdk: SdkErrors;
 }
 
+/** A provider's identity: its name, model and origin, with the key and timeout it was given. */
+export function providerIdentity(
+  provider: Pick<ProviderIdentity, 'name' | 'model' | 'origin'>,
+  options: { readonly apiKey?: string | undefined; readonly timeoutMs: number },
+  sdk: SdkErrors,
+): ProviderIdentity {
+  const { name, model, origin } = provider;
+  return { name, model, origin, apiKey: options.apiKey, timeoutMs: options.timeoutMs, sdk };
+}
+
 /** Builds one answer from a stream's parts (OpenAI chunks, Anthropic events). */
 export interface StreamAssembler {
   push(part: unknown, onText?: (delta: string) => void): void;
