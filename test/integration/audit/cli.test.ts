@@ -175,10 +175,19 @@ describe('caesar audit (in process)', () => {
     ['15m', '2025-01-01T11:45:00.000Z'],
     ['2h', '2025-01-01T10:00:00.000Z'],
     ['7d', '2024-12-25T12:00:00.000Z'],
+    ['2 hours', '2025-01-01T10:00:00.000Z'],
+    ['400d', '2023-11-28T12:00:00.000Z'],
     ['2024-12-31T00:00:00Z', '2024-12-31T00:00:00.000Z'],
   ])('--since %s means %s', (text, expected) => {
     expect(parseTime(text, new Date('2025-01-01T12:00:00.000Z'))).toBe(expected);
   });
+
+  test.each(['7', 'yesterday', '5 fortnights'])(
+    '--since %s is refused with the duration grammar named',
+    (text) => {
+      expect(() => parseTime(text)).toThrow(/ISO-8601 time or a duration such as/);
+    },
+  );
 
   test('the default --db is ./var/audit.db under the working directory', () => {
     expect(defaultAuditDbPath('/srv/caesar')).toBe('/srv/caesar/var/audit.db');

@@ -7,6 +7,7 @@ import {
   type AuditFilter,
   type AuditOutcome,
 } from '../../../audit/index.js';
+import { durationHint, parseDuration } from '../../../text/index.js';
 import type { DbOptions } from './log.js';
 
 /** The row filters `tail`, `query` and `export` share, as flags and as an `AuditFilter`. */
@@ -22,19 +23,19 @@ export interface FilterOptions extends DbOptions {
   json?: boolean;
 }
 
-const DURATION = /^(\d+)(s|m|h|d)$/;
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** How far back `--since 400d` may reach: an audit log keeps years. */
+const MAX_AGO_MS = 100 * 365 * 86_400_000;
 
-/** `--since`/`--until`: an ISO-8601 time, or a duration ago such as `15m`, `2h`, `7d`. */
+/**
+ * `--since`/`--until`: an ISO-8601 time, or a duration ago in the one duration grammar
+ * (`15m`, `2h`, `7d`, `2 hours`; docs/configuration.md, "Durations").
+ */
 export function parseTime(text: string, now: Date = new Date()): string {
-  const rel = DURATION.exec(text);
-  if (rel) {
-    const ms = Number(rel[1]) * UNIT_MS[rel[2] as keyof typeof UNIT_MS];
-    return new Date(now.getTime() - ms).toISOString();
-  }
-  const t = Date.parse(text);
+  const ago = parseDuration(text, { max: MAX_AGO_MS });
+  if (ago !== undefined) return new Date(now.getTime() - ago).toISOString();
+  const t = /^\d+$/.test(text.trim()) ? NaN : Date.parse(text);
   if (Number.isNaN(t)) {
-    throw new InvalidArgumentError('expected an ISO-8601 time or a duration like 15m, 2h, 7d');
+    throw new InvalidArgumentError(`expected an ISO-8601 time or ${durationHint()} (how long ago)`);
   }
   return new Date(t).toISOString();
 }
