@@ -18,8 +18,10 @@ export interface PositionNode {
   readonly start: number;
   /** Map keys: where each key starts. */
   readonly keys?: ReadonlyMap<string, number>;
-  /** Children by map key or list index (as a string): a collection, or a scalar's start. */
+  /** A map's children by key: a collection, or a scalar's start. */
   readonly children?: ReadonlyMap<string, PositionNode | number>;
+  /** A list's items by index: a collection, or a scalar's start. */
+  readonly items?: readonly (PositionNode | number)[];
 }
 
 /** The bounds a document may not cross (see bounds.ts). */
@@ -177,42 +179,17 @@ export class YamlWalk {
     if (only !== undefined && only.start === frame.start && only.end === end) return only;
     if (kind === 'mapping' || kind === 'sequence') {
       this.checkDepth(frame.start);
-      return kind === 'mapping'
-        ? this.collection(frame, 'map', end, this.mapChildren(frame))
-        : this.collection(frame, 'seq', end, this.listChildren(frame));
+      return this.collection(frame, kind === 'mapping' ? 'map' : 'seq', end);
     }
     if (this.text.charCodeAt(frame.start) === 0x2a) return this.alias(frame, end);
     const start = end <= frame.start ? frame.raw : frame.start; // an empty node
     return { kind: 'scalar', start, end, value, position: start, size: 1, height: 0 };
   }
 
-  private collection(
-    frame: Frame,
-    kind: 'map' | 'seq',
-    end: number,
-    entries: readonly [key: string, child: Built, keyStart?: number][],
-  ): Built {
-    const node: {
-      start: number;
-      keys?: Map<string, number>;
-      children?: Map<string, PositionNode | number>;
-    } = { start: frame.start };
-    for (const [key, child, keyStart] of entries) {
-      (node.children ??= new Map()).set(key, child.position);
-      if (keyStart !== undefined) (node.keys ??= new Map()).set(key, keyStart);
-    }
-    let size = 1;
-    let height = 1;
-    for (const c of frame.children) {
-      size += c.size;
-      if (c.height + 1 > height) height = c.height + 1;
-    }
-    return { kind, start: frame.start, end, value: undefined, position: node, size, height };
-  }
-
-  /** A map's children as entries: keys and values in turn; a key not followed by `:` has none. */
-  private mapChildren(frame: Frame): [string, Built, number][] {
-    const entries: [string, Built, number][] = [];
+  /** A map: its keys' and values' positions, keyed by the key's text. */
+  private mapNode(frame: Frame): PositionNode {
+    const children = new Map<string, PositionNode | number>();
+    const keys = new Map<string, number>();
     const kids = frame.children;
     for (let i = 0; i < kids.length; i++) {
       const key = kids[i]!;
@@ -220,21 +197,35 @@ export class YamlWalk {
       if (!hasValue && key.end <= key.start) continue; // an empty attempt, no key at all
       const value = hasValue ? kids[++i] : undefined;
       if (key.kind !== 'scalar') continue; // a complex key: counted, never addressed
-      entries.push([String(key.value), value ?? key, key.start]);
+      const name = String(key.value);
+      children.set(name, (value ?? key).position);
+      keys.set(name, key.start);
     }
-    return entries;
+    return children.size === 0 ? { start: frame.start } : { start: frame.start, keys, children };
   }
 
   /** A list's items; in a flow list, `a: 1` is one item (a one-pair map) of two nodes. */
-  private listChildren(frame: Frame): [string, Built][] {
-    const items: [string, Built][] = [];
+  private listNode(frame: Frame): PositionNode {
+    const items: (PositionNode | number)[] = [];
     const kids = frame.children;
+    const flow = this.text.charCodeAt(frame.start) === 0x5b;
     for (let i = 0; i < kids.length; i++) {
       const item = kids[i]!;
-      if (colonFollows(this.text, item.end) && this.text.charCodeAt(frame.start) === 0x5b) i++;
-      items.push([String(items.length), item]);
+      if (flow && colonFollows(this.text, item.end)) i++;
+      items.push(item.position);
     }
-    return items;
+    return items.length === 0 ? { start: frame.start } : { start: frame.start, items };
+  }
+
+  private collection(frame: Frame, kind: 'map' | 'seq', end: number): Built {
+    const position = kind === 'map' ? this.mapNode(frame) : this.listNode(frame);
+    let size = 1;
+    let height = 1;
+    for (const c of frame.children) {
+      size += c.size;
+      if (c.height + 1 > height) height = c.height + 1;
+    }
+    return { kind, start: frame.start, end, value: undefined, position, size, height };
   }
 
   private alias(frame: Frame, end: number): Built {
@@ -326,7 +317,13 @@ export function offsetAt(
   let node = root;
   let depth = 0;
   for (; depth < path.length && typeof node !== 'number'; depth++) {
-    const next = node.children?.get(String(path[depth]));
+    const step = path[depth];
+    const next =
+      node.items !== undefined
+        ? typeof step === 'number' || (typeof step === 'string' && /^\d+$/.test(step))
+          ? node.items[Number(step)]
+          : undefined
+        : node.children?.get(String(step));
     if (next === undefined) break;
     node = next;
   }
