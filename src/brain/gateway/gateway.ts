@@ -22,7 +22,16 @@ import { ConfirmationNotFoundError } from './errors.js';
 import { newDecisionId, traceparentFor } from './ids.js';
 import { applyObligations, unknownObligation } from './obligations.js';
 import type { AuditSink, GatewayMetrics, PolicySource, ToolSource } from './ports.js';
-import { auditDecision, errorBody, errorBodyOf, report, type CallContext } from './records.js';
+import {
+  auditDecision,
+  auditUnavailable,
+  contextFor,
+  errorBody,
+  errorBodyOf,
+  report,
+  serviceOf,
+  type CallContext,
+} from './records.js';
 import { ToolInputCheck } from './input-check.js';
 import { summarizeCall } from './summary.js';
 
@@ -376,34 +385,4 @@ export class ToolGateway {
     this.#o.metrics?.toolCall(r.tool, r.outcome, r.duration_ms);
     return r;
   }
-}
-
-function contextFor(tool: string, input: unknown, decisionId: string, caller: Caller): CallContext {
-  return {
-    tool,
-    input,
-    decisionId,
-    actor: caller.actor,
-    sessionId: caller.sessionId,
-    started: performance.now(),
-  };
-}
-
-/** `{service: 'light.turn_on', target?, data?}` of a well-formed call_service input. */
-function serviceOf(
-  input: unknown,
-): { service: string; target?: unknown; data?: unknown } | undefined {
-  const i = input as { domain?: unknown; service?: unknown; target?: unknown; data?: unknown };
-  if (typeof i?.domain !== 'string' || typeof i.service !== 'string') return undefined;
-  return {
-    service: `${i.domain}.${i.service}`,
-    ...(i.target == null ? {} : { target: i.target }),
-    ...(i.data == null ? {} : { data: i.data }),
-  };
-}
-
-function auditUnavailable(ctx: CallContext): ToolCallReport {
-  const what = `the call to ${ctx.tool} was not made`;
-  const error = errorBodyOf('audit_unavailable', { what });
-  return report(ctx, 'failed', { reason: error.message, error });
 }

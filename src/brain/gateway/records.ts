@@ -6,7 +6,7 @@ import {
 } from '../../errors/index.js';
 import type { PolicyDecision } from '../../policy/index.js';
 import type { ErrorBody } from '../../protocol/index.js';
-import type { CallOutcome, ConfirmationTicket, ToolCallReport } from '../api/index.js';
+import type { CallOutcome, Caller, ConfirmationTicket, ToolCallReport } from '../api/index.js';
 
 /** The decision as the audit log stores it: `rule` is the rule's id, plus where it sits. */
 export function auditDecision(d: PolicyDecision) {
@@ -78,4 +78,41 @@ export function errorBodyOf<C extends WireErrorCode>(
   details?: unknown,
 ): ErrorBody {
   return errorBody(code, errorMessage(code, params), errorEntry(code).retryable, details);
+}
+
+/** The facts of a call as it arrives. */
+export function contextFor(
+  tool: string,
+  input: unknown,
+  decisionId: string,
+  caller: Caller,
+): CallContext {
+  return {
+    tool,
+    input,
+    decisionId,
+    actor: caller.actor,
+    sessionId: caller.sessionId,
+    started: performance.now(),
+  };
+}
+
+/** `{service: 'light.turn_on', target?, data?}` of a well-formed call_service input. */
+export function serviceOf(
+  input: unknown,
+): { service: string; target?: unknown; data?: unknown } | undefined {
+  const i = input as { domain?: unknown; service?: unknown; target?: unknown; data?: unknown };
+  if (typeof i?.domain !== 'string' || typeof i.service !== 'string') return undefined;
+  return {
+    service: `${i.domain}.${i.service}`,
+    ...(i.target == null ? {} : { target: i.target }),
+    ...(i.data == null ? {} : { data: i.data }),
+  };
+}
+
+/** The report of a call not made because the audit log cannot be written (fail closed). */
+export function auditUnavailable(ctx: CallContext): ToolCallReport {
+  const what = `the call to ${ctx.tool} was not made`;
+  const error = errorBodyOf('audit_unavailable', { what });
+  return report(ctx, 'failed', { reason: error.message, error });
 }
