@@ -1,20 +1,18 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { CaesarError } from '../../src/legion/index.js';
 import type { EvalReply, ThreadMessage } from './thread-messages.js';
 
 /** How a thread ended while it held a calculation. */
 export type ThreadDeath = 'out_of_memory' | 'startup_failed' | 'crashed' | 'terminated';
 
 /** The thread running a calculation died; the evaluator maps `death` to an error code. */
-export class ThreadDiedError extends CaesarError {
-  declare readonly code: 'internal';
+export class ThreadDiedError extends Error {
   override readonly name = 'ThreadDiedError';
   constructor(
     readonly death: ThreadDeath,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super('internal', message, options);
+    super(message, options);
   }
 }
 

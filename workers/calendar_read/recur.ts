@@ -1,12 +1,5 @@
 import ICAL from 'ical.js';
-import {
-  CaesarError,
-  TimeoutError,
-  DAY_MS,
-  wallFromMs,
-  wallMs,
-  type Wall,
-} from '../../src/legion/index.js';
+import { TimeoutError, DAY_MS, wallFromMs, wallMs, type Wall } from '../../src/legion/index.js';
 
 /**
  * RRULE iteration, bounded. ical.js does the recurrence arithmetic; this module keeps it
@@ -22,12 +15,8 @@ import {
 export const DEFAULT_MAX_STEPS = 20_000;
 
 /** An event's expansion took more than its share of steps; its occurrences stop there. */
-export class StepBudgetExceeded extends CaesarError {
-  declare readonly code: 'internal';
+export class StepBudgetExceeded extends Error {
   override readonly name = 'StepBudgetExceeded';
-  constructor(message: string) {
-    super('internal', message);
-  }
 }
 
 export class StepBudget {

@@ -117,6 +117,10 @@ describe('guards: one catalogue, typed errors', () => {
     'src/text/yaml-walk.ts:YamlBoundBreak',
     'src/brain/intents/sentence.ts:SentenceSyntaxError',
     'src/brain/intents/compile-sentence.ts:CompileProblem',
+    // caught inside their worker and turned into a coded error there (a step budget becomes a
+    // note, a dead thread becomes internal or invalid_input): never thrown past it
+    'workers/calendar_read/recur.ts:StepBudgetExceeded',
+    'workers/calculator/eval-thread-handle.ts:ThreadDiedError',
   ]);
 
   test('every error class extends CaesarError (a handful of module-internal signals aside)', () => {
