@@ -1,12 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import {
-  AuditClosedError,
-  AuditEventError,
-  AuditReader,
-  GENESIS_HASH,
-  openAuditLog,
-} from '../../../src/audit/index.js';
+import { AuditReader, GENESIS_HASH, openAuditLog } from '../../../src/audit/index.js';
+import { AuditClosedError, AuditEventError } from '../../../src/audit/errors.js';
 import { createLogger } from '../../../src/log/index.js';
 import { tempDir, toolCalled } from '../../helpers/audit-fixtures.js';
 

@@ -1,13 +1,11 @@
 import { copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
+import { AuditReader, openAuditLog, restoreAuditLog } from '../../../src/audit/index.js';
 import {
   AuditBackupError,
   AuditIntegrityError,
   AuditLockedError,
-  AuditReader,
-  openAuditLog,
-  restoreAuditLog,
-} from '../../../src/audit/index.js';
+} from '../../../src/audit/errors.js';
 import { silentLogger } from '../../../src/log/index.js';
 import { sql, tempDir, toolCalled } from '../../helpers/audit-fixtures.js';
 

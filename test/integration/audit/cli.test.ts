@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { canonicalJson, openAuditLog, type JsonValue } from '../../../src/audit/index.js';
+import { canonicalJson, openAuditLog } from '../../../src/audit/index.js';
+import type { JsonValue } from '../../../src/text/index.js';
 import {
   defaultAuditDbPath,
   parseTime,

@@ -1,11 +1,7 @@
 import { writeFileSync, openSync, writeSync, closeSync, statSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import {
-  AuditOpenError,
-  AuditWriteError,
-  openAuditLog,
-  type AnyAuditEventInput,
-} from '../../../src/audit/index.js';
+import { openAuditLog, type AnyAuditEventInput } from '../../../src/audit/index.js';
+import { AuditOpenError, AuditWriteError } from '../../../src/audit/errors.js';
 import { sql, tempDir, toolCalled } from '../../helpers/audit-fixtures.js';
 
 const noTimer = { retention: { days: 0, intervalMs: 0 } };

@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { describe, expect, test } from 'vitest';
-import { AuditLockedError, lockPathFor, openAuditLog } from '../../../src/audit/index.js';
+import { openAuditLog } from '../../../src/audit/index.js';
+import { AuditLockedError } from '../../../src/audit/errors.js';
+import { lockPathFor } from '../../../src/audit/lock.js';
 import { tempDir, toolCalled } from '../../helpers/audit-fixtures.js';
 
 const noTimer = { retention: { days: 0, intervalMs: 0 } };

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { AuditClosedError, openAuditLog } from '../../../src/audit/index.js';
+import { openAuditLog } from '../../../src/audit/index.js';
+import { AuditClosedError } from '../../../src/audit/errors.js';
 import { sql, tempDir, toolCalled } from '../../helpers/audit-fixtures.js';
 
 const DAY = 86_400_000;

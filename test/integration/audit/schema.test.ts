@@ -1,12 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import {
-  AUDIT_APPLICATION_ID,
-  AUDIT_SCHEMA_VERSION,
-  AuditNotFoundError,
-  AuditReader,
-  AuditSchemaError,
-  openAuditLog,
-} from '../../../src/audit/index.js';
+import { AuditReader, openAuditLog } from '../../../src/audit/index.js';
+import { AUDIT_APPLICATION_ID, AUDIT_SCHEMA_VERSION } from '../../../src/audit/schema.js';
+import { AuditNotFoundError, AuditSchemaError } from '../../../src/audit/errors.js';
 import { sql, tempDir, toolCalled } from '../../helpers/audit-fixtures.js';
 
 const noTimer = { retention: { days: 0, intervalMs: 0 } };

@@ -1,13 +1,10 @@
 import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import {
-  canonicalJson,
-  clampPayload,
-  resolveClampLimits,
-  truncationMarker,
-  type JsonValue,
-} from '../../../src/audit/index.js';
+import { canonicalJson } from '../../../src/audit/index.js';
+import { clampPayload, truncationMarker } from '../../../src/audit/clamp.js';
+import { resolveClampLimits } from '../../../src/audit/limits.js';
+import type { JsonValue } from '../../../src/text/index.js';
 
 const limits = resolveClampLimits();
 const clamp = (payload: unknown, l = limits) => clampPayload(payload, l);

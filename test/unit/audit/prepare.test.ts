@@ -1,12 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import {
-  AUDIT_EVENT_CATALOGUE,
-  AUDIT_EVENT_TYPES,
-  AuditEventError,
-  MAX_COLUMN_CHARS,
-  resolveClampLimits,
-  type AuditEventInput,
-} from '../../../src/audit/index.js';
+import { AUDIT_EVENT_TYPES } from '../../../src/audit/index.js';
+import { AUDIT_EVENT_CATALOGUE, type AuditEventInput } from '../../../src/audit/events.js';
+import { AuditEventError } from '../../../src/audit/errors.js';
+import { MAX_COLUMN_CHARS, resolveClampLimits } from '../../../src/audit/limits.js';
 import { prepareRow } from '../../../src/audit/prepare.js';
 
 const limits = resolveClampLimits();

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { clampPayload, redactText, resolveClampLimits } from '../../../src/audit/index.js';
+import { clampPayload } from '../../../src/audit/clamp.js';
+import { redactText } from '../../../src/text/index.js';
+import { resolveClampLimits } from '../../../src/audit/limits.js';
 import { capText } from '../../../src/brain/conversations/truncate.js';
 import { PLAIN_LINES, SECRET_LINES } from '../../fixtures/secrets-corpus.js';
 

@@ -1,11 +1,8 @@
 import { createAccount, createOperator, createUser } from '@nats-io/nkeys';
 import { describe, expect, test } from 'vitest';
-import {
-  clampPayload,
-  isSecretKey,
-  redactText,
-  resolveClampLimits,
-} from '../../../src/audit/index.js';
+import { clampPayload } from '../../../src/audit/clamp.js';
+import { isSecretKey, redactText } from '../../../src/text/index.js';
+import { resolveClampLimits } from '../../../src/audit/limits.js';
 
 const limits = resolveClampLimits();
 const SECRET = 'hunter2-very-secret-value';

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
-import { AuditWriteError } from '../../../src/audit/index.js';
+import { AuditWriteError } from '../../../src/audit/errors.js';
 import { ConversationStoreError } from '../../../src/brain/conversations/errors.js';
 import { sqliteCodeOf } from '../../../src/host/index.js';
 

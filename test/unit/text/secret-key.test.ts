@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import { clampPayload, resolveClampLimits } from '../../../src/audit/index.js';
+import { clampPayload } from '../../../src/audit/clamp.js';
+import { resolveClampLimits } from '../../../src/audit/limits.js';
 import { loadConfigWithSources, redactConfig, redactSettings } from '../../../src/config/index.js';
 import { createLogger } from '../../../src/log/index.js';
 import {
