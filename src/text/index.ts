@@ -9,7 +9,6 @@ export {
   hostTimeZone,
   intlClock,
   isTimeZone,
-  offsetAt,
   offsetClock,
   UTC_CLOCK,
   wallFromMs,
@@ -24,7 +23,7 @@ export {
   toolSectionPath,
   TOP_LEVEL_TOOL_SECTIONS,
 } from './setting-names.js';
-export { closest, editDistance, maxSuggestEdits } from './suggest.js';
+export { closest, editDistance } from './suggest.js';
 export {
   DURATION_UNITS,
   durationHint,
@@ -32,27 +31,17 @@ export {
   formatDuration,
   MAX_DURATION_MS,
   parseDuration,
-  readDuration,
 } from './duration.js';
 export type { DurationOptions } from './duration.js';
-export {
-  findTooDeep,
-  jsonTextTooDeepAt,
-  MAX_NESTING_DEPTH,
-  MAX_YAML_ALIAS_NODES,
-  MAX_YAML_ALIASES,
-  MAX_YAML_BYTES,
-} from './bounds.js';
+export { jsonTextTooDeepAt, MAX_NESTING_DEPTH, MAX_YAML_BYTES } from './bounds.js';
 export {
   isSecretKey,
   redactSecretKeys,
   REDACTED,
   SECRET_KEY_FRAGMENTS,
-  SECRET_KEY_SCAN_DEPTH,
   SECRET_REFERENCE_WORDS,
 } from './secret-key.js';
 export { redactText } from './redact-text.js';
 export { findPrototypeKey } from './prototype-keys.js';
-export type { PrototypeKey } from './prototype-keys.js';
 export { formatYamlIssue, readYaml, yamlFlowText } from './yaml.js';
-export type { ReadYamlOptions, YamlDocument, YamlIssue } from './yaml.js';
+export type { YamlDocument, YamlIssue } from './yaml.js';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readTokensFile, TokensFileError } from '../../../src/brain/http/index.js';
 import { yamlTextLayer } from '../../../src/config/yaml-layer.js';
-import { MAX_NESTING_DEPTH, MAX_YAML_ALIASES, readYaml } from '../../../src/text/index.js';
+import { MAX_NESTING_DEPTH, readYaml } from '../../../src/text/index.js';
+import { MAX_YAML_ALIASES } from '../../../src/text/bounds.js';
 
 // Issue 11, findings 7 and 10, for the YAML files the brain reads besides the policy:
 // caesar.yaml, the intents file and the API tokens file. A file nested thousands of levels

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { compilePolicy, PolicyLoadError } from '../../../src/policy/index.js';
-import { MAX_NESTING_DEPTH, MAX_YAML_ALIASES } from '../../../src/text/index.js';
+import { MAX_NESTING_DEPTH } from '../../../src/text/index.js';
+import { MAX_YAML_ALIASES } from '../../../src/text/bounds.js';
 import { issuesOf } from './helpers.js';
 
 /**

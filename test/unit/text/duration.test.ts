@@ -6,8 +6,8 @@ import {
   formatDuration,
   MAX_DURATION_MS,
   parseDuration,
-  readDuration,
 } from '../../../src/text/index.js';
+import { readDuration } from '../../../src/text/duration.js';
 import { tempDir } from '../config/temp-dir.js';
 import { issuesOf, policyOf } from '../policy/helpers.js';
 

@@ -4,12 +4,8 @@ import { clampPayload } from '../../../src/audit/clamp.js';
 import { resolveClampLimits } from '../../../src/audit/limits.js';
 import { loadConfigWithSources, redactConfig, redactSettings } from '../../../src/config/index.js';
 import { createLogger } from '../../../src/log/index.js';
-import {
-  isSecretKey,
-  REDACTED,
-  redactSecretKeys,
-  SECRET_KEY_SCAN_DEPTH,
-} from '../../../src/text/index.js';
+import { isSecretKey, REDACTED, redactSecretKeys } from '../../../src/text/index.js';
+import { SECRET_KEY_SCAN_DEPTH } from '../../../src/text/secret-key.js';
 import { tempDir } from '../config/temp-dir.js';
 
 /** A value no free-text rule touches, so only the key rule can hide it. */

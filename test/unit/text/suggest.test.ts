@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { closest, editDistance, maxSuggestEdits } from '../../../src/text/index.js';
+import { closest, editDistance } from '../../../src/text/index.js';
+import { maxSuggestEdits } from '../../../src/text/suggest.js';
 
 describe('name suggestions', () => {
   test.each([

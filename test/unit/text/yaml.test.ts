@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
   formatYamlIssue,
-  MAX_YAML_ALIAS_NODES,
   MAX_YAML_BYTES,
   readYaml,
   yamlFlowText,
 } from '../../../src/text/index.js';
+import { MAX_YAML_ALIAS_NODES } from '../../../src/text/bounds.js';
 
 // The one YAML reader (src/text/yaml.ts): values, positions, bounds and the issue shape that
 // the policy, cases, intents, config and tokens readers all report.
