@@ -3,11 +3,9 @@
  * Stands alone (imports nothing of CAESAR's); every other module may import it.
  */
 export { ERROR_CATALOGUE } from './catalogue.js';
-export type { ErrorEntry, ErrorKind } from './catalogue.js';
 export {
   CaesarError,
   WIRE_ERROR_CODES,
-  codesOf,
   errorEntry,
   errorMessage,
   isErrorCode,
