@@ -6,5 +6,4 @@ export { assertScriptExists, compiledScriptUrl } from './script-url.js';
 export { signalGroup, spawnGuarded } from './guarded-spawn.js';
 export { unwritableReason } from './writable.js';
 export { repoRoot, writeGenerated } from './generated-files.js';
-export type { GeneratedFile } from './generated-files.js';
 export { sqliteCodeOf } from './sqlite-code.js';
