@@ -1,18 +1,9 @@
-export {
-  TOOL_NAME_PATTERN,
-  INSTANCE_ID_PATTERN,
-  ToolNameSchema,
-  InstanceIdSchema,
-} from './names.js';
+export { TOOL_NAME_PATTERN, ToolNameSchema, InstanceIdSchema } from './names.js';
 export {
   REGISTRY_HELLO_SUBJECT,
   REGISTRY_BYE_SUBJECT,
-  SRV_PREFIX,
   SRV_VERBS,
-  SERVICE_NAME_PREFIX,
   DISPATCH_QUEUE_GROUP,
-  DEFAULT_INBOX_PREFIX,
-  SubjectTokenError,
   dispatchSubject,
   preflightSubject,
   serviceName,
@@ -22,10 +13,8 @@ export {
 } from './subjects.js';
 export type { SrvVerb } from './subjects.js';
 export { HEADERS } from './headers.js';
-export { canonicalJson, sha256Hex } from './canonical.js';
+export { canonicalJson } from './canonical.js';
 export {
-  ERROR_CATALOGUE,
-  WIRE_ERROR_CODES,
   isWireErrorCode,
   CaesarError,
   InvalidInputError,
@@ -34,35 +23,22 @@ export {
   TimeoutError,
   UpstreamEmptyError,
 } from './errors.js';
-export type { ErrorCode, WireErrorCode, CaesarErrorOptions } from './errors.js';
 export {
   MAX_ENVELOPE_BYTES,
   MAX_ENVELOPE_DEPTH,
   DispatchRequestSchema,
   DispatchReplySchema,
-  DispatchSuccessSchema,
-  DispatchFailureSchema,
   ErrorBodySchema,
-  WorkerRefSchema,
 } from './envelope.js';
 export type {
   DispatchRequest,
   DispatchReply,
-  DispatchSuccess,
   DispatchFailure,
   ErrorBody,
   WorkerRef,
 } from './envelope.js';
 export {
   ToolSpecSchema,
-  ToolAnnotationsSchema,
-  ExecutionLocalitySchema,
-  ResourceRequirementsSchema,
-  CostModelSchema,
-  GpuRequirementSchema,
-  InterruptibilitySchema,
-  SPEC_LIMITS,
-  TOOL_TAG_PATTERN,
   ToolTagSchema,
   matchesTags,
   specDomain,
@@ -77,12 +53,12 @@ export type {
   ResourceRequirements,
   TagFilter,
 } from './toolspec.js';
-export { PreflightReplySchema, PreflightCheckSchema } from './preflight.js';
+export { PreflightReplySchema } from './preflight.js';
 export type { PreflightReply, PreflightCheck } from './preflight.js';
 export { HelloSchema, ByeSchema } from './announce.js';
 export type { Hello, Bye } from './announce.js';
 export { SRV_TYPES, SRV_METADATA, SrvPingSchema, SrvInfoSchema, SrvStatsSchema } from './srv.js';
-export type { SrvPing, SrvInfo, SrvStats, SrvEndpointStats } from './srv.js';
+export type { SrvInfo, SrvStats } from './srv.js';
 export { workerPermissions, brainPermissions } from './permissions.js';
 export type { NatsPermissions } from './permissions.js';
 export {

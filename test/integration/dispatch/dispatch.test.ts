@@ -6,9 +6,9 @@ import {
   DISPATCH_QUEUE_GROUP,
   DispatchRequestSchema,
   HEADERS,
-  SubjectTokenError,
   dispatchSubject,
 } from '../../../src/protocol/index.js';
+import { SubjectTokenError } from '../../../src/protocol/subjects.js';
 import { createEchoTool, ExecutionLog } from '../../fixtures/tools.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 

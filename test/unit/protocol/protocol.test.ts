@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest';
 import {
-  SubjectTokenError,
   canonicalJson,
   dispatchSubject,
   DispatchReplySchema,
@@ -11,6 +10,7 @@ import {
   srvSubject,
   toolFromServiceName,
 } from '../../../src/protocol/index.js';
+import { SubjectTokenError } from '../../../src/protocol/subjects.js';
 
 describe('subject builders', () => {
   test.each([
