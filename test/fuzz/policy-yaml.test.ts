@@ -4,11 +4,11 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
   compilePolicy,
-  DECISION_OUTCOMES,
   PolicyEngine,
   PolicyLoadError,
   type CompiledPolicy,
 } from '../../src/policy/index.js';
+import { DECISION_OUTCOMES } from '../../src/policy/decision.js';
 import { FUZZ_TIME_MS, fuzzParameters } from './parameters.js';
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { ToolInputCheck, type LiveSchema } from '../../../src/brain/gateway/input-check.js';
 import { defineTool } from '../../../src/legion/index.js';
-import { isGenericToolCall } from '../../../src/policy/index.js';
+import { isGenericToolCall } from '../../../src/policy/tool-call.js';
 
 /** A live `call_service` whose announced schema lets anything through. */
 function looseLiveTool(name: string): LiveSchema {

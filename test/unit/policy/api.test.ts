@@ -2,18 +2,16 @@ import { describe, expect, test } from 'vitest';
 import { ERROR_CATALOGUE } from '../../../src/protocol/errors.js';
 import {
   compilePolicy,
-  DEFAULT_DENY_RULE_ID,
-  NOT_CONFIGURED_REASON,
   openPolicyStore,
   OUTCOME_ERROR_CODES,
-  PolicyDecisionSchema,
   PolicyEngine,
-  toolCallId,
-  unconfiguredPolicy,
-  type Policy,
-  type ServiceCall,
   type ToolCall,
 } from '../../../src/policy/index.js';
+import { DEFAULT_DENY_RULE_ID, PolicyDecisionSchema } from '../../../src/policy/decision.js';
+import { NOT_CONFIGURED_REASON, unconfiguredPolicy } from '../../../src/policy/unconfigured.js';
+import { toolCallId } from '../../../src/policy/call-id.js';
+import type { Policy } from '../../../src/policy/engine.js';
+import type { ServiceCall } from '../../../src/policy/tool-call.js';
 import { engineOf, svc, tool } from './helpers.js';
 
 describe('the Policy API', () => {

@@ -2,12 +2,8 @@ import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import {
-  loadPolicyFile,
-  parsePolicyCases,
-  PolicyCasesError,
-  runPolicyCases,
-} from '../../../src/policy/index.js';
+import { loadPolicyFile, parsePolicyCases, runPolicyCases } from '../../../src/policy/index.js';
+import { PolicyCasesError } from '../../../src/policy/errors.js';
 import { policyOf } from './helpers.js';
 
 const POLICY = policyOf(`

@@ -13,7 +13,7 @@ import {
   runPolicyTest,
   type PolicyCliIo,
 } from '../../../src/cli/commands/policy/index.js';
-import { PolicyDecisionSchema } from '../../../src/policy/index.js';
+import { PolicyDecisionSchema } from '../../../src/policy/decision.js';
 import { MAX_NESTING_DEPTH } from '../../../src/text/index.js';
 
 const run = promisify(execFile);

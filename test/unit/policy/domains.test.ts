@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { compileDomainAllowlist, isUrlAllowed } from '../../../src/policy/index.js';
+import { compileDomainAllowlist } from '../../../src/policy/index.js';
+import { isUrlAllowed } from '../../../src/policy/domains.js';
 
 describe('domain allowlist (web_search result filtering): an allowed domain or a subdomain of one', () => {
   const allowed = compileDomainAllowlist(['en.wikipedia.org', '*.python.org', 'Example.COM.']);

@@ -3,9 +3,9 @@ import {
   PolicyEngine,
   PolicyLoadError,
   type CompiledPolicy,
-  type PolicyIssue,
   type ToolCall,
 } from '../../../src/policy/index.js';
+import type { PolicyIssue } from '../../../src/policy/issues.js';
 
 /** The issues of an inline policy that must be refused (as `policy.yaml`). */
 export function issuesOf(yaml: string): readonly PolicyIssue[] {

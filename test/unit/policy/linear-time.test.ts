@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { compilePolicy, PolicyLoadError, type PolicyIssue } from '../../../src/policy/index.js';
+import { compilePolicy, PolicyLoadError } from '../../../src/policy/index.js';
+import type { PolicyIssue } from '../../../src/policy/issues.js';
 import { engineOf, svc, tool } from './helpers.js';
 
 /**

@@ -1,10 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import {
-  compilePolicy,
-  formatIssue,
-  type PolicyIssue,
-  type PolicyLoadError,
-} from '../../../src/policy/index.js';
+import { compilePolicy, formatIssue, type PolicyLoadError } from '../../../src/policy/index.js';
+import type { PolicyIssue } from '../../../src/policy/issues.js';
 import { issuesOf } from './helpers.js';
 
 describe('a bad policy is refused with file:line:column', () => {

@@ -1,10 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import {
-  DEFAULT_DENY_RULE_ID,
-  PolicyEngine,
-  TOOL_MATCHERS,
-  type DecisionOutcome,
-} from '../../../src/policy/index.js';
+import { PolicyEngine } from '../../../src/policy/index.js';
+import { DEFAULT_DENY_RULE_ID, type DecisionOutcome } from '../../../src/policy/decision.js';
+import { TOOL_MATCHERS } from '../../../src/policy/matchers/registry.js';
 import { CalcInputSchema } from '../../../workers/calculator/schema.js';
 import { policyOf, tool } from './helpers.js';
 

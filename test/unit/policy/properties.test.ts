@@ -1,13 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { dump } from 'js-yaml';
-import {
-  compilePolicy,
-  DECISION_OUTCOMES,
-  DEFAULT_DENY_RULE_ID,
-  PolicyEngine,
-  PolicyLoadError,
-} from '../../../src/policy/index.js';
+import { compilePolicy, PolicyEngine, PolicyLoadError } from '../../../src/policy/index.js';
+import { DECISION_OUTCOMES, DEFAULT_DENY_RULE_ID } from '../../../src/policy/decision.js';
 import { compileGlob } from '../../../src/policy/glob.js';
 import { SlidingWindowLimiter } from '../../../src/policy/rate-limit.js';
 import { engineOf, policyOf, svc, tool } from './helpers.js';

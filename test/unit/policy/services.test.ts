@@ -1,9 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import {
-  DEFAULT_DENY_RULE_ID,
-  type DecisionOutcome,
-  type ToolCall,
-} from '../../../src/policy/index.js';
+import { type ToolCall } from '../../../src/policy/index.js';
+import { DEFAULT_DENY_RULE_ID, type DecisionOutcome } from '../../../src/policy/decision.js';
 import { engineOf, svc, tool } from './helpers.js';
 
 const POLICY = `

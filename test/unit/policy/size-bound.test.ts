@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import {
   compilePolicy,
-  compilePolicySliced,
   DEFAULT_POLICY_MAX_BYTES,
   openPolicyStore,
-  PolicyTooLargeError,
-  readPolicyText,
   type PolicyStore,
 } from '../../../src/policy/index.js';
+import { compilePolicySliced } from '../../../src/policy/compile.js';
+import { PolicyTooLargeError } from '../../../src/policy/errors.js';
+import { readPolicyText } from '../../../src/policy/load.js';
 import { tool } from './helpers.js';
 
 /**

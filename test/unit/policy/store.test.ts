@@ -4,14 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import {
-  openPolicyStore,
-  PolicyClosedError,
-  PolicyLoadError,
-  PolicyReadError,
-  type PolicyEventMap,
-  type PolicyStore,
-} from '../../../src/policy/index.js';
+import { openPolicyStore, PolicyLoadError, type PolicyStore } from '../../../src/policy/index.js';
+import { PolicyClosedError, PolicyReadError } from '../../../src/policy/errors.js';
+import type { PolicyEventMap } from '../../../src/policy/events.js';
 import { tool } from './helpers.js';
 import { waitFor } from '../../helpers/wait.js';
 

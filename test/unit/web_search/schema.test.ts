@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { TOOL_MATCHERS } from '../../../src/policy/index.js';
+import { TOOL_MATCHERS } from '../../../src/policy/matchers/registry.js';
 import {
   braveLanguage,
   TOOL_TIMEOUT_MS,
