@@ -5,13 +5,10 @@ export {
   ChatResponseSchema,
   ConfirmRequestSchema,
   ConfirmResponseSchema,
-  ConfirmationTicketSchema,
   ExplainRequestSchema,
   HttpErrorSchema,
   InvokeRequestSchema,
-  ReadinessSchema,
   ToolCallReportSchema,
-  ToolPolicyViewSchema,
   ToolViewSchema,
 } from './contract.js';
 export type {
@@ -22,7 +19,6 @@ export type {
   ChatResponse,
   ConfirmResponse,
   ConfirmationTicket,
-  HttpError,
   Readiness,
   ToolCallReport,
   ToolView,

@@ -9,10 +9,10 @@ import {
   InvokeRequestSchema,
   type ChatEvent,
   type ChatResponse,
-  type HttpError,
   type ToolCallReport,
   type ToolView,
 } from '../../../src/brain/api/index.js';
+import type { HttpError } from '../../../src/brain/api/contract.js';
 import { writeRuntimeFile } from '../../../src/config/index.js';
 
 /**

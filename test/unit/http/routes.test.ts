@@ -3,11 +3,11 @@ import { describe, expect, test } from 'vitest';
 import {
   ChatResponseSchema,
   HttpErrorSchema,
-  ReadinessSchema,
   ToolCallReportSchema,
   ToolViewSchema,
   type Caller,
 } from '../../../src/brain/api/index.js';
+import { ReadinessSchema } from '../../../src/brain/api/contract.js';
 import { CaesarError, InvalidInputError } from '../../../src/protocol/index.js';
 import { auth, CI, harness } from './harness.js';
 
