@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import type { AuditLog } from '../../../src/audit/index.js';
 import { Agent } from '../../../src/brain/agent/index.js';
 import { loadIntents } from '../../../src/brain/intents/index.js';
-import { SHIPPED_INTENTS_FILE } from '../../../src/config/index.js';
+import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
 import { createCallServiceTool } from '../../../workers/call_service/index.js';
 import { haEntitiesTool } from '../../../workers/ha_entities/index.js';
 import {

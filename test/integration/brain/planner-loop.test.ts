@@ -6,7 +6,7 @@ import type { ChatEvent } from '../../../src/brain/api/index.js';
 import type { ConversationStore } from '../../../src/brain/conversations/index.js';
 import type { ToolGateway } from '../../../src/brain/gateway/index.js';
 import { loadIntents } from '../../../src/brain/intents/index.js';
-import { SHIPPED_INTENTS_FILE } from '../../../src/config/index.js';
+import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
 import { defineTool } from '../../../src/legion/index.js';
 import { calculatorTool } from '../../../workers/calculator/index.js';
 import { createEchoTool } from '../../fixtures/tools.js';

@@ -13,7 +13,7 @@ import { createDispatcher } from '../../../src/brain/dispatch/index.js';
 import { ToolGateway } from '../../../src/brain/gateway/index.js';
 import { loadIntents } from '../../../src/brain/intents/index.js';
 import { startRegistry, type Registry } from '../../../src/brain/registry/index.js';
-import { SHIPPED_INTENTS_FILE } from '../../../src/config/index.js';
+import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
 import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
 import { openPolicyStore, type PolicyStore } from '../../../src/policy/index.js';
 import { webSearchTool } from '../../../workers/web_search/index.js';

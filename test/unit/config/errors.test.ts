@@ -1,10 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import {
-  ConfigError,
-  loadConfig,
-  type ConfigIssue,
-  type LoadConfigOptions,
-} from '../../../src/config/index.js';
+import { ConfigError, loadConfig, type ConfigIssue } from '../../../src/config/index.js';
+import type { LoadConfigOptions } from '../../../src/config/load.js';
 import { tempDir } from './temp-dir.js';
 
 /** Loads and returns the ConfigError's issues, with `FILE` standing for the temp caesar.yaml. */

@@ -3,12 +3,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { BusOptions } from '../../../src/bus/index.js';
-import {
-  ConfigError,
-  loadConfig,
-  SHIPPED_INTENTS_FILE,
-  type CaesarConfig,
-} from '../../../src/config/index.js';
+import { ConfigError, loadConfig, type CaesarConfig } from '../../../src/config/index.js';
+import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
 import { tempDir } from './temp-dir.js';
 
 function isDeepFrozen(value: unknown): boolean {

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { loadConfig, redactConfig, REDACTED } from '../../../src/config/index.js';
+import { loadConfig } from '../../../src/config/index.js';
+import { redactConfig } from '../../../src/config/redact.js';
+import { REDACTED } from '../../../src/text/index.js';
 import { tempDir } from './temp-dir.js';
 
 describe('redactConfig', () => {

@@ -1,10 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import {
-  ConfigError,
-  loadConfig,
-  redactConfig,
-  toolConfigSections,
-} from '../../../src/config/index.js';
+import { ConfigError, loadConfig, toolConfigSections } from '../../../src/config/index.js';
+import { redactConfig } from '../../../src/config/redact.js';
 import { tempDir } from './temp-dir.js';
 
 /**

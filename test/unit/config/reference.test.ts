@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import { describe, expect, test } from 'vitest';
-import { renderConfigReference, renderExampleConfig } from '../../../src/config/index.js';
+import { renderConfigReference } from '../../../src/config/reference.js';
+import { renderExampleConfig } from '../../../src/config/example.js';
 import { configNodes, configTree } from '../../../src/config/walk.js';
 
 const root = join(import.meta.dirname, '../../../');

@@ -7,10 +7,10 @@ import {
   RuntimeFileError,
   readRuntimeFile,
   removeRuntimeFile,
-  runtimeFilePath,
   writeRuntimeFile,
   type RuntimeInfoInput,
 } from '../../../src/config/index.js';
+import { runtimeFilePath } from '../../../src/config/runtime-file.js';
 
 let dir: string;
 

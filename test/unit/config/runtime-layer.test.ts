@@ -4,10 +4,10 @@ import { describe, expect, test } from 'vitest';
 import {
   loadConfigWithSources,
   RuntimeFileError,
-  runtimeFilePath,
   writeRuntimeFile,
   type RuntimeInfoInput,
 } from '../../../src/config/index.js';
+import { runtimeFilePath } from '../../../src/config/runtime-file.js';
 import { tempDir, type TempDir } from './temp-dir.js';
 
 /** A runtime.json `caesar up` (this process, so alive) wrote for `dataDir`. */

@@ -1,13 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import {
-  ConfigError,
-  envTarget,
-  loadConfig,
-  MAX_SECRET_FILE_BYTES,
-  type ConfigIssue,
-} from '../../../src/config/index.js';
+import { ConfigError, loadConfig, type ConfigIssue } from '../../../src/config/index.js';
+import { envTarget } from '../../../src/config/env.js';
+import { MAX_SECRET_FILE_BYTES } from '../../../src/config/secret-file.js';
 import { tempDir, type TempDir } from './temp-dir.js';
 
 /** A value that must never show up in an error. */

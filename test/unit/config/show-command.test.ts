@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { buildProgram } from '../../../src/cli/program.js';
-import { REDACTED } from '../../../src/config/index.js';
+import { REDACTED } from '../../../src/text/index.js';
 import { tempDir } from './temp-dir.js';
 
 /** A secret that must never reach the output. */

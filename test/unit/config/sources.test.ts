@@ -5,9 +5,9 @@ import {
   loadConfig,
   loadConfigWithSources,
   redactSettings,
-  REDACTED,
   type ConfigSetting,
 } from '../../../src/config/index.js';
+import { REDACTED } from '../../../src/text/index.js';
 import { configNodes } from '../../../src/config/walk.js';
 import { tempDir } from './temp-dir.js';
 

@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { load } from 'js-yaml';
 import { buildProgram } from '../../../src/cli/program.js';
-import { envTarget, loadConfig, type CaesarConfig } from '../../../src/config/index.js';
+import { loadConfig, type CaesarConfig } from '../../../src/config/index.js';
+import { envTarget } from '../../../src/config/env.js';
 import { shippedToolNames } from '../../../workers/index.js';
 
 const root = join(import.meta.dirname, '../../../');
