@@ -1,6 +1,6 @@
-export { connectBus, buildAuthenticator, BusConnectError } from './connect.js';
-export type { BusOptions, BusAuth } from './connect.js';
+export { connectBus } from './connect.js';
+export type { BusOptions } from './connect.js';
 export { ConnectionWatch } from './connection-watch.js';
 export type { BusStatus } from './connection-watch.js';
-export { startNatsServer, findNatsServer, NatsServerError, NATS_INSTALL_HINT } from './launcher.js';
+export { startNatsServer } from './launcher.js';
 export type { NatsExit, NatsServer, NatsServerOptions } from './launcher.js';
