@@ -1,2 +1,2 @@
 export { createDispatcher } from './client.js';
-export type { Dispatcher, DispatcherOptions, DispatchOptions } from './client.js';
+export type { Dispatcher } from './client.js';
