@@ -1,9 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import {
-  RegistryClosedError,
-  startRegistry,
-  type Registry,
-} from '../../../src/brain/registry/index.js';
+import { startRegistry, type Registry } from '../../../src/brain/registry/index.js';
+import { RegistryClosedError } from '../../../src/brain/registry/registry.js';
 import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
 import {
   REGISTRY_BYE_SUBJECT,

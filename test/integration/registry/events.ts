@@ -1,4 +1,5 @@
-import type { Registry, RegistryEvents } from '../../../src/brain/registry/index.js';
+import type { Registry } from '../../../src/brain/registry/index.js';
+import type { RegistryEvents } from '../../../src/brain/registry/events.js';
 
 /**
  * Resolves with the next `event` whose payload matches, or fails after `timeoutMs` naming
