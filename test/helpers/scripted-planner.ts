@@ -1,9 +1,5 @@
-import {
-  PlannerUnavailableError,
-  type Planner,
-  type PlanRequest,
-  type PlanStep,
-} from '../../src/brain/agent/index.js';
+import { PlannerUnavailableError } from '../../src/brain/agent/errors.js';
+import type { Planner, PlanRequest, PlanStep } from '../../src/brain/agent/ports.js';
 
 /** One scripted round: a step, a function of the request, or "no model answered". */
 export type ScriptedRound =

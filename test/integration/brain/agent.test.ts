@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { openAuditLog, type AuditLog } from '../../../src/audit/index.js';
-import { Agent, type Planner } from '../../../src/brain/agent/index.js';
+import { Agent } from '../../../src/brain/agent/index.js';
+import type { Planner } from '../../../src/brain/agent/ports.js';
 import {
   openConversationStore,
   type ConversationStore,

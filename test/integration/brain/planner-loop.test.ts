@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { AuditLog } from '../../../src/audit/index.js';
-import { Agent, type Planner, type PlannerTool } from '../../../src/brain/agent/index.js';
+import { Agent, type PlannerTool } from '../../../src/brain/agent/index.js';
+import type { Planner } from '../../../src/brain/agent/ports.js';
 import type { ChatEvent } from '../../../src/brain/api/index.js';
 import type { ConversationStore } from '../../../src/brain/conversations/index.js';
 import type { ToolGateway } from '../../../src/brain/gateway/index.js';
