@@ -3,10 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { openAuditLog, type AuditLog } from '../../src/audit/index.js';
-import {
-  openConversationStore,
-  type ConversationStore,
-} from '../../src/brain/conversations/index.js';
+import { openConversationStore } from '../../src/brain/conversations/index.js';
+import type { ConversationStore } from '../../src/brain/conversations/store.js';
 import { createDispatcher } from '../../src/brain/dispatch/index.js';
 import { ToolGateway } from '../../src/brain/gateway/index.js';
 import { startRegistry, type Registry } from '../../src/brain/registry/index.js';

@@ -4,7 +4,7 @@ import type { AuditLog } from '../../../src/audit/index.js';
 import { Agent, type PlannerTool } from '../../../src/brain/agent/index.js';
 import type { Planner } from '../../../src/brain/agent/ports.js';
 import type { ChatEvent } from '../../../src/brain/api/index.js';
-import type { ConversationStore } from '../../../src/brain/conversations/index.js';
+import type { ConversationStore } from '../../../src/brain/conversations/store.js';
 import type { ToolGateway } from '../../../src/brain/gateway/index.js';
 import { loadIntents } from '../../../src/brain/intents/index.js';
 import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';

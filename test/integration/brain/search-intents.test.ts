@@ -5,10 +5,8 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openAuditLog, type AuditLog } from '../../../src/audit/index.js';
 import { Agent } from '../../../src/brain/agent/index.js';
-import {
-  openConversationStore,
-  type ConversationStore,
-} from '../../../src/brain/conversations/index.js';
+import { openConversationStore } from '../../../src/brain/conversations/index.js';
+import type { ConversationStore } from '../../../src/brain/conversations/store.js';
 import { createDispatcher } from '../../../src/brain/dispatch/index.js';
 import { ToolGateway } from '../../../src/brain/gateway/index.js';
 import { loadIntents } from '../../../src/brain/intents/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { DEFAULT_IDLE_TTL_MS } from '../../../src/brain/conversations/index.js';
+import { DEFAULT_IDLE_TTL_MS } from '../../../src/brain/conversations/options.js';
 import { openStore, scalar, tempDir, TestClock } from './fixtures.js';
 
 const DAY = 24 * 60 * 60 * 1000;

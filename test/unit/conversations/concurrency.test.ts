@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { CONVERSATIONS_SCHEMA_VERSION } from '../../../src/brain/conversations/index.js';
+import { CONVERSATIONS_SCHEMA_VERSION } from '../../../src/brain/conversations/schema.js';
 import { waitFor } from '../../helpers/wait.js';
 import { openStore, query, scalar, tempDir } from './fixtures.js';
 

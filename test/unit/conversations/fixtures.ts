@@ -2,11 +2,9 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  openConversationStore,
-  type ConversationStore,
-  type ConversationStoreOptions,
-} from '../../../src/brain/conversations/index.js';
+import { openConversationStore } from '../../../src/brain/conversations/index.js';
+import type { ConversationStore } from '../../../src/brain/conversations/store.js';
+import type { ConversationStoreOptions } from '../../../src/brain/conversations/options.js';
 
 /** Helpers of the conversation store tests: temp dirs, a settable clock, raw SQL. */
 

@@ -4,8 +4,8 @@ import { openAuditLog } from '../../../src/audit/index.js';
 import {
   CONVERSATIONS_APPLICATION_ID,
   CONVERSATIONS_SCHEMA_VERSION,
-  ConversationStoreError,
-} from '../../../src/brain/conversations/index.js';
+} from '../../../src/brain/conversations/schema.js';
+import { ConversationStoreError } from '../../../src/brain/conversations/errors.js';
 import { execSql, openStore, query, scalar, tempDir } from './fixtures.js';
 
 function openError(file: string): ConversationStoreError {

@@ -3,8 +3,8 @@ import { describe, expect, test } from 'vitest';
 import {
   ConversationStoreError,
   SessionNotFoundError,
-  type Turn,
-} from '../../../src/brain/conversations/index.js';
+} from '../../../src/brain/conversations/errors.js';
+import type { Turn } from '../../../src/brain/conversations/types.js';
 import { openStore, scalar, tempDir, TestClock } from './fixtures.js';
 
 const roles = (turns: readonly Turn[]) => turns.map((t) => `${t.role}:${t.content}`);

@@ -4,7 +4,7 @@ import {
   MAX_CONTENT_CHARS,
   MAX_TOOL_RECORD_BYTES,
   truncationMarker,
-} from '../../../src/brain/conversations/index.js';
+} from '../../../src/brain/conversations/truncate.js';
 import { openStore, query, tempDir } from './fixtures.js';
 
 const MB = 1024 * 1024;
