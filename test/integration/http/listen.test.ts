@@ -5,14 +5,10 @@ import {
   ToolCallReportSchema,
   ToolViewSchema,
 } from '../../../src/brain/api/index.js';
-import {
-  BrainMetrics,
-  buildHttpServer,
-  HttpBindError,
-  isLoopbackHost,
-  startHttpServer,
-  TokenStore,
-} from '../../../src/brain/http/index.js';
+import { BrainMetrics, buildHttpServer, startHttpServer } from '../../../src/brain/http/index.js';
+import { HttpBindError } from '../../../src/brain/http/errors.js';
+import { isLoopbackHost } from '../../../src/brain/http/loopback.js';
+import { TokenStore } from '../../../src/brain/http/token-store.js';
 import { silentLogger } from '../../../src/log/index.js';
 import { RecordingBrain } from '../../unit/http/fake-brain.js';
 

@@ -1,12 +1,8 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { CompletionRequest } from '../../../src/brain/api/index.js';
-import {
-  BrainMetrics,
-  buildHttpServer,
-  startHttpServer,
-  TokenStore,
-} from '../../../src/brain/http/index.js';
+import { BrainMetrics, buildHttpServer, startHttpServer } from '../../../src/brain/http/index.js';
+import { TokenStore } from '../../../src/brain/http/token-store.js';
 import { silentLogger } from '../../../src/log/index.js';
 import { RecordingBrain } from '../../unit/http/fake-brain.js';
 

@@ -1,13 +1,9 @@
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { HttpErrorSchema } from '../../../src/brain/api/index.js';
-import {
-  BrainMetrics,
-  buildHttpServer,
-  startHttpServer,
-  TokenStore,
-  type HttpServerOptions,
-} from '../../../src/brain/http/index.js';
+import { BrainMetrics, buildHttpServer, startHttpServer } from '../../../src/brain/http/index.js';
+import { TokenStore } from '../../../src/brain/http/token-store.js';
+import type { HttpServerOptions } from '../../../src/brain/http/server.js';
 import { silentLogger } from '../../../src/log/index.js';
 import { RecordingBrain } from '../../unit/http/fake-brain.js';
 

@@ -1,11 +1,8 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import {
-  BrainMetrics,
-  buildHttpServer,
-  TokenStore,
-  type HttpServerOptions,
-} from '../../../src/brain/http/index.js';
+import { BrainMetrics, buildHttpServer } from '../../../src/brain/http/index.js';
+import { TokenStore } from '../../../src/brain/http/token-store.js';
+import type { HttpServerOptions } from '../../../src/brain/http/server.js';
 import { createLogger } from '../../../src/log/index.js';
 import { RecordingBrain } from './fake-brain.js';
 

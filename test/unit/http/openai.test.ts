@@ -7,7 +7,7 @@ import {
   ModelListSchema,
   OpenAiErrorSchema,
 } from '../../../src/brain/api/openai.js';
-import { API_SCOPES, TokenStore } from '../../../src/brain/http/index.js';
+import { API_SCOPES, TokenStore } from '../../../src/brain/http/token-store.js';
 import { compatActor } from '../../../src/brain/http/openai-compat.js';
 import { CaesarError } from '../../../src/protocol/index.js';
 import { report } from './fake-brain.js';
