@@ -1,12 +1,9 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, test } from 'vitest';
-import {
-  INTENT_OUTCOMES,
-  loadIntents,
-  MAX_MESSAGE_CHARS,
-  MAX_REPLY_CHARS,
-  type IntentSet,
-} from '../../../src/brain/intents/index.js';
+import { loadIntents } from '../../../src/brain/intents/index.js';
+import { INTENT_OUTCOMES, MAX_REPLY_CHARS } from '../../../src/brain/intents/reply.js';
+import { MAX_MESSAGE_CHARS } from '../../../src/brain/intents/matcher.js';
+import type { IntentSet } from '../../../src/brain/intents/intent-set.js';
 import { BERLIN, SHIPPED_FILE, intentsOf, issuesOf, ruleFile } from './helpers.js';
 
 let shipped: IntentSet;

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { DATE_PHRASES, type IntentsError } from '../../../src/brain/intents/index.js';
+import { DATE_PHRASES } from '../../../src/brain/intents/dates.js';
+import type { IntentsError } from '../../../src/brain/intents/errors.js';
 import { intentsOf, ruleFile } from './helpers.js';
 
 const agenda = intentsOf(

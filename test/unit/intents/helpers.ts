@@ -1,10 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import {
-  IntentsError,
-  parseIntents,
-  type IntentSet,
-  type IntentsIssue,
-} from '../../../src/brain/intents/index.js';
+import { parseIntents } from '../../../src/brain/intents/index.js';
+import { IntentsError, type IntentsIssue } from '../../../src/brain/intents/errors.js';
+import type { IntentSet } from '../../../src/brain/intents/intent-set.js';
 
 /** The shipped rules, as the brain loads them by default. */
 export const SHIPPED_FILE = fileURLToPath(new URL('../../../config/intents.yaml', import.meta.url));

@@ -2,13 +2,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadIntents, parseIntents } from '../../../src/brain/intents/index.js';
 import {
   formatIntentsIssue,
   IntentsError,
-  loadIntents,
-  parseIntents,
   type IntentsIssue,
-} from '../../../src/brain/intents/index.js';
+} from '../../../src/brain/intents/errors.js';
 import { issuesOf, ruleFile } from './helpers.js';
 
 type Expected = Partial<Omit<IntentsIssue, 'message'>> & { message: string | RegExp };

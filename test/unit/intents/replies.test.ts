@@ -3,9 +3,9 @@ import {
   DEFAULT_REPLIES,
   INTENT_OUTCOMES,
   MAX_REPLY_CHARS,
-  type IntentMatch,
   type IntentOutcome,
-} from '../../../src/brain/intents/index.js';
+} from '../../../src/brain/intents/reply.js';
+import type { IntentMatch } from '../../../src/brain/intents/intent-set.js';
 import { CALL_OUTCOMES } from '../../../src/brain/api/index.js';
 import { BERLIN, intentsOf, ruleFile } from './helpers.js';
 

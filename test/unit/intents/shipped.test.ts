@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { loadIntents, type IntentSet } from '../../../src/brain/intents/index.js';
+import { loadIntents } from '../../../src/brain/intents/index.js';
+import type { IntentSet } from '../../../src/brain/intents/intent-set.js';
 import { CallServiceInputSchema } from '../../../src/protocol/index.js';
 import { BERLIN, SHIPPED_FILE } from './helpers.js';
 
