@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { parseCallArguments } from '../../../src/brain/llm/index.js';
+import { parseCallArguments } from '../../../src/brain/llm/arguments.js';
 
 describe('parseCallArguments', () => {
   test.each([

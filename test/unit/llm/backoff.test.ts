@@ -1,11 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import {
-  DEFAULT_BACKOFF,
-  jitteredDelay,
-  LlmError,
-  parseRetryAfter,
-  retryDelay,
-} from '../../../src/brain/llm/index.js';
+import { DEFAULT_BACKOFF, jitteredDelay, retryDelay } from '../../../src/brain/llm/backoff.js';
+import { LlmError } from '../../../src/brain/llm/types.js';
+import { parseRetryAfter } from '../../../src/brain/llm/retry-after.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const headers = (h: Record<string, string>) => new Headers(h);

@@ -1,14 +1,13 @@
 import { describe, expect, test, vi } from 'vitest';
 import { PlannerUnavailableError } from '../../../src/brain/agent/errors.js';
+import { type LlmAttemptEvent } from '../../../src/brain/llm/index.js';
 import {
   LlmError,
-  ProviderChain,
-  unavailableMessage,
-  type LlmAttemptEvent,
   type LlmProvider,
   type LlmRequest,
   type LlmResponse,
-} from '../../../src/brain/llm/index.js';
+} from '../../../src/brain/llm/types.js';
+import { ProviderChain, unavailableMessage } from '../../../src/brain/llm/chain.js';
 
 type Step = string | LlmError | Error | ((req: LlmRequest) => Promise<LlmResponse>);
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { ConfigError } from '../../../src/config/index.js';
 import type { LlmConfig, LlmEndpointConfig } from '../../../src/config/types.js';
-import { createPlanner, createProvider } from '../../../src/brain/llm/index.js';
+import { createPlanner } from '../../../src/brain/llm/index.js';
+import { createProvider } from '../../../src/brain/llm/create.js';
 import { silentLogger } from '../../../src/log/index.js';
 
 const DEFAULT_URLS = {

@@ -1,13 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import type { ConversationTurn } from '../../../src/brain/agent/ports.js';
-import {
-  DEFAULT_SYSTEM_PROMPT,
-  LlmPlanner,
-  ProviderChain,
-  type LlmProvider,
-  type LlmRequest,
-  type LlmResponse,
-} from '../../../src/brain/llm/index.js';
+import { DEFAULT_SYSTEM_PROMPT } from '../../../src/brain/llm/prompt.js';
+import { LlmPlanner } from '../../../src/brain/llm/planner.js';
+import { ProviderChain } from '../../../src/brain/llm/chain.js';
+import type { LlmProvider, LlmRequest, LlmResponse } from '../../../src/brain/llm/types.js';
 
 /** A chain over one provider that answers `response` and keeps the request. */
 function plannerAnswering(response: Partial<LlmResponse>, systemPrompt?: string) {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { DEFAULT_SYSTEM_PROMPT } from '../../../src/brain/llm/index.js';
+import { DEFAULT_SYSTEM_PROMPT } from '../../../src/brain/llm/prompt.js';
 import { withClock } from '../../../src/brain/llm/planner.js';
 
 const root = join(import.meta.dirname, '../../../');

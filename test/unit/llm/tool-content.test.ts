@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { fenceToolContent } from '../../../src/brain/llm/index.js';
+import { fenceToolContent } from '../../../src/brain/llm/tool-content.js';
 
 const record = (result: unknown) => ({
   name: 'web_search',

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { ConversationTurn, ToolTurnRecord } from '../../../src/brain/agent/ports.js';
-import { callIdOf, toTranscript, type LlmMessage } from '../../../src/brain/llm/index.js';
+import { callIdOf, toTranscript } from '../../../src/brain/llm/transcript.js';
+import type { LlmMessage } from '../../../src/brain/llm/types.js';
 
 const D1 = '0190a000-0000-7000-8000-00000000000a';
 const D2 = '0190a000-0000-7000-8000-00000000000b';

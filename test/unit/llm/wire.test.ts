@@ -4,7 +4,7 @@ import {
   EventAssembler,
   parseMessage,
 } from '../../../src/brain/llm/anthropic-wire.js';
-import type { LlmMessage } from '../../../src/brain/llm/index.js';
+import type { LlmMessage } from '../../../src/brain/llm/types.js';
 import {
   ChunkAssembler,
   openAiMessages,
