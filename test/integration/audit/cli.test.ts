@@ -3,14 +3,11 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { canonicalJson, openAuditLog } from '../../../src/audit/index.js';
 import type { JsonValue } from '../../../src/text/index.js';
-import {
-  defaultAuditDbPath,
-  parseTime,
-  runAuditExport,
-  runAuditQuery,
-  runAuditStats,
-  type AuditCliIo,
-} from '../../../src/cli/commands/audit/index.js';
+import { defaultAuditDbPath, type AuditCliIo } from '../../../src/cli/commands/audit/log.js';
+import { parseTime } from '../../../src/cli/commands/audit/filters.js';
+import { runAuditExport } from '../../../src/cli/commands/audit/export.js';
+import { runAuditQuery } from '../../../src/cli/commands/audit/query.js';
+import { runAuditStats } from '../../../src/cli/commands/audit/stats.js';
 import { tempDir, toolCalled, type TempDir } from '../../helpers/audit-fixtures.js';
 import { runCli, startCli } from '../../helpers/cli.js';
 

@@ -8,22 +8,6 @@ import { addStats } from './stats.js';
 import { addTail } from './tail.js';
 import { addVerify } from './verify.js';
 
-export { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultAuditDbPath, resolveAuditDb } from './log.js';
-export type { AuditCliIo, DbOptions } from './log.js';
-export { parseTime } from './filters.js';
-export type { FilterOptions } from './filters.js';
-export { runAuditBackup } from './backup.js';
-export { runAuditExport } from './export.js';
-export type { ExportOptions } from './export.js';
-export { runAuditQuery } from './query.js';
-export type { QueryOptions } from './query.js';
-export { runAuditRestore } from './restore.js';
-export { runAuditStats } from './stats.js';
-export { runAuditTail } from './tail.js';
-export type { TailOptions } from './tail.js';
-export { runAuditVerify } from './verify.js';
-export type { VerifyOptions } from './verify.js';
-
 /** Adds `caesar audit tail|query|verify|stats|export|backup|restore`, one file each. */
 export function register(program: Command): void {
   const group = program
