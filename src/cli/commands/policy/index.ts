@@ -4,13 +4,6 @@ import { addCheck } from './check.js';
 import { addExplain } from './explain.js';
 import { addTest } from './test.js';
 
-export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './load.js';
-export type { PolicyCliIo, PolicyFileOptions } from './load.js';
-export { runPolicyCheck } from './check.js';
-export { runPolicyExplain } from './explain.js';
-export type { ExplainOptions } from './explain.js';
-export { runPolicyTest } from './test.js';
-
 /** Adds `caesar policy check|explain|test`, one file each. */
 export function register(program: Command): void {
   const group = program
