@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { startNatsServer, type NatsExit, type NatsServer } from '../../../src/bus/index.js';
-import { NatsKeeper } from '../../../src/cli/stack/index.js';
+import { NatsKeeper } from '../../../src/cli/stack/nats-keeper.js';
 import { waitFor } from '../../helpers/wait.js';
 
 /** Records what the keeper reports, in order. */

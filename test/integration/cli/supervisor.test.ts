@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { Supervisor, type ChildMessage } from '../../../src/cli/stack/index.js';
+import { Supervisor } from '../../../src/cli/stack/supervisor.js';
+import type { ChildMessage } from '../../../src/cli/stack/messages.js';
 
 /** A child that sends `messages` over its IPC channel, then waits to be stopped. */
 function childSending(messages: unknown[]): string[] {

@@ -9,7 +9,7 @@ import {
   type Registry,
   type SpecChangedEvent,
 } from '../../../src/brain/registry/index.js';
-import { mintEmbeddedAuth, type EmbeddedAuth } from '../../../src/cli/stack/index.js';
+import { mintEmbeddedAuth, type EmbeddedAuth } from '../../../src/cli/stack/embedded-auth.js';
 import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
 import {
   SRV_METADATA,

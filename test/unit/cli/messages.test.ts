@@ -4,7 +4,7 @@ import {
   type BrainReady,
   type ChildMessage,
   type WorkerReady,
-} from '../../../src/cli/stack/index.js';
+} from '../../../src/cli/stack/messages.js';
 
 const brainReady: BrainReady = {
   type: 'brain_ready',
