@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { ChatEvent, ChatResponse, ToolCallReport } from '../../../src/brain/api/index.js';
 import { EXIT_FAILED, EXIT_OK } from '../../../src/cli/api-command.js';
-import { runChat, type ChatCliIo } from '../../../src/cli/commands/chat/index.js';
+import type { ChatCliIo } from '../../../src/cli/commands/chat/io.js';
+import { runChat } from '../../../src/cli/commands/chat/run.js';
 import {
   report,
   sseFrame,

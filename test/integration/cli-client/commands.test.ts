@@ -9,7 +9,8 @@ import {
   EXIT_OK,
   EXIT_USAGE,
 } from '../../../src/cli/api-command.js';
-import { runChat, type ChatCliIo } from '../../../src/cli/commands/chat/index.js';
+import type { ChatCliIo } from '../../../src/cli/commands/chat/io.js';
+import { runChat } from '../../../src/cli/commands/chat/run.js';
 import { runConfirm } from '../../../src/cli/commands/confirm.js';
 import { runInvoke } from '../../../src/cli/commands/invoke.js';
 import {

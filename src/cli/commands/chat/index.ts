@@ -1,38 +1,8 @@
 import type { Command } from 'commander';
-import { EXIT_FAILED, EXIT_OK, withClient } from '../../api-command.js';
 import { usageExit } from '../../exit.js';
 import { addApiFlags } from '../../flags.js';
-import { chatConsoleIo, type ChatCliIo, type ChatFlags } from './io.js';
-import { ChatSession, SESSION_ID, usage } from './session.js';
-
-export type { ChatCliIo, ChatFlags } from './io.js';
-
-/**
- * `caesar chat [message...]`: one message and its reply; with no message, an interactive
- * session on a terminal, or one message per line from piped stdin. The session id is kept
- * across messages, so the brain sees one conversation. The reply streams: its text is
- * printed as it arrives and each tool call as a line on stderr when it returns
- * (`· web_search → ok (812 ms)`; the full `[tool] …` line with `--verbose`).
- */
-
-/** Exit 0 on success, 1 when the brain answered with an error or is unreachable, 2 on usage. */
-export async function runChat(
-  words: readonly string[],
-  flags: ChatFlags,
-  io: ChatCliIo = chatConsoleIo,
-): Promise<number> {
-  const message = words.join(' ').trim();
-  if (words.length > 0 && message === '') return usage(io, 'the message is empty');
-  if (flags.session !== undefined && !SESSION_ID.safeParse(flags.session).success) {
-    return usage(io, `--session: expected 1-64 letters, digits, \`_\` or \`-\``);
-  }
-  return withClient('chat', flags, io, async (client, target) => {
-    const chat = new ChatSession(client, target, flags, io);
-    if (message !== '') return (await chat.send(message, false)) ? EXIT_OK : EXIT_FAILED;
-    const interactive = io.interactive ?? process.stdin.isTTY === true;
-    return interactive ? chat.repl() : chat.lines();
-  });
-}
+import type { ChatFlags } from './io.js';
+import { runChat } from './run.js';
 
 /** Adds `caesar chat`. */
 export function register(program: Command): void {
