@@ -11,15 +11,12 @@ export type { Logger } from 'pino';
  * marker. pino's own paths cannot say "any key matching a rule at any depth", so they are kept
  * only for the request headers, as a second guard.
  */
-export const REDACT_PATHS: readonly string[] = [
-  'headers.authorization',
-  'req.headers.authorization',
-];
+const REDACT_PATHS: readonly string[] = ['headers.authorization', 'req.headers.authorization'];
 
 const redactFields = (fields: Record<string, unknown>): Record<string, unknown> =>
   redactSecretKeys(fields) as Record<string, unknown>;
 
-export interface CreateLoggerOptions {
+interface CreateLoggerOptions {
   /** @default 'info' (the config loader reads CAESAR_LOG__LEVEL) */
   level?: string;
   /** Base bindings on every line, for example `{ component: 'worker' }`. */
