@@ -1,4 +1,4 @@
-import { defineTool, type ToolContext } from '../../src/legion/index.js';
+import { CALL_SERVICE_TOOL, defineTool, type ToolContext } from '../../src/legion/index.js';
 import {
   haToolParts,
   HaSessions,
@@ -50,7 +50,7 @@ export function createCallServiceTool(options: CallServiceToolOptions = {}) {
   const sessions = new HaSessions(options);
   const settle = options.settle ?? DEFAULT_SETTLE;
   return defineTool({
-    name: 'call_service',
+    name: CALL_SERVICE_TOOL,
     version: '1.0.0',
     title: 'Home Assistant service call',
     description: DESCRIPTION,
