@@ -5,7 +5,6 @@ export { serveTools, ToolConfigError } from './serve.js';
 export type { ServeOptions, ToolWorker, ToolInstance } from './serve.js';
 export { runTools } from './run.js';
 export type { RunToolsOptions } from './run.js';
-export { runPreflight } from './preflight.js';
 // Tool authors throw these; re-exported so a worker imports only the SDK.
 export { errorMessage } from '../errors/index.js';
 export {
@@ -18,7 +17,7 @@ export {
 } from '../protocol/index.js';
 // Workers that start threads or processes find their compiled script with these.
 export { assertScriptExists, compiledScriptUrl } from '../host/index.js';
-export { closest, editDistance, settingName } from '../text/index.js';
+export { closest, settingName } from '../text/index.js';
 // Wall-clock time in IANA zones, shared with the brain's date phrases.
 export {
   DAY_MS,
