@@ -4,26 +4,23 @@ import { CaesarError, errorMessage, type ToolDefinition } from '../src/legion/in
  * The tools CAESAR ships, by name. Loaded lazily so `serve-tool calculator` never loads
  * another worker's backend library.
  */
-export const SHIPPED_TOOLS: Readonly<Record<string, () => Promise<ToolDefinition>>> = Object.freeze(
-  {
-    calculator: async () =>
-      (await import('./calculator/index.js')).calculatorTool as ToolDefinition,
-    calendar_read: async () =>
-      (await import('./calendar_read/index.js')).calendarReadTool as ToolDefinition,
-    call_service: async () =>
-      (await import('./call_service/index.js')).callServiceTool as ToolDefinition,
-    ha_entities: async () =>
-      (await import('./ha_entities/index.js')).haEntitiesTool as ToolDefinition,
-    web_search: async () => (await import('./web_search/index.js')).webSearchTool as ToolDefinition,
-  },
-);
+const SHIPPED_TOOLS: Readonly<Record<string, () => Promise<ToolDefinition>>> = Object.freeze({
+  calculator: async () => (await import('./calculator/index.js')).calculatorTool as ToolDefinition,
+  calendar_read: async () =>
+    (await import('./calendar_read/index.js')).calendarReadTool as ToolDefinition,
+  call_service: async () =>
+    (await import('./call_service/index.js')).callServiceTool as ToolDefinition,
+  ha_entities: async () =>
+    (await import('./ha_entities/index.js')).haEntitiesTool as ToolDefinition,
+  web_search: async () => (await import('./web_search/index.js')).webSearchTool as ToolDefinition,
+});
 
 export function shippedToolNames(): string[] {
   return Object.keys(SHIPPED_TOOLS).sort();
 }
 
 /** `serve-tool` was given a tool this build does not ship. */
-export class UnknownToolError extends CaesarError {
+class UnknownToolError extends CaesarError {
   declare readonly code: 'tool_unknown';
   override readonly name = 'UnknownToolError';
   constructor(readonly unknown: readonly string[]) {
