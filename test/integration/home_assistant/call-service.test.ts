@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createCallServiceTool } from '../../../workers/call_service/index.js';
-import { HaConfigSchema } from '../../../workers/home_assistant/index.js';
+import { HaConfigSchema } from '../../../workers/home_assistant/config.js';
 import {
   FAKE_HA_TOKEN,
   startFakeHomeAssistant,

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { ToolContext, ToolDefinition } from '../../../src/legion/index.js';
 import { silentLogger } from '../../../src/log/index.js';
-import { HaConfigSchema, type HaConfig } from '../../../workers/home_assistant/index.js';
+import { type HaConfig } from '../../../workers/home_assistant/index.js';
+import { HaConfigSchema } from '../../../workers/home_assistant/config.js';
 import { FAKE_HA_TOKEN, type FakeHomeAssistant } from '../../helpers/fake-home-assistant.js';
 
 const worker = { id: 'ha-test-worker', host: 'localhost' };

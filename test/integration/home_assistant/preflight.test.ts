@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { ToolDefinition } from '../../../src/legion/index.js';
 import { createCallServiceTool } from '../../../workers/call_service/index.js';
 import { createHaEntitiesTool } from '../../../workers/ha_entities/index.js';
-import { HaConfigSchema } from '../../../workers/home_assistant/index.js';
+import { HaConfigSchema } from '../../../workers/home_assistant/config.js';
 import { FAKE_HA_TOKEN, startFakeHomeAssistant } from '../../helpers/fake-home-assistant.js';
 import { closedPort, sendJson, startFakeServer } from '../../helpers/http-server.js';
 import { AREAS, DEVICES, HOME } from './fixtures.js';

@@ -1,15 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { haEntitiesTool } from '../../../workers/ha_entities/index.js';
-import {
-  HaConfigSchema,
-  missingSettings,
-  parseCatalogue,
-  suggestEntity,
-  suggestService,
-  TtlCache,
-  untilAborted,
-  websocketUrl,
-} from '../../../workers/home_assistant/index.js';
+import { suggestEntity, suggestService } from '../../../workers/home_assistant/index.js';
+import { HaConfigSchema, missingSettings } from '../../../workers/home_assistant/config.js';
+import { parseCatalogue } from '../../../workers/home_assistant/services.js';
+import { TtlCache, untilAborted } from '../../../workers/home_assistant/cache.js';
+import { websocketUrl } from '../../../workers/home_assistant/websocket.js';
 
 const CATALOGUE = parseCatalogue([
   {
