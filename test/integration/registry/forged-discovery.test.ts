@@ -20,7 +20,7 @@ import {
   srvSubject,
   type ToolSpec,
 } from '../../../src/protocol/index.js';
-import { createCalculatorTool } from '../../../workers/calculator/index.js';
+import { createCalculatorTool } from '../../../workers/calculator/tool.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 import { nextEvent } from './events.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { createCalculate } from '../../../workers/calculator/calculate.js';
-import { CalcResultSchema } from '../../../workers/calculator/index.js';
+import { CalcResultSchema } from '../../../workers/calculator/schema.js';
 import { ExpressionRejectedError } from '../../../workers/calculator/screen.js';
 import { GOOD_CASES, HOSTILE_CASES } from './cases.js';
 

@@ -1,4 +1,4 @@
-import type { CalcResult } from '../../../workers/calculator/index.js';
+import type { CalcResult } from '../../../workers/calculator/schema.js';
 
 /** Expressions the calculator answers, with the answer it gives. */
 export const GOOD_CASES: [string, Omit<CalcResult, 'expression'>][] = [

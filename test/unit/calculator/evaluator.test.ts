@@ -1,11 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TimeoutError } from '../../../src/legion/index.js';
-import {
-  CalcResultSchema,
-  createEvaluator,
-  type Evaluator,
-} from '../../../workers/calculator/index.js';
+import { CalcResultSchema } from '../../../workers/calculator/schema.js';
+import { createEvaluator, type Evaluator } from '../../../workers/calculator/evaluator.js';
 import { GOOD_CASES, HOSTILE_CASES } from './cases.js';
 
 // Real evaluation threads. They run the compiled eval-thread.js from dist/ (see

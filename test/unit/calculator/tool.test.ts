@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { InvalidInputError, type ToolContext } from '../../../src/legion/index.js';
 import { silentLogger } from '../../../src/log/index.js';
-import { calculatorTool, createCalculatorTool } from '../../../workers/calculator/index.js';
+import { calculatorTool } from '../../../workers/calculator/index.js';
+import { createCalculatorTool } from '../../../workers/calculator/tool.js';
 
 const worker = { id: 'test-worker', host: 'localhost' };
 
