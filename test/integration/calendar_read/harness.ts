@@ -1,12 +1,14 @@
 import { type PreflightResult, type ToolContext } from '../../../src/legion/index.js';
 import { silentLogger, type Logger } from '../../../src/log/index.js';
+import { createCalendarReadTool } from '../../../workers/calendar_read/index.js';
 import {
   CalendarConfigSchema,
-  CalendarReadInputSchema,
-  createCalendarReadTool,
   type CalendarConfig,
+} from '../../../workers/calendar_read/config.js';
+import {
+  CalendarReadInputSchema,
   type CalendarReadResult,
-} from '../../../workers/calendar_read/index.js';
+} from '../../../workers/calendar_read/schema.js';
 
 const worker = { id: 'test-worker', host: 'localhost' };
 

@@ -2,12 +2,11 @@ import { describe, expect, test } from 'vitest';
 import { NotConfiguredError, type ToolContext } from '../../../src/legion/index.js';
 import { silentLogger } from '../../../src/log/index.js';
 import { loadShippedTools } from '../../../workers/index.js';
+import { calendarReadTool, createCalendarReadTool } from '../../../workers/calendar_read/index.js';
 import {
   CalendarConfigSchema,
-  calendarReadTool,
-  createCalendarReadTool,
   type CalendarConfig,
-} from '../../../workers/calendar_read/index.js';
+} from '../../../workers/calendar_read/config.js';
 
 const worker = { id: 'test-worker', host: 'localhost' };
 
