@@ -1,14 +1,13 @@
 import { describe, expect, test } from 'vitest';
-import { InvalidInputError } from '../../../src/legion/index.js';
+import { InvalidInputError, CallServiceInputSchema } from '../../../src/legion/index.js';
+import { callServiceTool } from '../../../workers/call_service/index.js';
 import {
-  CallServiceInputSchema,
-  callServiceTool,
   describeEntity,
   expectedState,
-  prepareCall,
   summarise,
   type Observed,
-} from '../../../workers/call_service/index.js';
+} from '../../../workers/call_service/summary.js';
+import { prepareCall } from '../../../workers/call_service/targets.js';
 
 const prepare = (input: unknown) => prepareCall(CallServiceInputSchema.parse(input));
 
