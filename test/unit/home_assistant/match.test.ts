@@ -1,12 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import type { HaState, Registry } from '../../../workers/home_assistant/index.js';
-import {
-  buildCandidates,
-  findEntities,
-  normalise,
-  queryWords,
-  words,
-} from '../../../workers/ha_entities/index.js';
+import { buildCandidates } from '../../../workers/ha_entities/candidates.js';
+import { findEntities } from '../../../workers/ha_entities/match.js';
+import { normalise, queryWords, words } from '../../../workers/ha_entities/words.js';
 
 const state = (entity_id: string, friendly_name?: string, s = 'off'): HaState => ({
   entity_id,
