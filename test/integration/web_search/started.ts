@@ -2,12 +2,10 @@ import { inspect } from 'node:util';
 import { expect } from 'vitest';
 import { CaesarError, type ToolContext } from '../../../src/legion/index.js';
 import { silentLogger } from '../../../src/log/index.js';
-import {
-  createWebSearchTool,
-  type WebSearchOutput,
-  type WebSearchSettings,
-  type WebSearchToolOptions,
-} from '../../../workers/web_search/index.js';
+import { createWebSearchTool } from '../../../workers/web_search/index.js';
+import type { WebSearchOutput } from '../../../workers/web_search/schema.js';
+import type { WebSearchSettings } from '../../../workers/web_search/config.js';
+import type { WebSearchToolOptions } from '../../../workers/web_search/tool.js';
 
 const worker = { id: 'test-worker', host: 'localhost' };
 

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig, toolConfigSections } from '../../../src/config/index.js';
+import { webSearchTool } from '../../../workers/web_search/index.js';
 import {
   DEFAULTS,
   TOOL_TIMEOUT_MS,
   WebSearchConfigSchema,
-  webSearchTool,
   type WebSearchSettings,
-} from '../../../workers/web_search/index.js';
+} from '../../../workers/web_search/config.js';
 
 let dir: string;
 beforeAll(async () => {

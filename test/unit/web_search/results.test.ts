@@ -6,7 +6,7 @@ import {
   parsePublished,
   plainText,
   type Candidate,
-} from '../../../workers/web_search/index.js';
+} from '../../../workers/web_search/results.js';
 
 const c = (url: string, more: Partial<Candidate> = {}): Candidate => ({
   title: 'T',

@@ -1,12 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { TOOL_MATCHERS } from '../../../src/policy/matchers/registry.js';
-import {
-  braveLanguage,
-  TOOL_TIMEOUT_MS,
-  WebSearchInputSchema,
-  WebSearchOutputSchema,
-  webSearchTool,
-} from '../../../workers/web_search/index.js';
+import { webSearchTool } from '../../../workers/web_search/index.js';
+import { braveLanguage } from '../../../workers/web_search/backends/brave.js';
+import { TOOL_TIMEOUT_MS } from '../../../workers/web_search/config.js';
+import { WebSearchInputSchema, WebSearchOutputSchema } from '../../../workers/web_search/schema.js';
 
 describe('web_search input', () => {
   test('the query is trimmed; max_results and language are optional', () => {
