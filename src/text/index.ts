@@ -23,7 +23,7 @@ export {
   toolSectionPath,
   TOP_LEVEL_TOOL_SECTIONS,
 } from './setting-names.js';
-export { closest, editDistance } from './suggest.js';
+export { closest } from './suggest.js';
 export {
   DURATION_UNITS,
   durationHint,

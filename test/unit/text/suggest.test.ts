@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { closest, editDistance } from '../../../src/text/index.js';
-import { maxSuggestEdits } from '../../../src/text/suggest.js';
+import { closest } from '../../../src/text/index.js';
+import { maxSuggestEdits, editDistance } from '../../../src/text/suggest.js';
 
 describe('name suggestions', () => {
   test.each([
