@@ -38,14 +38,5 @@ export type { HttpBackendOptions, HttpCall, HttpReply, HttpFailureKind } from '.
 export { probeHttp, notConfigured, PREFLIGHT_TIMEOUT_MS } from './http-probe.js';
 export type { ProbeResult } from './http-probe.js';
 // The call_service wire shape: the brain checks calls against it, the worker serves it.
-export {
-  CALL_SERVICE_TOOL,
-  SELECTOR_KINDS,
-  MAX_SELECTOR_IDS,
-  MAX_DATA_BYTES,
-  MAX_DATA_DEPTH,
-  TargetSchema,
-  CallServiceInputSchema,
-  jsonProblem,
-} from '../protocol/index.js';
+export { CALL_SERVICE_TOOL, SELECTOR_KINDS, CallServiceInputSchema } from '../protocol/index.js';
 export type { SelectorKind, CallServiceInput } from '../protocol/index.js';

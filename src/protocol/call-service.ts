@@ -21,11 +21,11 @@ export const SELECTOR_KINDS = [
 export type SelectorKind = (typeof SELECTOR_KINDS)[number];
 
 /** Ids one selector may list. */
-export const MAX_SELECTOR_IDS = 50;
+const MAX_SELECTOR_IDS = 50;
 /** Largest `data`, as JSON. */
-export const MAX_DATA_BYTES = 16 * 1024;
+const MAX_DATA_BYTES = 16 * 1024;
 /** Deepest nesting of objects and lists in `data`. */
-export const MAX_DATA_DEPTH = 8;
+const MAX_DATA_DEPTH = 8;
 const NAME_RE = /^[a-z0-9_]+$/;
 
 const name = (what: string, example: string) =>
@@ -42,7 +42,7 @@ const SelectorSchema = z.union([
 ]);
 
 /** `target`: which entities, devices, areas, floors or labels the service acts on. */
-export const TargetSchema = z
+const TargetSchema = z
   .strictObject({
     entity_id: SelectorSchema.optional().describe('Entity ids, like "light.kitchen".'),
     device_id: SelectorSchema.optional().describe('Device registry ids.'),
@@ -53,7 +53,7 @@ export const TargetSchema = z
   .describe('What the service acts on; each selector is one id or a list of ids.');
 
 /** Why `value` is not small, plain JSON, or undefined when it is. */
-export function jsonProblem(value: unknown): string | undefined {
+function jsonProblem(value: unknown): string | undefined {
   const walk = (v: unknown, depth: number): string | undefined => {
     if (depth > MAX_DATA_DEPTH) return `nests deeper than ${MAX_DATA_DEPTH} levels`;
     if (v === null || typeof v === 'string' || typeof v === 'boolean') return undefined;

@@ -61,16 +61,7 @@ export { SRV_TYPES, SRV_METADATA, SrvPingSchema, SrvInfoSchema, SrvStatsSchema }
 export type { SrvInfo, SrvStats } from './srv.js';
 export { workerPermissions, brainPermissions } from './permissions.js';
 export type { NatsPermissions } from './permissions.js';
-export {
-  CALL_SERVICE_TOOL,
-  SELECTOR_KINDS,
-  MAX_SELECTOR_IDS,
-  MAX_DATA_BYTES,
-  MAX_DATA_DEPTH,
-  TargetSchema,
-  CallServiceInputSchema,
-  jsonProblem,
-} from './call-service.js';
+export { CALL_SERVICE_TOOL, SELECTOR_KINDS, CallServiceInputSchema } from './call-service.js';
 export type { SelectorKind, CallServiceInput } from './call-service.js';
 export { MAX_FIELD_ISSUES, fieldIssuesOf, summariseFieldIssues } from './field-issues.js';
 export type { FieldIssue } from './field-issues.js';

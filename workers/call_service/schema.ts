@@ -1,21 +1,13 @@
 import { z } from 'zod';
 
-export {
-  SELECTOR_KINDS,
-  MAX_SELECTOR_IDS,
-  MAX_DATA_BYTES,
-  MAX_DATA_DEPTH,
-  TargetSchema,
-  CallServiceInputSchema,
-  jsonProblem,
-} from '../../src/legion/index.js';
+export { SELECTOR_KINDS, CallServiceInputSchema } from '../../src/legion/index.js';
 export type { SelectorKind, CallServiceInput } from '../../src/legion/index.js';
 
 /** Targeted entities whose state is read before and after the call. */
 export const MAX_VERIFIED_ENTITIES = 20;
 
 /** One targeted entity, read before and after the call. */
-export const EntityOutcomeSchema = z.strictObject({
+const EntityOutcomeSchema = z.strictObject({
   entity_id: z.string(),
   name: z.string().optional().describe('Its friendly name.'),
   before: z
