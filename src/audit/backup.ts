@@ -74,13 +74,13 @@ export async function backupDatabase(source: SqliteDatabase, to: string): Promis
   }
 }
 
-export interface RestoreOptions {
+interface RestoreOptions {
   readonly from: string;
   readonly to: string;
   readonly logger: Logger;
 }
 
-export interface RestoreResult {
+interface RestoreResult {
   readonly path: string;
   readonly verify: Extract<VerifyReport, { ok: true }>;
   /** Where the replaced log was moved, if there was one. */

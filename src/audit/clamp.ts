@@ -10,7 +10,7 @@ import { isSecretKey, REDACTED, redactText } from '../text/index.js';
  * `maxPayloadBytes`. Every cut leaves a marker saying what was cut.
  */
 
-export interface ClampResult {
+interface ClampResult {
   /** Canonical JSON of the stored payload. */
   readonly json: string;
   /** True when any string, collection or the whole payload was cut. */

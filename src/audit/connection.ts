@@ -10,7 +10,7 @@ import { assertSupportedSchema, migrate } from './schema.js';
  * never migrate.
  */
 
-export interface WriterConnectionOptions {
+interface WriterConnectionOptions {
   readonly busyTimeoutMs: number;
   /** Hard cap on the database size, enforced by SQLite (`PRAGMA max_page_count`). */
   readonly maxDatabaseBytes: number | undefined;

@@ -8,7 +8,7 @@ import { CaesarError, errorMessage } from '../errors/index.js';
  */
 import { sqliteCodeOf } from '../host/index.js';
 
-export type AuditErrorCode =
+type AuditErrorCode =
   | 'audit_write_failed'
   | 'audit_closed'
   | 'audit_open_failed'
@@ -20,7 +20,7 @@ export type AuditErrorCode =
   | 'audit_backup_failed'
   | 'audit_restore_failed';
 
-export interface AuditErrorOptions {
+interface AuditErrorOptions {
   cause?: unknown;
   retryable?: boolean;
 }

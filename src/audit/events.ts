@@ -283,10 +283,10 @@ export type AuditEventType = keyof Catalogue;
 export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_CATALOGUE) as AuditEventType[];
 
 /** The payload type of one event type, as the caller passes it. */
-export type AuditPayload<T extends AuditEventType> = z.input<Catalogue[T]['payload']>;
+type AuditPayload<T extends AuditEventType> = z.input<Catalogue[T]['payload']>;
 
 /** Event types a caller may append (everything but the log's own `audit.retention`). */
-export type AppendableEventType = Exclude<AuditEventType, 'audit.retention'>;
+type AppendableEventType = Exclude<AuditEventType, 'audit.retention'>;
 
 /** One event as the brain hands it to `append`. The log stamps `seq`, `ts` and hashes. */
 export interface AuditEventInput<T extends AuditEventType = AuditEventType> {

@@ -20,7 +20,7 @@ export interface ChainHead {
  * `retired`: retention deleted row `seq` and no `audit.retention` row recorded its hash, so
  * it cannot be checked (record a newer head).
  */
-export type HeadFailureReason = 'truncated' | 'rewritten' | 'retired';
+type HeadFailureReason = 'truncated' | 'rewritten' | 'retired';
 
 export type HeadCheck =
   | { readonly ok: true; readonly seq: number; readonly hash: string }

@@ -13,7 +13,7 @@ export const ClampLimitsSchema = z.object({
   maxDepth: z.number().int().min(1).max(256).default(16),
 });
 
-export type ClampLimitsInput = z.input<typeof ClampLimitsSchema>;
+type ClampLimitsInput = z.input<typeof ClampLimitsSchema>;
 export type ClampLimits = Readonly<z.output<typeof ClampLimitsSchema>>;
 
 export function resolveClampLimits(input: ClampLimitsInput = {}): ClampLimits {

@@ -9,7 +9,7 @@ import { AuditLockedError } from './errors.js';
  * host is never guessed at. Readers (the CLI) take no lock.
  */
 
-export interface LockHolder {
+interface LockHolder {
   readonly pid: number;
   readonly host: string;
   readonly since: string;
@@ -19,7 +19,7 @@ export function lockPathFor(dbPath: string): string {
   return `${dbPath}.lock`;
 }
 
-export function readLock(lockPath: string): LockHolder | undefined {
+function readLock(lockPath: string): LockHolder | undefined {
   let text: string;
   try {
     text = readFileSync(lockPath, 'utf8');
@@ -48,14 +48,8 @@ function processAlive(pid: number): boolean {
 }
 
 /** A holder that is certainly gone: same host, and the pid no longer exists. */
-export function isStale(holder: LockHolder): boolean {
+function isStale(holder: LockHolder): boolean {
   return holder.host === hostname() && holder.pid > 0 && !processAlive(holder.pid);
-}
-
-/** Throws AuditLockedError when a live process holds the lock. */
-export function assertUnlocked(lockPath: string): void {
-  const holder = readLock(lockPath);
-  if (holder !== undefined && !isStale(holder)) throw lockedError(lockPath, holder);
 }
 
 function lockedError(lockPath: string, holder: LockHolder): AuditLockedError {

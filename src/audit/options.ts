@@ -4,7 +4,7 @@ import { silentLogger } from '../log/index.js';
 import { ClampLimitsSchema, type ClampLimits } from './limits.js';
 
 /** Options of `openAuditLog`: loose input -> defaults -> frozen. */
-export const AuditLogOptionsSchema = z.object({
+const AuditLogOptionsSchema = z.object({
   /** The SQLite file; created (with its directory) if missing. */
   path: z.string().min(1),
   /** Payload clamp limits. */

@@ -21,7 +21,7 @@ export interface RetentionResult {
   readonly event?: Appended;
 }
 
-export const RETENTION_ACTOR = 'audit';
+const RETENTION_ACTOR = 'audit';
 
 interface Boundary {
   first: number;
@@ -53,7 +53,7 @@ function deletePrefix(db: Database, lastSeq: number): number {
   return changes;
 }
 
-export interface SweepOptions {
+interface SweepOptions {
   readonly days: number;
   readonly now: Date;
   readonly limits: ClampLimits;

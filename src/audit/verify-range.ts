@@ -8,7 +8,7 @@ import type { Database, Statement } from 'better-sqlite3';
  * payload is JSON, and `hash` equals sha256(prev_hash ‖ canonical row).
  */
 
-export type VerifyFailureReason =
+type VerifyFailureReason =
   'missing_rows' | 'missing_anchor' | 'prev_hash_mismatch' | 'hash_mismatch' | 'payload_not_json';
 
 export interface VerifyFailure {
@@ -22,7 +22,7 @@ export interface VerifyFailure {
 }
 
 /** A range that checked out. `firstPrev` is what its first row chains to. */
-export interface RangeOk {
+interface RangeOk {
   readonly ok: true;
   readonly rows: number;
   readonly firstPrev: string | null;

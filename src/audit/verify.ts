@@ -15,8 +15,6 @@ import type { RangeJob } from './verify-worker.js';
  * confirmed by a sequential walk on one snapshot before it is reported.
  */
 
-export type { VerifyFailureReason } from './verify-range.js';
-
 export type VerifyReport =
   | {
       readonly ok: true;
