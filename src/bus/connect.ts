@@ -12,7 +12,6 @@ import type { Logger } from '../log/index.js';
 import { CaesarError } from '../errors/index.js';
 
 /** How a process authenticates to NATS: the config's own type (src/config), taken as is. */
-export type { BusAuth };
 
 export interface BusOptions {
   /** One URL or several (a cluster), such as `nats://127.0.0.1:4222`. */
@@ -38,7 +37,7 @@ export interface BusOptions {
   logger?: Logger;
 }
 
-export class BusConnectError extends CaesarError {
+class BusConnectError extends CaesarError {
   declare readonly code: 'bus_connect_failed';
   override readonly name = 'BusConnectError';
   constructor(message: string, options?: { cause?: unknown }) {
@@ -57,7 +56,7 @@ async function readSecretFile(path: string, what: string): Promise<string> {
 }
 
 /** Builds the authenticator; seed and creds files are read here and never logged. */
-export async function buildAuthenticator(auth: BusAuth): Promise<Authenticator | undefined> {
+async function buildAuthenticator(auth: BusAuth): Promise<Authenticator | undefined> {
   switch (auth.kind) {
     case 'none':
       return undefined;

@@ -10,11 +10,11 @@ import { CaesarError } from '../errors/index.js';
 /** Where the launcher looks for `nats-server` after PATH (Debian installs it in /usr/sbin). */
 const EXTRA_DIRS = ['/usr/sbin', '/usr/local/sbin', '/usr/local/bin'];
 
-export const NATS_INSTALL_HINT =
+const NATS_INSTALL_HINT =
   'nats-server was not found on PATH or in /usr/sbin. Install it with `apt-get install nats-server` ' +
   '(Debian/Ubuntu) or from https://github.com/nats-io/nats-server/releases, or pass its path.';
 
-export class NatsServerError extends CaesarError {
+class NatsServerError extends CaesarError {
   declare readonly code: 'nats_server_failed';
   override readonly name = 'NatsServerError';
   constructor(message: string, options?: { cause?: unknown }) {
@@ -65,7 +65,7 @@ export interface NatsServer extends AsyncDisposable {
 }
 
 /** Finds the nats-server binary or throws with an install hint. */
-export function findNatsServer(explicit?: string): string {
+function findNatsServer(explicit?: string): string {
   const candidates = explicit
     ? [explicit]
     : [...(process.env.PATH ?? '').split(delimiter), ...EXTRA_DIRS]
