@@ -8,7 +8,7 @@ export type WireErrorCode = {
 }[ErrorCode];
 
 /** Codes of the given kinds, in catalogue order. */
-export function codesOf<K extends ErrorKind>(...kinds: K[]): ErrorCode[] {
+function codesOf<K extends ErrorKind>(...kinds: K[]): ErrorCode[] {
   return (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter((c) =>
     (kinds as ErrorKind[]).includes(ERROR_CATALOGUE[c].kind),
   );

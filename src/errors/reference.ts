@@ -47,7 +47,7 @@ function rowOf(code: ErrorCode): string[] {
 }
 
 /** The generated part of docs/errors.md: one table per kind, every code once. */
-export function renderErrorTables(): string {
+function renderErrorTables(): string {
   const codes = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
   const parts = SECTIONS.map(({ kind, title, intro }) => {
     const rows = codes.filter((c) => ERROR_CATALOGUE[c].kind === kind).map(rowOf);

@@ -15,7 +15,7 @@ export function repoRoot(moduleUrl: string): string {
 }
 
 /** A file generated from the code: where, and its text given what is there now. */
-export interface GeneratedFile {
+interface GeneratedFile {
   readonly file: string;
   readonly render: (current: string | undefined) => string;
 }

@@ -4,7 +4,7 @@
 // can say where the key is.
 
 /** Where a prototype key was found: the path to it (ending in the key) and the key. */
-export interface PrototypeKey {
+interface PrototypeKey {
   readonly path: readonly PropertyKey[];
   readonly key: '__proto__' | 'constructor';
 }

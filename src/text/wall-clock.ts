@@ -125,7 +125,7 @@ export function intlClock(timeZone: string): Clock {
 }
 
 /** The zone's UTC offset at an instant, in milliseconds (local minus UTC). */
-export function offsetAt(instant: number, timeZone: string): number {
+function offsetAt(instant: number, timeZone: string): number {
   const whole = Math.floor(instant / 1000) * 1000;
   return wallMs(localParts(whole, timeZone)) - whole;
 }

@@ -25,7 +25,7 @@ export interface PositionNode {
 }
 
 /** The bounds a document may not cross (see bounds.ts). */
-export interface WalkBounds {
+interface WalkBounds {
   /** Alias (`*name`) uses allowed; 0 refuses any. */
   readonly maxAliases: number;
   /** Nodes all alias uses together may add to the document. */

@@ -25,7 +25,7 @@ export interface YamlIssue {
 }
 
 /** Options of `readYaml`; every bound defaults to the shared number in bounds.ts. */
-export interface ReadYamlOptions {
+interface ReadYamlOptions {
   /** Alias (`*name`) uses allowed; 0 refuses any. @default MAX_YAML_ALIASES */
   readonly maxAliases?: number;
   /** Deepest nesting of maps and lists, aliases included. @default MAX_NESTING_DEPTH */
