@@ -25,7 +25,7 @@ export const DispatchRequestSchema = z.object({
 });
 export type DispatchRequest = z.infer<typeof DispatchRequestSchema>;
 
-export const WorkerRefSchema = z.object({
+const WorkerRefSchema = z.object({
   id: z.string().min(1).max(64),
   host: z.string().min(1).max(255),
 });
@@ -40,7 +40,7 @@ export const ErrorBodySchema = z.object({
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
-export const DispatchSuccessSchema = z.object({
+const DispatchSuccessSchema = z.object({
   v: z.literal(1),
   success: z.literal(true),
   result: z.unknown(),
@@ -48,7 +48,7 @@ export const DispatchSuccessSchema = z.object({
   duration_ms: z.number().nonnegative(),
 });
 
-export const DispatchFailureSchema = z.object({
+const DispatchFailureSchema = z.object({
   v: z.literal(1),
   success: z.literal(false),
   error: ErrorBodySchema,
@@ -62,6 +62,5 @@ export const DispatchReplySchema = z.discriminatedUnion('success', [
   DispatchSuccessSchema,
   DispatchFailureSchema,
 ]);
-export type DispatchSuccess = z.infer<typeof DispatchSuccessSchema>;
 export type DispatchFailure = z.infer<typeof DispatchFailureSchema>;
 export type DispatchReply = z.infer<typeof DispatchReplySchema>;

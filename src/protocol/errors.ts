@@ -10,9 +10,6 @@ export {
   ERROR_CATALOGUE,
   WIRE_ERROR_CODES,
   isWireErrorCode,
-  type CaesarErrorOptions,
-  type ErrorCode,
-  type WireErrorCode,
 } from '../errors/index.js';
 
 /** Input failed the tool's schema; `details` lists `{path, message}` per failing field. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ToolNameSchema } from './names.js';
 import { ExecutionLocalitySchema, ResourceRequirementsSchema } from './toolspec.js';
 
-export const PreflightCheckSchema = z.object({
+const PreflightCheckSchema = z.object({
   name: z.string().min(1).max(100),
   ok: z.boolean(),
   detail: z.string().max(2000).optional(),

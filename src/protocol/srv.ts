@@ -29,9 +29,8 @@ const Identity = {
 };
 
 export const SrvPingSchema = z.object({ type: z.literal(SRV_TYPES.ping), ...Identity });
-export type SrvPing = z.infer<typeof SrvPingSchema>;
 
-export const SrvEndpointInfoSchema = z.object({
+const SrvEndpointInfoSchema = z.object({
   name: z.string(),
   subject: z.string(),
   queue_group: z.string().optional(),
@@ -46,7 +45,7 @@ export const SrvInfoSchema = z.object({
 });
 export type SrvInfo = z.infer<typeof SrvInfoSchema>;
 
-export const SrvEndpointStatsSchema = z.object({
+const SrvEndpointStatsSchema = z.object({
   name: z.string(),
   subject: z.string(),
   queue_group: z.string().optional(),
@@ -65,4 +64,3 @@ export const SrvStatsSchema = z.object({
   endpoints: z.array(SrvEndpointStatsSchema),
 });
 export type SrvStats = z.infer<typeof SrvStatsSchema>;
-export type SrvEndpointStats = z.infer<typeof SrvEndpointStatsSchema>;

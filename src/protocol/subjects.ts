@@ -15,12 +15,12 @@ export const REGISTRY_HELLO_SUBJECT = 'caesar.registry.hello';
 export const REGISTRY_BYE_SUBJECT = 'caesar.registry.bye';
 
 /** The ADR-32 service-discovery prefix. */
-export const SRV_PREFIX = '$SRV';
+const SRV_PREFIX = '$SRV';
 export type SrvVerb = 'PING' | 'INFO' | 'STATS';
 export const SRV_VERBS: readonly SrvVerb[] = ['PING', 'INFO', 'STATS'];
 
 /** Prefix of every CAESAR tool's ADR-32 service name (`caesar-calculator`). */
-export const SERVICE_NAME_PREFIX = 'caesar-';
+const SERVICE_NAME_PREFIX = 'caesar-';
 
 /** Queue group shared by every instance of a tool, so exactly one runs each call. */
 export const DISPATCH_QUEUE_GROUP = 'caesar-tool';
@@ -87,7 +87,7 @@ export function srvSubject(verb: SrvVerb | '*', service?: string, id?: string): 
 }
 
 /** Default inbox prefix; least-privilege deployments give each identity its own. */
-export const DEFAULT_INBOX_PREFIX = '_INBOX';
+const DEFAULT_INBOX_PREFIX = '_INBOX';
 
 /** An inbox prefix such as `_INBOX.worker-kitchen`: tokens only, no wildcards. */
 export function inboxPrefix(identity?: string): string {

@@ -3,7 +3,7 @@ import { canonicalJson, sha256Hex } from './canonical.js';
 import { ToolNameSchema } from './names.js';
 
 /** MCP-compatible behaviour hints. Shown to planners and operators, never trusted for security. */
-export const ToolAnnotationsSchema = z.strictObject({
+const ToolAnnotationsSchema = z.strictObject({
   readOnly: z.boolean(),
   destructive: z.boolean(),
   idempotent: z.boolean(),
@@ -15,13 +15,13 @@ export const ExecutionLocalitySchema = z.enum(['local', 'lan', 'remote_api']);
 export type ExecutionLocality = z.infer<typeof ExecutionLocalitySchema>;
 
 /** Tags, and the domains taken from them: `home`, `web`, `home_assistant`. */
-export const TOOL_TAG_PATTERN = /^[a-z0-9_-]{1,32}$/;
+const TOOL_TAG_PATTERN = /^[a-z0-9_-]{1,32}$/;
 export const ToolTagSchema = z
   .string()
   .regex(TOOL_TAG_PATTERN, 'expected a tag: 1-32 of a-z, 0-9, _ or -');
 
 /** A GPU the tool needs (or can use, when `required` is false). */
-export const GpuRequirementSchema = z.strictObject({
+const GpuRequirementSchema = z.strictObject({
   required: z.boolean(),
   min_vram_gb: z.number().positive().max(1024).optional(),
   /** `cuda`, `rocm`, `metal`, `vulkan`, ... */
@@ -44,18 +44,18 @@ export const ResourceRequirementsSchema = z.strictObject({
 });
 export type ResourceRequirements = z.infer<typeof ResourceRequirementsSchema>;
 
-export const CostModelSchema = z.strictObject({
+const CostModelSchema = z.strictObject({
   kind: z.enum(['free', 'metered']),
   /** Free text such as "1 API request per call". */
   unit: z.string().max(200).optional(),
 });
 
 /** `safe`: a call may be cut off at any time; `unsafe`: its side effects may be half done. */
-export const InterruptibilitySchema = z.enum(['safe', 'unsafe']);
+const InterruptibilitySchema = z.enum(['safe', 'unsafe']);
 export type Interruptibility = z.infer<typeof InterruptibilitySchema>;
 
 /** Bounds of the descriptive fields; docs/protocol.md lists them. */
-export const SPEC_LIMITS = {
+const SPEC_LIMITS = {
   capabilities: 16,
   references: 5,
   referenceChars: 500,
@@ -83,7 +83,7 @@ const ExtraSchema = z
   );
 
 /** A JSON Schema document (draft 2020-12), derived from the tool's zod schema. */
-export const JsonSchemaObject = z.record(z.string(), z.unknown());
+const JsonSchemaObject = z.record(z.string(), z.unknown());
 
 /**
  * The wire form of a tool's declaration, carried in its ADR-32 service metadata. Derived
