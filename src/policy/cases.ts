@@ -43,7 +43,7 @@ const CaseCallSchema = z.record(z.string(), z.unknown()).transform((call, ctx): 
   return z.NEVER;
 });
 
-export const PolicyCaseSchema = z.strictObject({
+const PolicyCaseSchema = z.strictObject({
   name: z.string().min(1),
   call: CaseCallSchema,
   expect: z.enum(DECISION_OUTCOMES),
@@ -57,9 +57,9 @@ export const PolicyCaseSchema = z.strictObject({
   /** Move the clock forward before this case, e.g. `1m`. */
   advance: durationSchema({ min: 1, max: Number.MAX_SAFE_INTEGER }).optional(),
 });
-export type PolicyCase = z.infer<typeof PolicyCaseSchema>;
+type PolicyCase = z.infer<typeof PolicyCaseSchema>;
 
-export const PolicyCasesFileSchema = z.strictObject({ cases: z.array(PolicyCaseSchema).min(1) });
+const PolicyCasesFileSchema = z.strictObject({ cases: z.array(PolicyCaseSchema).min(1) });
 
 /** Parses a cases file; throws PolicyCasesError with file:line:column issues. */
 export function parsePolicyCases(text: string, file = 'cases.yaml'): PolicyCase[] {

@@ -25,7 +25,7 @@ import {
 import { CALL_SERVICE_TOOL } from './tool-call.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
 
-export interface CompileOptions {
+interface CompileOptions {
   /** Name shown in reasons and errors. @default 'policy.yaml' */
   file?: string;
   /** SHA-256 of the file's bytes when the caller already has it. @default hash of `text` */
@@ -200,7 +200,7 @@ function defaultDenyRefs(ctx: CompileContext): DefaultDenyRefs {
 }
 
 /** The reference of a decision no rule made. */
-export function defaultDenyRef(file: string, line = 1, column = 1): RuleRef {
+function defaultDenyRef(file: string, line = 1, column = 1): RuleRef {
   return Object.freeze({ id: DEFAULT_DENY_RULE_ID, file, line, column, list: null, index: null });
 }
 

@@ -47,8 +47,8 @@ export interface Candidates<C> {
   readonly allows: readonly CompiledAllowRule<C>[];
 }
 
-export type ServiceCandidates = Candidates<NormalizedServiceCall>;
-export type ToolCandidates = Candidates<unknown>;
+type ServiceCandidates = Candidates<NormalizedServiceCall>;
+type ToolCandidates = Candidates<unknown>;
 
 /** A rate-limited rule's limiter: kept across reloads while `fingerprint` is unchanged. */
 export interface RateSlot {

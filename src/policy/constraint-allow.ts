@@ -5,17 +5,17 @@ import { compilePattern } from './pattern.js';
 import { show } from './show.js';
 
 /** Checks one value for an allow rule: `null` when it passes, else why it does not. */
-export type AllowCheck = (value: unknown, present: boolean) => string | null;
+type AllowCheck = (value: unknown, present: boolean) => string | null;
 
 /** Checks a whole data/input object for an allow rule: `null` when it passes. */
-export type AllowMapCheck = (obj: unknown) => string | null;
+type AllowMapCheck = (obj: unknown) => string | null;
 
 /**
  * Compiles a constraint for allow rules: strict, it must prove the value is inside. Types are
  * not coerced ("80" is not a number), strings compare exactly, every item of a list must pass,
  * and an absent key passes unless `required`.
  */
-export function compileAllowConstraint(spec: ConstraintSpec): AllowCheck {
+function compileAllowConstraint(spec: ConstraintSpec): AllowCheck {
   const element = compileElement(spec);
   return (value, present) => {
     if (!present) return spec.required === true ? 'is required' : null;

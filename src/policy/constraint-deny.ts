@@ -4,10 +4,10 @@ import { isRecord } from './normalize.js';
 import { compilePattern } from './pattern.js';
 
 /** Whether one value satisfies a deny rule's constraint. */
-export type DenyMatch = (value: unknown, present: boolean) => boolean;
+type DenyMatch = (value: unknown, present: boolean) => boolean;
 
 /** Whether a whole data/input object satisfies every constraint of a deny rule. */
-export type DenyMapMatch = (obj: unknown) => boolean;
+type DenyMapMatch = (obj: unknown) => boolean;
 
 /**
  * Compiles a constraint for deny rules: lenient, it matches unless the value is provably
@@ -16,7 +16,7 @@ export type DenyMapMatch = (obj: unknown) => boolean;
  * value it cannot compare (an object where a scalar is expected, "abc" for min/max) matches.
  * An absent key never matches. `required`/`forbidden` are refused for deny rules at load.
  */
-export function compileDenyConstraint(spec: ConstraintSpec): DenyMatch {
+function compileDenyConstraint(spec: ConstraintSpec): DenyMatch {
   const element = compileElement(spec);
   return (value, present) => {
     if (!present) return false;
@@ -151,7 +151,7 @@ const DECIMAL_RE = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/;
  * strings are trimmed, `_` between digits is dropped, `inf`/`nan` are understood.
  * NaN means "not a number as far as we can tell".
  */
-export function toNumber(v: unknown): number {
+function toNumber(v: unknown): number {
   if (typeof v === 'number') return v;
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (typeof v !== 'string') return NaN;

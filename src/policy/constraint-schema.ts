@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { patternProblem } from './pattern.js';
 
 /** Value types a constraint can demand with `type:`. */
-export const VALUE_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
-export type ValueType = (typeof VALUE_TYPES)[number];
+const VALUE_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
+type ValueType = (typeof VALUE_TYPES)[number];
 
 export type Scalar = string | number | boolean;
 

@@ -18,7 +18,7 @@ export const DEFAULT_DENY_RULE_ID = 'default_deny';
  * string, so an audit row can store it as is. For the default deny `list` and `index` are null
  * and `line`/`column` point at the list an allow entry would go into (1:1 when it is absent).
  */
-export const RuleRefSchema = z.object({
+const RuleRefSchema = z.object({
   id: z.string(),
   file: z.string(),
   line: z.int().positive(),
@@ -32,7 +32,7 @@ export type RuleRef = z.infer<typeof RuleRefSchema>;
  * What the caller must do when it acts on a decision. A caller that does not know an
  * obligation's type must not dispatch the call.
  */
-export const ObligationSchema = z.discriminatedUnion('type', [
+const ObligationSchema = z.discriminatedUnion('type', [
   /** Drop every result whose URL host is neither an `allow_domains` entry nor below one. */
   z.object({ type: z.literal('filter_result_urls'), allow_domains: z.array(z.string()) }),
   /** Keep at most `max_results` results. */
@@ -74,7 +74,7 @@ export const PolicyDecisionSchema = z.object({
 export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
 
 /** One rule the evaluator looked at, in the order it looked. */
-export const TraceStepSchema = z.object({
+const TraceStepSchema = z.object({
   rule: RuleRefSchema,
   /** deny rules: `matched` / `not_matched`; allow rules: `matched` / `rejected`. */
   result: z.enum(['matched', 'not_matched', 'rejected']),

@@ -27,7 +27,7 @@ export interface Policy {
   explain(call: ToolCall, ctx?: EvaluateContext): PolicyExplanation;
 }
 
-export interface PolicyEngineOptions {
+interface PolicyEngineOptions {
   /** Clock for rate limits and date checks, in epoch ms. @default Date.now */
   now?: () => number;
 }

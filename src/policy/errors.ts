@@ -8,7 +8,7 @@ import { formatIssue } from './issues.js';
  * to start, or keeps the last good policy and audits `policy.reload_failed`). Decisions
  * (deny, confirm, rate_limited) are outcomes, not errors.
  */
-export type PolicyErrorCode =
+type PolicyErrorCode =
   | 'policy_invalid'
   | 'policy_unreadable'
   | 'policy_too_large'

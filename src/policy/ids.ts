@@ -22,7 +22,7 @@ const HA_GRAMMAR =
  * `character 14 is "е" (U+0435)`: the first character of `id` outside `allowed`, counted in
  * characters (code points) from 1; null when there is none.
  */
-export function strayCharacter(id: string, allowed: RegExp): string | null {
+function strayCharacter(id: string, allowed: RegExp): string | null {
   let at = 0;
   for (const ch of id) {
     at += 1;

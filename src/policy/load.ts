@@ -13,7 +13,7 @@ export interface ReadPolicyOptions {
 }
 
 /** A file's text and the SHA-256 of its exact bytes. */
-export interface PolicyText {
+interface PolicyText {
   readonly text: string;
   readonly sha256: string;
 }

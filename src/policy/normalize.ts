@@ -17,7 +17,7 @@ const CALL_KEY_SET: ReadonlySet<string> = new Set(CALL_KEYS);
 const CALL_KEY_LIST = `${CALL_KEYS.slice(0, -1).join(', ')} and ${CALL_KEYS.at(-1) ?? ''}`;
 
 /** Selector values per kind, indexed like SELECTOR_KINDS; null where the call has none. */
-export type SelectorValues = (readonly string[] | null)[];
+type SelectorValues = (readonly string[] | null)[];
 
 /** A service call in the shape the evaluator checks, or the reason it is malformed. */
 export interface NormalizedServiceCall {
@@ -33,8 +33,7 @@ export interface NormalizedServiceCall {
   readonly data: Readonly<Record<string, unknown>> | null;
 }
 
-export type NormalizeResult =
-  { ok: true; call: NormalizedServiceCall } | { ok: false; reason: string };
+type NormalizeResult = { ok: true; call: NormalizedServiceCall } | { ok: false; reason: string };
 
 /**
  * Reads a service call defensively (it may come straight from an LLM) the way Home Assistant

@@ -32,7 +32,7 @@ const selectorValues = <T extends z.ZodType<string, unknown>>(id: T) =>
   z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(id).min(1));
 
 /** Target selectors an allow rule permits or a deny rule forbids; at least one. */
-export const TargetSchema = z
+const TargetSchema = z
   .strictObject({
     entity_id: selectorValues(EntitySelectorSchema).optional(),
     device_id: selectorValues(SlugSelectorSchema('device id')).optional(),
@@ -47,7 +47,7 @@ export type TargetSpec = z.infer<typeof TargetSchema>;
 const WindowSchema = durationSchema({ min: 1, max: MAX_WINDOW_MS });
 
 /** `{calls: 10, per: 1m}` or the shorthand `10/minute`, `10/1m`; normalised to `{calls, windowMs}`. */
-export const RateLimitSchema = z
+const RateLimitSchema = z
   .preprocess(
     (v, ctx) => {
       if (typeof v !== 'string') return v;
@@ -89,7 +89,7 @@ const grants = { confirm: z.boolean().optional(), rate_limit: RateLimitSchema.op
 const serviceShorthand = (v: unknown) => (typeof v === 'string' ? { service: v } : v);
 const toolShorthand = (v: unknown) => (typeof v === 'string' ? { tool: v } : v);
 
-export const AllowServiceRuleSchema = z.preprocess(
+const AllowServiceRuleSchema = z.preprocess(
   serviceShorthand,
   z.strictObject({
     service: ServicePatternSchema,
@@ -102,7 +102,7 @@ export const AllowServiceRuleSchema = z.preprocess(
 );
 export type AllowServiceRuleSpec = z.infer<typeof AllowServiceRuleSchema>;
 
-export const DenyServiceRuleSchema = z.preprocess(
+const DenyServiceRuleSchema = z.preprocess(
   serviceShorthand,
   z
     .strictObject({
@@ -117,7 +117,7 @@ export const DenyServiceRuleSchema = z.preprocess(
 );
 export type DenyServiceRuleSpec = z.infer<typeof DenyServiceRuleSchema>;
 
-export const AllowToolRuleSchema = z.preprocess(
+const AllowToolRuleSchema = z.preprocess(
   toolShorthand,
   z
     .strictObject({
@@ -131,7 +131,7 @@ export const AllowToolRuleSchema = z.preprocess(
 );
 export type AllowToolRuleSpec = z.infer<typeof AllowToolRuleSchema>;
 
-export const DenyToolRuleSchema = z.preprocess(
+const DenyToolRuleSchema = z.preprocess(
   toolShorthand,
   z
     .strictObject({ tool: ToolNameSchema, ...common, input: InputSchema.optional() })

@@ -13,10 +13,10 @@ interface SelectorMatcher {
 type CompiledTarget = readonly (SelectorMatcher | null)[];
 
 /** `null` when the call's targets are covered, else why not. */
-export type TargetCoverage = (call: NormalizedServiceCall) => string | null;
+type TargetCoverage = (call: NormalizedServiceCall) => string | null;
 
 /** Whether the call may touch a target the deny rule names. */
-export type TargetOverlap = (call: NormalizedServiceCall) => boolean;
+type TargetOverlap = (call: NormalizedServiceCall) => boolean;
 
 function compileTarget(spec: TargetSpec): CompiledTarget {
   return SELECTOR_KINDS.map((kind) => {

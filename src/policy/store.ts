@@ -25,7 +25,7 @@ import { DEFAULT_POLICY_MAX_BYTES, loadPolicyFile, readPolicyText } from './load
 import type { ServiceCall, ToolCall } from './tool-call.js';
 import { NO_POLICY_FILE, unconfiguredPolicy } from './unconfigured.js';
 
-export interface PolicyStoreOptions {
+interface PolicyStoreOptions {
   /**
    * The policy file (the config's `policy.file`). Absent, null or empty: no policy is
    * configured and every call is denied with a reason that says how to configure one.

@@ -7,13 +7,13 @@ import {
 
 // The call_service wire shape lives in src/protocol (one definition, checked by the brain
 // before the policy judges a call, and by the worker); the policy names its parts.
-export { CALL_SERVICE_TOOL, SELECTOR_KINDS, type SelectorKind };
+export { CALL_SERVICE_TOOL, SELECTOR_KINDS };
 
 /** Tool ids, as the wire protocol checks them (its one definition, `src/protocol/names.ts`). */
 export const TOOL_NAME_RE: RegExp = TOOL_NAME_PATTERN;
 
 /** `target` of a Home Assistant service call: each selector one id or a list of ids. */
-export type ServiceTarget = { readonly [K in SelectorKind]?: string | readonly string[] };
+type ServiceTarget = { readonly [K in SelectorKind]?: string | readonly string[] };
 
 /** A Home Assistant service call (`light.turn_on` on some targets with some data). */
 export interface ServiceCall {

@@ -12,7 +12,7 @@ export type InputCheck = (
 ) => string | null;
 
 /** What a typed key contributes to an allow rule once its value is validated. */
-export interface CompiledTypedKey {
+interface CompiledTypedKey {
   readonly check?: InputCheck;
   readonly obligation?: Obligation;
 }
