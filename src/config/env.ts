@@ -37,7 +37,7 @@ export function coerceEnvValue(kind: FieldKind, raw: string): Coerced {
 }
 
 /** What one `CAESAR_*` var sets: a key, or (`fromFile`) a secret key read from a file. */
-export type EnvTarget =
+type EnvTarget =
   | {
       /** snake_case key path, such as `['bus', 'token']`. */
       readonly path: readonly string[];

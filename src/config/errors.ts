@@ -13,7 +13,7 @@ export interface ConfigIssue {
 }
 
 /** `source: path: message`, the form terminals and editors link. */
-export function formatConfigIssue(issue: ConfigIssue): string {
+function formatConfigIssue(issue: ConfigIssue): string {
   const where = issue.path === '' ? '' : `${issue.path}: `;
   return `${issue.source}: ${where}${issue.message}`;
 }

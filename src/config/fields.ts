@@ -26,7 +26,7 @@ export const fieldMeta = z.registry<FieldMeta>();
  * (docs/configuration.md, "Durations"), with a bare number meaning milliseconds, as existing
  * files and the reference CAESAR's env vars write it.
  */
-export const SETTING_DURATION: DurationOptions = { bareNumber: 'ms' };
+const SETTING_DURATION: DurationOptions = { bareNumber: 'ms' };
 
 /** A setting's duration in milliseconds (`"5s"` -> 5000, `"250"` -> 250), or undefined. */
 export function parseSettingDuration(value: string | number): number | undefined {
@@ -72,7 +72,7 @@ export function httpUrlField() {
 }
 
 /** Why `value` is not a usable http(s) backend URL, or undefined when it is one. */
-export function httpUrlProblem(value: string): string | undefined {
+function httpUrlProblem(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value.trim());

@@ -50,7 +50,7 @@ export function objectLayer(source: string, value: unknown): ConfigLayer {
 }
 
 /** A copy of a map without `undefined` values (recursively through maps). */
-export function dropUndefined(value: Record<string, unknown>): Record<string, unknown> {
+function dropUndefined(value: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     if (v !== undefined) out[key] = isPlainObject(v) ? dropUndefined(v) : v;

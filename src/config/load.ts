@@ -14,14 +14,14 @@ import { validateLayers } from './validate.js';
 import { yamlFileLayer } from './yaml-layer.js';
 
 /** Every key optional, all the way down (lists are replaced whole, not merged). */
-export type DeepPartial<T> = T extends readonly unknown[]
+type DeepPartial<T> = T extends readonly unknown[]
   ? T
   : T extends object
     ? { [K in keyof T]?: DeepPartial<T[K]> }
     : T;
 
 /** The file looked for in the working directory when none is named. */
-export const DEFAULT_CONFIG_FILE = 'caesar.yaml';
+const DEFAULT_CONFIG_FILE = 'caesar.yaml';
 
 export interface LoadConfigOptions {
   /** An explicit config file (`--config`); relative to `cwd`. A missing file is an error. */
@@ -54,7 +54,7 @@ export interface LoadConfigOptions {
 }
 
 /** What {@link loadConfigWithSources} returns. */
-export interface LoadedConfig {
+interface LoadedConfig {
   /** The same deep-frozen config {@link loadConfig} returns. */
   readonly config: CaesarConfig;
   /**

@@ -17,7 +17,7 @@ import type {
   LlmEndpointConfig,
 } from './types.js';
 
-export interface NormaliseContext {
+interface NormaliseContext {
   /** Absolute directory relative paths are resolved against. */
   readonly cwd: string;
   readonly configFile?: string;

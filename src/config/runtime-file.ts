@@ -11,7 +11,7 @@ import { CaesarError, errorMessage } from '../errors/index.js';
  * holds none, and is still written 0600. This module owns the file's schema; the config
  * loader reads it as a layer (`runtime-layer.ts`, ADR 0039).
  */
-export const RUNTIME_FILE_NAME = 'runtime.json';
+const RUNTIME_FILE_NAME = 'runtime.json';
 
 /** Larger than any runtime file `caesar up` writes; a bigger one is refused unread. */
 const MAX_RUNTIME_FILE_BYTES = 64 * 1024;
@@ -19,7 +19,7 @@ const MAX_RUNTIME_FILE_BYTES = 64 * 1024;
 const nonEmpty = z.string().min(1, 'expected a non-empty string');
 
 /** Version 1 of the file. New optional fields may be added; unknown ones are ignored. */
-export const RuntimeInfoSchema = z.object({
+const RuntimeInfoSchema = z.object({
   v: z.literal(1),
   /** The `caesar up` process; the file is stale once it is gone. */
   pid: z.number().int().positive(),
@@ -101,7 +101,7 @@ export async function writeRuntimeFile(dataDir: string, info: RuntimeInfoInput):
   return file;
 }
 
-export interface ReadRuntimeFileOptions {
+interface ReadRuntimeFileOptions {
   /**
    * Called when the file names a process that is gone, with a sentence the caller can
    * print ("stale runtime.json from pid 123; is `caesar up` running?").

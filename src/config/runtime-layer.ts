@@ -17,7 +17,7 @@ import { ConfigSchema } from './schema.js';
  * Each value's source is the file's path, so `loadConfigWithSources()` says where it came
  * from. A missing or stale file is a layer that sets nothing.
  */
-export function runtimeLayer(stack: RunningStack, above: readonly ConfigLayer[]): ConfigLayer {
+function runtimeLayer(stack: RunningStack, above: readonly ConfigLayer[]): ConfigLayer {
   const sourceOf = () => stack.file;
   const info = stack.info;
   if (info === undefined) return { value: {}, issues: [], sourceOf };

@@ -13,11 +13,11 @@ import {
 } from './fields.js';
 
 /** pino levels; `silent` turns logging off. */
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The embedded server of `caesar up`, on loopback. */
-export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 
 /** The three ways to authenticate to NATS; at most one may be set. */
 export const BUS_AUTH_KEYS = ['nkey_seed_file', 'creds_file', 'token'] as const;
@@ -272,10 +272,10 @@ const BrainSchema = z
   .describe('The brain: agent loop, tool calls, confirmations and conversations.');
 
 /** LLM providers; `none` keeps the brain to its local intent rules. */
-export const LLM_PROVIDERS = ['none', 'openai', 'anthropic', 'ollama'] as const;
+const LLM_PROVIDERS = ['none', 'openai', 'anthropic', 'ollama'] as const;
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 /** The providers a model can come from (`none` is the absence of one). */
-export const MODEL_PROVIDERS = ['openai', 'anthropic', 'ollama'] as const;
+const MODEL_PROVIDERS = ['openai', 'anthropic', 'ollama'] as const;
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
 
 /** Where each provider answers when its `base_url` is not set. */

@@ -4,7 +4,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 /** A secret file may hold at most this many bytes (64 KiB): keys, tokens, passwords. */
 export const MAX_SECRET_FILE_BYTES = 64 * 1024;
 
-export type SecretFileRead = { readonly value: string } | { readonly problem: string };
+type SecretFileRead = { readonly value: string } | { readonly problem: string };
 
 /**
  * Reads a secret from `file` (an absolute path), for `CAESAR_<KEY>_FILE` vars: UTF-8, one

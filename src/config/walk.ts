@@ -4,7 +4,7 @@ import { envVarName } from '../text/index.js';
 import { ConfigSchema } from './schema.js';
 
 /** One settable key of the configuration, read off {@link ConfigSchema}. */
-export interface ConfigField {
+interface ConfigField {
   readonly type: 'field';
   /** snake_case keys from the root, such as `['bus', 'url']`. */
   readonly path: readonly string[];

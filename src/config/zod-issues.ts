@@ -5,7 +5,7 @@ import { closest } from '../text/index.js';
 import { knownKeysAt } from './walk.js';
 
 /** Names where a value came from: `(path, isKey)` -> `file:line:col`, an env var, ... */
-export type SourceOf = (path: readonly PropertyKey[], isKey: boolean) => string;
+type SourceOf = (path: readonly PropertyKey[], isKey: boolean) => string;
 
 /** Turns zod issues into config issues, one per bad key, each with its source. */
 export function toConfigIssues(
