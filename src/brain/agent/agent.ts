@@ -13,7 +13,7 @@ import type {
 } from './ports.js';
 import { offlineReply } from './replies.js';
 
-export interface AgentOptions {
+interface AgentOptions {
   gate: CallGate;
   intents: IntentMatcher;
   conversations: Conversations;
@@ -36,7 +36,7 @@ export interface AgentOptions {
 }
 
 /** Per-message options: where the turn's events go, and its cancellation. */
-export interface AgentChatOptions {
+interface AgentChatOptions {
   readonly onEvent?: (event: ChatEvent) => void;
   readonly signal?: AbortSignal;
   /** Turns a client kept (OpenAI-style): a new session starts with them. */

@@ -11,7 +11,7 @@ import type { Caller } from '../api/index.js';
 /** Paused turns kept at most; the oldest goes first. */
 const MAX_PAUSED = 1000;
 
-export interface PausedTurn {
+interface PausedTurn {
   readonly sessionId: string;
   readonly caller: Caller;
   /** The round whose calls wait. */

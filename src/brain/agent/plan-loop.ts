@@ -33,7 +33,7 @@ export interface PlanOutcome {
   readonly paused: boolean;
 }
 
-export interface PlanLoopDeps {
+interface PlanLoopDeps {
   readonly planner: Planner;
   readonly gate: CallGate;
   readonly conversations: Conversations;

@@ -11,7 +11,7 @@ export interface CallGate {
 }
 
 /** The outcome of a call as an intent's reply template sees it. */
-export interface IntentOutcome {
+interface IntentOutcome {
   outcome: ToolCallReport['outcome'];
   result?: unknown;
   reason?: string;
