@@ -37,7 +37,7 @@ export const CALL_OUTCOMES = [
 ] as const;
 export type CallOutcome = (typeof CALL_OUTCOMES)[number];
 
-export const ConfirmationTicketSchema = z.object({
+const ConfirmationTicketSchema = z.object({
   id: z.string(),
   /** Plain language: exactly what would run. */
   summary: z.string(),
@@ -130,7 +130,7 @@ export const ExplainRequestSchema = z.strictObject({
 });
 
 /** What the policy says about a tool with no particular input. */
-export const ToolPolicyViewSchema = z.object({
+const ToolPolicyViewSchema = z.object({
   outcome: z.enum(['allow', 'deny', 'confirm', 'rate_limited']),
   rule: z.string(),
   reason: z.string(),

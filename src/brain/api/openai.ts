@@ -13,7 +13,7 @@ export const OPENAI_MODEL_ID = 'caesar';
 /** `created` of that model: fixed (2026-01-01T00:00:00Z), so the list never changes. */
 export const OPENAI_MODEL_CREATED = 1_767_225_600;
 /** Most messages one request may carry (the body limit bounds their size). */
-export const MAX_COMPLETION_MESSAGES = 1000;
+const MAX_COMPLETION_MESSAGES = 1000;
 
 /** Roles a request may use; the others are refused with the reason below. */
 const REFUSED_ROLES: Readonly<Record<string, string>> = {
@@ -53,7 +53,7 @@ const ChatCompletionRequestShape = z.looseObject({
   function_call: z.unknown().optional(),
 });
 export type ChatCompletionRequest = z.output<typeof ChatCompletionRequestShape>;
-export type ChatCompletionMessage = ChatCompletionRequest['messages'][number];
+type ChatCompletionMessage = ChatCompletionRequest['messages'][number];
 
 type Issue = (path: PropertyKey[], message: string) => void;
 
@@ -139,7 +139,7 @@ export function messageText(m: ChatCompletionMessage): string {
   return (m.content ?? []).map((p) => (typeof p.text === 'string' ? p.text : '')).join('\n');
 }
 
-export const CompletionUsageSchema = z.object({
+const CompletionUsageSchema = z.object({
   prompt_tokens: z.number().int().nonnegative(),
   completion_tokens: z.number().int().nonnegative(),
   total_tokens: z.number().int().nonnegative(),
@@ -187,7 +187,7 @@ export const ChatCompletionChunkSchema = z.object({
 });
 export type ChatCompletionChunk = z.infer<typeof ChatCompletionChunkSchema>;
 
-export const ModelSchema = z.object({
+const ModelSchema = z.object({
   id: z.string(),
   object: z.literal('model'),
   created: z.number().int(),
