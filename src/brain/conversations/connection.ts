@@ -13,7 +13,7 @@ import { assertSupportedSchema, migrate } from './schema.js';
  */
 
 /** How long a write waits for a lock held by another connection. */
-export const BUSY_TIMEOUT_MS = 5000;
+const BUSY_TIMEOUT_MS = 5000;
 
 function pragmaOrThrow(db: SqliteDatabase, pragma: string, expected: string): void {
   const got = String(db.pragma(pragma, { simple: true }));

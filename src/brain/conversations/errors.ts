@@ -8,7 +8,7 @@ import { CaesarError, errorMessage } from '../../errors/index.js';
  */
 import { sqliteCodeOf } from '../../host/index.js';
 
-export type ConversationErrorCode =
+type ConversationErrorCode =
   | 'session_not_found'
   | 'conversations_open_failed'
   | 'conversations_schema_unsupported'
@@ -16,7 +16,7 @@ export type ConversationErrorCode =
   | 'conversations_closed';
 
 /** Base class of every error the conversation store throws. */
-export class ConversationError extends CaesarError {
+class ConversationError extends CaesarError {
   declare readonly code: ConversationErrorCode;
   override readonly name: string = 'ConversationError';
 

@@ -25,7 +25,7 @@ export interface ConversationStoreSettings {
   readonly clock: () => Date;
 }
 
-export const DEFAULT_MAX_SESSIONS = 10_000;
+const DEFAULT_MAX_SESSIONS = 10_000;
 export const DEFAULT_IDLE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 function positiveInt(name: string, value: number): number {
