@@ -44,7 +44,7 @@ async function bounded<T>(p: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-export interface StartBrainOptions {
+interface StartBrainOptions {
   logger?: Logger;
   /** Registry sweep interval. @default 5000 */
   sweepIntervalMs?: number;

@@ -20,7 +20,7 @@ import type { AuditHealth } from './audit-health.js';
 import type { ConnectionWatch } from '../../bus/index.js';
 import { preflightView, type PreflightCache } from './preflight.js';
 
-export interface BrainCoreParts {
+interface BrainCoreParts {
   connection: ConnectionWatch;
   registry: Registry;
   policy: PolicyStore;

@@ -12,7 +12,7 @@ import type { RegisteredTool } from '../registry/index.js';
 import { preflightView, type PreflightResult } from './preflight.js';
 
 /** What OfferedTools reads of the policy; a PolicyStore is one. */
-export interface OfferPolicy {
+interface OfferPolicy {
   readonly policy: { readonly sha256: string; readonly rules: readonly RuleSummary[] };
   explain(call: ToolCall): PolicyExplanation;
 }
@@ -29,7 +29,7 @@ export interface OfferedToolsOptions {
 }
 
 /** Whether the policy lets a tool be offered, and on what terms (see {@link CardPolicy}). */
-export type PolicyOffer =
+type PolicyOffer =
   | { readonly offer: true; readonly terms: CardPolicy; readonly why: string }
   | { readonly offer: false; readonly why: string };
 
@@ -41,7 +41,7 @@ export type PolicyOffer =
  *   `allowed_services` rule) but its constraints need input this empty call lacks; the real
  *   call is judged again at the gate. A tool no allow rule names is never offered.
  */
-export function policyOffer(policy: OfferPolicy, tool: string): PolicyOffer {
+function policyOffer(policy: OfferPolicy, tool: string): PolicyOffer {
   const d = policy.explain({ tool, input: {} }).decision;
   if (d.outcome !== 'deny') {
     return { offer: true, terms: d.outcome === 'confirm' ? 'confirm' : 'allow', why: d.reason };

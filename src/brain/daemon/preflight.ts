@@ -72,7 +72,7 @@ export function preflightView(r: PreflightResult): ToolView['preflight'] {
 }
 
 /** The name of the check a tool fails when its backend is not configured (SDK `notConfigured`). */
-export const CONFIGURED_CHECK = 'configured';
+const CONFIGURED_CHECK = 'configured';
 
 /** The state a preflight puts a tool in, for tables and summaries. */
 export type PreflightState = 'ready' | 'not_configured' | 'not_ready' | 'unknown';
