@@ -16,7 +16,7 @@ import {
   type DispatchRequest,
 } from '../../protocol/index.js';
 
-export interface DispatcherOptions {
+interface DispatcherOptions {
   /** A connected client; the caller owns it. */
   nc: NatsConnection;
   logger?: Logger;
@@ -35,7 +35,7 @@ export interface DispatcherOptions {
   connection?: ConnectionWatch;
 }
 
-export interface DispatchOptions {
+interface DispatchOptions {
   /**
    * The brain's decision id: always in the envelope; also in the `Caesar-Decision-Id`
    * header when a `traceparent` is given.

@@ -8,7 +8,7 @@ import {
 } from '@nats-io/nats-core';
 
 /** How one request ended, when it ended the way requests are expected to. */
-export type MuxOutcome =
+type MuxOutcome =
   | { readonly kind: 'reply'; readonly msg: Msg }
   /** The server answered for nobody: no subscriber on the subject (NATS no-responders). */
   | { readonly kind: 'no_responders' }
