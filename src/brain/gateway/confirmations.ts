@@ -19,7 +19,7 @@ export interface PendingCall {
 
 export type VoidReason = 'expired' | 'policy_reloaded';
 
-export interface ConfirmationBookOptions {
+interface ConfirmationBookOptions {
   ttlMs: number;
   /** Most calls waiting at once; the oldest is expired to make room. @default 1000 */
   maxPending?: number;

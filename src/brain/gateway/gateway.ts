@@ -35,7 +35,7 @@ import {
 import { ToolInputCheck } from './input-check.js';
 import { summarizeCall } from './summary.js';
 
-export interface ToolGatewayOptions {
+interface ToolGatewayOptions {
   tools: ToolSource;
   policy: PolicySource;
   audit: AuditSink;

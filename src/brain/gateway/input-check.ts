@@ -8,7 +8,7 @@ import {
 import type { RegisteredTool } from '../registry/index.js';
 import { SchemaValidator } from './schema-validator.js';
 
-export type InputCheck = { ok: true } | { ok: false; problems: FieldIssue[] };
+type InputCheck = { ok: true } | { ok: false; problems: FieldIssue[] };
 
 /** What the check reads of a live tool: the spec it enforces and that spec's digest. */
 export type LiveSchema = Pick<RegisteredTool, 'spec' | 'specSha256'>;

@@ -1,10 +1,10 @@
 import { compileDomainAllowlist, type Obligation } from '../../policy/index.js';
 
-export type ObligationOutcome =
+type ObligationOutcome =
   { ok: true; result: unknown; applied: AppliedObligation[] } | { ok: false; message: string };
 
 /** What an obligation did to a result, for the audit row. */
-export interface AppliedObligation {
+interface AppliedObligation {
   readonly type: Obligation['type'];
   readonly dropped: number;
 }

@@ -2,10 +2,10 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { MAX_FIELD_ISSUES, type FieldIssue, type ToolSpec } from '../../protocol/index.js';
 
-export type SchemaCheck = { ok: true } | { ok: false; problems: FieldIssue[] };
+type SchemaCheck = { ok: true } | { ok: false; problems: FieldIssue[] };
 
 /** Largest JSON Schema the brain compiles; a bigger one is refused, not compiled. */
-export const MAX_SCHEMA_BYTES = 64 * 1024;
+const MAX_SCHEMA_BYTES = 64 * 1024;
 /** Compiled validators kept (by spec digest); the oldest is dropped past this. */
 const CACHE_LIMIT = 256;
 
