@@ -89,7 +89,7 @@ function mapCoded(err: CaesarError): MappedError {
  * A bug: logged with its stack under `error` (not pino's `err` serializer, which would copy
  * every enumerable field of the error), never with the request body or headers.
  */
-export function logUnexpected(req: FastifyRequest, err: unknown): void {
+function logUnexpected(req: FastifyRequest, err: unknown): void {
   const e = err instanceof Error ? err : new Error(String(err));
   const error = { type: e.name, message: e.message, stack: e.stack };
   req.log.error({ error, method: req.method, route: req.routeOptions.url }, 'request failed');

@@ -15,7 +15,7 @@ const HTTP_BUCKETS = [0.001, 0.005, 0.025, 0.1, 0.25, 1, 2.5, 10, 30, 120];
 const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** Where the `caesar_tool_instances` gauge reads `[tool, live instances]` at scrape time. */
-export type InstanceSource = () => Iterable<readonly [tool: string, count: number]>;
+type InstanceSource = () => Iterable<readonly [tool: string, count: number]>;
 
 /**
  * The brain's Prometheus metrics, on a registry of their own (never prom-client's global

@@ -16,7 +16,7 @@ import {
 import { serveEventStream } from './sse.js';
 import { parseRequest } from './validate.js';
 
-export interface OpenAiRouteDeps {
+interface OpenAiRouteDeps {
   readonly service: BrainService;
   readonly messageMaxChars: number;
   readonly bodyLimitBytes: number;

@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** A client-chosen request id is kept only when it matches this; otherwise one is generated. */
-export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** fastify `genReqId`: the client's `X-Request-Id` when well-formed, else a random UUID. */
 export function requestIdOf(raw: IncomingMessage): string {

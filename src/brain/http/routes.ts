@@ -23,7 +23,7 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/healthz']);
 /** Routes probes and scrapers call often: logged at debug, not info. */
 export const QUIET_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
-export interface RouteDeps {
+interface RouteDeps {
   readonly service: BrainService;
   readonly metrics: BrainMetrics;
   readonly messageMaxChars: number;

@@ -47,7 +47,7 @@ export interface HttpServerOptions {
   readonly requestTimeoutMs?: number;
 }
 
-export interface ListenOptions {
+interface ListenOptions {
   /** @default '127.0.0.1' (config `api.host`) */
   readonly host: string;
   /** 0 picks a free port. @default 8420 (config `api.port`) */

@@ -13,7 +13,7 @@ import { logMapped, mapError, type MappedError } from './error-map.js';
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 
 /** A comment line: clients ignore it; proxies and idle timers see traffic. */
-export const SSE_HEARTBEAT = ': ping\n\n';
+const SSE_HEARTBEAT = ': ping\n\n';
 
 /** One named event: `event: <name>` and its JSON on one `data:` line. */
 export function sseEvent(name: string, data: unknown): string {

@@ -22,7 +22,7 @@ const MAX_TOKEN_CHARS = 512;
 const TOKEN_VALUE_PATTERN = /^[A-Za-z0-9._~+/-]+=*$/;
 const MAX_TOKENS = 1000;
 
-export type TokensFileErrorCode =
+type TokensFileErrorCode =
   'tokens_file_invalid' | 'tokens_file_unreadable' | 'tokens_file_insecure';
 
 /** The tokens file is missing, unreadable, too open, or does not follow its format. */

@@ -11,7 +11,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** One `{path, message}` per zod issue; an unknown key is reported at its own path. */
-export function fieldIssues(error: z.ZodError): FieldIssue[] {
+function fieldIssues(error: z.ZodError): FieldIssue[] {
   const out: FieldIssue[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
