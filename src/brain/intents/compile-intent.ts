@@ -19,13 +19,13 @@ export interface CompiledIntent {
   readonly replies: ReplyTemplates;
 }
 
-export interface CompiledSentenceEntry {
+interface CompiledSentenceEntry {
   readonly text: string;
   readonly variants: readonly (readonly Item[])[];
 }
 
 /** A problem at a path relative to the intent; `key` points at a map key. */
-export interface IntentProblem {
+interface IntentProblem {
   readonly path: readonly (string | number)[];
   readonly message: string;
   readonly key?: string;

@@ -4,14 +4,14 @@ import type { SlotSpec } from './schema.js';
 import { parseSentence, SentenceSyntaxError, type SentenceNode } from './sentence.js';
 
 /** Most readings one sentence expands to (groups holding slots multiply them). */
-export const MAX_VARIANTS = 64;
+const MAX_VARIANTS = 64;
 /** Most alternatives one literal group expands to. */
-export const MAX_ALTERNATIVES = 64;
+const MAX_ALTERNATIVES = 64;
 /** Free-text slots take any number of words unless they set `max_words`. */
 const UNLIMITED_WORDS = Number.MAX_SAFE_INTEGER;
 
 /** A sentence compiled to its readings (each a list of items) or the problems found. */
-export type CompiledSentence =
+type CompiledSentence =
   | { readonly ok: true; readonly variants: readonly (readonly Item[])[] }
   | { readonly ok: false; readonly problems: readonly string[] };
 
@@ -142,7 +142,7 @@ function phrases(spoken: readonly string[]): Phrase[] {
 const NUMBER_RE = /^[+-]?(?:\d{1,15}(?:\.\d{1,15})?|\.\d{1,15})%?$/;
 
 /** A number slot takes one word such as `50`, `-2.5` or `30%` within its bounds. */
-export function numberAcceptor(
+function numberAcceptor(
   spec: Extract<SlotSpec, { type: 'number' }>,
 ): (word: string) => number | undefined {
   return (word) => {

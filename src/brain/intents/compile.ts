@@ -6,7 +6,7 @@ import { MAX_YAML_BYTES, readYaml, type YamlDocument } from '../../text/index.js
 import { describeZodIssue } from './zod-issues.js';
 
 /** Most sentence readings in one file: bounds the work one message can cause. */
-export const MAX_TOTAL_VARIANTS = 2000;
+const MAX_TOTAL_VARIANTS = 2000;
 
 /**
  * Compiles the text of an intents file named `file` (the name is only used in messages).

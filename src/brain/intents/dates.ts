@@ -30,7 +30,7 @@ export const DATE_PHRASES = [
 export type DatePhrase = (typeof DATE_PHRASES)[number];
 
 /** A range of local time: `start` inclusive, `end` exclusive, both RFC 3339 with offset. */
-export interface DateRange {
+interface DateRange {
   readonly start: string;
   readonly end: string;
 }

@@ -9,7 +9,7 @@ import type { SlotValue } from './slots.js';
  */
 
 /** The tool that resolves spoken device names (workers/ha_entities). */
-export const ENTITY_LOOKUP_TOOL = 'ha_entities';
+const ENTITY_LOOKUP_TOOL = 'ha_entities';
 /** Candidates named in a "which one?" question. */
 const MAX_CANDIDATES = 5;
 
@@ -37,7 +37,7 @@ export function lookupsFor(slots: Readonly<Record<string, SlotValue>>): IntentLo
 }
 
 /** What a lookup gave: the entity for the slot, or the reply that ends the turn. */
-export type LookupResult =
+type LookupResult =
   | { readonly ok: true; readonly value: EntitySlot }
   | { readonly ok: false; readonly reply: string };
 

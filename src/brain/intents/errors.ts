@@ -6,7 +6,7 @@ import { formatYamlIssue, type YamlIssue } from '../../text/index.js';
  * listed under "Intent errors" in docs/intents.md): an intents file that does not load stops
  * the brain at startup.
  */
-export type IntentsErrorCode = 'intents_invalid' | 'intents_unreadable' | 'intents_bad_context';
+type IntentsErrorCode = 'intents_invalid' | 'intents_unreadable' | 'intents_bad_context';
 
 /** One problem in an intents file: the shared YAML reader's issue shape. */
 export type IntentsIssue = YamlIssue;

@@ -14,12 +14,12 @@ export type InputTemplate =
   | { readonly kind: 'object'; readonly entries: readonly (readonly [string, InputTemplate])[] };
 
 /** Deepest nesting of an input template. */
-export const MAX_INPUT_DEPTH = 8;
+const MAX_INPUT_DEPTH = 8;
 /** Most nodes (values, keys included) in one input template. */
-export const MAX_INPUT_NODES = 500;
+const MAX_INPUT_NODES = 500;
 
 /** A problem at a path inside the input template. */
-export interface InputProblem {
+interface InputProblem {
   readonly path: readonly (string | number)[];
   readonly message: string;
 }

@@ -8,7 +8,7 @@ import { renderReply, type IntentOutcome } from './reply.js';
 import { defaultSlot, fillSlot, type SlotContext, type SlotValue } from './slots.js';
 
 /** When `match` is asked: the moment and the IANA zone "today" and "this week" are read in. */
-export interface MatchContext {
+interface MatchContext {
   readonly now: Date;
   /** An IANA time zone name, such as `Europe/Berlin`. */
   readonly timeZone: string;
@@ -42,7 +42,7 @@ export interface IntentMatch {
 }
 
 /** What one rule can do, for help text. */
-export interface IntentSummary {
+interface IntentSummary {
   readonly name: string;
   readonly tool: string;
   readonly description: string | undefined;

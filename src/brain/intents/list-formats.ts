@@ -7,7 +7,7 @@
  */
 
 /** Most lines a list filter writes; the rest is counted ("… and 4 more"). */
-export const MAX_LIST_LINES = 15;
+const MAX_LIST_LINES = 15;
 const MAX_LINE_TEXT = 80;
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

@@ -16,7 +16,7 @@ export interface Placeholder {
   readonly source: string;
 }
 
-export type Filter =
+type Filter =
   | { readonly name: 'slug' | 'lower' | 'json' | 'count' | 'agenda' | 'links' }
   | { readonly name: 'or'; readonly text: string };
 
@@ -24,13 +24,13 @@ export type Filter =
 export type TemplateParts = readonly (string | Placeholder)[];
 
 /** The filters, for messages and docs. */
-export const FILTER_NAMES = ['slug', 'lower', 'json', 'count', 'agenda', 'links', 'or'] as const;
+const FILTER_NAMES = ['slug', 'lower', 'json', 'count', 'agenda', 'links', 'or'] as const;
 const PLAIN_FILTERS = new Set<string>(['slug', 'lower', 'json', 'count', 'agenda', 'links']);
 
 /** Most items a `*` path segment reads from one array. */
-export const MAX_LIST_ITEMS = 50;
+const MAX_LIST_ITEMS = 50;
 /** Longest text one placeholder renders to; the rest is cut with `…`. */
-export const MAX_VALUE_CHARS = 1000;
+const MAX_VALUE_CHARS = 1000;
 
 const ROOT_RE = /^[a-z][a-z0-9_]*$/;
 const SEGMENT_RE = /^(?:[A-Za-z0-9_-]+|\*)$/;
@@ -145,7 +145,7 @@ export function toText(value: unknown): string {
  * Home Assistant style slug: accents folded (`Küche` -> `kuche`), lowercase, every run of
  * other characters one `_`, no `_` at either end.
  */
-export function slug(text: string): string {
+function slug(text: string): string {
   return text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')

@@ -5,7 +5,7 @@ import type { SlotValue } from './slots.js';
 
 /** What happened to the call a matched rule asked for: the brain's `CallOutcome`. */
 export const INTENT_OUTCOMES = CALL_OUTCOMES;
-export type IntentOutcomeKind = CallOutcome;
+type IntentOutcomeKind = CallOutcome;
 /**
  * The replies a rule words: one per outcome; `unchanged` for an `ok` call whose result says
  * nothing changed (`result.changed === false`, as `call_service` reports when a light stays
@@ -65,7 +65,7 @@ export function replyTemplates(
 }
 
 /** The facts a reply is rendered from. */
-export interface ReplyFacts {
+interface ReplyFacts {
   readonly intent: string;
   readonly tool: string;
   readonly slots: Readonly<Record<string, SlotValue>>;

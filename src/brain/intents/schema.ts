@@ -11,7 +11,7 @@ import { DATE_PHRASES } from './dates.js';
 /** Tool and intent names, as the wire protocol spells tool ids. */
 const NAME_RE = /^[a-z][a-z0-9_]{0,63}$/;
 /** Slot names. */
-export const SLOT_NAME_RE = /^[a-z][a-z0-9_]{0,31}$/;
+const SLOT_NAME_RE = /^[a-z][a-z0-9_]{0,31}$/;
 
 /** Replies other than `ok` a rule may override: the other outcomes, `unchanged`, `not_configured`. */
 export const REPLY_OUTCOMES = [
@@ -75,7 +75,7 @@ const DateRangeSlotSchema = z.strictObject({
   default: z.enum(DATE_PHRASES).optional(),
 });
 
-export const SlotSchema = z.discriminatedUnion(
+const SlotSchema = z.discriminatedUnion(
   'type',
   [
     TextSlotSchema,

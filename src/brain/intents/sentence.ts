@@ -16,9 +16,9 @@ export type SentenceNode =
     };
 
 /** Longest sentence template, in characters. */
-export const MAX_SENTENCE_CHARS = 500;
+const MAX_SENTENCE_CHARS = 500;
 /** Deepest nesting of `[...]` and `(...)` groups. */
-export const MAX_GROUP_DEPTH = 4;
+const MAX_GROUP_DEPTH = 4;
 
 /** A sentence template that does not follow the grammar; the message says where. */
 export class SentenceSyntaxError extends Error {
