@@ -13,7 +13,7 @@ import { sdkLogger } from './sdk-logger.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from './types.js';
 import { KEYLESS_PLACEHOLDER } from './wire.js';
 
-export interface AnthropicProviderOptions {
+interface AnthropicProviderOptions {
   /** `https://api.anthropic.com` (the SDK adds `/v1/messages`). */
   readonly baseUrl: string;
   /** Absent: no key is sent (a proxy that authenticates otherwise). */

@@ -26,7 +26,7 @@ export interface CardPreflight {
  */
 export type CardPolicy = 'allow' | 'confirm' | 'some_inputs';
 
-export interface CardOptions {
+interface CardOptions {
   readonly policy?: CardPolicy;
 }
 

@@ -44,7 +44,7 @@ export interface ChainOptions {
 }
 
 /** A round's answer, and what it took. */
-export interface ChainAnswer {
+interface ChainAnswer {
   readonly response: LlmResponse;
   readonly round: PlanRound;
 }

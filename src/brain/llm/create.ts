@@ -12,7 +12,7 @@ import type { LlmProvider } from './types.js';
 
 type ModelProvider = LlmEndpointConfig['provider'];
 
-export interface CreatePlannerDeps {
+interface CreatePlannerDeps {
   readonly logger: Logger;
   /** Metrics hooks: every attempt, every round. */
   readonly observer?: LlmObserver;

@@ -263,7 +263,7 @@ function errorMessage(err: unknown): string {
 }
 
 /** `1.5 s`, `60 s`. */
-export function seconds(ms: number): string {
+function seconds(ms: number): string {
   const s = ms / 1000;
   return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
 }

@@ -24,7 +24,7 @@ const FORMAT = 'the chat completions format';
  */
 
 /** First line of the content of a tool message whose call failed: OpenAI has no error flag. */
-export const OPENAI_ERROR_MARK = 'ERROR: this call did not succeed.';
+const OPENAI_ERROR_MARK = 'ERROR: this call did not succeed.';
 
 /** System prompt first; calls on assistant messages; results as `tool` messages. */
 export function openAiMessages(

@@ -8,7 +8,7 @@ import { sdkLogger } from './sdk-logger.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from './types.js';
 import { KEYLESS_PLACEHOLDER } from './wire.js';
 
-export interface OpenAiProviderOptions {
+interface OpenAiProviderOptions {
   /** The provider's name in messages, attempts and metrics. @default 'openai' */
   readonly name?: string;
   /** Chat completions base, with `/v1` (`https://api.openai.com/v1`). */

@@ -13,7 +13,7 @@ import { toTranscript } from './transcript.js';
 import type { LlmResponse, LlmTool, LlmToolCall } from './types.js';
 import { newCallId } from './wire.js';
 
-export interface LlmPlannerOptions {
+interface LlmPlannerOptions {
   readonly chain: ProviderChain;
   /** Replaces the built-in prompt ({@link DEFAULT_SYSTEM_PROMPT}); `llm.system_prompt`. */
   readonly systemPrompt?: string;

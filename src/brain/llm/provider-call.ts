@@ -4,7 +4,7 @@ import type { LlmRequest, LlmResponse } from './types.js';
 import type { ParsedAnswer } from './wire.js';
 
 /** Who is asked: what every provider's errors and answers name. */
-export interface ProviderIdentity {
+interface ProviderIdentity {
   readonly name: string;
   readonly model: string;
   /** `api.openai.com`, `127.0.0.1:11434`. */
@@ -27,13 +27,13 @@ export function providerIdentity(
 }
 
 /** Builds one answer from a stream's parts (OpenAI chunks, Anthropic events). */
-export interface StreamAssembler {
+interface StreamAssembler {
   push(part: unknown, onText?: (delta: string) => void): void;
   result(): ParsedAnswer;
 }
 
 /** The provider-specific half of one request. */
-export interface ProviderRequests {
+interface ProviderRequests {
   /** One request, the whole answer at once. */
   once(signal: AbortSignal): Promise<ParsedAnswer>;
   /** One streamed request. */

@@ -1,7 +1,7 @@
 import type { Logger } from '../../log/index.js';
 
 /** The logger shape both official SDKs accept (`ClientOptions.logger`). */
-export interface SdkLogger {
+interface SdkLogger {
   error(message: string, ...rest: unknown[]): void;
   warn(message: string, ...rest: unknown[]): void;
   info(message: string, ...rest: unknown[]): void;

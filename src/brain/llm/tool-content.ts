@@ -1,7 +1,7 @@
 import type { ToolTurnRecord } from '../agent/ports.js';
 
 /** The most characters of one tool result a model is sent. */
-export const TOOL_CONTENT_MAX_CHARS = 8000;
+const TOOL_CONTENT_MAX_CHARS = 8000;
 
 const OPEN = '<tool_data>';
 const CLOSE = '</tool_data>';
