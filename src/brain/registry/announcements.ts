@@ -11,7 +11,7 @@ import {
 
 const decoder = new TextDecoder();
 
-export interface AnnouncementHandlers {
+interface AnnouncementHandlers {
   hello(hello: Hello): void;
   bye(bye: Bye): void;
 }

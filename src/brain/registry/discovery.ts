@@ -16,7 +16,7 @@ import { collectReplies } from './srv-client.js';
 
 const decoder = new TextDecoder();
 
-export interface SweepResult {
+interface SweepResult {
   /** Every valid CAESAR INFO answer: what it claims, not yet confirmed. */
   instances: ToolInstanceInfo[];
   /** Replies from CAESAR services that failed validation (one line each, for logs). */
@@ -44,7 +44,7 @@ export async function sweepInfo(
 }
 
 /** Dispatch-endpoint figures from one instance's ADR-32 STATS. */
-export interface InstanceStats {
+interface InstanceStats {
   /** When the instance started (ISO 8601, as the service reports it). */
   started: string;
   /** Calls answered (ADR-32 `num_requests` of the dispatch endpoint). */
@@ -59,7 +59,7 @@ export interface InstanceStats {
   queued: number;
 }
 
-export interface DiscoveredInstance {
+interface DiscoveredInstance {
   id: string;
   host: string;
   version: string;
@@ -84,7 +84,7 @@ export interface DiscoveredTool {
   errors: number;
 }
 
-export interface DiscoverOptions {
+interface DiscoverOptions {
   /** How long to gather replies. @default 1000 */
   windowMs?: number;
   logger?: Logger;

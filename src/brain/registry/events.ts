@@ -5,12 +5,12 @@ import type { RegisteredInstance } from './view.js';
 
 export type RemovalReason = 'bye' | 'missed_sweeps';
 
-export interface InstanceAddedEvent {
+interface InstanceAddedEvent {
   tool: string;
   instance: RegisteredInstance;
 }
 
-export interface InstanceRemovedEvent {
+interface InstanceRemovedEvent {
   tool: string;
   instance: RegisteredInstance;
   reason: RemovalReason;
@@ -35,13 +35,13 @@ export interface SweepEvent {
 }
 
 /** A bye for an instance that still answered its own `$SRV.PING`: not believed. */
-export interface ByeRefusedEvent {
+interface ByeRefusedEvent {
   tool: string;
   instanceId: string;
 }
 
 /** A hello whose instance did not confirm it with a matching INFO: nothing was listed. */
-export interface HelloUnconfirmedEvent {
+interface HelloUnconfirmedEvent {
   tool: string;
   instanceId: string;
   reason: string;

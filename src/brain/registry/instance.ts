@@ -26,7 +26,7 @@ export interface ToolInstanceInfo {
 }
 
 /** The outcome of reading one `$SRV.INFO` reply. */
-export type ParsedInfo =
+type ParsedInfo =
   | { kind: 'instance'; instance: ToolInstanceInfo }
   /** Another application's service: not ours to judge. */
   | { kind: 'foreign' }
@@ -93,7 +93,7 @@ export function parseInfoReply(data: Uint8Array, specs: SpecCache): ParsedInfo {
 }
 
 /** Checks a schema-valid INFO against the CAESAR metadata rules. */
-export function instanceFromInfo(info: SrvInfo, specs: SpecCache): ParsedInfo {
+function instanceFromInfo(info: SrvInfo, specs: SpecCache): ParsedInfo {
   const tool = toolFromServiceName(info.name);
   if (tool === undefined) return { kind: 'foreign' };
   const meta = info.metadata ?? {};

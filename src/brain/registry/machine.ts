@@ -15,7 +15,7 @@ import type { RegisteredInstance, RegisteredTool } from './view.js';
 /** Instances confirmed per sweep at most; a flood of hints waits for later sweeps. */
 export const MAX_CONFIRMS_PER_SWEEP = 512;
 
-export interface MachineSettings {
+interface MachineSettings {
   /** Consecutive counted sweeps an instance may miss before it is dropped. */
   readonly maxMissedSweeps: number;
   /** How long a taken bye keeps its instance out (late INFO answers), in ms. */

@@ -37,7 +37,7 @@ export type Report =
   | { readonly type: 'hint_unconfirmed'; readonly reason: string };
 
 /** I/O the machine asks for; the shell answers with the input named. */
-export type Command =
+type Command =
   /** `$SRV.INFO.<service>.<id>` of the hello's instance; answer with `helloChecked`. */
   | { readonly type: 'confirm_hello'; readonly hello: Hello }
   /** `$SRV.PING.<service>.<id>` of the bye's instance; answer with `byeChecked`. */

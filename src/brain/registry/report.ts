@@ -48,7 +48,7 @@ export function logReport(logger: Logger, r: Report): void {
 }
 
 /** The log line of a spec_changed report: what happened and the operator's next step. */
-export function specChangeMessage(event: SpecChangedEvent): string {
+function specChangeMessage(event: SpecChangedEvent): string {
   return event.kind === 'instance_spec_changed'
     ? `instance ${event.instance} of ${event.tool} now claims another spec under the same id; ` +
         'it keeps the spec it first confirmed (a running worker never changes its spec: ' +

@@ -6,7 +6,7 @@ import {
 } from '@nats-io/nats-core';
 
 /** Nobody subscribes to the subject: NATS answers at once with a 503 status. */
-export function isNoResponders(err: unknown): boolean {
+function isNoResponders(err: unknown): boolean {
   return err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders());
 }
 
