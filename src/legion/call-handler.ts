@@ -22,7 +22,7 @@ import type { EndpointStats } from './stats.js';
 
 const decoder = new TextDecoder();
 
-export interface CallHandlerDeps {
+interface CallHandlerDeps {
   tool: ToolDefinition;
   config: unknown;
   worker: WorkerRef;
@@ -357,7 +357,7 @@ function failure(err: unknown): Outcome {
  * Coded errors with a wire code keep it; anything else is `internal` (a bug in the handler,
  * or a local code such as a config error that has no business on the wire).
  */
-export function toErrorBody(err: unknown): ErrorBody {
+function toErrorBody(err: unknown): ErrorBody {
   if (err instanceof CaesarError && isWireErrorCode(err.code)) {
     const body: ErrorBody = {
       code: err.code,

@@ -16,7 +16,7 @@ import type { EndpointStats } from './stats.js';
 
 const encoder = new TextEncoder();
 
-export interface ServiceEndpoint {
+interface ServiceEndpoint {
   name: 'dispatch' | 'preflight';
   subject: string;
   stats: EndpointStats;
