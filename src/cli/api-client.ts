@@ -34,7 +34,7 @@ const UNREACHABLE = new Set([
   'UND_ERR_SOCKET',
 ]);
 
-export interface ApiErrorOptions {
+interface ApiErrorOptions {
   /** HTTP status; undefined when no answer arrived. */
   status?: number;
   requestId?: string;
@@ -79,7 +79,7 @@ export class ApiError extends CaesarError {
   }
 }
 
-export interface ApiClientOptions {
+interface ApiClientOptions {
   /** Base URL of the API, such as `http://127.0.0.1:8420` (a path prefix is kept). */
   url: string;
   /** Bearer token. Never printed. */
@@ -96,7 +96,7 @@ export interface ApiClientOptions {
   maxResponseBytes?: number;
 }
 
-export interface ChatCallOptions {
+interface ChatCallOptions {
   /**
    * Asks for the event stream (`Accept: text/event-stream`) and receives the turn's `text`,
    * `tool_call` and `tool_result` events as they arrive; the promise still resolves with the

@@ -24,7 +24,7 @@ export interface ApiTarget {
   hint?: string;
 }
 
-export type ApiTargetErrorCode =
+type ApiTargetErrorCode =
   'stack_not_found' | 'token_not_found' | 'api_url_unknown' | 'api_url_invalid';
 
 /**

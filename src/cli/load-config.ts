@@ -7,7 +7,7 @@ import {
 import { overridesFromFlags, type BusFlags } from './flags.js';
 
 /** The shared flags, and command-specific overrides in caesar.yaml's snake_case shape. */
-export type ConfigFlags = BusFlags & { raw?: Record<string, unknown> };
+type ConfigFlags = BusFlags & { raw?: Record<string, unknown> };
 
 /**
  * Loads the config the way every command does: defaults < caesar.yaml < CAESAR_* env <

@@ -8,11 +8,11 @@ import {
 } from '../../config/index.js';
 
 /** Exit codes of `caesar config show`: ok, a configuration that does not load. */
-export const EXIT_OK = 0;
-export const EXIT_CONFIG = 2;
+const EXIT_OK = 0;
+const EXIT_CONFIG = 2;
 
 /** Where command output goes; tests pass collectors, the CLI passes the console. */
-export interface ConfigCliIo {
+interface ConfigCliIo {
   out(line: string): void;
   err(line: string): void;
   /** Environment for the config loader. @default process.env */
@@ -21,7 +21,7 @@ export interface ConfigCliIo {
   cwd?: string;
 }
 
-export interface ConfigShowOptions {
+interface ConfigShowOptions {
   /** caesar.yaml to read (default: `$CAESAR_CONFIG`, then `./caesar.yaml`). */
   config?: string;
   /** Overrides `data_dir`, as `--data-dir` does for the other commands. */
@@ -41,7 +41,7 @@ const consoleIo: ConfigCliIo = { out: (l) => console.log(l), err: (l) => console
  * `{"<path>": {"value": ..., "source": "..."}}`. Durations are shown as `30s`, `2m`, so
  * every value reads back as caesar.yaml would take it.
  */
-export async function runConfigShow(
+async function runConfigShow(
   opts: ConfigShowOptions,
   io: ConfigCliIo = consoleIo,
 ): Promise<number> {

@@ -19,7 +19,7 @@ import { addApiFlags, type ApiFlags } from '../flags.js';
 /** Largest tool input read from a file or stdin (the brain's default `api.body_limit`). */
 const MAX_INPUT_BYTES = 1024 * 1024;
 
-export interface InvokeFlags extends ApiFlags {
+interface InvokeFlags extends ApiFlags {
   inputFile?: string;
   json?: boolean;
 }

@@ -6,7 +6,7 @@ import { statusLine, type Say } from './status.js';
 import type { SupervisorEvents } from './supervisor.js';
 
 /** What `caesar up` does with what its children say and do. */
-export interface ChildEventTargets {
+interface ChildEventTargets {
   say: Say;
   /** Where the children's own log lines go (stderr, prefixed with the child's name). */
   log: (line: string) => void;

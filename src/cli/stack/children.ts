@@ -9,7 +9,7 @@ export const BRAIN = 'brain';
 const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 
 /** What the children of one `caesar up` share. */
-export interface ChildPlan {
+interface ChildPlan {
   natsUrl: string;
   dataDir: string;
   /** `--config` as `caesar up` was given it. */

@@ -27,8 +27,8 @@ export interface EmbeddedAuth {
   readonly toolSeedFiles: ReadonlyMap<string, string>;
 }
 
-export const EMBEDDED_SERVER_CONFIG = 'nats-server.conf';
-export const EMBEDDED_NKEYS_DIR = 'nkeys';
+const EMBEDDED_SERVER_CONFIG = 'nats-server.conf';
+const EMBEDDED_NKEYS_DIR = 'nkeys';
 /** The brain's reply inbox is `_INBOX.brain.>`: the only inbox its permissions let it read. */
 export const EMBEDDED_BRAIN_INBOX = 'brain';
 /** The per-run token file of earlier versions (ADR 0036), removed when found. */

@@ -12,7 +12,7 @@ import { z } from 'zod';
 const nonEmpty = z.string().min(1, 'expected a non-empty string');
 
 /** The brain is ready: its HTTP API listens, and where its files are. */
-export const BrainReadySchema = z.strictObject({
+const BrainReadySchema = z.strictObject({
   type: z.literal('brain_ready'),
   /** Base URL of the HTTP API, as a client on this host reaches it. */
   url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
@@ -26,27 +26,26 @@ export const BrainReadySchema = z.strictObject({
 export type BrainReady = z.infer<typeof BrainReadySchema>;
 
 /** One instance a worker serves. */
-export const WorkerInstanceSchema = z.strictObject({
+const WorkerInstanceSchema = z.strictObject({
   tool: nonEmpty,
   id: nonEmpty,
   host: z.string(),
 });
 
 /** A worker is ready: it serves these instances. */
-export const WorkerReadySchema = z.strictObject({
+const WorkerReadySchema = z.strictObject({
   type: z.literal('worker_ready'),
   instances: z.array(WorkerInstanceSchema).min(1, 'expected at least one instance'),
 });
 export type WorkerReady = z.infer<typeof WorkerReadySchema>;
 
 /** A child cannot start (a config error, say, that a restart would only repeat). */
-export const ChildFatalSchema = z.strictObject({
+const ChildFatalSchema = z.strictObject({
   type: z.literal('fatal'),
   message: z.string(),
 });
-export type ChildFatal = z.infer<typeof ChildFatalSchema>;
 
-export const ChildMessageSchema = z.discriminatedUnion('type', [
+const ChildMessageSchema = z.discriminatedUnion('type', [
   BrainReadySchema,
   WorkerReadySchema,
   ChildFatalSchema,
@@ -54,8 +53,7 @@ export const ChildMessageSchema = z.discriminatedUnion('type', [
 export type ChildMessage = z.infer<typeof ChildMessageSchema>;
 
 /** A message as the supervisor reads it: the parsed message, or what is wrong with it. */
-export type ParsedChildMessage =
-  { ok: true; message: ChildMessage } | { ok: false; problem: string };
+type ParsedChildMessage = { ok: true; message: ChildMessage } | { ok: false; problem: string };
 
 /** Parses one IPC message; `problem` names each field at fault (`url: expected …`). */
 export function parseChildMessage(raw: unknown): ParsedChildMessage {

@@ -10,7 +10,7 @@ export interface NatsKeeperEvents {
   onRestartFailed?: (err: Error, delayMs: number) => void;
 }
 
-export interface NatsKeeperOptions extends NatsKeeperEvents, BackoffOptions {
+interface NatsKeeperOptions extends NatsKeeperEvents, BackoffOptions {
   /**
    * Starts the server again. It must listen on the same port with the same config file:
    * the brain and the workers then reconnect by themselves (their clients retry forever),

@@ -22,7 +22,7 @@ export interface SupervisorEvents {
   onOutput?: (name: string, line: string) => void;
 }
 
-export interface SupervisorOptions extends SupervisorEvents, BackoffOptions {
+interface SupervisorOptions extends SupervisorEvents, BackoffOptions {
   /** How long `stop()` waits before SIGKILL. @default 15000 */
   stopTimeoutMs?: number;
 }

@@ -23,7 +23,7 @@ export interface UpFlags {
 }
 
 /** Where `caesar up` writes: its status lines, and its children's log lines. */
-export interface UpOutput {
+interface UpOutput {
   say: Say;
   log: (line: string) => void;
 }

@@ -12,7 +12,7 @@ import {
 } from './log.js';
 
 /** `caesar audit backup --to FILE`: online copy, then verifies the copy. */
-export function runAuditBackup(
+function runAuditBackup(
   opts: DbOptions & { to: string },
   io: AuditCliIo = consoleIo,
 ): Promise<number> {

@@ -6,7 +6,7 @@ import { done } from '../../exit.js';
 import { toFilter, withFilters, type FilterOptions } from './filters.js';
 import { consoleIo, EXIT_OK, EXIT_USAGE, subcommand, withReader, type AuditCliIo } from './log.js';
 
-export interface ExportOptions extends FilterOptions {
+interface ExportOptions extends FilterOptions {
   format?: string;
   out?: string;
 }

@@ -12,7 +12,7 @@ import {
   type AuditCliIo,
 } from './log.js';
 
-export interface QueryOptions extends FilterOptions {
+interface QueryOptions extends FilterOptions {
   afterSeq?: number;
   limit?: number;
   oldest?: boolean;

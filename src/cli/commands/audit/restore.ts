@@ -13,7 +13,7 @@ import {
 } from './log.js';
 
 /** `caesar audit restore --from FILE`: checks the copy, refuses while a brain holds the log. */
-export async function runAuditRestore(
+async function runAuditRestore(
   opts: DbOptions & { from: string },
   io: AuditCliIo = consoleIo,
 ): Promise<number> {

@@ -12,14 +12,14 @@ import {
   type AuditCliIo,
 } from './log.js';
 
-export interface TailOptions extends FilterOptions {
+interface TailOptions extends FilterOptions {
   lines?: number;
   follow?: boolean;
   intervalMs?: number;
 }
 
 /** `caesar audit tail [-f]`: the last rows, oldest first; with `-f`, new rows as they land. */
-export function runAuditTail(opts: TailOptions, io: AuditCliIo = consoleIo): Promise<number> {
+function runAuditTail(opts: TailOptions, io: AuditCliIo = consoleIo): Promise<number> {
   return withReader(opts, io, async (reader) => {
     const filter = toFilter(opts);
     const last = reader.query({ ...filter, limit: opts.lines ?? 20 }).reverse();

@@ -18,7 +18,7 @@ import {
   type DbOptions,
 } from './log.js';
 
-export interface VerifyOptions extends DbOptions {
+interface VerifyOptions extends DbOptions {
   json?: boolean;
   threads?: number;
   expectHead?: string;

@@ -14,7 +14,7 @@ import {
 } from './load.js';
 import { CaesarError } from '../../../errors/index.js';
 
-export interface ExplainOptions extends PolicyFileOptions {
+interface ExplainOptions extends PolicyFileOptions {
   target?: string;
   data?: string;
   confirmed?: boolean;
