@@ -2,7 +2,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { EvalReply, ThreadMessage } from './thread-messages.js';
 
 /** How a thread ended while it held a calculation. */
-export type ThreadDeath = 'out_of_memory' | 'startup_failed' | 'crashed' | 'terminated';
+type ThreadDeath = 'out_of_memory' | 'startup_failed' | 'crashed' | 'terminated';
 
 /** The thread running a calculation died; the evaluator maps `death` to an error code. */
 export class ThreadDiedError extends Error {

@@ -17,7 +17,7 @@ import type { EvalReply } from './thread-messages.js';
  * (a thread does not start below 48 MB), so 64 MB leaves room for any expression the
  * screen lets through while an allocation bomb still ends in `invalid_input`.
  */
-export const DEFAULT_RESOURCE_LIMITS: Readonly<ResourceLimits> = Object.freeze({
+const DEFAULT_RESOURCE_LIMITS: Readonly<ResourceLimits> = Object.freeze({
   maxOldGenerationSizeMb: 64,
   maxYoungGenerationSizeMb: 16,
   codeRangeSizeMb: 16,
@@ -43,7 +43,7 @@ export interface EvaluatorOptions {
   threadUrl?: URL;
 }
 
-export interface EvaluateOptions {
+interface EvaluateOptions {
   /** Aborting it (the call's deadline) stops the calculation: its thread is terminated. */
   signal?: AbortSignal;
 }

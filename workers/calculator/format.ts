@@ -3,9 +3,9 @@ import type { CalcResult } from './schema.js';
 import { ExpressionRejectedError } from './screen.js';
 
 /** Significant digits in `result`. */
-export const RESULT_PRECISION = 14;
+const RESULT_PRECISION = 14;
 /** Longest `result` string; a longer one is refused rather than returned. */
-export const MAX_RESULT_LENGTH = 2000;
+const MAX_RESULT_LENGTH = 2000;
 
 /**
  * Turns an evaluated mathjs value into the calculator's answer. Numbers must be finite;

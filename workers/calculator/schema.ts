@@ -11,7 +11,6 @@ export const CalcInputSchema = z.strictObject({
       'One math expression, for example "17 * 23", "sqrt(2) ^ 3", "log(100, 10)", "sin(pi / 6)", "round(2 / 3, 4)" or a unit conversion such as "5 km to miles" or "100 degF to degC".',
     ),
 });
-export type CalcInput = z.infer<typeof CalcInputSchema>;
 
 /** The calculator's answer. */
 export const CalcResultSchema = z.strictObject({

@@ -216,7 +216,7 @@ export const BLOCKED_FUNCTIONS: readonly string[] = [
   'help',
 ];
 
-export interface CalculatorMath {
+interface CalculatorMath {
   /** The restricted instance (its `parse` and `import` are disabled stubs). */
   readonly math: MathJsInstance;
   /** The parser captured before `parse` was disabled in the instance. */

@@ -21,11 +21,11 @@ export const MAX_EXPRESSION_LENGTH = 1000;
 /** Deepest `(`/`[` nesting the pre-screen lets through. */
 export const MAX_BRACKET_DEPTH = 32;
 /** Deepest parsed tree (unary and power chains nest without brackets). */
-export const MAX_TREE_DEPTH = 64;
+const MAX_TREE_DEPTH = 64;
 /** Most nodes in one parsed tree. */
-export const MAX_TREE_NODES = 500;
+const MAX_TREE_NODES = 500;
 /** Most elements in one matrix literal such as `[1, 2; 3, 4]`. */
-export const MAX_MATRIX_ELEMENTS = 64;
+const MAX_MATRIX_ELEMENTS = 64;
 
 /** Why an expression was refused; `reason` is stable, `message` is for the caller. */
 export type RejectReason =
@@ -239,7 +239,7 @@ function checkCall(fn: MathNode, allow: TreeAllowList): void {
 }
 
 /** Largest exponent a matrix may be raised to. */
-export const MAX_MATRIX_EXPONENT = 64;
+const MAX_MATRIX_EXPONENT = 64;
 
 /**
  * A matrix base needs a small constant integer exponent: mathjs answers `[1,2;3,4]^1e300`

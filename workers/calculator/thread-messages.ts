@@ -13,7 +13,7 @@ export interface EvalRequest {
 }
 
 /** Thread -> main, once, after the restricted instance is built and warmed up. */
-export interface ThreadReady {
+interface ThreadReady {
   readonly kind: 'ready';
 }
 
