@@ -30,10 +30,10 @@ export interface CalendarObject {
 }
 
 /** @default 60 s: how long the calendar list is reused before it is discovered again. */
-export const CALENDAR_CACHE_TTL_MS = 60_000;
+const CALENDAR_CACHE_TTL_MS = 60_000;
 /** Largest CalDAV answer read: a year of a busy calendar, masters only, fits. */
-export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-export const BACKEND_NAME = 'CalDAV server';
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+const BACKEND_NAME = 'CalDAV server';
 
 const SELF_PROPS = {
   'd:current-user-principal': {},
@@ -48,7 +48,7 @@ const LIST_PROPS = {
   'c:supported-calendar-component-set': {},
 };
 
-export interface CalDavClientOptions {
+interface CalDavClientOptions {
   /** Per-request timeout; a preflight passes a shorter one. @default settings.timeoutMs */
   timeoutMs?: number;
 }

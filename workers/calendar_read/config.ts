@@ -5,9 +5,9 @@ import { settingName, hostTimeZone, isTimeZone } from '../../src/legion/index.js
 export const CONFIG_SECTION = 'calendar';
 
 /** @default 10 s: one CalDAV request (connect, headers and body). */
-export const DEFAULT_TIMEOUT_SECONDS = 10;
+const DEFAULT_TIMEOUT_SECONDS = 10;
 /** @default 1000: occurrences one recurring event may add to one answer. */
-export const DEFAULT_MAX_OCCURRENCES = 1000;
+const DEFAULT_MAX_OCCURRENCES = 1000;
 
 const TRUE_WORDS = ['true', '1', 'yes', 'on'];
 const BOOL_WORDS = [...TRUE_WORDS, 'false', '0', 'no', 'off'];

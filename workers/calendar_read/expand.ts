@@ -42,7 +42,7 @@ export interface Occurrence {
   readonly endDate?: string;
 }
 
-export interface ExpandOptions {
+interface ExpandOptions {
   /** `[startMs, endMs)`. */
   readonly window: { readonly startMs: number; readonly endMs: number };
   /** The configured zone: all-day dates start and end at its midnights. */
@@ -56,7 +56,7 @@ export interface ExpandOptions {
   readonly note?: (message: string, fields: Record<string, unknown>) => void;
 }
 
-export interface Expansion {
+interface Expansion {
   readonly occurrences: Occurrence[];
   /** True when `maxOccurrences` or the step bound cut the expansion short. */
   readonly capped: boolean;
@@ -241,7 +241,7 @@ function addDays(w: Wall, days: number): Wall {
   return wallFromMs(wallMs(w) + days * DAY_MS);
 }
 
-export function overlaps(
+function overlaps(
   o: Pick<Occurrence, 'startMs' | 'endMs'>,
   w: { startMs: number; endMs: number },
 ): boolean {

@@ -3,11 +3,11 @@ import type { Occurrence } from './expand.js';
 import type { CalendarEvent } from './schema.js';
 
 /** Longest description in an answer; longer ones end in `…`. */
-export const MAX_DESCRIPTION_CHARS = 1000;
+const MAX_DESCRIPTION_CHARS = 1000;
 /** Longest summary or location in an answer. */
-export const MAX_TEXT_CHARS = 500;
+const MAX_TEXT_CHARS = 500;
 /** What an event with no SUMMARY is called. */
-export const UNTITLED = '(no title)';
+const UNTITLED = '(no title)';
 
 /** An occurrence and the calendar it came from. */
 export interface Found {
@@ -55,7 +55,7 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export function toEvent(f: Found, local: Clock): CalendarEvent {
+function toEvent(f: Found, local: Clock): CalendarEvent {
   const o = f.occurrence;
   const event: CalendarEvent = {
     summary: clip(o.summary ?? UNTITLED, MAX_TEXT_CHARS),

@@ -28,7 +28,7 @@ export interface When {
 }
 
 /** DURATION: nominal days (wall-clock days, DST-proof) and exact time. */
-export interface Span {
+interface Span {
   readonly days: number;
   readonly ms: number;
 }
@@ -60,7 +60,7 @@ export interface EventSeries {
   readonly overrides: readonly VEvent[];
 }
 
-export interface ParseOptions {
+interface ParseOptions {
   /** The configured zone: floating times and dates are read in it. */
   readonly local: Clock;
   /** Called for what the answer cannot show: an unknown TZID, a VEVENT with no DTSTART. */

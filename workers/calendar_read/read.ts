@@ -21,7 +21,7 @@ const QUERY_CONCURRENCY = 4;
 /** Notes (unknown TZID, bound reached, bad object) logged per call at most. */
 const MAX_NOTES = 20;
 
-export interface ReadContext {
+interface ReadContext {
   readonly client: CalDavClient;
   readonly config: CalDavSettings;
   readonly ctx: Pick<ToolContext, 'logger' | 'signal' | 'deadline'>;

@@ -95,7 +95,7 @@ export function withImplicitParts(rule: ICAL.Recur, start: Wall): void {
 }
 
 /** Where a rule may start instead of its DTSTART; `count` is what remains of COUNT. */
-export type Skip =
+type Skip =
   | { readonly kind: 'none' }
   | { readonly kind: 'exhausted' }
   | { readonly kind: 'moved'; readonly start: Wall; readonly count: number | null };

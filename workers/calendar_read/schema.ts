@@ -3,15 +3,15 @@ import { z } from 'zod';
 /** The longest range one call reads. */
 export const MAX_RANGE_DAYS = 366;
 /** @default 50 events per answer. */
-export const DEFAULT_LIMIT = 50;
-export const MAX_LIMIT = 500;
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 500;
 
 /**
  * ISO 8601 date or date-time, the forms the policy's `max_range_days` also reads
  * (src/policy/matchers/calendar-read.ts): `2026-03-10`, `2026-03-10T09:00`,
  * `2026-03-10T09:00:00Z`, `2026-03-10T09:00:00+01:00`.
  */
-export const ISO_DATE_RE =
+const ISO_DATE_RE =
   /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:?\d{2})?)?$/;
 
 const when = (what: string) =>
@@ -56,7 +56,7 @@ export const CalendarReadInputSchema = z.strictObject({
 });
 export type CalendarReadInput = z.infer<typeof CalendarReadInputSchema>;
 
-export const CalendarEventSchema = z.strictObject({
+const CalendarEventSchema = z.strictObject({
   summary: z.string().describe('The event title.'),
   start: z
     .string()

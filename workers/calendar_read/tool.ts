@@ -33,7 +33,7 @@ const DESCRIPTION = [
 /** Per-call bound; each CalDAV request is also bounded by `timeout_seconds`. */
 const CALL_TIMEOUT_MS = 30_000;
 
-export interface CalendarReadToolOptions {
+interface CalendarReadToolOptions {
   /** The clock "now" is read from (the default window). @default Date.now */
   now?: () => number;
 }

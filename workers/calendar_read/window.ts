@@ -18,7 +18,7 @@ export interface ReadWindow {
 }
 
 /** @default 7 days from start when neither `end` nor `days` is given. */
-export const DEFAULT_DAYS = 7;
+const DEFAULT_DAYS = 7;
 /** A range may be this much longer than MAX_RANGE_DAYS days: a DST change adds an hour. */
 const DST_SLACK_MS = 3_600_000;
 
@@ -90,7 +90,7 @@ export function parseMoment(text: string, field: string, clock: Clock): number {
 }
 
 /** `start` plus `days` local days (fractions allowed) in `clock`'s zone. */
-export function addLocalDays(startMs: number, days: number, clock: Clock): number {
+function addLocalDays(startMs: number, days: number, clock: Clock): number {
   const sub = startMs - Math.floor(startMs / 1000) * 1000;
   const wall = clock.toWall(startMs - sub);
   return clock.toInstant(wallFromMs(wallMs(wall) + Math.round(days * DAY_MS))) + sub;
