@@ -19,7 +19,7 @@ import {
 import type { PreparedCall } from './targets.js';
 
 /** Largest service response passed on, as JSON (a reply envelope is at most 1 MiB). */
-export const MAX_RESPONSE_BYTES = 256 * 1024;
+const MAX_RESPONSE_BYTES = 256 * 1024;
 /** States read from a call's changed-states list at most. */
 const MAX_CHANGED = 1000;
 

@@ -2,7 +2,7 @@ import { InvalidInputError } from '../../src/legion/index.js';
 import { SELECTOR_KINDS, type CallServiceInput, type SelectorKind } from './schema.js';
 
 /** Home Assistant's "every entity of the domain" selector value. */
-export const MATCH_ALL = 'all';
+const MATCH_ALL = 'all';
 
 const ENTITY_ID_RE = /^[a-z0-9_]+\.[a-z0-9_]+$/;
 

@@ -40,7 +40,7 @@ const DESCRIPTION = [
   'Refuses (invalid_input) unknown services (naming the closest), unknown entities, and data Home Assistant rejects.',
 ].join(' ');
 
-export interface CallServiceToolOptions extends HaSessionOptions {
+interface CallServiceToolOptions extends HaSessionOptions {
   /** Waiting for devices that report late. @default DEFAULT_SETTLE */
   settle?: SettleOptions;
 }

@@ -27,7 +27,7 @@ export const DEFAULT_SETTLE: SettleOptions = Object.freeze({ settleMs: 1000, pol
 const DEADLINE_RESERVE_MS = 250;
 
 /** What the call can use of the time it has. */
-export interface CallClock {
+interface CallClock {
   readonly signal: AbortSignal;
   /** Epoch ms. */
   readonly deadline: number;
