@@ -2,7 +2,7 @@ import type { Candidate } from './candidates.js';
 import { queryWords, withoutDomainWords } from './words.js';
 
 /** How an entity matched: name or id, alias, some words, or no query at all. */
-export type MatchKind = 'exact' | 'alias' | 'partial' | 'listed';
+type MatchKind = 'exact' | 'alias' | 'partial' | 'listed';
 
 export interface Matched {
   readonly candidate: Candidate;
@@ -11,7 +11,7 @@ export interface Matched {
   readonly rank: number;
 }
 
-export interface FindOptions {
+interface FindOptions {
   readonly query?: string | undefined;
   readonly domain?: string | undefined;
   /** Only entities in these areas (ids). */
@@ -19,7 +19,7 @@ export interface FindOptions {
 }
 
 /** The outcome of a lookup, before the limit is applied. */
-export interface Found {
+interface Found {
   /** Best first: exact, alias, partial (fewest uncovered name words first), listed; then by name. */
   readonly matches: Matched[];
   /** The one best match, or undefined (see {@link resolve}). */
@@ -71,7 +71,7 @@ export function findEntities(candidates: readonly Candidate[], options: FindOpti
  * `alias` match (however many partial ones), or a single match of any kind. Two or more
  * exact/alias matches, or two or more matches none of them exact or alias, resolve nothing.
  */
-export function resolve(matches: readonly Matched[]): Candidate | undefined {
+function resolve(matches: readonly Matched[]): Candidate | undefined {
   const strong = matches.filter((m) => m.kind === 'exact' || m.kind === 'alias');
   if (strong.length === 1) return strong[0]?.candidate;
   if (strong.length === 0 && matches.length === 1) return matches[0]?.candidate;
@@ -79,7 +79,7 @@ export function resolve(matches: readonly Matched[]): Candidate | undefined {
 }
 
 /** How one candidate matches the query, if it does. */
-export function matchOne(c: Candidate, query: string): Matched | undefined {
+function matchOne(c: Candidate, query: string): Matched | undefined {
   const raw = query.trim().toLowerCase();
   if (raw === c.entityId) return { candidate: c, kind: 'exact', rank: 0 };
   const q = queryWords(query);

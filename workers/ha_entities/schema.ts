@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
 /** Longest query. */
-export const MAX_QUERY_LENGTH = 200;
+const MAX_QUERY_LENGTH = 200;
 /** @default 10 */
-export const DEFAULT_LIMIT = 10;
-export const MAX_LIMIT = 100;
+const DEFAULT_LIMIT = 10;
+const MAX_LIMIT = 100;
 
 /** The input of `ha_entities`: every key optional; no key lists every entity (up to `limit`). */
 export const HaEntitiesInputSchema = z.strictObject({
@@ -41,7 +41,7 @@ export const HaEntitiesInputSchema = z.strictObject({
 });
 export type HaEntitiesInput = z.output<typeof HaEntitiesInputSchema>;
 
-export const MatchSchema = z.strictObject({
+const MatchSchema = z.strictObject({
   entity_id: z.string(),
   name: z.string().describe('Its friendly name.'),
   domain: z.string(),
