@@ -1,6 +1,6 @@
 import { TimeoutError } from '../../src/legion/index.js';
 
-export interface TtlCacheOptions {
+interface TtlCacheOptions {
   /** How long a value is served before the next `get` loads a fresh one. */
   ttlMs: number;
   /** How long a failed load is remembered (answered at once) before trying again. @default 0 */

@@ -14,7 +14,7 @@ export const HA_NAME = 'Home Assistant';
  * Largest answer read from Home Assistant: `GET /api/states` of a large home (a few thousand
  * entities with their attributes) is a few MiB.
  */
-export const HA_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+const HA_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /** Longest piece of a Home Assistant answer quoted in an error message. */
 const MAX_QUOTE = 300;
@@ -113,7 +113,7 @@ export function statusError(reply: HttpReply, what: string): Error {
 }
 
 /** A 401/403: the token is wrong, revoked, or its user may not do this. */
-export function tokenRejected(status: number, what: string): NotConfiguredError {
+function tokenRejected(status: number, what: string): NotConfiguredError {
   return new NotConfiguredError(
     `${HA_NAME} rejected the access token (HTTP ${status} for ${what}): set a valid long-lived access token in ${haSetting('token')}; an admin-only service also needs an admin user's token`,
   );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotConfiguredError, settingName } from '../../src/legion/index.js';
+import { settingName } from '../../src/legion/index.js';
 
 /** The config section both Home Assistant tools read: top-level `ha` (`CAESAR_HA__*`). */
 export const HA_SECTION = 'ha';
@@ -77,12 +77,4 @@ export function haTarget(config: HaConfig): HaTarget | undefined {
     timeoutMs: config.timeout_seconds * 1000,
     verifyTls: config.verify_ssl,
   };
-}
-
-/** @throws NotConfiguredError naming the missing keys. */
-export function requireTarget(config: HaConfig): HaTarget {
-  const target = haTarget(config);
-  if (target === undefined)
-    throw new NotConfiguredError(notConfiguredMessage(missingSettings(config)));
-  return target;
 }

@@ -96,7 +96,7 @@ function describe(domain: string, service: string, raw: unknown): ServiceInfo {
   };
 }
 
-export interface ServicesDirectoryOptions {
+interface ServicesDirectoryOptions {
   /** How long the catalogue is trusted. @default 300000 (5 min) */
   ttlMs?: number;
   /** A miss reloads the catalogue unless it is younger than this. @default 2000 */

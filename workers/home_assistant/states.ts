@@ -4,10 +4,10 @@ import { TtlCache } from './cache.js';
 import { HA_NAME, parseJson, statusError, type HaClient } from './client.js';
 
 /** Entities read from `GET /api/states` at most; a larger home is cut here (and says so). */
-export const MAX_ENTITIES = 20_000;
+const MAX_ENTITIES = 20_000;
 
 /** A Home Assistant state object, as the REST API returns it. */
-export const HaStateSchema = z
+const HaStateSchema = z
   .object({
     entity_id: z.string().min(1).max(255),
     state: z.string().max(255),

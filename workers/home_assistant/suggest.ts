@@ -20,7 +20,7 @@ function sharingWords(service: string, services: readonly string[]): string | un
 }
 
 /** A "did you mean" for a service Home Assistant does not have. */
-export interface ServiceSuggestion {
+interface ServiceSuggestion {
   /** One sentence: what is missing and what exists. */
   readonly message: string;
   /** `domain.service` of the closest existing service, when there is one. */

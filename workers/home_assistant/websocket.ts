@@ -4,17 +4,17 @@ import { HA_NAME } from './client.js';
 import { haSetting, type HaTarget } from './config.js';
 
 /** @default 16 MiB: the entity registry of a large home is a few MiB. */
-export const WS_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+const WS_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 /** One command of Home Assistant's WebSocket API: `{type, ...}` (the session adds the id). */
-export type WsCommand = { readonly type: string } & Readonly<Record<string, unknown>>;
+type WsCommand = { readonly type: string } & Readonly<Record<string, unknown>>;
 
 /** The answer to one command. */
 export type WsResult =
   | { readonly success: true; readonly result: unknown }
   | { readonly success: false; readonly code: string; readonly message: string };
 
-export interface WsSessionOptions {
+interface WsSessionOptions {
   /** Upper bound on the whole session: connect, auth and every answer. */
   readonly timeoutMs: number;
   /** @default WS_MAX_MESSAGE_BYTES */
