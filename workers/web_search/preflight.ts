@@ -24,7 +24,7 @@ interface Probed {
   readonly ageMs?: number;
 }
 
-export interface BackendPreflightOptions {
+interface BackendPreflightOptions {
   readonly cacheMs: number;
   readonly now: () => number;
   readonly secrets: readonly Secret[];

@@ -10,7 +10,7 @@ export const MAX_TITLE_LENGTH = 200;
 /** Longest snippet kept, in characters. */
 export const MAX_SNIPPET_LENGTH = 500;
 /** Longest URL kept; longer ones are dropped, not cut (a cut URL points elsewhere). */
-export const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = 2048;
 
 /** One result as a backend gave it: strings as they came, maybe with HTML in them. */
 export interface Candidate {
@@ -45,7 +45,7 @@ export function normaliseResults(candidates: readonly Candidate[], limit: number
 }
 
 /** The URL when it is a well-formed http(s) URL of sane length, without user:password. */
-export function httpUrl(raw: string): URL | undefined {
+function httpUrl(raw: string): URL | undefined {
   const text = raw.trim();
   if (text.length === 0 || text.length > MAX_URL_LENGTH) return undefined;
   let url: URL;
@@ -62,7 +62,7 @@ export function httpUrl(raw: string): URL | undefined {
 }
 
 /** `https://www.Example.org./a` -> `example.org`. */
-export function domainOf(url: URL): string {
+function domainOf(url: URL): string {
   return url.hostname
     .toLowerCase()
     .replace(/\.$/, '')

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { BACKENDS } from './config.js';
 
 /** Longest query accepted. Brave and Tavily take at most 400 characters (see backends/). */
-export const MAX_QUERY_LENGTH = 500;
+const MAX_QUERY_LENGTH = 500;
 /** Most results a call may ask for (the policy's `max_results` cap is the same). */
-export const MAX_RESULTS = 100;
+const MAX_RESULTS = 100;
 
 /** A BCP 47 language tag, short form: `en`, `de`, `pt-BR`, `zh-Hant`. */
 const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,2}$/;
@@ -36,9 +36,8 @@ export const WebSearchInputSchema = z.strictObject({
       'Preferred language of the results, a BCP 47 tag such as "en", "de" or "pt-BR". SearXNG and Brave use it; Tavily ignores it.',
     ),
 });
-export type WebSearchInput = z.output<typeof WebSearchInputSchema>;
 
-export const SearchResultSchema = z.strictObject({
+const SearchResultSchema = z.strictObject({
   title: z.string().describe('Page title, plain text, at most 200 characters.'),
   url: z.string().describe('The http(s) URL of the page.'),
   domain: z.string().describe('Host name of the URL without a leading "www.".'),

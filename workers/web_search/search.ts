@@ -11,7 +11,7 @@ import type { BackendName } from './config.js';
 
 type Logger = ToolContext['logger'];
 
-export interface BackendFailure {
+interface BackendFailure {
   readonly backend: BackendName;
   readonly error: CaesarError;
 }
@@ -57,7 +57,7 @@ export async function searchInOrder(
  * every backend's reason; its code is the first retryable failure's (the one most likely to
  * clear: an engine outage or a quota, rather than a rejected key), else the first one's.
  */
-export function allFailed(failures: readonly BackendFailure[]): CaesarError {
+function allFailed(failures: readonly BackendFailure[]): CaesarError {
   const [first] = failures;
   if (first === undefined) throw new CaesarError('internal', 'no search backend to try');
   if (failures.length === 1) return first.error;

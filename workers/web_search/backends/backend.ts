@@ -63,12 +63,12 @@ export function quote(text: unknown, secrets: readonly Secret[]): string {
 }
 
 /** `GET /search: HTTP 502` for messages; the path without its query. */
-export function where(http: HttpBackend, reply: HttpReply): string {
+function where(http: HttpBackend, reply: HttpReply): string {
   return `${http.name} at ${http.origin} (${new URL(reply.where).pathname}) answered HTTP ${reply.status}`;
 }
 
 /** Parses a JSON body against the backend's wire schema, or says why it is not what we expected. */
-export function parseBody<T>(http: HttpBackend, reply: HttpReply, schema: z.ZodType<T>): T {
+function parseBody<T>(http: HttpBackend, reply: HttpReply, schema: z.ZodType<T>): T {
   let json: unknown;
   try {
     json = JSON.parse(reply.text);
@@ -139,7 +139,7 @@ export function resultItems<B, T>(
 }
 
 /** Items of a result list that match the item schema; a malformed item is skipped, not fatal. */
-export function validItems<T>(items: readonly unknown[], schema: z.ZodType<T>): T[] {
+function validItems<T>(items: readonly unknown[], schema: z.ZodType<T>): T[] {
   const out: T[] = [];
   for (const item of items) {
     const parsed = schema.safeParse(item);

@@ -27,10 +27,10 @@ import { keyedFailure, keyedProbeRefusal, keyedBackend, type KeyedApi } from './
  */
 
 /** Brave's query limits; a longer query is not sent (it would only earn a 422). */
-export const BRAVE_MAX_QUERY_CHARS = 400;
-export const BRAVE_MAX_QUERY_WORDS = 50;
+const BRAVE_MAX_QUERY_CHARS = 400;
+const BRAVE_MAX_QUERY_WORDS = 50;
 /** Most results one request returns. */
-export const BRAVE_MAX_COUNT = 20;
+const BRAVE_MAX_COUNT = 20;
 
 const BodySchema = z.object({
   web: z.object({ results: z.array(z.unknown()) }).nullish(),

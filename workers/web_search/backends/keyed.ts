@@ -49,7 +49,7 @@ export interface KeyedBackendOptions {
 }
 
 /** A keyed backend's search: it gets the secrets to keep out of quoted upstream errors. */
-export type KeyedSearch = (
+type KeyedSearch = (
   http: HttpBackend,
   secrets: readonly Secret[],
   request: SearchRequest,
@@ -57,11 +57,7 @@ export type KeyedSearch = (
 ) => Promise<BackendAnswer>;
 
 /** Starts a backend that takes an API key, each on its own HttpBackend. */
-export type CreateKeyedBackend = (
-  url: string,
-  key: Secret,
-  options: KeyedBackendOptions,
-) => SearchBackend;
+type CreateKeyedBackend = (url: string, key: Secret, options: KeyedBackendOptions) => SearchBackend;
 
 /** The `create` of a backend that takes an API key: `api` says how it refuses, `run` how it works. */
 export function keyedBackend(

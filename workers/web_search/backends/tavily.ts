@@ -26,9 +26,9 @@ import { keyedFailure, keyedProbeRefusal, keyedBackend, type KeyedApi } from './
  */
 
 /** Tavily refuses longer queries with a 400; such a query is not sent. */
-export const TAVILY_MAX_QUERY_CHARS = 400;
+const TAVILY_MAX_QUERY_CHARS = 400;
 /** Most results one request returns. */
-export const TAVILY_MAX_RESULTS = 20;
+const TAVILY_MAX_RESULTS = 20;
 
 const BodySchema = z.object({ results: z.array(z.unknown()) });
 
