@@ -9,35 +9,6 @@ export const MAX_NESTING_DEPTH = 64;
 export const MAX_YAML_ALIASES = 100;
 
 /**
- * Depth of the deepest object or array in a parsed value, checked without recursion so a
- * hostile value cannot overflow the stack. Returns the path (keys and indexes) to the first
- * container that lies deeper than `max`, or `undefined` when the value fits. A top-level
- * object has depth 1.
- */
-export function findTooDeep(
-  value: unknown,
-  max: number = MAX_NESTING_DEPTH,
-): PropertyKey[] | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  const stack: { value: object; depth: number; path: PropertyKey[] }[] = [
-    { value: value, depth: 1, path: [] },
-  ];
-  while (stack.length > 0) {
-    const item = stack.pop()!;
-    if (item.depth > max) return item.path;
-    const entries: [PropertyKey, unknown][] = Array.isArray(item.value)
-      ? item.value.map((v, i) => [i, v] as [PropertyKey, unknown])
-      : Object.entries(item.value);
-    for (const [key, child] of entries) {
-      if (child !== null && typeof child === 'object') {
-        stack.push({ value: child, depth: item.depth + 1, path: [...item.path, key] });
-      }
-    }
-  }
-  return undefined;
-}
-
-/**
  * Deepest bracket nesting in JSON text, found in one linear pass that skips strings, so the
  * check runs before `JSON.parse` and before anything that recurses over the result. Returns
  * the character offset where nesting first exceeds `max`, or `undefined` when it never does.
