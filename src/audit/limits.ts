@@ -13,12 +13,7 @@ export const ClampLimitsSchema = z.object({
   maxDepth: z.number().int().min(1).max(256).default(16),
 });
 
-type ClampLimitsInput = z.input<typeof ClampLimitsSchema>;
 export type ClampLimits = Readonly<z.output<typeof ClampLimitsSchema>>;
-
-export function resolveClampLimits(input: ClampLimitsInput = {}): ClampLimits {
-  return Object.freeze(ClampLimitsSchema.parse(input));
-}
 
 /** Longest value kept in the indexed text columns (`actor`, `tool`, ids). */
 export const MAX_COLUMN_CHARS = 256;

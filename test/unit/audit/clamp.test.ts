@@ -3,10 +3,10 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { canonicalJson } from '../../../src/audit/index.js';
 import { clampPayload, truncationMarker } from '../../../src/audit/clamp.js';
-import { resolveClampLimits } from '../../../src/audit/limits.js';
+import { ClampLimitsSchema } from '../../../src/audit/limits.js';
 import type { JsonValue } from '../../../src/text/index.js';
 
-const limits = resolveClampLimits();
+const limits = ClampLimitsSchema.parse({});
 const clamp = (payload: unknown, l = limits) => clampPayload(payload, l);
 const parse = (json: string) => JSON.parse(json) as Record<string, unknown>;
 
@@ -25,14 +25,14 @@ describe('string cap', () => {
   });
 
   test('the cut never splits a surrogate pair', () => {
-    const small = resolveClampLimits({ maxStringChars: 64 });
+    const small = ClampLimitsSchema.parse({ maxStringChars: 64 });
     const text = 'x'.repeat(63) + '😀'.repeat(10);
     const out = String(parse(clamp({ text }, small).json).text);
     expect(out.startsWith('x'.repeat(63) + '…')).toBe(true);
   });
 
   test('the string cap is configurable', () => {
-    const small = resolveClampLimits({ maxStringChars: 100 });
+    const small = ClampLimitsSchema.parse({ maxStringChars: 100 });
     expect(String(parse(clamp({ s: 'c'.repeat(500) }, small).json).s)).toHaveLength(
       100 + truncationMarker(500).length,
     );
@@ -57,7 +57,7 @@ describe('payload cap', () => {
     const payload = Object.fromEntries(
       Array.from({ length: 5000 }, (_, i) => [`k${String(i).padStart(4, '0')}`, 'v'.repeat(100)]),
     );
-    const small = resolveClampLimits({ maxPayloadBytes: 2048 });
+    const small = ClampLimitsSchema.parse({ maxPayloadBytes: 2048 });
     const r = clamp(payload, small);
     expect(Buffer.byteLength(r.json)).toBeLessThanOrEqual(2048);
     expect(parse(r.json)._clamped).toBeDefined();
@@ -70,7 +70,11 @@ describe('payload cap', () => {
   });
 
   test('any JSON value stays valid JSON within the limits', () => {
-    const small = resolveClampLimits({ maxStringChars: 64, maxPayloadBytes: 1024, maxDepth: 4 });
+    const small = ClampLimitsSchema.parse({
+      maxStringChars: 64,
+      maxPayloadBytes: 1024,
+      maxDepth: 4,
+    });
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (payload) => {
         const r = clamp(payload, small);
@@ -130,7 +134,7 @@ describe('non-JSON values', () => {
 });
 
 describe('stored bytes (the fast writer and the tree walk agree)', () => {
-  const small = resolveClampLimits({ maxStringChars: 64, maxDepth: 3 });
+  const small = ClampLimitsSchema.parse({ maxStringChars: 64, maxDepth: 3 });
   const cyclic: Record<string, unknown> = { a: 1 };
   cyclic.self = cyclic;
 

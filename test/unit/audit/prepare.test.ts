@@ -2,10 +2,10 @@ import { describe, expect, test } from 'vitest';
 import { AUDIT_EVENT_TYPES } from '../../../src/audit/index.js';
 import { AUDIT_EVENT_CATALOGUE, type AuditEventInput } from '../../../src/audit/events.js';
 import { AuditEventError } from '../../../src/audit/errors.js';
-import { MAX_COLUMN_CHARS, resolveClampLimits } from '../../../src/audit/limits.js';
+import { ClampLimitsSchema, MAX_COLUMN_CHARS } from '../../../src/audit/limits.js';
 import { prepareRow } from '../../../src/audit/prepare.js';
 
-const limits = resolveClampLimits();
+const limits = ClampLimitsSchema.parse({});
 const TS = '2025-01-01T00:00:00.000Z';
 const decision = { allowed: true, reason: 'ok', rule: 'r', policy_sha256: 'p' };
 const base = { actor: 'cli', tool: 'calculator', decisionId: 'd1' };

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { clampPayload } from '../../../src/audit/clamp.js';
 import { redactText } from '../../../src/text/index.js';
-import { resolveClampLimits } from '../../../src/audit/limits.js';
+import { ClampLimitsSchema } from '../../../src/audit/limits.js';
 import { capText } from '../../../src/brain/conversations/truncate.js';
 import { PLAIN_LINES, SECRET_LINES } from '../../fixtures/secrets-corpus.js';
 
-const limits = resolveClampLimits();
+const limits = ClampLimitsSchema.parse({});
 
 describe('secrets corpus', () => {
   test.each(SECRET_LINES.map((l) => [l.name, l] as const))('%s is redacted', (_name, line) => {

@@ -2,9 +2,9 @@ import { createAccount, createOperator, createUser } from '@nats-io/nkeys';
 import { describe, expect, test } from 'vitest';
 import { clampPayload } from '../../../src/audit/clamp.js';
 import { isSecretKey, redactText } from '../../../src/text/index.js';
-import { resolveClampLimits } from '../../../src/audit/limits.js';
+import { ClampLimitsSchema } from '../../../src/audit/limits.js';
 
-const limits = resolveClampLimits();
+const limits = ClampLimitsSchema.parse({});
 const SECRET = 'hunter2-very-secret-value';
 const stored = (payload: unknown) => clampPayload(payload, limits).json;
 
@@ -127,7 +127,7 @@ describe('free-text redaction', () => {
   });
 
   test('a secret straddling the string cap is still redacted', () => {
-    const small = resolveClampLimits({ maxStringChars: 100 });
+    const small = ClampLimitsSchema.parse({ maxStringChars: 100 });
     const text = `${'a'.repeat(90)} Bearer ${'Z'.repeat(40)}`;
     const json = clampPayload({ text }, small).json;
     expect(json).not.toContain('ZZZZZZZZ');

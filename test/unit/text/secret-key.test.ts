@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { clampPayload } from '../../../src/audit/clamp.js';
-import { resolveClampLimits } from '../../../src/audit/limits.js';
+import { ClampLimitsSchema } from '../../../src/audit/limits.js';
 import { loadConfigWithSources, redactSettings } from '../../../src/config/index.js';
 import { redactConfig } from '../../../src/config/redact.js';
 import { createLogger } from '../../../src/log/index.js';
@@ -71,7 +71,7 @@ function logLine(fields: Record<string, unknown>): Record<string, unknown> {
 }
 
 const auditRow = (payload: unknown): Record<string, unknown> =>
-  JSON.parse(clampPayload(payload, resolveClampLimits()).json) as Record<string, unknown>;
+  JSON.parse(clampPayload(payload, ClampLimitsSchema.parse({})).json) as Record<string, unknown>;
 
 async function configShown(key: string): Promise<unknown> {
   await using dir = await tempDir();
