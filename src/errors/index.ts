@@ -1,8 +1,8 @@
 /**
- * `src/errors`: the one error catalogue and the base class every coded failure extends.
+ * `src/errors`: the one error catalogue (read through `errorEntry` and `errorMessage`) and the
+ * base class every coded failure extends.
  * Stands alone (imports nothing of CAESAR's); every other module may import it.
  */
-export { ERROR_CATALOGUE } from './catalogue.js';
 export {
   CaesarError,
   WIRE_ERROR_CODES,
@@ -11,9 +11,4 @@ export {
   isErrorCode,
   isWireErrorCode,
 } from './caesar-error.js';
-export type {
-  CaesarErrorOptions,
-  ErrorCode,
-  MessageParams,
-  WireErrorCode,
-} from './caesar-error.js';
+export type { CaesarErrorOptions, MessageParams, WireErrorCode } from './caesar-error.js';

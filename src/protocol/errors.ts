@@ -5,12 +5,7 @@ import { CaesarError, type CaesarErrorOptions } from '../errors/index.js';
  * retryability and message template, is in the one catalogue (src/errors/catalogue.ts,
  * docs/errors.md); the wire carries the `worker` and `brain` kinds (`WIRE_ERROR_CODES`).
  */
-export {
-  CaesarError,
-  ERROR_CATALOGUE,
-  WIRE_ERROR_CODES,
-  isWireErrorCode,
-} from '../errors/index.js';
+export { CaesarError, WIRE_ERROR_CODES, isWireErrorCode } from '../errors/index.js';
 
 /** Input failed the tool's schema; `details` lists `{path, message}` per failing field. */
 export class InvalidInputError extends CaesarError {

@@ -4,12 +4,12 @@ import { format, resolveConfig } from 'prettier';
 import { describe, expect, test } from 'vitest';
 import {
   CaesarError,
-  ERROR_CATALOGUE,
   WIRE_ERROR_CODES,
   errorMessage,
   isWireErrorCode,
-  type ErrorCode,
 } from '../../../src/errors/index.js';
+import { ERROR_CATALOGUE } from '../../../src/errors/catalogue.js';
+import type { ErrorCode } from '../../../src/errors/caesar-error.js';
 import { renderErrorsDoc } from '../../../src/errors/reference.js';
 import { mapError } from '../../../src/brain/http/error-map.js';
 import { ConversationStoreError } from '../../../src/brain/conversations/errors.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ERROR_CATALOGUE } from '../../../src/protocol/errors.js';
+import { ERROR_CATALOGUE } from '../../../src/errors/catalogue.js';
 import {
   compilePolicy,
   openPolicyStore,
