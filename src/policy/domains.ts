@@ -36,11 +36,6 @@ export function compileDomainAllowlist(patterns: readonly string[]): (url: strin
   };
 }
 
-/** Whether `url` (a search result link) passes the domain allowlist (see compileDomainAllowlist). */
-export function isUrlAllowed(url: string, allowDomains: readonly string[]): boolean {
-  return compileDomainAllowlist(allowDomains)(url);
-}
-
 function hostOf(url: string): string | null {
   let parsed: URL;
   try {

@@ -34,7 +34,7 @@ export interface GenericToolCall {
 
 /**
  * What the policy judges: a service call or a generic tool call, told apart by `tool`. Its id
- * (see `toolCallId`) picks the rules: `domain.service` for Home Assistant calls, whether they
+ * picks the rules: `domain.service` for Home Assistant calls, whether they
  * come as a ServiceCall, as `{tool: 'call_service', input: {domain, service, ...}}` or as
  * `{tool: 'light.turn_on', input: {target?, data?}}`; the tool id for every other call.
  */

@@ -8,7 +8,8 @@ const MAX_RESULTS_CAP = 100;
 
 /**
  * `domain_allowlist`: an obligation on the result. The brain drops every result whose URL host
- * is neither a listed domain nor a subdomain of one (`isUrlAllowed`); the query is not checked.
+ * is neither a listed domain nor a subdomain of one (`compileDomainAllowlist`); the query is not
+ * checked.
  */
 const domainAllowlist = typedKey({
   summary: 'result URLs must be on these domains or below them (filtered after the search)',

@@ -5,11 +5,9 @@ import {
   openPolicyStore,
   OUTCOME_ERROR_CODES,
   PolicyEngine,
-  type ToolCall,
 } from '../../../src/policy/index.js';
 import { DEFAULT_DENY_RULE_ID, PolicyDecisionSchema } from '../../../src/policy/decision.js';
 import { NOT_CONFIGURED_REASON, unconfiguredPolicy } from '../../../src/policy/unconfigured.js';
-import { toolCallId } from '../../../src/policy/call-id.js';
 import type { Policy } from '../../../src/policy/engine.js';
 import type { ServiceCall } from '../../../src/policy/tool-call.js';
 import { engineOf, svc, tool } from './helpers.js';
@@ -55,20 +53,6 @@ allowed_tools: [calculator]
     expect(policy.evaluateService({ ...call, target: { entity_id: 'light.hall' } }).outcome).toBe(
       'deny',
     );
-  });
-
-  test.each<[string, ToolCall, string | null]>([
-    ['a generic call', tool('calculator'), 'calculator'],
-    ['a service call', svc('Light.Turn_On'), 'light.turn_on'],
-    [
-      'call_service',
-      tool('call_service', { domain: 'light', service: 'turn_on' }),
-      'light.turn_on',
-    ],
-    ['a domain.service tool id', tool('light.turn_on', {}), 'light.turn_on'],
-    ['a malformed service call', { domain: 'light', service: 'turn.on' }, null],
-  ])('toolCallId of %s', (_name, call, id) => {
-    expect(toolCallId(call)).toBe(id);
   });
 
   test('every outcome but allow maps to a brain-side error code of the wire catalogue', () => {
