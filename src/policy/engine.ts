@@ -1,14 +1,8 @@
 import type { CompiledPolicy } from './compiled.js';
 import type { PolicyDecision, PolicyExplanation, TraceStep } from './decision.js';
-import {
-  evaluateCall,
-  evaluateServiceCall,
-  type EvaluateContext,
-  type Mode,
-  type Runtime,
-} from './evaluate.js';
+import { evaluateCall, type EvaluateContext, type Mode, type Runtime } from './evaluate.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
-import type { ServiceCall, ToolCall } from './tool-call.js';
+import type { ToolCall } from './tool-call.js';
 
 /**
  * What the brain asks of the policy. `PolicyEngine` (one compiled policy) and `PolicyStore`
@@ -17,12 +11,6 @@ import type { ServiceCall, ToolCall } from './tool-call.js';
 export interface Policy {
   /** Decides a call. An allowed call counts against its rule's rate limit. */
   evaluate(call: ToolCall, ctx?: EvaluateContext): PolicyDecision;
-  /**
-   * Decides a Home Assistant call `{domain, service, target?, data?}`: the same as
-   * `evaluate(serviceCall)`. Transitional: kept for callers written for the service-only
-   * shape; new code calls `evaluate`.
-   */
-  evaluateService(call: ServiceCall, ctx?: EvaluateContext): PolicyDecision;
   /** Decides a call without counting it, and lists the rules looked at on the way. */
   explain(call: ToolCall, ctx?: EvaluateContext): PolicyExplanation;
 }
@@ -52,10 +40,6 @@ export class PolicyEngine implements Policy {
 
   evaluate(call: ToolCall, ctx?: EvaluateContext): PolicyDecision {
     return evaluateCall(this.rt, call, ctx, CONSUME);
-  }
-
-  evaluateService(call: ServiceCall, ctx?: EvaluateContext): PolicyDecision {
-    return evaluateServiceCall(this.rt, call, ctx, CONSUME);
   }
 
   explain(call: ToolCall, ctx?: EvaluateContext): PolicyExplanation {

@@ -73,12 +73,7 @@ export function evaluateCall(rt: Runtime, call: ToolCall, ctx: Ctx, mode: Mode):
 }
 
 /** Decides a Home Assistant call given as `{domain, service, target?, data?}`. */
-export function evaluateServiceCall(
-  rt: Runtime,
-  raw: unknown,
-  ctx: Ctx,
-  mode: Mode,
-): PolicyDecision {
+function evaluateServiceCall(rt: Runtime, raw: unknown, ctx: Ctx, mode: Mode): PolicyDecision {
   const unconfigured = rt.policy.denyAllReason;
   if (unconfigured !== null) return deny(rt, ctx, rt.policy.defaultDeny.services, unconfigured);
   const kill = rt.policy.serviceKillSwitch;

@@ -22,7 +22,7 @@ import type {
   ReloadTrigger,
 } from './events.js';
 import { DEFAULT_POLICY_MAX_BYTES, loadPolicyFile, readPolicyText } from './load.js';
-import type { ServiceCall, ToolCall } from './tool-call.js';
+import type { ToolCall } from './tool-call.js';
 import { NO_POLICY_FILE, unconfiguredPolicy } from './unconfigured.js';
 
 interface PolicyStoreOptions {
@@ -113,11 +113,6 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
   /** See PolicyEngine.evaluate. */
   evaluate(call: ToolCall, ctx?: EvaluateContext): PolicyDecision {
     return this.engine.evaluate(call, ctx);
-  }
-
-  /** See PolicyEngine.evaluateService. */
-  evaluateService(call: ServiceCall, ctx?: EvaluateContext): PolicyDecision {
-    return this.engine.evaluateService(call, ctx);
   }
 
   /** See PolicyEngine.explain. */

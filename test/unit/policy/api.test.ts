@@ -41,18 +41,15 @@ allowed_tools: [calculator]
     });
   });
 
-  test('evaluateService(serviceCall) decides like evaluate for the service-only shape', () => {
+  test('evaluate decides the service-only shape {domain, service, target}', () => {
     const call: ServiceCall = {
       domain: 'light',
       service: 'turn_on',
       target: { entity_id: 'light.kitchen' },
     };
     const policy: Policy = engine;
-    expect(policy.evaluateService(call)).toEqual(policy.evaluate(call));
-    expect(policy.evaluateService(call).rule.id).toBe('lights');
-    expect(policy.evaluateService({ ...call, target: { entity_id: 'light.hall' } }).outcome).toBe(
-      'deny',
-    );
+    expect(policy.evaluate(call).rule.id).toBe('lights');
+    expect(policy.evaluate({ ...call, target: { entity_id: 'light.hall' } }).outcome).toBe('deny');
   });
 
   test('every outcome but allow maps to a brain-side error code of the wire catalogue', () => {
