@@ -14,7 +14,7 @@ export interface FieldMeta {
   defaultText?: string;
   /** A sample value for the example file when the key has no default. */
   example?: string;
-  /** The value is a credential: redacted by `redactConfig`, flagged in the reference. */
+  /** The value is a credential: redacted by `redactSettings`, flagged in the reference. */
   secret?: boolean;
 }
 

@@ -1,17 +1,12 @@
 import { deepFreeze } from './freeze.js';
-import type { CaesarConfig, ConfigSetting } from './types.js';
+import type { ConfigSetting } from './types.js';
 import { redactUserinfo } from './urls.js';
 import { isSecretKey, REDACTED } from '../text/index.js';
 
 /**
- * A deep-frozen copy of the config that is safe to print or log: every value under a secret
- * key (the one rule, `isSecretKey`; paths to secret files still print) becomes `[redacted]`,
- * and `user:pass@` in URLs is hidden.
+ * `value` with every value under a secret key (the one rule, `isSecretKey`; paths to secret
+ * files still print) as `[redacted]`, at any depth, and `user:pass@` in URLs hidden.
  */
-export function redactConfig(config: CaesarConfig): CaesarConfig {
-  return deepFreeze(redactValue(config, undefined) as CaesarConfig);
-}
-
 function redactValue(value: unknown, key: string | undefined): unknown {
   if (key !== undefined && isSecretKey(key) && value !== undefined) return REDACTED;
   if (typeof value === 'string') return redactUserinfo(value);

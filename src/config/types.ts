@@ -20,7 +20,7 @@ export interface BusConfig {
   readonly nkeySeedFile?: string;
   /** Absolute path of the NATS credentials file. */
   readonly credsFile?: string;
-  /** Shared auth token. Secret: `redactConfig` hides it. */
+  /** Shared auth token. Secret: `redactSettings` hides it. */
   readonly token?: string;
   readonly inboxIdentity?: string;
   readonly reconnectWaitMs: number;
@@ -96,7 +96,7 @@ export interface CaesarConfig {
 export interface LlmEndpointConfig {
   readonly provider: ModelProvider;
   readonly baseUrl: string;
-  /** Secret: `redactConfig` hides it. */
+  /** Secret: `redactSettings` hides it. */
   readonly apiKey?: string;
   /** Unset only for a provider that is neither the primary nor a fallback and names none. */
   readonly model?: string;

@@ -1,7 +1,16 @@
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadConfig, toolConfigSections } from '../../../src/config/index.js';
-import { redactConfig } from '../../../src/config/redact.js';
+import {
+  ConfigError,
+  loadConfig,
+  loadConfigWithSources,
+  redactSettings,
+  toolConfigSections,
+} from '../../../src/config/index.js';
 import { tempDir } from './temp-dir.js';
+
+/** Every value `caesar config show` prints, as one string. */
+const shownValues = (settings: Parameters<typeof redactSettings>[0]): string =>
+  JSON.stringify([...redactSettings(settings).values()].map((s) => s.value));
 
 /**
  * Operators move over from the reference Python CAESAR with the same env file: its names for
@@ -61,7 +70,7 @@ describe("the reference project's env names", () => {
     await using dir = await tempDir();
     const token = await dir.write('ha_token', 'ha-file-secret\n');
     const password = await dir.write('caldav_pw', 'caldav-file-secret\n');
-    const config = await loadConfig({
+    const { config, settings } = await loadConfigWithSources({
       env: {
         CAESAR_HA__TOKEN_FILE: token,
         CAESAR_TOOLS__CALENDAR__PASSWORD_FILE: password,
@@ -72,7 +81,7 @@ describe("the reference project's env names", () => {
     expect(config.ha.token).toBe('ha-file-secret');
     expect(config.tools.calendar?.password).toBe('caldav-file-secret');
     expect(config.tools.web_search?.brave_api_key).toBe('ha-file-secret');
-    const shown = JSON.stringify(redactConfig(config));
+    const shown = shownValues(settings);
     expect(shown).not.toContain('file-secret');
   });
 
@@ -108,7 +117,7 @@ describe("the reference project's LLM env names", () => {
   test('load unchanged and fill every endpoint', async () => {
     await using dir = await tempDir();
     const key = await dir.write('anthropic_key', 'sk-ant-file-secret\n');
-    const config = await loadConfig({
+    const { config, settings } = await loadConfigWithSources({
       env: {
         CAESAR_LLM__PROVIDER: 'openai',
         CAESAR_LLM__MODEL: 'gpt-4o-mini',
@@ -144,7 +153,7 @@ describe("the reference project's LLM env names", () => {
         ollama: { baseUrl: 'http://ollama.lan:11434', model: 'llama3.1:8b' },
       },
     });
-    const shown = JSON.stringify(redactConfig(config));
+    const shown = shownValues(settings);
     expect(shown).not.toContain('secret');
   });
 

@@ -3,7 +3,6 @@ import { describe, expect, test } from 'vitest';
 import { clampPayload } from '../../../src/audit/clamp.js';
 import { ClampLimitsSchema } from '../../../src/audit/limits.js';
 import { loadConfigWithSources, redactSettings } from '../../../src/config/index.js';
-import { redactConfig } from '../../../src/config/redact.js';
 import { createLogger } from '../../../src/log/index.js';
 import { isSecretKey, REDACTED, redactSecretKeys } from '../../../src/text/index.js';
 import { SECRET_KEY_SCAN_DEPTH } from '../../../src/text/secret-key.js';
@@ -76,10 +75,8 @@ const auditRow = (payload: unknown): Record<string, unknown> =>
 async function configShown(key: string): Promise<unknown> {
   await using dir = await tempDir();
   await dir.write('caesar.yaml', `tools:\n  demo:\n    ${JSON.stringify(key)}: ${VALUE}\n`);
-  const { config, settings } = await loadConfigWithSources({ env: {}, cwd: dir.path });
-  const shown = redactSettings(settings).get(`tools.demo.${key}`)?.value;
-  expect(redactConfig(config).tools['demo']?.[key]).toBe(shown);
-  return shown;
+  const { settings } = await loadConfigWithSources({ env: {}, cwd: dir.path });
+  return redactSettings(settings).get(`tools.demo.${key}`)?.value;
 }
 
 describe('the one secret-key rule', () => {
