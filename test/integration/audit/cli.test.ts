@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { canonicalJson, openAuditLog } from '../../../src/audit/index.js';
 import type { JsonValue } from '../../../src/text/index.js';
-import { defaultAuditDbPath, type AuditCliIo } from '../../../src/cli/commands/audit/log.js';
+import type { AuditCliIo } from '../../../src/cli/commands/audit/log.js';
 import { parseTime } from '../../../src/cli/commands/audit/filters.js';
 import { runAuditExport } from '../../../src/cli/commands/audit/export.js';
 import { runAuditQuery } from '../../../src/cli/commands/audit/query.js';
@@ -186,8 +186,4 @@ describe('caesar audit (in process)', () => {
       expect(() => parseTime(text)).toThrow(/ISO-8601 time or a duration such as/);
     },
   );
-
-  test('the default --db is ./var/audit.db under the working directory', () => {
-    expect(defaultAuditDbPath('/srv/caesar')).toBe('/srv/caesar/var/audit.db');
-  });
 });

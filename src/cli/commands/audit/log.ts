@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import {
   AuditError,
@@ -20,14 +19,6 @@ import { loadClientConfig } from '../../load-config.js';
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export { EXIT_USAGE };
-
-/**
- * The built-in default log, `./var/audit.db`: what {@link resolveAuditDb} ends at when no
- * flag, env var, caesar.yaml or running stack names another one.
- */
-export function defaultAuditDbPath(cwd: string = process.cwd()): string {
-  return resolve(cwd, 'var', 'audit.db');
-}
 
 /** Which log a command opens. */
 export interface DbOptions {
