@@ -312,7 +312,7 @@ const CONNECT_CODES = new Set([
 const TLS_CODE_RE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_|EPROTO|ERR_OSSL/;
 
 /** Names the failed step of a request; the message has the origin only, never a query. */
-export function classify(err: unknown, backend: string, url: URL, timeoutMs: number): HttpFailure {
+function classify(err: unknown, backend: string, url: URL, timeoutMs: number): HttpFailure {
   const e = err as { name?: string; code?: string; message?: string } | undefined;
   const code = e?.code ?? '';
   const host = url.host;
