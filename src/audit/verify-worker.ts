@@ -10,7 +10,10 @@ export interface RangeJob {
   readonly expectedPrev: string | null;
 }
 
-/** Runs in a worker thread: verifies one range on its own read-only connection. */
+/**
+ * Runs in a worker thread: verifies one range on its own read-only connection. Exported for
+ * verify.ts, whose thread imports this module by URL and calls it by name.
+ */
 export function runRangeJob(job: RangeJob, port: MessagePort): void {
   let result: RangeResult;
   const db = new Database(job.path, { readonly: true, fileMustExist: true });
