@@ -30,8 +30,8 @@ export {
   UTC_CLOCK,
   wallFromMs,
   wallMs,
-} from '../text/index.js';
-export type { Clock, Wall } from '../text/index.js';
+} from '../text/wall-clock.js';
+export type { Clock, Wall } from '../text/wall-clock.js';
 // Network tools reach their backend through one bounded HTTP client and probe it the same way.
 export { HttpBackend, HttpFailure, USER_AGENT, DEFAULT_MAX_RESPONSE_BYTES } from './http.js';
 export type { HttpBackendOptions, HttpCall, HttpReply, HttpFailureKind } from './http.js';

@@ -2,19 +2,8 @@
 // (YAML, JSON, names, durations, wall-clock time, secrets), one module per rule. Pure: node: built-ins and the parsing
 // libraries only, no other src/ module.
 export { formatPath } from './format-path.js';
-export {
-  DAY_MS,
-  formatDate,
-  formatInstant,
-  hostTimeZone,
-  intlClock,
-  isTimeZone,
-  offsetClock,
-  UTC_CLOCK,
-  wallFromMs,
-  wallMs,
-} from './wall-clock.js';
-export type { Clock, Wall } from './wall-clock.js';
+// what the brain and the config use of the wall clock; workers get all of it through the SDK
+export { formatInstant, intlClock, isTimeZone } from './wall-clock.js';
 export { canonicalJson } from './canonical-json.js';
 export type { JsonValue } from './canonical-json.js';
 export {
