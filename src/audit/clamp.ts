@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { canonicalJson, type JsonValue } from './canonical.js';
 import type { ClampLimits } from './limits.js';
-import { isSecretKey, REDACTED, redactText } from '../text/index.js';
+import { isRecord, isSecretKey, REDACTED, redactText } from '../text/index.js';
 
 /**
  * Clamp + redaction of payloads. Every payload goes through `clampPayload` exactly once, in
@@ -173,17 +173,13 @@ function withMarker(
     strings_cut_at_chars: pass.stringChars,
     collections_cut_at_items: pass.items,
   };
-  const base = isPlainRecord(payload) ? payload : { value: payload };
+  const base = isRecord(payload) ? payload : { value: payload };
   return runPass({ ...base, _clamped: marker }, pass).json;
-}
-
-function isPlainRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Last resort: keep only the top-level key names and say everything else was dropped. */
 function skeleton(payload: unknown, limits: ClampLimits, originalBytes: number): string {
-  const keys = isPlainRecord(payload) ? Object.keys(payload).sort().slice(0, 32) : [];
+  const keys = isRecord(payload) ? Object.keys(payload).sort().slice(0, 32) : [];
   return canonicalJson({
     _clamped: {
       reason: `payload exceeded ${limits.maxPayloadBytes} bytes even after cutting`,

@@ -5,6 +5,7 @@ import {
   type RunningStack,
 } from '../config/index.js';
 import { overridesFromFlags, type BusFlags } from './flags.js';
+import { isRecord } from '../text/index.js';
 
 /** The shared flags, and command-specific overrides in caesar.yaml's snake_case shape. */
 type ConfigFlags = BusFlags & { raw?: Record<string, unknown> };
@@ -45,11 +46,7 @@ function mergeDeep(
   const out = { ...a };
   for (const [k, v] of Object.entries(b)) {
     const prev = out[k];
-    out[k] = isPlainObject(prev) && isPlainObject(v) ? mergeDeep(prev, v) : v;
+    out[k] = isRecord(prev) && isRecord(v) ? mergeDeep(prev, v) : v;
   }
   return out;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

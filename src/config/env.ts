@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import type { ConfigIssue } from './errors.js';
 import type { FieldKind } from './fields.js';
-import { isPlainObject, UNSET, type ConfigLayer } from './layer.js';
+import { isPlainObject } from '../text/index.js';
+import { UNSET, type ConfigLayer } from './layer.js';
 import { readSecretFile } from './secret-file.js';
 import { closest, isSecretKey } from '../text/index.js';
 import { configNodeAt, configNodes, type ConfigNode } from './walk.js';

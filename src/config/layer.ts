@@ -1,4 +1,5 @@
 import type { ConfigIssue } from './errors.js';
+import { isPlainObject } from '../text/index.js';
 
 /** Marks a key a layer clears (an empty env var): the default applies again. */
 export const UNSET: unique symbol = Symbol('caesar.config.unset');
@@ -16,12 +17,6 @@ export interface ConfigLayer {
    * from `sourceOf` (`env CAESAR_BUS__TOKEN_FILE -> /run/secrets/nats_token`).
    */
   readonly originOf?: (path: readonly PropertyKey[]) => string;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
 }
 
 /** The value at `path`, or undefined. */

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { inboxPrefix } from '../protocol/index.js';
-import { isPlainObject } from './layer.js';
+import { isPlainObject } from '../text/index.js';
 import {
   DEFAULT_LLM_BASE_URLS,
   DEFAULT_TOKENS_FILE_NAME,

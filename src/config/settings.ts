@@ -1,4 +1,5 @@
-import { getIn, isPlainObject, UNSET, type ConfigLayer } from './layer.js';
+import { isPlainObject } from '../text/index.js';
+import { getIn, UNSET, type ConfigLayer } from './layer.js';
 import type { ResolvedConfig } from './normalise.js';
 import { isSecretKey } from '../text/index.js';
 import type { ConfigSetting } from './types.js';

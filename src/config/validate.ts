@@ -1,5 +1,6 @@
 import { ConfigError, type ConfigIssue } from './errors.js';
-import { getIn, isPlainObject, mergeLayers, withoutUnset, type ConfigLayer } from './layer.js';
+import { isPlainObject } from '../text/index.js';
+import { getIn, mergeLayers, withoutUnset, type ConfigLayer } from './layer.js';
 import { BUS_AUTH_KEYS, ConfigSchema, type ParsedConfig } from './schema.js';
 import { toConfigIssues } from './zod-issues.js';
 

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { readYaml } from '../text/index.js';
 import type { ConfigIssue } from './errors.js';
-import { isPlainObject, nullAsUnset, type ConfigLayer } from './layer.js';
+import { isPlainObject } from '../text/index.js';
+import { nullAsUnset, type ConfigLayer } from './layer.js';
 import { configNodes } from './walk.js';
 
 /**

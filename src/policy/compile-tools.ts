@@ -7,7 +7,7 @@ import type { CompiledAllowRule, CompiledDenyRule } from './compiled.js';
 import type { Obligation } from './decision.js';
 import { typedKeyOf } from './matchers/registry.js';
 import type { InputCheck } from './matchers/types.js';
-import { isRecord } from './normalize.js';
+import { isRecord } from '../text/index.js';
 import type { AllowToolRuleSpec, DenyToolRuleSpec } from './schema.js';
 
 type Check = CompiledAllowRule<unknown>['check'];

@@ -14,7 +14,8 @@ import { DEFAULT_DENY_RULE_ID, RULE_LISTS, type RuleList, type RuleRef } from '.
 import { PolicyLoadError } from './errors.js';
 import type { PolicyIssue } from './issues.js';
 import { lintPolicy } from './lint.js';
-import { isRecord, type NormalizedServiceCall } from './normalize.js';
+import { isRecord } from '../text/index.js';
+import type { NormalizedServiceCall } from './normalize.js';
 import { indexRules } from './rule-index.js';
 import {
   PolicyFileSchema,

@@ -1,6 +1,6 @@
 import type { ConstraintSpec, Scalar } from './constraint-schema.js';
 import { compileGlob } from './glob.js';
-import { isRecord } from './normalize.js';
+import { isRecord } from '../text/index.js';
 import { compilePattern } from './pattern.js';
 import { show } from './show.js';
 

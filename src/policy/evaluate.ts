@@ -5,7 +5,8 @@ import type {
   Candidates,
 } from './compiled.js';
 import type { DecisionOutcome, PolicyDecision, RuleRef, TraceStep } from './decision.js';
-import { isRecord, normalizeServiceCall, type NormalizedServiceCall } from './normalize.js';
+import { isRecord } from '../text/index.js';
+import { normalizeServiceCall, type NormalizedServiceCall } from './normalize.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
 import { show } from './show.js';
 import { CALL_SERVICE_TOOL, TOOL_NAME_RE, type ToolCall } from './tool-call.js';

@@ -1,6 +1,7 @@
 import { show } from './show.js';
 import { CallServiceInputSchema } from '../protocol/index.js';
 import { SELECTOR_KINDS } from './tool-call.js';
+import { isRecord } from '../text/index.js';
 
 /** Home Assistant's "every entity" selector value; only a rule that lists it covers it. */
 export const MATCH_ALL = 'all';
@@ -113,9 +114,4 @@ function name(value: unknown): string | null {
 
 function bad(reason: string): NormalizeResult {
   return { ok: false, reason: `malformed service call: ${reason}` };
-}
-
-/** A plain (non-array) object. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,7 +5,7 @@ import {
   type ConstraintSpec,
 } from './constraint-schema.js';
 import { TOOL_MATCHERS, toolsWithTypedKey, typedKeyOf } from './matchers/registry.js';
-import { isRecord } from './normalize.js';
+import { isRecord } from '../text/index.js';
 import { CALL_SERVICE_TOOL } from './tool-call.js';
 import { closest } from '../text/index.js';
 
