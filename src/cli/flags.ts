@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseSettingDuration as parseDuration } from '../config/index.js';
+// the file, not config/index.js: a flag is declared without loading the config schema (ADR 0047)
+import { parseSettingDuration as parseDuration } from '../config/setting-duration.js';
 
 /**
  * The flags commands share, and how they become config overrides: the NATS flags of the

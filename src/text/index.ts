@@ -17,12 +17,11 @@ export { closest } from './suggest.js';
 export {
   DURATION_UNITS,
   durationHint,
-  durationSchema,
   formatDuration,
   MAX_DURATION_MS,
   parseDuration,
 } from './duration.js';
-export type { DurationOptions } from './duration.js';
+export { durationSchema } from './duration-schema.js';
 export { jsonTextTooDeepAt, MAX_NESTING_DEPTH, MAX_YAML_BYTES } from './bounds.js';
 export {
   isSecretKey,

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { loadConfig, parseSettingDuration } from '../../../src/config/index.js';
+import { loadConfig } from '../../../src/config/index.js';
+import { parseSettingDuration } from '../../../src/config/setting-duration.js';
 import {
   durationSchema,
   formatDuration,
