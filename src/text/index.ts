@@ -14,13 +14,9 @@ export {
   TOP_LEVEL_TOOL_SECTIONS,
 } from './setting-names.js';
 export { closest } from './suggest.js';
-export {
-  DURATION_UNITS,
-  durationHint,
-  formatDuration,
-  MAX_DURATION_MS,
-  parseDuration,
-} from './duration.js';
+// the grammar itself (parseDuration, durationHint): `duration.ts`, which imports nothing and
+// which light readers such as the CLI's flags import directly (ADR 0047)
+export { DURATION_UNITS, formatDuration, MAX_DURATION_MS } from './duration.js';
 export { durationSchema } from './duration-schema.js';
 export { jsonTextTooDeepAt, MAX_NESTING_DEPTH, MAX_YAML_BYTES } from './bounds.js';
 export {

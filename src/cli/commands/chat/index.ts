@@ -2,9 +2,8 @@ import type { Command } from 'commander';
 import { usageExit } from '../../exit.js';
 import { addApiFlags } from '../../flags.js';
 import type { ChatFlags } from './io.js';
-import { runChat } from './run.js';
 
-/** Adds `caesar chat`. */
+/** Adds `caesar chat`; the client (`run.ts`) loads when the command runs. */
 export function register(program: Command): void {
   addApiFlags(
     program
@@ -19,6 +18,7 @@ export function register(program: Command): void {
       )
       .exitOverride(usageExit),
   ).action(async (words: string[], flags: ChatFlags) => {
+    const { runChat } = await import('./run.js');
     process.exitCode = await runChat(words, flags);
   });
 }
