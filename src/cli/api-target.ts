@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { readTokensFile, TokensFileError, type ApiToken } from '../brain/http/index.js';
+import { readTokensFile, TokensFileError, type ApiToken } from '../brain/api/index.js';
 import type { CaesarConfig, RuntimeInfo } from '../config/index.js';
 import { createApiClient, type ApiClient } from './api-client.js';
 import { DEFAULT_API_TIMEOUT_MS, type ApiFlags } from './flags.js';

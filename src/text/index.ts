@@ -1,7 +1,7 @@
 // Public surface of the text rules: how every module reads, bounds and words text and data
 // (YAML, JSON, names, durations, wall-clock time, secrets), one module per rule. Pure: node: built-ins and the parsing
 // libraries only, no other src/ module.
-export { formatPath } from './format-path.js';
+export { formatFieldPath, formatPath } from './format-path.js';
 export { isPlainObject, isRecord } from './records.js';
 // what the brain and the config use of the wall clock; workers get all of it through the SDK
 export { formatInstant, intlClock, isTimeZone } from './wall-clock.js';
