@@ -122,6 +122,7 @@ export interface ApiClient {
   tools(): Promise<ToolView[]>;
 }
 
+/** How long one request may take by default: a chat turn may run several tools. */
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const ToolViewsSchema = ToolViewSchema.array();
