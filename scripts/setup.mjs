@@ -75,13 +75,13 @@ function build() {
     say('TypeScript build failed');
     process.exit(res.status ?? 1);
   }
-  // the CLI client's bundle, as `npm run build` makes it (ADR 0047)
-  const bundle = spawnSync(process.execPath, [join(root, 'scripts', 'bundle-client.mjs')], {
+  // the CLI's bundle, as `npm run build` makes it (ADR 0047)
+  const bundle = spawnSync(process.execPath, [join(root, 'scripts', 'bundle-cli.mjs')], {
     cwd: root,
     stdio: 'inherit',
   });
   if (bundle.status !== 0) {
-    say('bundling the CLI client failed');
+    say('bundling the CLI failed');
     process.exit(bundle.status ?? 1);
   }
 }

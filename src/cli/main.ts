@@ -1,13 +1,11 @@
 #!/usr/bin/env node
-import { buildProgram } from './program.js';
-import { leaveSupervisor, tellSupervisor } from './stack/child.js';
+import { isBundleFresh } from './bundle-fresh.js';
 
-try {
-  await buildProgram().parseAsync(process.argv);
-} catch (err) {
-  process.exitCode = process.exitCode || 1;
-  const message = err instanceof Error ? err.message : String(err);
-  console.error(`caesar: ${message}`);
-  // under `caesar up`: tell the supervisor why, so it can stop instead of restarting
-  tellSupervisor({ type: 'fatal', message }, leaveSupervisor);
-}
+// The `caesar` bin. It runs `cli.js` from the bundle the build makes (`cli.bundle.js`,
+// scripts/bundle-cli.mjs; ADR 0047): the command declarations and commander in one file,
+// and the client commands' runners in a chunk of their own, instead of ~200 modules. Only
+// a bundle not older than the last compile runs; otherwise the modules load one by one.
+
+const bundle = new URL('./cli.bundle.js', import.meta.url);
+const compiled = new URL('../../.tsbuildinfo', import.meta.url);
+await import(isBundleFresh(bundle, compiled) ? bundle.href : './cli.js');

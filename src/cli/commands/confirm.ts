@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { loadClient } from '../client-loader.js';
 import { done, usageExit } from '../exit.js';
 import { addApiFlags, type ApiFlags } from '../flags.js';
 
-/** Adds `caesar confirm` and `caesar reject`; `confirm.run.ts` loads (through `loadClient`) when one runs. */
+/** Adds `caesar confirm` and `caesar reject`; `confirm.run.ts` loads when one runs. */
 export function register(program: Command): void {
   for (const [name, approve] of [
     ['confirm', true],
@@ -21,7 +20,7 @@ export function register(program: Command): void {
         .option('--json', 'print the ToolCallReport as JSON')
         .exitOverride(usageExit),
     ).action(async (id: string, flags: ApiFlags & { json?: boolean }) => {
-      const { runConfirm } = await loadClient();
+      const { runConfirm } = await import('../client.js');
       done(await runConfirm(id, approve, flags));
     });
   }

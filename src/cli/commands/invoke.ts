@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import { loadClient } from '../client-loader.js';
 import { done, usageExit } from '../exit.js';
 import { addApiFlags } from '../flags.js';
 import type { InvokeFlags } from './invoke.run.js';
 
-/** Adds `caesar invoke`; the call itself (`invoke.run.ts`, through `loadClient`) loads when it runs. */
+/** Adds `caesar invoke`; the call itself (`invoke.run.ts`) loads when it runs. */
 export function register(program: Command): void {
   addApiFlags(
     program
@@ -16,7 +15,7 @@ export function register(program: Command): void {
       .option('--json', 'print the ToolCallReport as JSON')
       .exitOverride(usageExit),
   ).action(async (tool: string, json: string | undefined, flags: InvokeFlags) => {
-    const { runInvoke } = await loadClient();
+    const { runInvoke } = await import('../client.js');
     done(await runInvoke(tool, json, flags));
   });
 }

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import { loadClient } from '../../client-loader.js';
 import { usageExit } from '../../exit.js';
 import { addApiFlags } from '../../flags.js';
 import type { ChatFlags } from './io.js';
 
-/** Adds `caesar chat`; the client (`run.ts`, through `loadClient`) loads when it runs. */
+/** Adds `caesar chat`; the client (`run.ts`) loads when it runs. */
 export function register(program: Command): void {
   addApiFlags(
     program
@@ -19,7 +18,7 @@ export function register(program: Command): void {
       )
       .exitOverride(usageExit),
   ).action(async (words: string[], flags: ChatFlags) => {
-    const { runChat } = await loadClient();
+    const { runChat } = await import('../../client.js');
     process.exitCode = await runChat(words, flags);
   });
 }
