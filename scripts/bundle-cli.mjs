@@ -39,10 +39,29 @@ const runnersStayModules = {
   },
 };
 
+/**
+ * commander requires node:child_process when it loads, for executable subcommands, which
+ * caesar has none of; loading it (with net and dgram) is ~4 ms of `caesar --help`. Here it
+ * loads when `spawn` is first read. Fails the build if commander no longer has that line.
+ */
+const lazyChildProcess = {
+  name: 'commander-lazy-child-process',
+  transform(code, id) {
+    if (!/[\\/]commander[\\/]lib[\\/]command\.js$/.test(id)) return null;
+    const line = "const childProcess = require('node:child_process');";
+    if (code.split(line).length !== 2) {
+      throw new Error(`bundle-cli: ${id} no longer has \`${line}\`; update lazyChildProcess`);
+    }
+    const lazy =
+      "const childProcess = { get spawn() { return require('node:child_process').spawn; } };";
+    return { code: code.replace(line, lazy), map: null };
+  },
+};
+
 await build({
   input: join(cli, 'cli.js'),
   platform: 'node',
-  plugins: [runnersStayModules],
+  plugins: [runnersStayModules, lazyChildProcess],
   logLevel: 'warn',
   output: {
     dir: cli,
