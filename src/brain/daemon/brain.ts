@@ -48,6 +48,8 @@ interface StartBrainOptions {
   logger?: Logger;
   /** Registry sweep interval. @default 5000 */
   sweepIntervalMs?: number;
+  /** Test hook: every audit commit takes this much longer, as on a slow disk. @default 0 */
+  auditCommitDelayMs?: number;
 }
 
 /** A running brain. `close()` stops it in reverse order of start. */
@@ -106,8 +108,11 @@ async function assemble(
     path: config.audit.file,
     retention: { days: config.audit.retentionDays },
     logger: logger.child({ component: 'audit' }),
+    commitDelayMs: options.auditCommitDelayMs,
   });
   cleanup.push(() => audit.close());
+  // the writer thread has the file open: the first call does not wait for it to start
+  await audit.ready();
   const auditHealth = new AuditHealth(audit);
 
   // the policy store starts before the gateway exists; reloads reach it through this slot
