@@ -38,18 +38,28 @@ const WARMUP: LoadCommand = { concurrency: CONCURRENCY, calls: 2_000 };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const FSYNC_COMMITS = 200;
 
-/** A child process that prints `ready` (or a line matching `ready`) once it can work. */
+/**
+ * A child process that prints `ready` (or a line matching `ready`) once it can work. Its
+ * stderr (the brain's log lines, at the default level as an operator runs it) is drained
+ * and only its tail kept, to say why a child that exits early died.
+ */
 function spawnUntil(
   args: string[],
   ready: RegExp,
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ child: ChildProcess; line: string; lines: Interface }> {
   const child = spawn(process.execPath, args, {
-    stdio: ['pipe', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
+  let tail = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    tail = (tail + chunk).slice(-4096);
+  });
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code})`)));
+    child.once('exit', (code) => {
+      reject(new Error(`${args.join(' ')} exited (${code}):\n${tail}`));
+    });
     const lines = createInterface({ input: child.stdout! });
     const onLine = (line: string) => {
       if (!ready.test(line)) return;
@@ -201,6 +211,7 @@ interface Rounds {
   direct: LoadResult[];
   governed1: LoadResult[];
   direct1: LoadResult[];
+  paced1: LoadResult[];
   fsync: number[];
   /** The brain's own mean timings during the concurrency-1 and -32 phases. */
   inside1: Record<keyof BrainTimes, number>[];
@@ -217,13 +228,14 @@ export async function run(ctx: BenchContext): Promise<void> {
   try {
     const policy = join(dir, 'policy.yaml');
     await writeFile(policy, `version: 1\nallowed_tools:\n  - tool: ${CALC_TOOL}\n`);
-    const common = ['--nats-url', server.url, '--log-level', 'silent'];
+    // both at the default log level (info), as an operator runs them; their lines are dropped
+    const common = ['--nats-url', server.url];
     // no ready line to wait for: the brain's first successful call below is the signal
     const calculator = spawn(
       process.execPath,
       [CLI, 'legion', 'serve-tool', CALC_TOOL, ...common],
       {
-        stdio: ['pipe', 'ignore', 'inherit'],
+        stdio: ['pipe', 'ignore', 'ignore'],
       },
     );
     children.push(calculator);
@@ -268,6 +280,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       direct: [],
       governed1: [],
       direct1: [],
+      paced1: [],
       fsync: [],
       inside1: [],
       inside32: [],
@@ -286,6 +299,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       r.cpuGoverned.push(g32.cpu);
       const t1 = await brainTimes(url, token);
       r.direct1.push(await direct.run(c1));
+      r.paced1.push(await direct.run({ ...c1, pauseMs: 2 }));
       const t2 = await brainTimes(url, token);
       r.governed1.push(await http.run(c1));
       const t3 = await brainTimes(url, token);
@@ -323,6 +337,7 @@ function report(
     target: '>= 0.80x',
   });
   ctx.figure('direct dispatch p50, concurrency 1', m(r.direct1, 'p50'), 'us');
+  ctx.figure('direct dispatch p50, c=1, 2 ms idle between calls', m(r.paced1, 'p50'), 'us');
   ctx.figure('one durable SQLite commit (fsync) p50', median(r.fsync), 'us');
   const budget = m(r.direct1, 'p50') + 2 * median(r.fsync);
   ctx.figure('direct p50 + 2 fsync', budget, 'us');

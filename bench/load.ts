@@ -13,6 +13,7 @@
  */
 import autocannon from 'autocannon';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { createDispatcher } from '../src/brain/dispatch/index.js';
 import { newDecisionId, traceparentFor } from '../src/brain/gateway/ids.js';
@@ -28,6 +29,12 @@ export interface LoadCommand {
   readonly concurrency: number;
   /** Calls in all. */
   readonly calls: number;
+  /**
+   * Direct only: a pause before each call, as the governed path's two fsyncs leave the
+   * calculator and nats-server idle between its calls (an idle process answers slower).
+   * @default 0
+   */
+  readonly pauseMs?: number;
 }
 
 export interface LoadResult {
@@ -89,12 +96,13 @@ function httpRunner(url: string, token: string): Runner {
 async function directRunner(natsUrl: string): Promise<Runner> {
   const nc = await connectBus({ servers: natsUrl, name: 'bench-direct' });
   const dispatcher = createDispatcher({ nc });
-  return async ({ concurrency, calls }) => {
+  return async ({ concurrency, calls, pauseMs = 0 }) => {
     const latencies: number[] = [];
     let failed = 0;
     let next = 0;
     const lane = async () => {
       while (next++ < calls) {
+        if (pauseMs > 0) await sleep(pauseMs);
         const decisionId = newDecisionId();
         const t = performance.now();
         const reply = await dispatcher.dispatch(CALC_TOOL, CALC_INPUT, {
