@@ -12,8 +12,9 @@
  * Latencies are kept per call as floats (autocannon's own histogram rounds to whole ms).
  */
 import autocannon from 'autocannon';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { createDispatcher } from '../src/brain/dispatch/index.js';
 import { newDecisionId, traceparentFor } from '../src/brain/gateway/ids.js';
@@ -30,11 +31,12 @@ export interface LoadCommand {
   /** Calls in all. */
   readonly calls: number;
   /**
-   * Direct only: a pause before each call, as the governed path's two fsyncs leave the
-   * calculator and nats-server idle between its calls (an idle process answers slower).
-   * @default 0
+   * Direct only: before each call (untimed), commit one row durably to a SQLite file in this
+   * directory, as the brain commits `tool.called` right before it dispatches. The disk's
+   * flush and the idle time it leaves slow the next round trip on this VM: this measures
+   * the dispatch the governed path can have at best.
    */
-  readonly pauseMs?: number;
+  readonly commitBefore?: string;
 }
 
 export interface LoadResult {
@@ -80,7 +82,10 @@ function httpRunner(url: string, token: string): Runner {
         verifyBody: (text) => String(text).includes('"outcome":"ok"'),
       };
       const instance = autocannon(options, (err: unknown, res) => {
-        if (err) reject(err instanceof Error ? err : new Error(String(err)));
+        if (err)
+          reject(
+            err instanceof Error ? err : new Error(`autocannon failed: ${JSON.stringify(err)}`),
+          );
         else resolve(res);
       });
       instance.on('response', (_client, status, _bytes, ms) => {
@@ -93,16 +98,28 @@ function httpRunner(url: string, token: string): Runner {
   };
 }
 
+/** One durable (WAL, synchronous=FULL) single-row commit per call of the returned function. */
+function durableCommitter(dir: string): (() => void) & { close(): void } {
+  const db = new Database(join(dir, 'direct-commits.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, payload TEXT)');
+  const insert = db.prepare('INSERT INTO t (payload) VALUES (?)');
+  const payload = 'x'.repeat(400);
+  return Object.assign(() => void insert.run(payload), { close: () => db.close() });
+}
+
 async function directRunner(natsUrl: string): Promise<Runner> {
   const nc = await connectBus({ servers: natsUrl, name: 'bench-direct' });
   const dispatcher = createDispatcher({ nc });
-  return async ({ concurrency, calls, pauseMs = 0 }) => {
+  return async ({ concurrency, calls, commitBefore }) => {
     const latencies: number[] = [];
     let failed = 0;
+    const commit = commitBefore === undefined ? undefined : durableCommitter(commitBefore);
     let next = 0;
     const lane = async () => {
       while (next++ < calls) {
-        if (pauseMs > 0) await sleep(pauseMs);
+        commit?.();
         const decisionId = newDecisionId();
         const t = performance.now();
         const reply = await dispatcher.dispatch(CALC_TOOL, CALC_INPUT, {
@@ -115,7 +132,11 @@ async function directRunner(natsUrl: string): Promise<Runner> {
       }
     };
     const started = performance.now();
-    await Promise.all(Array.from({ length: concurrency }, lane));
+    try {
+      await Promise.all(Array.from({ length: concurrency }, lane));
+    } finally {
+      commit?.close();
+    }
     return summarise(latencies, performance.now() - started, failed);
   };
 }
