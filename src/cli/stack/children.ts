@@ -17,6 +17,14 @@ const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
  */
 const CHILD_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
 
+/**
+ * And of each tool worker: no optimising compiler. Its start-up compilations cost an idle
+ * worker about 6 MB, while a household's few calls a minute never make its code hot; the
+ * price is about 0.1 ms per call (docs/benchmarks.md), nothing beside a tool's own time.
+ * The brain keeps it: it serves every call and chat turn.
+ */
+const WORKER_NODE_FLAGS: readonly string[] = [...CHILD_NODE_FLAGS, '--no-opt'];
+
 /** What the children of one `caesar up` share. */
 interface ChildPlan {
   natsUrl: string;
@@ -47,7 +55,7 @@ function brainSpec(plan: ChildPlan): ChildSpec {
 }
 
 function workerSpec(plan: ChildPlan, tool: string): ChildSpec {
-  const args = [...CHILD_NODE_FLAGS, MAIN, 'legion', 'serve-tool', tool, ...commonArgs(plan)];
+  const args = [...WORKER_NODE_FLAGS, MAIN, 'legion', 'serve-tool', tool, ...commonArgs(plan)];
   const seed = plan.auth?.toolSeedFiles.get(tool);
   const env = seed === undefined ? undefined : envWithIdentity(seed);
   return { name: tool, command: process.execPath, args, ...(env ? { env } : {}) };
