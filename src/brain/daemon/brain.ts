@@ -23,7 +23,7 @@ import { LlmMetrics } from './llm-metrics.js';
 import { OfferedTools } from './offered-tools.js';
 import { BrainCore } from './core.js';
 import { policyAuditEvent } from './policy-audit.js';
-import { PreflightCache } from './preflight.js';
+import { PreflightCache } from '../preflight/index.js';
 import { specChangedAuditEvent } from './registry-audit.js';
 
 /** Longest any one stop step may take (NATS down, a slow disk): stopping never hangs. */
