@@ -15,6 +15,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workers ./workers
+# `npm run build` bundles the CLI client after tsc (ADR 0047)
+COPY scripts/bundle-client.mjs ./scripts/bundle-client.mjs
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # ---- runtime: production dependencies and compiled code, as user caesar ----

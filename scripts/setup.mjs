@@ -75,6 +75,15 @@ function build() {
     say('TypeScript build failed');
     process.exit(res.status ?? 1);
   }
+  // the CLI client's bundle, as `npm run build` makes it (ADR 0047)
+  const bundle = spawnSync(process.execPath, [join(root, 'scripts', 'bundle-client.mjs')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (bundle.status !== 0) {
+    say('bundling the CLI client failed');
+    process.exit(bundle.status ?? 1);
+  }
 }
 
 const purpose = process.argv[2] ?? 'start';

@@ -1,3 +1,5 @@
+// The errors module, not the SDK: `caesar up --help` lists the shipped tools, and this list
+// must load nothing heavy to do so (ADR 0047); each tool and the SDK load with it, by import().
 import { CaesarError, errorMessage } from '../src/errors/index.js';
 import type { ToolDefinition } from '../src/legion/index.js';
 

@@ -1,4 +1,13 @@
 import { z } from 'zod';
+import type { AuditEventType, AuditOutcome } from './event-names.js';
+
+export {
+  AUDIT_EVENT_TYPES,
+  AUDIT_OUTCOMES,
+  isAuditEventType,
+  isAuditOutcome,
+} from './event-names.js';
+export type { AuditEventType, AuditOutcome } from './event-names.js';
 
 /**
  * The audit event catalogue: every event type, its payload schema and the outcomes it may
@@ -143,18 +152,6 @@ const auditRetention = z.looseObject({
   last_deleted_hash: z.string(),
 });
 
-/** Every outcome a row can carry. */
-export const AUDIT_OUTCOMES = [
-  'allowed',
-  'denied',
-  'ok',
-  'error',
-  'pending',
-  'confirmed',
-  'rejected',
-] as const;
-export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
-
 interface CatalogueEntry<S extends z.ZodType> {
   readonly payload: S;
   /** Outcomes this type may carry; the first is the default. */
@@ -170,7 +167,10 @@ function entry<S extends z.ZodType>(e: CatalogueEntry<S>): CatalogueEntry<S> {
   return e;
 }
 
-/** The catalogue. Adding a type here (and to docs/audit.md) is the only way to add one. */
+/**
+ * The catalogue. Adding a type here (with its name in `event-names.ts`, and to docs/audit.md)
+ * is the only way to add one.
+ */
 export const AUDIT_EVENT_CATALOGUE = {
   'tool.called': entry({
     payload: toolCalled,
@@ -273,14 +273,9 @@ export const AUDIT_EVENT_CATALOGUE = {
     internal: true,
     summary: 'a retention sweep deleted the oldest rows; carries the chain anchor',
   }),
-} as const;
+} as const satisfies Record<AuditEventType, CatalogueEntry<z.ZodType>>;
 
 type Catalogue = typeof AUDIT_EVENT_CATALOGUE;
-
-export type AuditEventType = keyof Catalogue;
-
-/** Every event type, in catalogue order. */
-export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENT_CATALOGUE) as AuditEventType[];
 
 /** The payload type of one event type, as the caller passes it. */
 type AuditPayload<T extends AuditEventType> = z.input<Catalogue[T]['payload']>;
@@ -305,14 +300,6 @@ export interface AuditEventInput<T extends AuditEventType = AuditEventType> {
 export type AnyAuditEventInput = {
   [T in AppendableEventType]: AuditEventInput<T>;
 }[AppendableEventType];
-
-export function isAuditEventType(value: string): value is AuditEventType {
-  return Object.hasOwn(AUDIT_EVENT_CATALOGUE, value);
-}
-
-export function isAuditOutcome(value: string): value is AuditOutcome {
-  return (AUDIT_OUTCOMES as readonly string[]).includes(value);
-}
 
 /** The catalogue entry of a type, typed loosely for generic code. */
 export function catalogueEntry(type: AuditEventType): CatalogueEntry<z.ZodType> {

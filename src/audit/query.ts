@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { z } from 'zod';
-import { AUDIT_EVENT_TYPES, AUDIT_OUTCOMES, type AuditEventType } from './events.js';
+import { AUDIT_EVENT_TYPES, AUDIT_OUTCOMES } from './events.js';
 import { RECORD_COLUMNS, recordFromRaw, type AuditRecord, type RawRow } from './record.js';
 
 /**
@@ -17,7 +17,7 @@ export const AuditQuerySchema = z.strictObject({
   since: isoDate.optional(),
   /** Rows with `ts < until`. */
   until: isoDate.optional(),
-  types: z.array(z.enum(AUDIT_EVENT_TYPES as [AuditEventType, ...AuditEventType[]])).optional(),
+  types: z.array(z.enum(AUDIT_EVENT_TYPES)).optional(),
   tool: z.string().optional(),
   decisionId: z.string().optional(),
   sessionId: z.string().optional(),

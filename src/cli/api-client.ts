@@ -14,15 +14,16 @@ import {
   type ToolView,
 } from '../brain/api/index.js';
 import { CaesarError, isErrorCode } from '../errors/index.js';
+import { send as sendHttp, type Answer } from './api-http.js';
 
 /**
  * A small client for the brain's HTTP API (`src/brain/api/contract.ts`, docs/api.md), over
- * `fetch`. Every answer is parsed with the contract's schemas; every failure is an
+ * node:http (`api-http.ts`). Every answer is parsed with the contract's schemas; every failure is an
  * {@link ApiError}. The token goes into the Authorization header and nowhere else: no
  * message, error or log line carries it.
  */
 
-/** Transport errors (`fetch failed` causes) that mean "nothing is listening there". */
+/** Transport errors that mean "nothing is listening there". */
 const UNREACHABLE = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -31,7 +32,6 @@ const UNREACHABLE = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
   'EADDRNOTAVAIL',
-  'UND_ERR_SOCKET',
 ]);
 
 interface ApiErrorOptions {
@@ -122,6 +122,7 @@ export interface ApiClient {
   tools(): Promise<ToolView[]>;
 }
 
+/** How long one request may take by default: a chat turn may run several tools. */
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const ToolViewsSchema = ToolViewSchema.array();
@@ -179,8 +180,8 @@ interface Call {
 }
 
 /** Sends `call`; the answer's body is left to read under the same deadline. */
-async function send(ep: Endpoint, call: Call, signal: AbortSignal): Promise<Response> {
-  return fetch(new URL(call.path, ep.base), {
+function send(ep: Endpoint, call: Call, signal: AbortSignal): Promise<Answer> {
+  return sendHttp(new URL(call.path, ep.base), {
     method: call.method,
     headers: {
       authorization: `Bearer ${ep.token}`,
@@ -189,7 +190,6 @@ async function send(ep: Endpoint, call: Call, signal: AbortSignal): Promise<Resp
     },
     ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
     signal,
-    redirect: 'error',
   });
 }
 
@@ -201,19 +201,19 @@ async function request<S extends z.ZodType>(
   const what = `${call.method} /${call.path}`;
   const signal = AbortSignal.timeout(ep.timeoutMs);
   let text: string;
-  let res: Response;
+  let res: Answer;
   try {
     res = await send(ep, call, signal);
     text = await readCapped(res, ep.maxBytes, what);
   } catch (err) {
-    throw transportError(err, ep, what);
+    throw transportError(err, ep, what, signal);
   }
   return parseAnswer(res, text, what, schema);
 }
 
 /** A whole answer's body: an error status as an ApiError, else the JSON `schema` names. */
 function parseAnswer<S extends z.ZodType>(
-  res: Response,
+  res: Answer,
   text: string,
   what: string,
   schema: S,
@@ -262,13 +262,13 @@ async function chatStream(
     }
     return await readTurn(res, ep.maxBytes, what, onEvent);
   } catch (err) {
-    throw transportError(err, ep, what);
+    throw transportError(err, ep, what, signal);
   }
 }
 
 /** A streamed turn: each event to `onEvent` until `done` (the answer) or `error` (thrown). */
 async function readTurn(
-  res: Response,
+  res: Answer,
   max: number,
   what: string,
   onEvent: (event: ChatEvent) => void,
@@ -307,12 +307,12 @@ async function readTurn(
  * all. Exported for its tests, which cut a body at every byte.
  */
 export async function* sseEvents(
-  res: Response,
+  res: Answer,
   max: number,
   what: string,
 ): AsyncGenerator<{ event: string; data: string }> {
   if (res.body === null) return;
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const reader = res.body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
   let size = 0;
@@ -362,7 +362,7 @@ function lineEnd(buffer: string): { at: number; length: number } | undefined {
 }
 
 /** The body as text, refusing more than `max` bytes (by Content-Length, then as it streams). */
-async function readCapped(res: Response, max: number, what: string): Promise<string> {
+async function readCapped(res: Answer, max: number, what: string): Promise<string> {
   const tooLarge = () =>
     new ApiError('api_response_too_large', `the answer to ${what} is larger than ${max} bytes`, {
       status: res.status,
@@ -373,7 +373,7 @@ async function readCapped(res: Response, max: number, what: string): Promise<str
     throw tooLarge();
   }
   if (res.body === null) return '';
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -389,10 +389,11 @@ async function readCapped(res: Response, max: number, what: string): Promise<str
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function transportError(err: unknown, ep: Endpoint, what: string): ApiError {
+/** A failure to get an answer; once the deadline has passed, whatever broke is the timeout. */
+function transportError(err: unknown, ep: Endpoint, what: string, deadline: AbortSignal): ApiError {
   if (err instanceof ApiError) return err;
   const name = (err as Error | undefined)?.name;
-  if (name === 'TimeoutError' || name === 'AbortError') {
+  if (deadline.aborted || name === 'TimeoutError' || name === 'AbortError') {
     return new ApiError(
       'api_timeout',
       `the brain at ${ep.shown} did not answer ${what} within ${ep.timeoutMs} ms`,
@@ -414,7 +415,7 @@ function transportError(err: unknown, ep: Endpoint, what: string): ApiError {
   });
 }
 
-/** The errno-style code of a fetch failure (`fetch failed` wraps it in `cause`). */
+/** The errno-style code of a transport failure (on the error, or on a `cause` it wraps). */
 function errnoOf(err: unknown): string | undefined {
   for (let e = err, depth = 0; e && depth < 4; depth++) {
     const code = (e as { code?: unknown }).code;
@@ -424,7 +425,7 @@ function errnoOf(err: unknown): string | undefined {
   return undefined;
 }
 
-function httpError(res: Response, text: string, what: string): ApiError {
+function httpError(res: Answer, text: string, what: string): ApiError {
   const retryAfterMs = retryAfter(res.headers.get('retry-after'));
   let body: unknown;
   try {

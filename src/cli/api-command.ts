@@ -1,5 +1,4 @@
-import type { ToolCallReport } from '../brain/api/index.js';
-import { TokensFileError } from '../brain/http/index.js';
+import { TokensFileError, type ToolCallReport } from '../brain/api/index.js';
 import { ConfigError, RuntimeFileError } from '../config/index.js';
 import { ApiError, type ApiClient } from './api-client.js';
 import { ApiTargetError, openApiClient, type ApiTarget } from './api-target.js';

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { readTokensFile, TokensFileError, type ApiToken } from '../brain/http/index.js';
+import { readTokensFile, TokensFileError, type ApiToken } from '../brain/api/index.js';
 import type { CaesarConfig, RuntimeInfo } from '../config/index.js';
 import { createApiClient, type ApiClient } from './api-client.js';
-import { DEFAULT_API_TIMEOUT_MS, type ApiFlags } from './flags.js';
+import type { ApiFlags } from './flags.js';
 import { loadCliConfig, loadClientConfig } from './load-config.js';
 import { CaesarError } from '../errors/index.js';
 
@@ -82,7 +82,7 @@ export async function openApiClient(
     client = createApiClient({
       url: target.url,
       token: target.token,
-      timeoutMs: flags.timeout ?? DEFAULT_API_TIMEOUT_MS,
+      ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
     });
   } catch (err) {
     const why = (err as Error).message;

@@ -1,10 +1,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseSettingDuration as parseDuration } from '../config/index.js';
+// the file, not config/index.js: a flag is declared without loading the config schema (ADR 0047)
+import { parseSettingDuration as parseDuration } from '../config/setting-duration.js';
 
 /**
- * The flags commands share, and how they become config overrides: the NATS flags of the
- * commands that talk to NATS (`brain`, `legion ...`) and the API flags of the commands that
- * talk to the brain's HTTP API (`chat`, `invoke`, `confirm`, `reject`).
+ * The flags commands share: the NATS flags of the commands that talk to NATS (`brain`,
+ * `legion ...`) and the API flags of the commands that talk to the brain's HTTP API (`chat`,
+ * `invoke`, `confirm`, `reject`). Declarations only: imports nothing but commander and the
+ * duration grammar (ADR 0047); `load-config.ts` turns the flags into config overrides.
  */
 
 /** Flags every command that talks to NATS accepts; each maps onto one config key. */
@@ -38,20 +40,6 @@ export function addBusFlags(cmd: Command): Command {
     );
 }
 
-/** Config overrides from flags (snake_case, as in caesar.yaml); flags beat env and file. */
-export function overridesFromFlags(flags: BusFlags): Record<string, unknown> {
-  const bus: Record<string, unknown> = {};
-  if (flags.natsUrl) bus.url = flags.natsUrl;
-  if (flags.nkeySeedFile) bus.nkey_seed_file = flags.nkeySeedFile;
-  if (flags.credsFile) bus.creds_file = flags.credsFile;
-  if (flags.inboxIdentity) bus.inbox_identity = flags.inboxIdentity;
-  const out: Record<string, unknown> = {};
-  if (Object.keys(bus).length > 0) out.bus = bus;
-  if (flags.logLevel) out.log = { level: flags.logLevel };
-  if (flags.dataDir) out.data_dir = flags.dataDir;
-  return out;
-}
-
 /** Flags of the commands that talk to the brain's HTTP API (`chat`, `invoke`, `confirm`). */
 export interface ApiFlags {
   config?: string;
@@ -59,12 +47,9 @@ export interface ApiFlags {
   apiUrl?: string;
   tokenFile?: string;
   tokenName?: string;
-  /** Deadline of one request in ms. @default {@link DEFAULT_API_TIMEOUT_MS} */
+  /** Deadline of one request in ms. @default 120000 (the API client's: a chat turn may run several tools) */
   timeout?: number;
 }
-
-/** How long one API request may take by default: a chat turn may run several tools. */
-export const DEFAULT_API_TIMEOUT_MS = 120_000;
 
 /** Where to talk to: flags beat the running stack's runtime.json, which beats caesar.yaml. */
 export function addApiFlags(cmd: Command): Command {

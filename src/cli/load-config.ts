@@ -4,7 +4,7 @@ import {
   type CaesarConfig,
   type RunningStack,
 } from '../config/index.js';
-import { overridesFromFlags, type BusFlags } from './flags.js';
+import type { BusFlags } from './flags.js';
 import { isRecord } from '../text/index.js';
 
 /** The shared flags, and command-specific overrides in caesar.yaml's snake_case shape. */
@@ -48,5 +48,19 @@ function mergeDeep(
     const prev = out[k];
     out[k] = isRecord(prev) && isRecord(v) ? mergeDeep(prev, v) : v;
   }
+  return out;
+}
+
+/** Config overrides from flags (snake_case, as in caesar.yaml); flags beat env and file. */
+function overridesFromFlags(flags: BusFlags): Record<string, unknown> {
+  const bus: Record<string, unknown> = {};
+  if (flags.natsUrl) bus.url = flags.natsUrl;
+  if (flags.nkeySeedFile) bus.nkey_seed_file = flags.nkeySeedFile;
+  if (flags.credsFile) bus.creds_file = flags.credsFile;
+  if (flags.inboxIdentity) bus.inbox_identity = flags.inboxIdentity;
+  const out: Record<string, unknown> = {};
+  if (Object.keys(bus).length > 0) out.bus = bus;
+  if (flags.logLevel) out.log = { level: flags.logLevel };
+  if (flags.dataDir) out.data_dir = flags.dataDir;
   return out;
 }

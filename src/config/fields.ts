@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { durationSchema, parseDuration, type DurationOptions } from '../text/index.js';
+import { durationSchema } from '../text/index.js';
+import { SETTING_DURATION } from './setting-duration.js';
 import { redactUserinfo, serverUrlProblem } from './urls.js';
 
 /** How a key's value is read from an env var and shown in the reference. */
@@ -20,18 +21,6 @@ export interface FieldMeta {
 
 /** Registry of {@link FieldMeta} by schema instance (zod v4 registries). */
 export const fieldMeta = z.registry<FieldMeta>();
-
-/**
- * How settings (caesar.yaml, env vars, CLI flags) read a duration: the one grammar
- * (docs/configuration.md, "Durations"), with a bare number meaning milliseconds, as existing
- * files and the reference CAESAR's env vars write it.
- */
-const SETTING_DURATION: DurationOptions = { bareNumber: 'ms' };
-
-/** A setting's duration in milliseconds (`"5s"` -> 5000, `"250"` -> 250), or undefined. */
-export function parseSettingDuration(value: string | number): number | undefined {
-  return parseDuration(value, SETTING_DURATION);
-}
 
 /** A duration (`500ms`, `5s`, `2 hours`, `1d` or a number of ms), parsed to milliseconds. */
 export function durationField() {

@@ -2,7 +2,6 @@ export { loadConfig, loadConfigWithSources } from './load.js';
 export { ConfigError } from './errors.js';
 export type { ConfigIssue } from './errors.js';
 export type { CaesarConfig, BusAuth, ConfigSetting } from './types.js';
-export { parseSettingDuration } from './fields.js';
 export { formatDuration } from '../text/index.js';
 export { redactSettings } from './redact.js';
 export { toolConfigSections } from './tool-sections.js';

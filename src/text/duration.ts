@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /**
  * The one duration grammar of every file and variable an operator writes (caesar.yaml, env
  * vars, CLI flags, policy.yaml, policy cases), documented once in docs/configuration.md
@@ -13,6 +11,9 @@ import { z } from 'zod';
  *   elsewhere (the policy) it is refused as ambiguous;
  * - fractions round to whole milliseconds; negative and non-finite values are refused;
  * - at most {@link MAX_DURATION_MS} unless the reader sets its own `max`.
+ *
+ * This file imports nothing, so the CLI's flag parsers read durations without loading zod
+ * (ADR 0047); the zod schema for config and policy files is in `duration-schema.ts`.
  */
 
 const UNIT_MS: Readonly<Record<string, number>> = {
@@ -92,7 +93,7 @@ export function readDuration(
   }
   const rounded = Math.round(ms);
   const max = options.max ?? MAX_DURATION_MS;
-  if (rounded > max) return { problem: `invalid duration ${shown}: at most ${maxText(max)}` };
+  if (rounded > max) return { problem: `invalid duration ${shown}: at most ${boundText(max)}` };
   return { ms: rounded };
 }
 
@@ -123,31 +124,13 @@ export function formatDuration(ms: number): string {
   return `${ms}ms`;
 }
 
-/**
- * A zod schema that reads a duration (a string, or a number where `bareNumber` is `'ms'`)
- * into whole milliseconds, at least `min` (default 0) and at most `max`.
- */
-export function durationSchema(options: DurationOptions & { min?: number } = {}) {
-  const min = options.min ?? 0;
-  return z
-    .union([z.number(), z.string()], { error: `expected ${durationHint(options)}` })
-    .transform((value, ctx) => {
-      const read = readDuration(value, options);
-      if ('ms' in read && read.ms >= min) return read.ms;
-      const message =
-        'problem' in read ? read.problem : `invalid duration '${value}': at least ${maxText(min)}`;
-      ctx.addIssue({ code: 'custom', message });
-      return z.NEVER;
-    });
-}
-
 function bareNumberProblem(shown: string): string {
   const n = shown.replace(/'/g, '');
   return `a bare number is ambiguous here: write it with a unit, such as ${n}s or ${n}ms`;
 }
 
 /** `30d`, or `2147483647ms (about 24.8 days)` when no unit divides the bound. */
-function maxText(ms: number): string {
+export function boundText(ms: number): string {
   const text = formatDuration(ms);
   if (!text.endsWith('ms') || ms < 86_400_000) return text;
   return `${text} (about ${Math.floor(ms / 8_640_000) / 10} days)`;

@@ -7,3 +7,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
   }
   return out;
 }
+
+/** {@link formatPath} as an error message names a field: the whole value is `(root)`. */
+export function formatFieldPath(path: readonly PropertyKey[]): string {
+  return formatPath(path) || '(root)';
+}

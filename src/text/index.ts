@@ -1,7 +1,7 @@
 // Public surface of the text rules: how every module reads, bounds and words text and data
 // (YAML, JSON, names, durations, wall-clock time, secrets), one module per rule. Pure: node: built-ins and the parsing
 // libraries only, no other src/ module.
-export { formatPath } from './format-path.js';
+export { formatFieldPath, formatPath } from './format-path.js';
 export { isPlainObject, isRecord } from './records.js';
 // what the brain and the config use of the wall clock; workers get all of it through the SDK
 export { formatInstant, hostTimeZone, intlClock, isTimeZone } from './wall-clock.js';
@@ -14,15 +14,10 @@ export {
   TOP_LEVEL_TOOL_SECTIONS,
 } from './setting-names.js';
 export { closest } from './suggest.js';
-export {
-  DURATION_UNITS,
-  durationHint,
-  durationSchema,
-  formatDuration,
-  MAX_DURATION_MS,
-  parseDuration,
-} from './duration.js';
-export type { DurationOptions } from './duration.js';
+// the grammar itself (parseDuration, durationHint): `duration.ts`, which imports nothing and
+// which light readers such as the CLI's flags import directly (ADR 0047)
+export { DURATION_UNITS, formatDuration, MAX_DURATION_MS } from './duration.js';
+export { durationSchema } from './duration-schema.js';
 export { jsonTextTooDeepAt, MAX_NESTING_DEPTH, MAX_YAML_BYTES } from './bounds.js';
 export {
   isSecretKey,

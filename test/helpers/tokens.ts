@@ -1,4 +1,4 @@
-import { readTokensFile } from '../../src/brain/http/index.js';
+import { readTokensFile } from '../../src/brain/api/tokens-file.js';
 
 /** The first token of an API tokens file (the operator's), read by the brain's own reader. */
 export async function firstToken(file: string): Promise<string> {

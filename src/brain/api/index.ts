@@ -24,3 +24,5 @@ export type {
   ToolView,
 } from './contract.js';
 export type { BrainService, ChatOptions, CompletionRequest } from './service.js';
+export { API_SCOPES, ensureTokensFile, readTokensFile, TokensFileError } from './tokens-file.js';
+export type { ApiScope, ApiToken } from './tokens-file.js';

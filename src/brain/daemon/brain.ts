@@ -8,13 +8,8 @@ import { Agent } from '../agent/index.js';
 import { openConversationStore } from '../conversations/index.js';
 import { createDispatcher } from '../dispatch/index.js';
 import { ToolGateway } from '../gateway/index.js';
-import {
-  BrainMetrics,
-  buildHttpServer,
-  ensureTokensFile,
-  loadTokens,
-  startHttpServer,
-} from '../http/index.js';
+import { BrainMetrics, buildHttpServer, loadTokens, startHttpServer } from '../http/index.js';
+import { ensureTokensFile } from '../api/index.js';
 import { loadIntents } from '../intents/index.js';
 import { createPlanner } from '../llm/index.js';
 import { Registry } from '../registry/index.js';

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { HttpApiError } from './errors.js';
-import type { ApiScope, TokenIdentity, TokenStore } from './token-store.js';
+import type { ApiScope } from '../api/index.js';
+import type { TokenIdentity, TokenStore } from './token-store.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { findPrototypeKey, jsonTextTooDeepAt, MAX_NESTING_DEPTH } from '../../text/index.js';
 import { HttpApiError } from './errors.js';
-import { formatPath } from './validate.js';
+import { formatFieldPath as formatPath } from '../../text/index.js';
 
 /**
  * Replaces fastify's JSON body parser with one that refuses, as 400 `invalid_request` in the

@@ -1,21 +1,5 @@
 import { createHash } from 'node:crypto';
-
-/**
- * What a token may do (docs/api.md, "Scopes"). `chat`: POST /v1/chat. `invoke`: POST
- * /v1/tools/{name}/invoke. `confirm`: approve or reject a pending confirmation. `read`:
- * GET /v1/tools and POST /v1/policy/explain. `audit`: GET /v1/audit and /v1/audit/counts
- * (every client's chats are in there). `metrics`: GET /metrics. /readyz needs any valid token.
- */
-export const API_SCOPES = ['chat', 'invoke', 'confirm', 'read', 'audit', 'metrics'] as const;
-export type ApiScope = (typeof API_SCOPES)[number];
-
-/** One named API token. The name is what the audit log records as `actor`. */
-export interface ApiToken {
-  readonly name: string;
-  readonly token: string;
-  /** What the token may do; absent means every scope. */
-  readonly scopes?: readonly ApiScope[];
-}
+import { API_SCOPES, readTokensFile, type ApiScope, type ApiToken } from '../api/index.js';
 
 /** Who a verified bearer token is. */
 export interface TokenIdentity {
@@ -79,4 +63,9 @@ export class TokenStore {
     if (bearer.length === 0 || bearer.length > MAX_BEARER_CHARS) return undefined;
     return this.#byDigest.get(digest(bearer));
   }
+}
+
+/** Reads the tokens file (see `readTokensFile`) into a TokenStore. */
+export async function loadTokens(path: string): Promise<TokenStore> {
+  return TokenStore.from(await readTokensFile(path));
 }

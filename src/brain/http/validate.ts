@@ -1,14 +1,9 @@
 import type { z } from 'zod';
-import { formatPath as formatKeyPath } from '../../text/index.js';
+import { formatFieldPath as formatPath } from '../../text/index.js';
 import { invalidRequest, type FieldIssue } from './errors.js';
 
 /** At most this many field issues are returned; a hostile body cannot make a huge answer. */
 const MAX_ISSUES = 20;
-
-/** Renders a path of keys and indexes as `a.b[1].c`; the whole value is `(root)`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  return formatKeyPath(path) || '(root)';
-}
 
 /** One `{path, message}` per zod issue; an unknown key is reported at its own path. */
 function fieldIssues(error: z.ZodError): FieldIssue[] {

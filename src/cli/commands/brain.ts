@@ -1,17 +1,8 @@
 import type { Command } from 'commander';
-import { startBrain } from '../../brain/daemon/index.js';
-import { createLogger } from '../../log/index.js';
-import { addBusFlags, type BusFlags } from '../flags.js';
-import { loadCliConfig } from '../load-config.js';
-import { stopOnSignal } from '../signals.js';
-import { leaveSupervisor, stopWithSupervisor, tellSupervisor } from '../stack/child.js';
+import { addBusFlags } from '../flags.js';
+import type { BrainFlags } from './brain.run.js';
 
-interface BrainFlags extends BusFlags {
-  apiHost?: string;
-  apiPort?: string;
-  policy?: string;
-}
-
+/** Adds `caesar brain`; the brain itself (`brain.run.ts`) loads when the command runs. */
 export function register(program: Command): void {
   addBusFlags(
     program
@@ -23,40 +14,7 @@ export function register(program: Command): void {
       .option('--api-port <port>', 'port of the HTTP API (default 8420; 0 = any free port)')
       .option('--policy <file>', 'policy file (default ./policy/policy.yaml)'),
   ).action(async (flags: BrainFlags) => {
+    const { runBrain } = await import('./brain.run.js');
     process.exitCode = await runBrain(flags);
   });
-}
-
-async function runBrain(flags: BrainFlags): Promise<number> {
-  const api: Record<string, unknown> = {};
-  if (flags.apiHost !== undefined) api.host = flags.apiHost;
-  if (flags.apiPort !== undefined) api.port = Number(flags.apiPort);
-  const raw: Record<string, unknown> = {};
-  if (Object.keys(api).length > 0) raw.api = api;
-  if (flags.policy !== undefined) raw.policy = { file: flags.policy };
-  const config = await loadCliConfig({ ...flags, raw });
-  // the audit log, conversations and tokens file are for the brain's user only
-  process.umask(0o077);
-  const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
-  const brain = await startBrain(config, { logger });
-  stopWithSupervisor();
-  const stopped = stopOnSignal(() => brain.close());
-  const told = tellSupervisor({
-    type: 'brain_ready',
-    url: brain.url,
-    nats_url: `nats://${brain.natsUrl}`,
-    tokens_file: config.api.tokensFile,
-    created_tokens_file: brain.createdTokensFile,
-    audit_db: config.audit.file,
-    policy_file: config.policy.file,
-  });
-  if (!told) {
-    console.log(`brain ready: ${brain.url} (NATS nats://${brain.natsUrl})`);
-    console.log(
-      `API tokens: ${config.api.tokensFile}${brain.createdTokensFile ? ' (created)' : ''}`,
-    );
-  }
-  await stopped;
-  leaveSupervisor();
-  return 0;
 }

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { shippedToolNames } from '../../../workers/index.js';
-import { runUp, type UpFlags } from '../stack/index.js';
+import type { UpFlags } from '../stack/index.js';
 
-/** Adds `caesar up`; the stack itself is `src/cli/stack`. */
+/** Adds `caesar up`; the stack itself is `src/cli/stack`, loaded when the command runs. */
 export function register(program: Command): void {
   program
     .command('up')
@@ -19,6 +19,7 @@ export function register(program: Command): void {
     )
     .option('--log-level <level>', 'log level of the brain and the workers (default warn)')
     .action(async (flags: UpFlags) => {
+      const { runUp } = await import('../stack/index.js');
       process.exitCode = await runUp(flags, {
         say: (line) => console.log(line),
         log: (line) => console.error(line),

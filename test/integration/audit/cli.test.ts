@@ -5,9 +5,9 @@ import { canonicalJson, openAuditLog } from '../../../src/audit/index.js';
 import type { JsonValue } from '../../../src/text/index.js';
 import type { AuditCliIo } from '../../../src/cli/commands/audit/log.js';
 import { parseTime } from '../../../src/cli/commands/audit/filters.js';
-import { runAuditExport } from '../../../src/cli/commands/audit/export.js';
-import { runAuditQuery } from '../../../src/cli/commands/audit/query.js';
-import { runAuditStats } from '../../../src/cli/commands/audit/stats.js';
+import { runAuditExport } from '../../../src/cli/commands/audit/export.run.js';
+import { runAuditQuery } from '../../../src/cli/commands/audit/query.run.js';
+import { runAuditStats } from '../../../src/cli/commands/audit/stats.run.js';
 import { tempDir, toolCalled, type TempDir } from '../../helpers/audit-fixtures.js';
 import { runCli, startCli } from '../../helpers/cli.js';
 

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, test } from 'vitest';
 import { openAuditLog } from '../../../src/audit/index.js';
-import { runAuditVerify } from '../../../src/cli/commands/audit/verify.js';
+import { runAuditVerify } from '../../../src/cli/commands/audit/verify.run.js';
 import { sqlite3, tempDir, toolCalled, type TempDir } from '../../helpers/audit-fixtures.js';
 import { runCli } from '../../helpers/cli.js';
 

@@ -191,6 +191,21 @@ describe('API client errors', () => {
     expect(err.message).toMatch(/larger than 1000 bytes/);
   });
 
+  test('a redirect is not followed: it is an error answer with its status', async () => {
+    stub.route(/^GET \/v1\/tools$/, () => ({
+      status: 302,
+      raw: '',
+      headers: { location: 'http://127.0.0.1:1/elsewhere' },
+    }));
+    const err = await failure(client.tools());
+    expect(err).toMatchObject({
+      code: 'api_bad_response',
+      remoteCode: 'http_302',
+      httpStatus: 302,
+    });
+    expect(stub.requests).toHaveLength(1);
+  });
+
   test('no error message carries the token', async () => {
     stub.route(/^GET \/v1\/tools$/, () => ({ status: 500, raw: 'x' }));
     const errs = [

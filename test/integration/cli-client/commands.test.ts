@@ -11,8 +11,8 @@ import {
 } from '../../../src/cli/api-command.js';
 import type { ChatCliIo } from '../../../src/cli/commands/chat/io.js';
 import { runChat } from '../../../src/cli/commands/chat/run.js';
-import { runConfirm } from '../../../src/cli/commands/confirm.js';
-import { runInvoke } from '../../../src/cli/commands/invoke.js';
+import { runConfirm } from '../../../src/cli/commands/confirm.run.js';
+import { runInvoke } from '../../../src/cli/commands/invoke.run.js';
 import {
   TOKEN,
   httpError,

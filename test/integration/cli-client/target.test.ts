@@ -10,7 +10,7 @@ import {
   readApiToken,
   resolveApiTarget,
 } from '../../../src/cli/api-target.js';
-import { TokensFileError } from '../../../src/brain/http/index.js';
+import { TokensFileError } from '../../../src/brain/api/tokens-file.js';
 import { TOKEN, stackDir, type StackDir } from './brain-stub.js';
 
 let dir: string;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { AUDIT_EVENT_TYPES } from '../../../src/audit/index.js';
+import { AUDIT_EVENT_TYPES } from '../../../src/audit/event-names.js';
 import { AUDIT_EVENT_CATALOGUE, type AuditEventInput } from '../../../src/audit/events.js';
 import { AuditEventError } from '../../../src/audit/errors.js';
 import { ClampLimitsSchema, MAX_COLUMN_CHARS } from '../../../src/audit/limits.js';

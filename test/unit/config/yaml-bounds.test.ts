@@ -2,7 +2,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readTokensFile, TokensFileError } from '../../../src/brain/http/index.js';
+import { readTokensFile, TokensFileError } from '../../../src/brain/api/tokens-file.js';
 import { yamlTextLayer } from '../../../src/config/yaml-layer.js';
 import { MAX_NESTING_DEPTH, readYaml } from '../../../src/text/index.js';
 import { MAX_YAML_ALIASES } from '../../../src/text/bounds.js';

@@ -239,6 +239,13 @@ describe('Dockerfile', () => {
     expect(existsSync(join(root, 'src/cli/main.ts'))).toBe(true);
   });
 
+  test('the build stage copies every script `npm run build` runs', () => {
+    const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    const scripts = pkg.scripts.build!.match(/scripts\/[\w./-]+/g) ?? [];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const script of scripts) expect(dockerfile).toContain(`COPY ${script} ./${script}`);
+  });
+
   test('the runtime stage starts from node:20-bookworm-slim and runs as user caesar', () => {
     const stages = dockerfile.split('\n').filter((l) => l.startsWith('FROM '));
     expect(stages).toEqual([

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { HttpErrorSchema } from '../../../src/brain/api/index.js';
-import { API_SCOPES, TokenStore, type ApiScope } from '../../../src/brain/http/token-store.js';
+import { TokenStore } from '../../../src/brain/http/token-store.js';
+import { API_SCOPES, type ApiScope } from '../../../src/brain/api/tokens-file.js';
 import { auth, CI, harness, OPERATOR } from './harness.js';
 
 /** Every route but /healthz, with a body that would be valid if the caller were known. */

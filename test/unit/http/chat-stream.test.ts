@@ -6,7 +6,8 @@ import {
   type ChatEvent,
   type ChatOptions,
 } from '../../../src/brain/api/index.js';
-import { API_SCOPES, TokenStore } from '../../../src/brain/http/token-store.js';
+import { TokenStore } from '../../../src/brain/http/token-store.js';
+import { API_SCOPES } from '../../../src/brain/api/tokens-file.js';
 import { acceptsEventStream } from '../../../src/brain/http/sse.js';
 import { CaesarError } from '../../../src/protocol/index.js';
 import { report } from './fake-brain.js';

@@ -7,7 +7,8 @@ import {
   ModelListSchema,
   OpenAiErrorSchema,
 } from '../../../src/brain/api/openai.js';
-import { API_SCOPES, TokenStore } from '../../../src/brain/http/token-store.js';
+import { TokenStore } from '../../../src/brain/http/token-store.js';
+import { API_SCOPES } from '../../../src/brain/api/tokens-file.js';
 import { compatActor } from '../../../src/brain/http/openai-compat.js';
 import { CaesarError } from '../../../src/protocol/index.js';
 import { report } from './fake-brain.js';

@@ -2,12 +2,12 @@ import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import {
+  API_SCOPES,
   ensureTokensFile,
-  loadTokens,
   readTokensFile,
   TokensFileError,
-} from '../../../src/brain/http/index.js';
-import { API_SCOPES, TokenStore } from '../../../src/brain/http/token-store.js';
+} from '../../../src/brain/api/tokens-file.js';
+import { loadTokens, TokenStore } from '../../../src/brain/http/token-store.js';
 import { tempDir } from '../../helpers/audit-fixtures.js';
 
 const GOOD = 'abcdefghijklmnopqrstuvwxyz0123456789';

@@ -6,9 +6,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXIT_FAILED, EXIT_OK, type PolicyCliIo } from '../../../src/cli/commands/policy/load.js';
 import { EXIT_USAGE } from '../../../src/cli/exit.js';
-import { runPolicyCheck } from '../../../src/cli/commands/policy/check.js';
-import { runPolicyExplain } from '../../../src/cli/commands/policy/explain.js';
-import { runPolicyTest } from '../../../src/cli/commands/policy/test.js';
+import { runPolicyCheck } from '../../../src/cli/commands/policy/check.run.js';
+import { runPolicyExplain } from '../../../src/cli/commands/policy/explain.run.js';
+import { runPolicyTest } from '../../../src/cli/commands/policy/test.run.js';
 import { PolicyDecisionSchema } from '../../../src/policy/decision.js';
 import { MAX_NESTING_DEPTH } from '../../../src/text/index.js';
 

@@ -1,13 +1,14 @@
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { loadConfig, parseSettingDuration } from '../../../src/config/index.js';
+import { loadConfig } from '../../../src/config/index.js';
+import { parseSettingDuration } from '../../../src/config/setting-duration.js';
+import { durationSchema } from '../../../src/text/duration-schema.js';
 import {
-  durationSchema,
   formatDuration,
   MAX_DURATION_MS,
   parseDuration,
-} from '../../../src/text/index.js';
-import { readDuration } from '../../../src/text/duration.js';
+  readDuration,
+} from '../../../src/text/duration.js';
 import { tempDir } from '../config/temp-dir.js';
 import { issuesOf, policyOf } from '../policy/helpers.js';
 

@@ -1,42 +1,16 @@
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
 import type { Command } from 'commander';
-import { recordToJsonLine } from '../../../audit/index.js';
 import { done } from '../../exit.js';
-import { toFilter, withFilters, type FilterOptions } from './filters.js';
-import { consoleIo, EXIT_OK, EXIT_USAGE, subcommand, withReader, type AuditCliIo } from './log.js';
+import { withFilters } from './filters.js';
+import { subcommand } from './flags.js';
+import type { ExportOptions } from './export.run.js';
 
-interface ExportOptions extends FilterOptions {
-  format?: string;
-  out?: string;
-}
-
-/** `caesar audit export --format jsonl`: every matching row, oldest first, one JSON per line. */
-export function runAuditExport(opts: ExportOptions, io: AuditCliIo = consoleIo): Promise<number> {
-  if ((opts.format ?? 'jsonl') !== 'jsonl') {
-    io.err(`caesar audit export: unsupported --format ${opts.format}; use jsonl`);
-    return Promise.resolve(EXIT_USAGE);
-  }
-  return withReader(opts, io, async (reader) => {
-    const records = reader.records(toFilter(opts));
-    if (opts.out === undefined) {
-      for (const r of records) io.out(recordToJsonLine(r));
-      return EXIT_OK;
-    }
-    const file = createWriteStream(opts.out, { flags: 'wx' });
-    await once(file, 'open');
-    for (const r of records) {
-      if (!file.write(`${recordToJsonLine(r)}\n`)) await once(file, 'drain');
-    }
-    file.end();
-    await once(file, 'finish');
-    return EXIT_OK;
-  });
-}
-
+/** Adds `caesar audit export`; `export.run.ts` loads when it runs. */
 export function addExport(group: Command): void {
   withFilters(subcommand(group, 'export', 'every matching row, oldest first, as JSON lines'))
     .option('--format <format>', 'output format (jsonl)', 'jsonl')
     .option('--out <file>', 'write to a new file instead of stdout')
-    .action(async (opts: ExportOptions) => done(await runAuditExport(opts)));
+    .action(async (opts: ExportOptions) => {
+      const { runAuditExport } = await import('./export.run.js');
+      done(await runAuditExport(opts));
+    });
 }

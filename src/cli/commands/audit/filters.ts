@@ -1,14 +1,17 @@
 import { InvalidArgumentError, type Command } from 'commander';
+// the files, not the modules' index.js: the flags are declared without loading the audit
+// log's schemas or the YAML reader (ADR 0047)
 import {
   AUDIT_EVENT_TYPES,
   AUDIT_OUTCOMES,
   isAuditEventType,
+  isAuditOutcome,
   type AuditEventType,
-  type AuditFilter,
   type AuditOutcome,
-} from '../../../audit/index.js';
-import { durationHint, parseDuration } from '../../../text/index.js';
-import type { DbOptions } from './log.js';
+} from '../../../audit/event-names.js';
+import type { AuditFilter } from '../../../audit/index.js';
+import { durationHint, parseDuration } from '../../../text/duration.js';
+import type { DbOptions } from './flags.js';
 
 /** The row filters `tail`, `query` and `export` share, as flags and as an `AuditFilter`. */
 export interface FilterOptions extends DbOptions {
@@ -74,8 +77,8 @@ function eventType(text: string, previous: string[] = []): string[] {
 }
 
 function outcome(text: string): AuditOutcome {
-  if (!(AUDIT_OUTCOMES as readonly string[]).includes(text)) {
+  if (!isAuditOutcome(text)) {
     throw new InvalidArgumentError(`expected one of ${AUDIT_OUTCOMES.join(', ')}`);
   }
-  return text as AuditOutcome;
+  return text;
 }

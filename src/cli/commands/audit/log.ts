@@ -1,4 +1,3 @@
-import { InvalidArgumentError, type Command } from 'commander';
 import {
   AuditError,
   AuditReader,
@@ -7,28 +6,20 @@ import {
   type AuditRecord,
 } from '../../../audit/index.js';
 import { ConfigError, RuntimeFileError } from '../../../config/index.js';
-import { EXIT_USAGE, usageExit } from '../../exit.js';
+import { EXIT_USAGE } from '../../exit.js';
 import { loadClientConfig } from '../../load-config.js';
+import type { DbOptions } from './flags.js';
 
 /**
- * What every `caesar audit ...` subcommand shares: which log it opens, where its output
- * goes, how a failure ends it, and its exit codes.
+ * What every `caesar audit ...` subcommand's runner shares: which log it opens, where its
+ * output goes, how a failure ends it, and its exit codes. The flags they share are in
+ * `flags.ts` and `filters.ts`.
  */
 
 /** Exit codes of `caesar audit ...`: ok, a failed verification or operation, a usage error. */
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export { EXIT_USAGE };
-
-/** Which log a command opens. */
-export interface DbOptions {
-  /** The SQLite file; beats everything else. */
-  db?: string;
-  /** Where runtime.json and the default `audit.db` live. @default config `data_dir`, `./var` */
-  dataDir?: string;
-  /** caesar.yaml to read `audit.file` and `data_dir` from. */
-  config?: string;
-}
 
 /**
  * The log to open: `--db`, else `audit.file` from env / caesar.yaml, else the running
@@ -53,23 +44,6 @@ export const consoleIo: AuditCliIo = {
   out: (l) => console.log(l),
   err: (l) => console.error(l),
 };
-
-/** `caesar audit <name>` with the flags that choose the log. */
-export function subcommand(group: Command, name: string, description: string): Command {
-  return group
-    .command(name)
-    .description(description)
-    .option('--db <file>', "audit database (default: audit.file, else the running stack's)")
-    .option('--data-dir <dir>', 'data directory of the running stack (default ./var)')
-    .option('--config <file>', 'caesar.yaml to read (default: $CAESAR_CONFIG, ./caesar.yaml)')
-    .exitOverride(usageExit);
-}
-
-export function positiveInt(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number');
-  return n;
-}
 
 export function printRecords(
   records: readonly AuditRecord[],

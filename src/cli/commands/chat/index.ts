@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
+import { loadClient } from '../../client-loader.js';
 import { usageExit } from '../../exit.js';
 import { addApiFlags } from '../../flags.js';
 import type { ChatFlags } from './io.js';
-import { runChat } from './run.js';
 
-/** Adds `caesar chat`. */
+/** Adds `caesar chat`; the client (`run.ts`, through `loadClient`) loads when it runs. */
 export function register(program: Command): void {
   addApiFlags(
     program
@@ -19,6 +19,7 @@ export function register(program: Command): void {
       )
       .exitOverride(usageExit),
   ).action(async (words: string[], flags: ChatFlags) => {
+    const { runChat } = await loadClient();
     process.exitCode = await runChat(words, flags);
   });
 }

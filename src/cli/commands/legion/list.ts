@@ -1,19 +1,8 @@
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { Command } from 'commander';
-import {
-  describePreflight,
-  PreflightCache,
-  preflightState,
-  preflightView,
-  type PreflightState,
-} from '../../../brain/preflight/index.js';
-import { discoverServices, type DiscoveredTool } from '../../../brain/registry/index.js';
-import { connectBus } from '../../../bus/index.js';
-import { addBusFlags, type BusFlags } from '../../flags.js';
-import { loadClientConfig } from '../../load-config.js';
+import { addBusFlags } from '../../flags.js';
+import type { ListFlags } from './list.run.js';
 
-/** `caesar legion list`: the tools and instances connected to NATS, with their preflight. */
-
+/** `caesar legion list`; the listing itself (`list.run.ts`) loads when the command runs. */
 export function addList(legion: Command): void {
   addBusFlags(
     legion
@@ -21,83 +10,8 @@ export function addList(legion: Command): void {
       .description('list the tools and instances connected to NATS')
       .option('--json', 'print a JSON array instead of a table')
       .option('--wait <ms>', 'how long to collect discovery replies', '500'),
-  ).action(async (flags: BusFlags & { json?: boolean; wait: string }) => {
-    // No --nats-url and no configured URL: the running stack's, from <data-dir>/runtime.json,
-    // as the operator identity its embedded server was started with.
-    const { config } = await loadClientConfig(flags);
-    const nc = await connectBus({ ...config.busOptions, name: 'caesar-cli' });
-    try {
-      const tools = await listTools(nc, Number(flags.wait));
-      if (flags.json) console.log(JSON.stringify(tools, null, 2));
-      else printInstancesTable(tools);
-    } finally {
-      await nc.close();
-    }
+  ).action(async (flags: ListFlags) => {
+    const { runList } = await import('./list.run.js');
+    await runList(flags);
   });
-}
-
-/** What `caesar legion list --json` prints per tool (the full spec is left out). */
-type ListedTool = Omit<DiscoveredTool, 'spec'> & {
-  title: string;
-  /** The tool's own preflight: is its backend configured and reachable? */
-  preflight: { state: PreflightState; detail: string[]; line: string };
-};
-
-/** How long `legion list` waits for each tool's preflight answer. */
-const PREFLIGHT_TIMEOUT_MS = 5000;
-
-async function listTools(nc: NatsConnection, windowMs: number): Promise<ListedTool[]> {
-  const tools = await discoverServices(nc, { windowMs });
-  const cache = new PreflightCache(nc, { timeoutMs: PREFLIGHT_TIMEOUT_MS });
-  const preflights = await Promise.all(tools.map((t) => cache.get(t.tool)));
-  return tools.map(({ spec, ...rest }, i) => {
-    const r = preflights[i]!;
-    const preflight = {
-      state: preflightState(r),
-      detail: preflightView(r).detail,
-      line: describePreflight(rest.tool, r),
-    };
-    return { ...rest, title: spec.title, preflight };
-  });
-}
-
-const STATE_TEXT: Record<PreflightState, string> = {
-  ready: 'ready',
-  not_configured: 'not configured',
-  not_ready: 'not ready',
-  unknown: 'no answer',
-};
-
-function printInstancesTable(tools: ListedTool[]): void {
-  if (tools.length === 0) {
-    console.log(
-      'no tools connected (start one with `caesar legion serve-tool <name>` or `caesar up`)',
-    );
-    return;
-  }
-  const rows = [
-    ['TOOL', 'VERSION', 'INSTANCES', 'HOSTS', 'IN-FLIGHT', 'REQUESTS', 'ERRORS', 'PREFLIGHT'],
-    ...tools.map((t) => [
-      t.tool,
-      t.version,
-      String(t.instances.length),
-      t.hosts.join(','),
-      String(t.inFlight),
-      String(t.requests),
-      String(t.errors),
-      STATE_TEXT[t.preflight.state],
-    ]),
-  ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows)
-    console.log(
-      r
-        .map((c, i) => c.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    );
-  const notReady = tools.filter((t) => t.preflight.state !== 'ready');
-  if (notReady.length === 0) return;
-  console.log('');
-  for (const t of notReady) console.log(t.preflight.line);
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { brainPermissions, workerPermissions } from '../../../protocol/index.js';
+import type { PermissionsFlags } from './permissions.run.js';
 
 /** `caesar legion permissions`: the least-privilege nats-server permissions of a part. */
 export function addPermissions(legion: Command): void {
@@ -13,14 +13,8 @@ export function addPermissions(legion: Command): void {
       '--brain [identity]',
       "the brain's permissions instead; run it with --inbox-identity <identity> (default brain)",
     )
-    .action((tools: string[], flags: { brain?: string | true }) => {
-      if (flags.brain !== undefined) {
-        if (tools.length > 0) throw new Error('give either tool names or --brain, not both');
-        const identity = flags.brain === true ? 'brain' : flags.brain;
-        console.log(`permissions: ${JSON.stringify(brainPermissions(identity), null, 2)}`);
-        return;
-      }
-      if (tools.length === 0) throw new Error('name the tools this host serves, or pass --brain');
-      console.log(`permissions: ${JSON.stringify(workerPermissions(tools), null, 2)}`);
+    .action(async (tools: string[], flags: PermissionsFlags) => {
+      const { printPermissions } = await import('./permissions.run.js');
+      printPermissions(tools, flags);
     });
 }

@@ -1,17 +1,9 @@
 import type { Command } from 'commander';
-import { toolConfigSections } from '../../../config/index.js';
-import { runTools } from '../../../legion/index.js';
-import { createLogger } from '../../../log/index.js';
-import { loadShippedTools, shippedToolNames } from '../../../../workers/index.js';
-import { addBusFlags, type BusFlags } from '../../flags.js';
-import { loadCliConfig } from '../../load-config.js';
-import { leaveSupervisor, stopWithSupervisor, tellSupervisor } from '../../stack/child.js';
+import { shippedToolNames } from '../../../../workers/index.js';
+import { addBusFlags } from '../../flags.js';
+import type { ServeFlags } from './serve-tool.run.js';
 
-interface ServeFlags extends BusFlags {
-  host?: string;
-}
-
-/** `caesar legion serve-tool <name...>`: serves shipped tools over NATS until stopped. */
+/** `caesar legion serve-tool <name...>`: serves shipped tools over NATS until stopped (`serve-tool.run.ts`). */
 export function addServeTool(legion: Command): void {
   addBusFlags(
     legion
@@ -20,35 +12,7 @@ export function addServeTool(legion: Command): void {
       .argument('<name...>', 'tool names')
       .option('--host <name>', 'host name reported to the brain (default: this host)'),
   ).action(async (names: string[], flags: ServeFlags) => {
+    const { serveTool } = await import('./serve-tool.run.js');
     process.exitCode = await serveTool(names, flags);
   });
-}
-
-async function serveTool(names: string[], flags: ServeFlags): Promise<number> {
-  const config = await loadCliConfig(flags);
-  const logger = createLogger({ level: config.log.level, bindings: { component: 'worker' } });
-  const tools = await loadShippedTools(names);
-  stopWithSupervisor();
-  let failed = false;
-  try {
-    return await runTools(tools, {
-      bus: { ...config.busOptions, name: `caesar-worker ${names.join(',')}` },
-      logger,
-      host: flags.host ?? config.worker.host,
-      config: toolConfigSections(config),
-      graceMs: config.worker.graceMs,
-      onReady: (worker) => {
-        const instances = worker.instances.map((i) => ({ tool: i.tool, id: i.id, host: i.host }));
-        logger.info({ instances }, 'ready');
-        tellSupervisor({ type: 'worker_ready', instances });
-      },
-    });
-  } catch (err) {
-    // leave the IPC channel to main.ts, which tells the supervisor why before it closes it
-    failed = true;
-    throw err;
-  } finally {
-    // An open IPC channel would keep this process alive after the tools stopped.
-    if (!failed) leaveSupervisor();
-  }
 }

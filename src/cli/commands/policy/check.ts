@@ -1,45 +1,16 @@
 import type { Command } from 'commander';
-import { formatPolicySummary } from '../../../policy/index.js';
 import { done } from '../../exit.js';
-import {
-  consoleIo,
-  EXIT_FAILED,
-  EXIT_OK,
-  EXIT_USAGE,
-  loadPolicy,
-  withPolicyFlags,
-  type PolicyCliIo,
-  type PolicyFileOptions,
-} from './load.js';
+import { withPolicyFlags, type PolicyFileOptions } from './flags.js';
 
-/** `caesar policy check [file]`: loads the policy and reports problems with file:line:column. */
-export async function runPolicyCheck(
-  file: string | undefined,
-  opts: PolicyFileOptions,
-  io: PolicyCliIo = consoleIo,
-): Promise<number> {
-  if (file !== undefined && opts.policy !== undefined && file !== opts.policy) {
-    io.err('caesar policy check: give the policy file as an argument or as --policy, not both');
-    return EXIT_USAGE;
-  }
-  const loaded = await loadPolicy({ ...opts, policy: file ?? opts.policy }, io);
-  if (loaded === null) return EXIT_FAILED;
-  if (opts.json) {
-    const { file: path, sha256, rules, warnings } = loaded;
-    io.out(JSON.stringify({ ok: true, file: path, sha256, rules, warnings }, null, 2));
-  } else {
-    formatPolicySummary(loaded).forEach((l) => io.out(l));
-  }
-  return EXIT_OK;
-}
-
+/** Adds `caesar policy check`; `check.run.ts` loads when it runs. */
 export function addCheck(group: Command): void {
   withPolicyFlags(
     group
       .command('check')
       .description('validate the policy file; report problems with file:line:column')
       .argument('[file]', 'policy file (same as --policy)'),
-  ).action(async (file: string | undefined, opts: PolicyFileOptions) =>
-    done(await runPolicyCheck(file, opts)),
-  );
+  ).action(async (file: string | undefined, opts: PolicyFileOptions) => {
+    const { runPolicyCheck } = await import('./check.run.js');
+    done(await runPolicyCheck(file, opts));
+  });
 }

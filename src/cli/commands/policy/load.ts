@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
 import { ConfigError, loadConfig, RuntimeFileError } from '../../../config/index.js';
 import {
   PolicyError,
@@ -9,11 +8,13 @@ import {
   type CompiledPolicy,
   type ReadPolicyOptions,
 } from '../../../policy/index.js';
-import { EXIT_USAGE, usageExit } from '../../exit.js';
+import { EXIT_USAGE } from '../../exit.js';
+import type { PolicyFileOptions } from './flags.js';
 
 /**
- * What every `caesar policy ...` subcommand shares: which policy file it loads (and how a
- * file that does not load is reported), its flags, where its output goes, its exit codes.
+ * What every `caesar policy ...` subcommand's runner shares: which policy file it loads (and
+ * how a file that does not load is reported), where its output goes, its exit codes. The
+ * flags they share are in `flags.ts`.
  */
 
 /** Exit codes of `caesar policy ...`: ok, a failed check or mismatch, a usage error. */
@@ -31,30 +32,10 @@ export interface PolicyCliIo {
   env?: Record<string, string | undefined>;
 }
 
-export interface PolicyFileOptions {
-  /** The policy file; default: the configured one (`policy.file`, `./policy/policy.yaml`). */
-  policy?: string;
-  /** caesar.yaml to read the configured policy file from. */
-  config?: string;
-  /** Data directory of the running stack, whose runtime.json names its policy file. */
-  dataDir?: string;
-  json?: boolean;
-}
-
 export const consoleIo: PolicyCliIo = {
   out: (l) => console.log(l),
   err: (l) => console.error(l),
 };
-
-/** The flags every subcommand takes: which policy file, and `--json`. */
-export function withPolicyFlags(cmd: Command): Command {
-  return cmd
-    .option('-p, --policy <file>', 'policy file (default: policy.file of the config)')
-    .option('--config <file>', 'caesar.yaml to read (default: $CAESAR_CONFIG, then ./caesar.yaml)')
-    .option('--data-dir <dir>', 'data directory of the running stack (default ./var)')
-    .option('--json', 'print JSON')
-    .exitOverride(usageExit);
-}
 
 /**
  * Loads the policy file {@link policyPath} names; a file that does not load is reported

@@ -1,68 +1,16 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import {
-  PolicyError,
-  parsePolicyCases,
-  runPolicyCases,
-  type PolicyCaseResult,
-} from '../../../policy/index.js';
 import { done } from '../../exit.js';
-import {
-  consoleIo,
-  EXIT_FAILED,
-  EXIT_OK,
-  EXIT_USAGE,
-  loadPolicy,
-  withPolicyFlags,
-  type PolicyCliIo,
-  type PolicyFileOptions,
-} from './load.js';
+import { withPolicyFlags, type PolicyFileOptions } from './flags.js';
 
-/** `caesar policy test <cases.yaml>`: runs expectations; exit 1 on any mismatch. */
-export async function runPolicyTest(
-  casesFile: string,
-  opts: PolicyFileOptions,
-  io: PolicyCliIo = consoleIo,
-): Promise<number> {
-  const path = resolve(io.cwd ?? process.cwd(), casesFile);
-  let cases;
-  try {
-    cases = parsePolicyCases(await readFile(path, 'utf8'), casesFile);
-  } catch (err) {
-    io.err(err instanceof PolicyError ? err.message : `cannot read ${casesFile}: ${String(err)}`);
-    return EXIT_USAGE;
-  }
-  const policy = await loadPolicy(opts, io);
-  if (policy === null) return EXIT_FAILED;
-  const results = runPolicyCases(policy, cases);
-  const failed = results.filter((r) => !r.passed);
-  if (opts.json) {
-    const summary = { passed: results.length - failed.length, failed: failed.length, results };
-    io.out(JSON.stringify(summary, null, 2));
-  } else {
-    formatCaseTable(results).forEach((l) => io.out(l));
-    io.out(`${results.length - failed.length} passed, ${failed.length} failed (${policy.file})`);
-  }
-  return failed.length === 0 ? EXIT_OK : EXIT_FAILED;
-}
-
+/** Adds `caesar policy test`; `test.run.ts` loads when it runs. */
 export function addTest(group: Command): void {
   withPolicyFlags(
     group
       .command('test')
       .description('run a cases file of calls and expected outcomes against the policy')
       .argument('<cases>', 'cases file (YAML), see docs/policy.md'),
-  ).action(async (cases: string, opts: PolicyFileOptions) =>
-    done(await runPolicyTest(cases, opts)),
-  );
-}
-
-/** `opa test`-style rows: verdict, case, expected, got (with the rule and, on failure, why). */
-function formatCaseTable(results: readonly PolicyCaseResult[]): string[] {
-  const width = Math.min(48, Math.max(4, ...results.map((r) => r.name.length)));
-  return results.map((r) => {
-    const head = `${r.passed ? 'PASS' : 'FAIL'}  ${r.name.padEnd(width)}  expect ${r.expected.padEnd(12)} got ${r.decision.outcome} (${r.decision.rule.id})`;
-    return r.passed ? head : `${head}: ${r.mismatch}; ${r.decision.reason}`;
+  ).action(async (cases: string, opts: PolicyFileOptions) => {
+    const { runPolicyTest } = await import('./test.run.js');
+    done(await runPolicyTest(cases, opts));
   });
 }

@@ -3,15 +3,37 @@ import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { CaesarError } from '../../errors/index.js';
-import { formatYamlIssue, MAX_YAML_BYTES, readYaml } from '../../text/index.js';
-import { API_SCOPES, TokenStore, type ApiToken } from './token-store.js';
-import { formatPath } from './validate.js';
+import {
+  formatFieldPath as formatPath,
+  formatYamlIssue,
+  MAX_YAML_BYTES,
+  readYaml,
+} from '../../text/index.js';
 
 /**
  * The API tokens file: YAML `tokens: [{name, token, scopes?}]`, mode 0600. The name is what
  * the audit log records as `actor`, so a leaked or retired token can be told apart and revoked
- * alone.
+ * alone. Part of the API contract: the brain creates and reads it (`TokenStore`, in
+ * src/brain/http), the CLI's clients read it with the same checks, so both ends accept the
+ * same files, and a client loads none of the server to do so (ADR 0047).
  */
+
+/**
+ * What a token may do (docs/api.md, "Scopes"). `chat`: POST /v1/chat. `invoke`: POST
+ * /v1/tools/{name}/invoke. `confirm`: approve or reject a pending confirmation. `read`:
+ * GET /v1/tools and POST /v1/policy/explain. `audit`: GET /v1/audit and /v1/audit/counts
+ * (every client's chats are in there). `metrics`: GET /metrics. /readyz needs any valid token.
+ */
+export const API_SCOPES = ['chat', 'invoke', 'confirm', 'read', 'audit', 'metrics'] as const;
+export type ApiScope = (typeof API_SCOPES)[number];
+
+/** One named API token. The name is what the audit log records as `actor`. */
+export interface ApiToken {
+  readonly name: string;
+  readonly token: string;
+  /** What the token may do; absent means every scope. */
+  readonly scopes?: readonly ApiScope[];
+}
 
 /** Token names: lower-case letters, digits, `_`, `.`, `-`; 1-64 characters. */
 const TOKEN_NAME_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
@@ -160,11 +182,6 @@ export async function readTokensFile(path: string): Promise<ApiToken[]> {
   );
   if (dupes.length > 0) throw new TokensFileError('tokens_file_invalid', path, dupes);
   return parsed.data.tokens;
-}
-
-/** Reads the tokens file (see readTokensFile) into a TokenStore. */
-export async function loadTokens(path: string): Promise<TokenStore> {
-  return TokenStore.from(await readTokensFile(path));
 }
 
 async function readPrivateFile(path: string): Promise<string> {
