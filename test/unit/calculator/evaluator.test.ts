@@ -15,7 +15,7 @@ const broken = new URL('./fixtures/broken-thread.mjs', import.meta.url);
 describe('evaluator with the calculator thread', () => {
   let evaluator: Evaluator;
   beforeAll(async () => {
-    evaluator = await createEvaluator({ maxThreads: 2 });
+    evaluator = await createEvaluator({ maxThreads: 2, warmThreads: 1 });
   });
   afterAll(async () => {
     await evaluator.close();
