@@ -112,6 +112,7 @@ interface AppendRun {
 async function auditAppends(path: string, style: IdStyle): Promise<AppendRun> {
   const log = openAuditLog({ path, ...noTimer });
   try {
+    await log.ready();
     const nextId = idMaker(style);
     const latencies: number[] = [];
     let done = 0;

@@ -1,67 +1,101 @@
 /**
- * The brain's full HTTP path: client -> brain (auth, validation) -> policy -> audit
- * (`tool.called` made durable) -> NATS -> calculator worker -> audit (`tool.result`) -> back,
- * at concurrency 32, against raw NATS request/reply of the same request bytes measured in
- * the same run. Also the brain's resident memory when idle, after start and after the load.
+ * The governed HTTP path against the same calculator called directly. Governed:
+ * `POST /v1/tools/calculator/invoke` through the brain (bearer auth, request schema, policy,
+ * input schema, `tool.called` made durable, NATS dispatch, output schema, `tool.result` made
+ * durable). Direct: the brain's own dispatcher sending the same call to the same calculator
+ * worker process over NATS, with no HTTP, policy or audit log. Both at concurrency 32
+ * (throughput) and 1 (p50 latency), alternating round by round; each figure is the median
+ * round. Also the cost of one durable SQLite commit in the brain's data directory, so the c=1
+ * gap reads against the two fsyncs the design requires, and the brain's resident memory.
  *
- * The brain and the calculator run as real processes (`caesar brain`,
- * `caesar legion serve-tool calculator`), as under `caesar up`; the raw responder runs in
- * another child process. Rounds alternate and each figure is the median round.
+ * Every process is real and apart: nats-server, `caesar legion serve-tool calculator`,
+ * `caesar brain`, and one load generator per path (bench/load.ts: autocannon for HTTP, the
+ * dispatcher for NATS), so neither path is measured through a saturated client.
  *
- *   npx tsc -p tsconfig.build.json && node dist/bench/run.js brain
+ *   npm run bench -- brain
+ *   BENCH_BRAIN_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- brain
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { readTokensFile } from '../src/brain/http/index.js';
-import { connectBus, startNatsServer } from '../src/bus/index.js';
-import { DISPATCH_QUEUE_GROUP, dispatchSubject } from '../src/protocol/index.js';
-import { percentile, throughput, type BenchContext, type Call } from './harness.js';
+import { startNatsServer } from '../src/bus/index.js';
+import {
+  brainTimes,
+  cpuPerCall,
+  durableCommitMicros,
+  meanBetween,
+  rssMiB,
+  type BrainTimes,
+  type Pids,
+} from './brain-probes.js';
+import { percentile, type BenchContext } from './harness.js';
+import { CALC_INPUT, CALC_TOOL, type LoadCommand, type LoadResult } from './load.js';
 
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-const RAW_TOOL = 'bench_raw';
+const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
 const CONCURRENCY = 32;
-const WARMUP = 1_000;
-const CALLS = 3_000;
-const ROUNDS = 3;
-const INPUT = { expression: '17 * 23' };
+const THROUGHPUT_CALLS = 8_000;
+const LATENCY_CALLS = 1_500;
+const WARMUP: LoadCommand = { concurrency: CONCURRENCY, calls: 2_000 };
+/** Rounds per figure; `BENCH_ROUNDS` shortens a profiling run. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
-/** Child-process side: a raw echo responder until stdin closes. */
-async function serveRaw(url: string): Promise<void> {
-  const nc = await connectBus({ servers: url, name: 'bench-raw' });
-  nc.subscribe(dispatchSubject(RAW_TOOL), {
-    queue: DISPATCH_QUEUE_GROUP,
-    callback: (err, msg) => {
-      if (!err) msg.respond(msg.data);
-    },
-  });
-  process.stdin.on('close', () => process.exit(0));
-  process.stdin.resume();
-  process.stdout.write('ready\n');
-}
-
-function spawnUntil(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}) {
+/**
+ * A child process that prints `ready` (or a line matching `ready`) once it can work. Its
+ * stderr (the brain's log lines, at the default level as an operator runs it) is drained
+ * and only its tail kept, to say why a child that exits early died.
+ */
+function spawnUntil(
+  args: string[],
+  ready: RegExp,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; line: string; lines: Interface }> {
   const child = spawn(process.execPath, args, {
-    stdio: ['pipe', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
-  return new Promise<{ child: ChildProcess; line: string }>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code})`)));
-    const rl = createInterface({ input: child.stdout });
-    rl.on('line', (line) => {
-      if (ready.test(line)) resolve({ child, line });
+  let tail = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    tail = (tail + chunk).slice(-4096);
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      reject(new Error(`${args.join(' ')} exited (${code}):\n${tail}`));
     });
+    const lines = createInterface({ input: child.stdout });
+    const onLine = (line: string) => {
+      if (!ready.test(line)) return;
+      lines.off('line', onLine);
+      resolve({ child, line, lines });
+    };
+    lines.on('line', onLine);
   });
 }
 
-async function rssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return kb / 1024;
+/** A load generator process: one command in, one result out. */
+class LoadGenerator {
+  private constructor(
+    readonly child: ChildProcess,
+    private readonly lines: Interface,
+  ) {}
+
+  static async start(args: string[]): Promise<LoadGenerator> {
+    const { child, lines } = await spawnUntil([LOAD, ...args], /^ready$/);
+    return new LoadGenerator(child, lines);
+  }
+
+  async run(cmd: LoadCommand): Promise<LoadResult> {
+    const answer = new Promise<string>((resolve) => this.lines.once('line', resolve));
+    this.child.stdin!.write(`${JSON.stringify(cmd)}\n`);
+    const result = JSON.parse(await answer) as LoadResult;
+    if (result.failed > 0) throw new Error(`${result.failed} of ${cmd.calls} bench calls failed`);
+    return result;
+  }
 }
 
 async function stop(child: ChildProcess | undefined): Promise<void> {
@@ -72,101 +106,199 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
   await exited;
 }
 
+/** Calls the brain until the calculator answers: discovery may lag its start by a moment. */
+async function waitForCalculator(url: string, token: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    const res = await fetch(`${url}/v1/tools/${CALC_TOOL}/invoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: CALC_INPUT }),
+    });
+    if (((await res.json()) as { outcome?: string }).outcome === 'ok') return;
+    if (i > 100) throw new Error('the brain never served the calculator');
+    await sleep(100);
+  }
+}
+
+interface Rounds {
+  governed: LoadResult[];
+  direct: LoadResult[];
+  governed1: LoadResult[];
+  direct1: LoadResult[];
+  after1: LoadResult[];
+  /** One durable audit-schema row; `fsyncPage` one page. */
+  fsync: number[];
+  fsyncPage: number[];
+  /** The brain's own mean timings during the concurrency-1 and -32 phases. */
+  inside1: Record<keyof BrainTimes, number>[];
+  inside32: Record<keyof BrainTimes, number>[];
+  /** CPU per call of each process during the concurrency-32 phases. */
+  cpuGoverned: Record<keyof Pids, number>[];
+  cpuDirect: Record<keyof Pids, number>[];
+}
+
 export async function run(ctx: BenchContext): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'caesar-bench-brain-'));
   await using server = await startNatsServer();
   const children: ChildProcess[] = [];
   try {
-    const policy = join(dir, 'policy.yaml');
-    await writeFile(policy, 'version: 1\nallowed_tools:\n  - tool: calculator\n');
-    const common = ['--nats-url', server.url, '--log-level', 'silent'];
-    const raw = await spawnUntil([fileURLToPath(import.meta.url), '--raw', server.url], /^ready/);
-    children.push(raw.child);
+    // its own directory, as in the default layout: the store watches the policy's directory,
+    // and every audit commit in the data directory would wake that watch
+    await mkdir(join(dir, 'policy'));
+    const policy = join(dir, 'policy', 'policy.yaml');
+    await writeFile(policy, `version: 1\nallowed_tools:\n  - tool: ${CALC_TOOL}\n`);
+    // both at the default log level (info), as an operator runs them; their lines are dropped
+    const common = ['--nats-url', server.url];
     // no ready line to wait for: the brain's first successful call below is the signal
-    children.push(
-      spawn(process.execPath, [CLI, 'legion', 'serve-tool', 'calculator', ...common], {
-        stdio: ['pipe', 'ignore', 'inherit'],
-      }),
+    const calculator = spawn(
+      process.execPath,
+      [CLI, 'legion', 'serve-tool', CALC_TOOL, ...common],
+      {
+        stdio: ['pipe', 'ignore', 'ignore'],
+      },
     );
+    children.push(calculator);
+    const nodeArgs = (process.env.BENCH_BRAIN_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const brain = await spawnUntil(
-      [CLI, 'brain', ...common, '--data-dir', dir, '--api-port', '0', '--policy', policy],
+      [
+        ...nodeArgs,
+        CLI,
+        'brain',
+        ...common,
+        '--data-dir',
+        dir,
+        '--api-port',
+        '0',
+        '--policy',
+        policy,
+      ],
       /^brain ready: /,
       { CAESAR_API__RATE_LIMIT: '0' },
     );
     children.push(brain.child);
     const url = /^brain ready: (\S+)/.exec(brain.line)?.[1] ?? '';
     const [first] = await readTokensFile(join(dir, 'api-tokens.yaml'));
-    const headers = {
-      authorization: `Bearer ${first?.token ?? ''}`,
-      'content-type': 'application/json',
-    };
-    const body = JSON.stringify({ input: INPUT });
-    const http: Call = async () => {
-      const res = await fetch(`${url}/v1/tools/calculator/invoke`, {
-        method: 'POST',
-        headers,
-        body,
-      });
-      const report = (await res.json()) as { outcome?: string };
-      if (report.outcome !== 'ok') throw new Error(`bench call failed: ${JSON.stringify(report)}`);
-    };
-    // discovery: the first call may come before the brain has seen the calculator
-    for (let i = 0; ; i++) {
-      const res = await fetch(`${url}/v1/tools/calculator/invoke`, {
-        method: 'POST',
-        headers,
-        body,
-      });
-      if (((await res.json()) as { outcome?: string }).outcome === 'ok') break;
-      if (i > 100) throw new Error('the brain never served the calculator');
-      await sleep(100);
-    }
+    const token = first?.token ?? '';
+    await waitForCalculator(url, token);
     await sleep(2000);
     const idleStart = await rssMiB(brain.child.pid!);
 
-    const nc = await connectBus({ servers: server.url, name: 'bench-caller' });
-    try {
-      const envelope = {
-        v: 1,
-        tool: 'calculator',
-        input: INPUT,
-        decision_id: 'x'.repeat(36),
-        deadline: Date.now(),
-      };
-      const payload = new TextEncoder().encode(JSON.stringify(envelope));
-      const rawSubject = dispatchSubject(RAW_TOOL);
-      const rawCall: Call = async () => {
-        await nc.request(rawSubject, payload, { timeout: 10_000 });
-      };
-      await throughput(rawCall, WARMUP, CONCURRENCY);
-      await throughput(http, WARMUP, CONCURRENCY);
-      const rates = { raw: [] as number[], http: [] as number[] };
-      for (let round = 0; round < ROUNDS; round++) {
-        rates.raw.push(await throughput(rawCall, CALLS * 5, CONCURRENCY));
-        rates.http.push(await throughput(http, CALLS, CONCURRENCY));
-      }
-      await sleep(3000);
-      const idleAfter = await rssMiB(brain.child.pid!);
-      const median = (xs: number[]) => percentile([...xs], 50);
-      ctx.section(
-        `Brain HTTP path: POST /v1/tools/calculator/invoke (auth, policy, durable audit x2, NATS, ` +
-          `calculator process) vs raw NATS request/reply, concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds`,
-      );
-      ctx.figure(`raw request/reply, concurrency ${CONCURRENCY}`, median(rates.raw), 'req/s');
-      ctx.figure(`HTTP invoke, concurrency ${CONCURRENCY}`, median(rates.http), 'req/s', {
-        baseline: median(rates.raw),
-      });
-      ctx.figure('brain RSS, idle after start', idleStart, 'MiB');
-      ctx.figure(`brain RSS, idle after ${ROUNDS * CALLS + WARMUP} calls`, idleAfter, 'MiB');
-    } finally {
-      await nc.close();
+    const pids = {
+      brain: brain.child.pid!,
+      calculator: calculator.pid!,
+      nats: server.serverPid ?? server.pid,
+    };
+    const http = await LoadGenerator.start(['http', url, token]);
+    children.push(http.child);
+    const direct = await LoadGenerator.start(['direct', server.url]);
+    children.push(direct.child);
+    await direct.run(WARMUP);
+    await http.run(WARMUP);
+    const r: Rounds = {
+      governed: [],
+      direct: [],
+      governed1: [],
+      direct1: [],
+      after1: [],
+      fsync: [],
+      fsyncPage: [],
+      inside1: [],
+      inside32: [],
+      cpuGoverned: [],
+      cpuDirect: [],
+    };
+    const c32 = { concurrency: CONCURRENCY, calls: THROUGHPUT_CALLS };
+    const c1 = { concurrency: 1, calls: LATENCY_CALLS };
+    for (let round = 0; round < ROUNDS; round++) {
+      const d32 = await cpuPerCall(pids, c32.calls, () => direct.run(c32));
+      r.direct.push(d32.result);
+      r.cpuDirect.push(d32.cpu);
+      const t0 = await brainTimes(url, token);
+      const g32 = await cpuPerCall(pids, c32.calls, () => http.run(c32));
+      r.governed.push(g32.result);
+      r.cpuGoverned.push(g32.cpu);
+      const t1 = await brainTimes(url, token);
+      r.direct1.push(await direct.run(c1));
+      r.after1.push(await direct.run({ ...c1, commitBefore: dir }));
+      const t2 = await brainTimes(url, token);
+      r.governed1.push(await http.run(c1));
+      const t3 = await brainTimes(url, token);
+      r.inside32.push(meanBetween(t0, t1));
+      r.inside1.push(meanBetween(t2, t3));
+      r.fsyncPage.push(await durableCommitMicros(dir, 'page'));
+      r.fsync.push(await durableCommitMicros(dir, 'audit'));
     }
+    await sleep(3000);
+    const idleAfter = await rssMiB(brain.child.pid!);
+    const calls = (ROUNDS * (THROUGHPUT_CALLS + LATENCY_CALLS) + WARMUP.calls).toLocaleString(
+      'en-US',
+    );
+    report(ctx, r, { idleStart, idleAfter, calls });
   } finally {
     for (const child of children.reverse()) await stop(child);
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-if (process.argv[2] === '--raw' && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  await serveRaw(process.argv[3] ?? '');
+function report(
+  ctx: BenchContext,
+  r: Rounds,
+  rss: { idleStart: number; idleAfter: number; calls: string },
+): void {
+  const median = (xs: number[]) => percentile([...xs], 50);
+  const m = (xs: LoadResult[], key: keyof LoadResult) => median(xs.map((x) => x[key]));
+  ctx.section(
+    `Brain: governed POST /v1/tools/calculator/invoke (autocannon) vs the same calculator ` +
+      `called directly by the dispatcher over NATS, median of ${ROUNDS} rounds`,
+  );
+  const direct = m(r.direct, 'rate');
+  ctx.figure(`direct dispatch, concurrency ${CONCURRENCY}`, direct, 'calls/s');
+  ctx.figure(`governed HTTP invoke, concurrency ${CONCURRENCY}`, m(r.governed, 'rate'), 'req/s', {
+    baseline: direct,
+    target: '>= 0.80x',
+  });
+  ctx.figure('direct dispatch p50, concurrency 1', m(r.direct1, 'p50'), 'us');
+  ctx.figure('direct dispatch p50, c=1, each right after an fsync', m(r.after1, 'p50'), 'us');
+  ctx.figure('one durable SQLite commit of one page p50', median(r.fsyncPage), 'us');
+  ctx.figure('one durable commit of one audit row, raw SQL (fsync) p50', median(r.fsync), 'us');
+  const budget = m(r.direct1, 'p50') + 2 * median(r.fsync);
+  ctx.figure('direct p50 + 2 fsync', budget, 'us');
+  ctx.figure('governed HTTP p50, concurrency 1', m(r.governed1, 'p50'), 'us', {
+    baseline: budget,
+    target: '<= 1.00x',
+  });
+  const afterBudget = m(r.after1, 'p50') + 2 * median(r.fsync);
+  ctx.figure('direct p50 right after an fsync + 2 fsync', afterBudget, 'us');
+  ctx.figure('governed HTTP p50, c=1, against that', m(r.governed1, 'p50'), 'us', {
+    baseline: afterBudget,
+  });
+  ctx.figure(`governed HTTP p99, concurrency ${CONCURRENCY}`, m(r.governed, 'p99'), 'us');
+  ctx.figure(`direct p99, concurrency ${CONCURRENCY}`, m(r.direct, 'p99'), 'us');
+  for (const [c, inside] of [
+    [1, r.inside1],
+    [CONCURRENCY, r.inside32],
+  ] as const) {
+    const mi = (k: keyof BrainTimes) => median(inside.map((x) => x[k]));
+    ctx.figure(`inside the brain, c=${c}: HTTP request, mean`, mi('http'), 'us');
+    ctx.figure(`inside the brain, c=${c}: gateway call, mean`, mi('call'), 'us');
+    ctx.figure(`inside the brain, c=${c}: one audit append, mean`, mi('audit'), 'us');
+    ctx.figure(`inside the brain, c=${c}: dispatch, mean`, mi('dispatch'), 'us');
+  }
+  const cpu = (xs: Record<keyof Pids, number>[], k: keyof Pids) => median(xs.map((x) => x[k]));
+  ctx.figure(
+    `CPU per call, c=${CONCURRENCY}, governed: autocannon`,
+    m(r.governed, 'cpuPerCall'),
+    'us',
+  );
+  ctx.figure(`CPU per call, c=${CONCURRENCY}, governed: brain`, cpu(r.cpuGoverned, 'brain'), 'us');
+  for (const [name, xs] of [
+    ['governed', r.cpuGoverned],
+    ['direct', r.cpuDirect],
+  ] as const) {
+    ctx.figure(`CPU per call, c=${CONCURRENCY}, ${name}: calculator`, cpu(xs, 'calculator'), 'us');
+    ctx.figure(`CPU per call, c=${CONCURRENCY}, ${name}: nats-server`, cpu(xs, 'nats'), 'us');
+  }
+  ctx.figure(`CPU per call, c=${CONCURRENCY}, direct: dispatcher`, m(r.direct, 'cpuPerCall'), 'us');
+  ctx.figure('brain RSS, idle after start', rss.idleStart, 'MiB');
+  ctx.figure(`brain RSS, idle after ${rss.calls} calls`, rss.idleAfter, 'MiB');
 }

@@ -5,7 +5,8 @@ import type { ToolDefinition } from '../src/legion/index.js';
 
 /**
  * The tools CAESAR ships, by name. Loaded lazily so `serve-tool calculator` never loads
- * another worker's backend library.
+ * another worker's backend library, and `caesar up`, which needs only the names, loads no
+ * tool and not the SDK (the SDK's types are erased; the error class comes from src/errors).
  */
 const SHIPPED_TOOLS: Readonly<Record<string, () => Promise<ToolDefinition>>> = Object.freeze({
   calculator: async () => (await import('./calculator/index.js')).calculatorTool as ToolDefinition,

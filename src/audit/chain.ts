@@ -23,7 +23,7 @@ const INSERT_SQL =
   'INSERT INTO audit_events (seq, ts, event_type, decision_id, session_id, tool, actor, ' +
   'outcome, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
-function readTip(db: Database): ChainTip {
+export function readTip(db: Database): ChainTip {
   const row = db.prepare('SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1').get() as
     { seq: number; hash: string } | undefined;
   return row ?? { seq: 0, hash: GENESIS_HASH };

@@ -2,11 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from '../log/index.js';
-import { HashChain, type Appended, type ChainTip } from './chain.js';
+import { readTip, type Appended, type ChainTip } from './chain.js';
 import { openWriterConnection } from './connection.js';
 import { AuditClosedError, AuditError, AuditEventError, AuditOpenError } from './errors.js';
 import type { AnyAuditEventInput } from './events.js';
-import { GroupCommitWriter, type WriterStats } from './group-commit.js';
 import { acquireLock, lockPathFor, type WriterLock } from './lock.js';
 import {
   resolveAuditLogOptions,
@@ -15,7 +14,8 @@ import {
 } from './options.js';
 import { prepareRow } from './prepare.js';
 import { AuditReadable } from './reader.js';
-import { sweep, type RetentionResult } from './retention.js';
+import type { RetentionResult } from './retention.js';
+import { WriterClient, type WriterStats } from './writer-client.js';
 import { unwritableReason } from '../host/index.js';
 
 const FIRST_SWEEP_DELAY_MS = 10_000;
@@ -25,14 +25,15 @@ export type AppendResult = Appended;
 
 /**
  * The audit log as the brain uses it: the single writer of one SQLite file. `append`
- * resolves only when the row is durable and rejects with `AuditWriteError` when it cannot
- * be, so callers fail closed. Reads, verification, retention and backup share the file.
+ * prepares the row here (so a bad event is rejected alone) and resolves only when the
+ * writer thread has committed it, rejecting with `AuditWriteError` when it cannot be, so
+ * callers fail closed. The writes and their fsyncs run in that thread (ADR 0020); reads,
+ * verification and backup use this thread's own connection.
  */
 export class AuditLog extends AuditReadable implements AsyncDisposable {
   readonly #opts: ResolvedAuditLogOptions;
   readonly #log: Logger;
-  readonly #chain: HashChain;
-  readonly #writer: GroupCommitWriter;
+  readonly #writer: WriterClient;
   readonly #lock: WriterLock;
   #timer: NodeJS.Timeout | undefined;
   #headTimer: NodeJS.Timeout | undefined;
@@ -42,55 +43,51 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
   /** The last `ts` stamped and its clock value: appends in the same millisecond share it. */
   #lastMs = Number.NaN;
   #lastTs = '';
-  /**
-   * Set while the files were found not writable (at open, or before a commit): SQLite may
-   * hold them read-only, so the connection is reopened once they are writable again.
-   */
-  #reopen = false;
 
-  private constructor(db: Database, opts: ResolvedAuditLogOptions, lock: WriterLock) {
+  private constructor(
+    db: Database,
+    opts: ResolvedAuditLogOptions,
+    lock: WriterLock,
+    notWritable: boolean,
+  ) {
     super(db, opts.path);
     this.#opts = opts;
     this.#log = opts.logger;
     this.#lock = lock;
-    this.#chain = new HashChain(db);
-    this.#writer = new GroupCommitWriter(this.#chain, opts.maxBatch, this.#log, () =>
-      this.#beforeCommit(),
-    );
+    const init = {
+      path: opts.path,
+      busyTimeoutMs: opts.busyTimeoutMs,
+      maxDatabaseBytes: opts.maxDatabaseBytes,
+      maxBatch: opts.maxBatch,
+      limits: opts.limits,
+      notWritableAtOpen: notWritable,
+      commitDelayMs: opts.commitDelayMs,
+    };
+    this.#writer = new WriterClient(init, readTip(db), this.#log, {
+      onReopen: (tip) => this.#reopened(tip),
+      onThread: opts.onWriterThread,
+    });
   }
 
   /**
    * Why the files cannot be written right now (immutable, read-only mount), or undefined.
-   * `/readyz` asks this; every group commit asks it too before SQLite touches the files.
+   * `/readyz` asks this; the writer thread asks it too before every transaction.
    */
   writableProblem(): string | undefined {
     return unwritableReason(this.path);
   }
 
-  /**
-   * Refuses the commit while the files are not writable: a write through SQLite's memory
-   * map of `-shm` would be SIGBUS. Reopens the connection once they are writable again.
-   */
-  #beforeCommit(): void {
-    const problem = this.writableProblem();
-    if (problem !== undefined) {
-      if (!this.#reopen) this.#log.error({ path: this.path, problem }, 'audit log not writable');
-      this.#reopen = true;
-      throw new Error(problem);
-    }
-    if (!this.#reopen) return;
-    const db = openWriterConnection(this.path, this.#opts);
-    const old = this.db;
+  /** The writer reopened the files once they were writable again: so does the read side. */
+  #reopened(tip: ChainTip): void {
     try {
-      this.#chain.reattach(db);
+      const db = openWriterConnection(this.path, this.#opts);
+      const old = this.db;
+      this.db = db;
+      old.close();
     } catch (err) {
-      db.close();
-      throw err;
+      this.#log.warn({ err, path: this.path }, 'audit log read connection not reopened');
     }
-    this.db = db;
-    this.#reopen = false;
-    old.close();
-    this.#log.info({ path: this.path, head: headText(this.head) }, 'audit log writable again');
+    this.#log.info({ path: this.path, head: headText(tip) }, 'audit log writable again');
   }
 
   /** Opens (creating and migrating as needed) the log at `options.path` as its only writer. */
@@ -105,10 +102,16 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
       );
     }
     let log: AuditLog;
+    // SQLite opens files it cannot write read-only; appends then fail (and /readyz says
+    // so) until they are writable again, when the writer thread reopens them
+    const problem = unwritableReason(opts.path);
+    if (problem !== undefined) {
+      opts.logger.error({ path: opts.path, problem }, 'audit log not writable');
+    }
     try {
       const db = openWriterConnection(opts.path, opts);
       try {
-        log = new AuditLog(db, opts, lock);
+        log = new AuditLog(db, opts, lock, problem !== undefined);
       } catch (err) {
         db.close();
         throw new AuditOpenError(
@@ -121,13 +124,6 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
       lock.release();
       throw err;
     }
-    const problem = log.writableProblem();
-    if (problem !== undefined) {
-      // SQLite opened the files read-only; appends fail (and /readyz says so) until they are
-      // writable again, then the first append reopens them
-      log.#reopen = true;
-      opts.logger.error({ path: opts.path, problem }, 'audit log not writable');
-    }
     log.#startRetentionTimer();
     // the head in the service's log (journald, docker logs) is a record outside the file
     // that `caesar audit verify --expect-head` can check later
@@ -139,7 +135,7 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
 
   /** The newest durable row's seq and hash (seq 0 and the genesis hash when empty). */
   get head(): ChainTip {
-    return this.#chain.tip;
+    return this.#writer.tip;
   }
 
   /**
@@ -172,17 +168,26 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
     return this.#lastTs;
   }
 
+  /**
+   * Resolves once the writer thread has opened the file, so the first append does not wait
+   * for the thread to start; rejects with AuditWriteError when it could not start. Appends
+   * made before it resolves are kept and written in order.
+   */
+  ready(): Promise<void> {
+    return this.#writer.ready();
+  }
+
   /** Group-commit counters, for metrics. */
   writerStats(): WriterStats {
     return this.#writer.stats();
   }
 
-  /** Runs one retention sweep now (the timer calls this too). */
-  sweepRetention(now: Date = this.#opts.clock()): RetentionResult {
+  /** Runs one retention sweep now, in the writer thread between two commits (the timer calls this too). */
+  async sweepRetention(now: Date = this.#opts.clock()): Promise<RetentionResult> {
     if (this.#closing) throw new AuditClosedError(this.path);
     const days = this.#opts.retention.days;
     if (days <= 0) return { deleted: 0, cutoff: new Date(0).toISOString() };
-    const result = sweep(this.db, this.#chain, { days, now, limits: this.#opts.limits });
+    const result = await this.#writer.sweep(days, now);
     if (result.deleted > 0) {
       this.#log.info(
         { deleted: result.deleted, cutoff: result.cutoff, seq: result.event?.seq },
@@ -202,12 +207,11 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
   #scheduleSweep(delayMs: number): void {
     this.#timer = setTimeout(() => {
       if (this.#closing) return;
-      try {
-        this.sweepRetention();
-      } catch (err) {
-        this.#log.error({ err }, 'audit retention sweep failed');
-      }
-      this.#scheduleSweep(this.#opts.retention.intervalMs);
+      this.sweepRetention()
+        .catch((err: unknown) => this.#log.error({ err }, 'audit retention sweep failed'))
+        .finally(() => {
+          if (!this.#closing) this.#scheduleSweep(this.#opts.retention.intervalMs);
+        });
     }, delayMs);
     this.#timer.unref();
   }
@@ -235,7 +239,7 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
     clearTimeout(this.#timer);
     clearInterval(this.#headTimer);
     try {
-      await this.#writer.drain();
+      await this.#writer.close();
     } finally {
       try {
         this.db.close();

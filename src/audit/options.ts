@@ -1,3 +1,4 @@
+import type { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import type { Logger } from '../log/index.js';
 import { silentLogger } from '../log/index.js';
@@ -29,6 +30,11 @@ const AuditLogOptionsSchema = z.object({
   busyTimeoutMs: z.number().int().min(0).default(5000),
   /** Hard cap on the file size (SQLite `max_page_count`); appends past it fail closed. */
   maxDatabaseBytes: z.number().int().positive().optional(),
+  /**
+   * Test hook, not a setting: the writer thread blocks this long inside every transaction,
+   * as a slow fsync (an SD card) would. @default 0
+   */
+  commitDelayMs: z.number().int().min(0).max(10_000).default(0),
 });
 
 export interface AuditLogOptions extends z.input<typeof AuditLogOptionsSchema> {
@@ -36,6 +42,8 @@ export interface AuditLogOptions extends z.input<typeof AuditLogOptionsSchema> {
   logger?: Logger;
   /** Source of `ts` and of "now" for retention. For tests and replays. @default () => new Date() */
   clock?: () => Date;
+  /** Test hook: called with each writer thread as it starts (tests stop one to prove fail-closed). */
+  onWriterThread?: (thread: Worker) => void;
 }
 
 export interface ResolvedAuditLogOptions {
@@ -46,12 +54,14 @@ export interface ResolvedAuditLogOptions {
   readonly maxBatch: number;
   readonly busyTimeoutMs: number;
   readonly maxDatabaseBytes: number | undefined;
+  readonly commitDelayMs: number;
   readonly logger: Logger;
   readonly clock: () => Date;
+  readonly onWriterThread: ((thread: Worker) => void) | undefined;
 }
 
 export function resolveAuditLogOptions(input: AuditLogOptions): ResolvedAuditLogOptions {
-  const { logger, clock, ...rest } = input;
+  const { logger, clock, onWriterThread, ...rest } = input;
   const parsed = AuditLogOptionsSchema.parse(rest);
   return Object.freeze({
     path: parsed.path,
@@ -61,7 +71,9 @@ export function resolveAuditLogOptions(input: AuditLogOptions): ResolvedAuditLog
     maxBatch: parsed.maxBatch,
     busyTimeoutMs: parsed.busyTimeoutMs,
     maxDatabaseBytes: parsed.maxDatabaseBytes,
+    commitDelayMs: parsed.commitDelayMs,
     logger: logger ?? silentLogger(),
     clock: clock ?? (() => new Date()),
+    onWriterThread,
   });
 }

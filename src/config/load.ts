@@ -8,6 +8,7 @@ import { normaliseConfig, resolveConfig } from './normalise.js';
 import type { RunningStack } from './runtime-file.js';
 import { readRuntimeLayer } from './runtime-layer.js';
 import type { RawConfig } from './schema.js';
+import { hostTimeZone } from '../text/index.js';
 import { collectSettings } from './settings.js';
 import type { CaesarConfig, ConfigSetting } from './types.js';
 import { validateLayers } from './validate.js';
@@ -74,7 +75,7 @@ interface LoadedConfig {
  * @throws {ConfigError} listing every problem, each with its file:line:col or env var.
  */
 export async function loadConfig(opts: LoadConfigOptions = {}): Promise<CaesarConfig> {
-  return (await loadConfigWithSources(opts)).config;
+  return (await load(opts)).config;
 }
 
 /**
@@ -86,6 +87,19 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<CaesarCo
  * @throws {RuntimeFileError} when `opts.runningStack` and runtime.json is malformed.
  */
 export async function loadConfigWithSources(opts: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const { config, layers, parsed, ctx, running } = await load(opts);
+  // shown resolved, as every computed default is; only here, since asking ICU for the
+  // machine's zone costs a process about 7 MB (ADR 0048)
+  const resolved = resolveConfig(parsed, { ...ctx, timeZone: hostTimeZone() });
+  return Object.freeze({
+    config,
+    settings: deepFreezeMap(collectSettings(resolved, layers)),
+    ...(running ? { runningStack: deepFreeze(running.stack) } : {}),
+  });
+}
+
+/** The layers, validated and normalised. */
+async function load(opts: LoadConfigOptions) {
   const env = opts.env ?? process.env;
   const cwd = resolve(opts.cwd ?? process.cwd());
   const file = await findConfigFile(opts.file, env, cwd);
@@ -97,19 +111,9 @@ export async function loadConfigWithSources(opts: LoadConfigOptions = {}): Promi
   const running = opts.runningStack ? await readRuntimeLayer(layers, cwd) : undefined;
   if (running) layers.unshift(running.layer);
   const parsed = validateLayers(layers);
-  const ctx = {
-    cwd,
-    configFile: file?.path,
-    hostname: hostname(),
-    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-  };
+  const ctx = { cwd, configFile: file?.path, hostname: hostname() };
   const config = deepFreeze(normaliseConfig(parsed, ctx));
-  const settings = collectSettings(resolveConfig(parsed, ctx), layers);
-  return Object.freeze({
-    config,
-    settings: deepFreezeMap(settings),
-    ...(running ? { runningStack: deepFreeze(running.stack) } : {}),
-  });
+  return { config, layers, parsed, ctx, running };
 }
 
 function deepFreezeMap<K, V>(map: Map<K, V>): ReadonlyMap<K, V> {

@@ -23,8 +23,11 @@ interface NormaliseContext {
   readonly configFile?: string;
   /** Default for `worker.host`. */
   readonly hostname: string;
-  /** Default for `brain.time_zone`. */
-  readonly timeZone: string;
+  /**
+   * The machine's zone, shown as `brain.time_zone`'s default (`caesar config show`). Unset:
+   * that key stays unset and the brain looks the zone up itself.
+   */
+  readonly timeZone?: string;
 }
 
 /**
@@ -38,7 +41,7 @@ export type ResolvedConfig = ParsedConfig & {
   readonly brain: {
     readonly intents_file: string;
     readonly conversations_file: string;
-    readonly time_zone: string;
+    readonly time_zone?: string;
   };
 };
 
@@ -111,7 +114,7 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
       confirmationTtlMs: r.brain.confirmation_ttl,
       historyLimit: r.brain.history_limit,
       messageMaxChars: r.brain.message_max_chars,
-      timeZone: r.brain.time_zone,
+      ...optional('timeZone', r.brain.time_zone),
       intentsFile: r.brain.intents_file,
       conversationsFile: r.brain.conversations_file,
       preferLocal: r.brain.prefer_local,

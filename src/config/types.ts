@@ -74,8 +74,11 @@ export interface CaesarConfig {
     readonly confirmationTtlMs: number;
     readonly historyLimit: number;
     readonly messageMaxChars: number;
-    /** IANA zone for dates in local intents; the machine's zone when not configured. */
-    readonly timeZone: string;
+    /**
+     * IANA zone for dates in local intents. Unset: the machine's zone, which the brain looks
+     * up itself, so that no other process pays for ICU's date data (about 7 MB; ADR 0048).
+     */
+    readonly timeZone?: string;
     /** Absolute path; the shipped `config/intents.yaml` when not configured. */
     readonly intentsFile: string;
     readonly conversationsFile: string;

@@ -1,4 +1,5 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import type * as UndiciModule from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { CaesarError } from '../protocol/index.js';
 
 /**
@@ -9,6 +10,18 @@ import { CaesarError } from '../protocol/index.js';
  * ...), name the backend and its origin, and never carry a header, a query or a body, so a
  * credential cannot reach a message, a log or the audit log.
  */
+
+type Undici = typeof UndiciModule;
+let undici: Promise<Undici> | undefined;
+
+/**
+ * undici, imported on the first request rather than with the SDK: it costs about 6 MB and
+ * 0.2 s to load, and a worker whose backend is never called (the calculator, a tool not yet
+ * configured) should not pay that (ADR 0048).
+ */
+function loadUndici(): Promise<Undici> {
+  return (undici ??= import('undici'));
+}
 
 /** @default 2 MiB: a search page or a day of calendar data is far smaller. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
@@ -91,7 +104,9 @@ export class HttpBackend {
   readonly name: string;
   readonly base: URL;
   readonly #o: Required<Omit<HttpBackendOptions, 'headers'>> & { headers: Record<string, string> };
-  readonly #agent: Agent;
+  /** The connection pool, made on the first request. */
+  #agent: Agent | undefined;
+  #closed = false;
 
   constructor(options: HttpBackendOptions) {
     this.name = options.name;
@@ -102,12 +117,6 @@ export class HttpBackend {
       ...options,
       headers: { ...options.headers },
     };
-    this.#agent = new Agent({
-      connect: { rejectUnauthorized: this.#o.verifyTls, timeout: options.timeoutMs },
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connections: 8,
-    });
   }
 
   /** The base URL's origin, for messages (`http://127.0.0.1:8123`). */
@@ -218,7 +227,23 @@ export class HttpBackend {
   };
 
   async close(): Promise<void> {
-    await this.#agent.close();
+    this.#closed = true;
+    await this.#agent?.close();
+  }
+
+  /** undici's `request` and this backend's pool, both made on the first request. */
+  async #client(): Promise<{ request: Undici['request']; agent: Agent }> {
+    const { Agent, request } = await loadUndici();
+    if (this.#closed) {
+      throw Object.assign(new Error(`${this.name} client is closed`), { code: 'UND_ERR_CLOSED' });
+    }
+    this.#agent ??= new Agent({
+      connect: { rejectUnauthorized: this.#o.verifyTls, timeout: this.#o.timeoutMs },
+      headersTimeout: this.#o.timeoutMs,
+      bodyTimeout: this.#o.timeoutMs,
+      connections: 8,
+    });
+    return { request, agent: this.#agent };
   }
 
   #payload(call: HttpCall): { headers: Record<string, string>; body: string | undefined } {
@@ -244,12 +269,13 @@ export class HttpBackend {
     call: HttpCall,
   ): Promise<Dispatcher.ResponseData> {
     try {
+      const { request, agent } = await this.#client();
       return await request(url, {
         method: opts.method,
         headers: opts.headers,
         body: opts.body,
         signal: opts.signal,
-        dispatcher: this.#agent,
+        dispatcher: agent,
       });
     } catch (err) {
       throw this.#failure(err, url, timeoutMs, call);

@@ -18,8 +18,12 @@ import { FUZZ_TIME_MS, fuzzParameters } from './parameters.js';
  * never takes long. Whatever loads then evaluates any call without throwing or stalling.
  */
 
-/** Per case, far above what a policy of a few KB takes (about a millisecond). */
-const SLOW_MS = 2_000;
+/**
+ * Per case: far above what a policy of a few KB takes (about a millisecond), and above what
+ * the generator's largest inputs (megabytes of nested indentation, refused by the size cap)
+ * take on a machine at load 10; a pathological parse takes minutes, not seconds.
+ */
+const SLOW_MS = 10_000;
 
 const POLICY_DIR = join(import.meta.dirname, '../../policy');
 const SEEDS = [

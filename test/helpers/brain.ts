@@ -51,18 +51,16 @@ export async function startBrainProcess(o: BrainProcessOptions): Promise<BrainPr
   return { proc, url, token: await firstToken(join(o.dataDir, 'api-tokens.yaml')) };
 }
 
-/** `caesar legion serve-tool calculator` against `natsUrl`, with extra flags. */
+/**
+ * `caesar legion serve-tool calculator` against `natsUrl`, with extra flags. With one thread
+ * warm: it serves once it can answer, so the callers' deadlines time the call, not a cold
+ * mathjs start (ADR 0048).
+ */
 export function startCalculatorProcess(natsUrl: string, args: string[] = []): RunningCli {
-  return startCli([
-    'legion',
-    'serve-tool',
-    'calculator',
-    '--nats-url',
-    natsUrl,
-    '--log-level',
-    'warn',
-    ...args,
-  ]);
+  return startCli(
+    ['legion', 'serve-tool', 'calculator', '--nats-url', natsUrl, '--log-level', 'warn', ...args],
+    { CAESAR_TOOLS__CALCULATOR__WARM_THREADS: '1' },
+  );
 }
 
 /** SIGTERM, then SIGKILL if the process is still there after 10 s: no test leaves one behind. */

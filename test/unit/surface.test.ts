@@ -18,7 +18,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   // The worker SDK is the public API of tool authors (docs/legion.md). Beside what the shipped
   // workers import, a tool author needs the types to declare, serve and run tools, the error
   // a bad declaration throws, and the HTTP client's options, failure kinds, probe result and
-  // defaults; and `errorMessage`, to word a catalogued error as the catalogue does.
+  // defaults; and the catalogue's message builder, for their own coded errors.
   'src/legion/index.ts': [
     'errorMessage',
     'ToolDefinitionError',

@@ -25,13 +25,26 @@ const DEFAULT_RESOURCE_LIMITS: Readonly<ResourceLimits> = Object.freeze({
 });
 
 export interface EvaluatorOptions {
-  /** Warm threads, one per calculation that may run at once. @default 2 */
-  threads?: number;
+  /**
+   * Most threads at once, one per calculation that may run at once. Threads start on demand:
+   * a call that finds none idle starts one (a cold start loads mathjs: about 1 s and 60-80 MB).
+   * @default 2
+   */
+  maxThreads?: number;
+  /**
+   * Threads started with the pool and kept however idle it is: `createEvaluator` waits for
+   * them. 0 trades the first call's cold start for an idle worker without mathjs.
+   * @default 0
+   */
+  warmThreads?: number;
+  /** A thread beyond `warmThreads` idle this long is stopped. @default 60000 */
+  idleMs?: number;
   /** Heap and stack limits of each thread. @default DEFAULT_RESOURCE_LIMITS */
   resourceLimits?: ResourceLimits;
   /**
    * Hard cap on one calculation once a thread runs it, whatever the caller's signal says
-   * (time spent waiting for a thread counts against the signal only). @default 10000
+   * (time spent waiting for a thread, cold start included, counts against the signal only).
+   * @default 2000
    */
   maxEvalMs?: number;
   /** @default a logger that drops everything */
@@ -49,12 +62,15 @@ interface EvaluateOptions {
 }
 
 /**
- * A pool of warm evaluation threads. Refusals reject with InvalidInputError, deadlines with
- * TimeoutError; a thread that ran out of memory, crashed or was cut off is replaced, so
- * the next call is served normally.
+ * A pool of evaluation threads that grows on demand up to `maxThreads` and stops threads
+ * that stay idle (ADR 0048). Refusals reject with InvalidInputError, deadlines with
+ * TimeoutError; a thread that ran out of memory, crashed or was cut off is dropped and the
+ * next call starts a fresh one, so it is served normally.
  */
 export interface Evaluator extends AsyncDisposable {
   evaluate(expression: string, options?: EvaluateOptions): Promise<CalcResult>;
+  /** Threads alive now, ready or starting. */
+  readonly threads: number;
   /** Rejects waiting calls and terminates every thread. Idempotent. */
   close(): Promise<void>;
 }
@@ -66,7 +82,7 @@ interface Job {
   reject(err: Error): void;
 }
 
-/** Starts the pool and waits until every thread has loaded and warmed mathjs. */
+/** Starts the pool and waits until its `warmThreads` have loaded and warmed mathjs. */
 export async function createEvaluator(options: EvaluatorOptions = {}): Promise<Evaluator> {
   const pool = new EvaluatorPool(options);
   try {
@@ -90,26 +106,38 @@ class EvaluatorPool implements Evaluator {
   private readonly url: URL;
   private readonly limits: ResourceLimits;
   private readonly maxEvalMs: number;
+  private readonly warmThreads: number;
+  private readonly idleMs: number;
   private readonly logger: Logger;
   private readonly slots: (EvalThreadHandle | undefined)[];
   private readonly queue: Ticket[] = [];
+  /** The retirement clock of each idle thread. */
+  private readonly idle = new Map<EvalThreadHandle, NodeJS.Timeout>();
   private closed = false;
 
   constructor(options: EvaluatorOptions) {
     this.url = options.threadUrl ?? compiledScriptUrl(import.meta.url, './eval-thread.js');
     this.limits = options.resourceLimits ?? DEFAULT_RESOURCE_LIMITS;
-    this.maxEvalMs = options.maxEvalMs ?? 10_000;
+    this.maxEvalMs = options.maxEvalMs ?? 2000;
+    const maxThreads = options.maxThreads ?? 2;
+    this.warmThreads = Math.min(options.warmThreads ?? 0, maxThreads);
+    this.idleMs = options.idleMs ?? 60_000;
     this.logger = options.logger ?? pino({ enabled: false });
-    this.slots = new Array<EvalThreadHandle | undefined>(options.threads ?? 2).fill(undefined);
+    this.slots = new Array<EvalThreadHandle | undefined>(maxThreads).fill(undefined);
   }
 
   async start(): Promise<void> {
     assertScriptExists(this.url); // a threadUrl option is not checked by the constructor
+    if (this.warmThreads === 0) return;
     const started = performance.now();
-    const threads = this.slots.map((_, i) => this.spawn(i));
+    const threads = this.slots.slice(0, this.warmThreads).map((_, i) => this.spawn(i));
     await Promise.all(threads.map((t) => t.ready));
     const ms = Math.round(performance.now() - started);
     this.logger.info({ threads: threads.length, ms }, 'calculator threads ready');
+  }
+
+  get threads(): number {
+    return this.slots.filter((t) => t !== undefined).length;
   }
 
   evaluate(expression: string, options: EvaluateOptions = {}): Promise<CalcResult> {
@@ -128,6 +156,8 @@ class EvaluatorPool implements Evaluator {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const timer of this.idle.values()) clearTimeout(timer);
+    this.idle.clear();
     for (const ticket of this.queue.splice(0)) ticket.settle({ error: shuttingDown() });
     const threads = this.slots.splice(0).filter((t) => t !== undefined);
     await Promise.allSettled(threads.map((t) => t.terminate()));
@@ -172,18 +202,55 @@ class EvaluatorPool implements Evaluator {
     return ticket;
   }
 
-  /** Starts queued calls on warm idle threads and restarts empty slots while calls wait. */
+  /**
+   * Starts queued calls on idle ready threads, then starts one thread for each call still
+   * waiting (counting those already starting), up to `maxThreads`; keeps `warmThreads`
+   * alive, and starts the retirement clock of every thread left idle.
+   */
   private dispatch(): void {
     if (this.closed) return;
-    for (let i = 0; i < this.slots.length && this.queue.length > 0; i++) {
-      const thread = this.slots[i] ?? this.spawn(i);
-      if (!thread.isReady || thread.busy) continue;
-      const ticket = this.queue.shift();
-      if (ticket !== undefined) this.runOn(thread, ticket);
+    for (const thread of this.slots) {
+      if (this.queue.length === 0) break;
+      if (thread?.isReady && !thread.busy) this.runOn(thread, this.queue.shift()!);
+    }
+    let starting = this.slots.filter((t) => t !== undefined && !t.isReady).length;
+    for (let i = 0; i < this.slots.length; i++) {
+      const wanted = this.queue.length > starting || this.threads < this.warmThreads;
+      if (!wanted) break;
+      if (this.slots[i] !== undefined) continue;
+      this.spawn(i);
+      starting += 1;
+    }
+    for (const thread of this.slots) {
+      if (thread?.isReady && !thread.busy) this.armRetirement(thread);
     }
   }
 
+  /** Stops `thread` once it has been idle for `idleMs`, unless only warm threads are left. */
+  private armRetirement(thread: EvalThreadHandle): void {
+    if (this.idle.has(thread)) return;
+    const timer = setTimeout(() => this.retire(thread), this.idleMs);
+    timer.unref(); // an idle pool never keeps the process alive
+    this.idle.set(thread, timer);
+  }
+
+  private disarmRetirement(thread: EvalThreadHandle): void {
+    clearTimeout(this.idle.get(thread));
+    this.idle.delete(thread);
+  }
+
+  private retire(thread: EvalThreadHandle): void {
+    this.idle.delete(thread);
+    const index = this.slots.indexOf(thread);
+    if (this.closed || index < 0 || thread.busy) return;
+    if (this.threads <= this.warmThreads) return;
+    this.logger.debug({ slot: index, idleMs: this.idleMs }, 'stopping idle calculator thread');
+    this.slots[index] = undefined;
+    thread.terminate().catch((err: unknown) => this.logger.error({ err }, 'terminate failed'));
+  }
+
   private runOn(thread: EvalThreadHandle, ticket: Ticket): void {
+    this.disarmRetirement(thread);
     const started = performance.now();
     ticket.started(thread);
     thread.run(ticket.job.expression).then(
@@ -213,21 +280,22 @@ class EvaluatorPool implements Evaluator {
   }
 
   /**
-   * Takes a thread out of its slot (terminating it if it still runs) and warms a fresh one
-   * in its place. A thread that failed to start is not restarted at once (it would fail
-   * again); the slot is refilled when the next call needs it, and when no thread is left
-   * the waiting calls are answered at once.
+   * Takes a thread out of its slot (terminating it if it still runs); a call still waiting
+   * starts a fresh one (dispatch). A thread that failed to start is not restarted at once (it
+   * would fail again): the next call retries, and when no thread is left the waiting calls
+   * are answered at once.
    */
   private replace(thread: EvalThreadHandle, why: string): void {
     const index = this.slots.indexOf(thread);
     if (index < 0) return;
     this.logger.warn({ slot: index, why }, 'replacing calculator thread');
     this.slots[index] = undefined;
+    this.disarmRetirement(thread);
     if (!thread.exited) {
       thread.terminate().catch((err: unknown) => this.logger.error({ err }, 'terminate failed'));
     }
     if (this.closed) return;
-    if (why !== 'startup_failed') this.spawn(index);
+    if (why !== 'startup_failed') this.dispatch();
     else if (this.slots.every((t) => t === undefined)) {
       for (const ticket of this.queue.splice(0)) ticket.settle({ error: cannotStart() });
     }

@@ -1,9 +1,17 @@
 import { CaesarError, defineTool } from '../../src/legion/index.js';
+import { CalculatorConfigSchema, MAX_THREADS } from './config.js';
 import { createEvaluator, type Evaluator, type EvaluatorOptions } from './evaluator.js';
 import { CalcInputSchema, CalcResultSchema } from './schema.js';
 
-/** Calls one instance runs at once; the evaluator keeps one warm thread per call. */
-const MAX_CONCURRENCY = 2;
+/**
+ * Upper bound on one call: room for the wait for a thread, a cold start (loading mathjs,
+ * about 1 s, several on a slow board) included. The calculation itself is capped far lower,
+ * at EVAL_CAP_MS.
+ */
+const TIMEOUT_MS = 10_000;
+
+/** Longest one calculation may run on its thread before it is cut off with `timeout`. */
+const EVAL_CAP_MS = 2000;
 
 const DESCRIPTION = [
   'Evaluates one arithmetic expression exactly and offline; use it instead of doing math in your head.',
@@ -19,9 +27,10 @@ const DESCRIPTION = [
 ].join(' ');
 
 /**
- * Builds a calculator tool with its own evaluator. `start` warms the threads (the first
- * start; later starts of the same definition share them) and `stop` closes them after the
- * last instance stops.
+ * Builds a calculator tool with its own evaluator. `start` opens it with the section's
+ * thread settings (the first start; later starts of the same definition share it) and
+ * `stop` closes it after the last instance stops. Threads start on demand, so an idle
+ * worker holds no mathjs unless `tools.calculator.warm_threads` asks for it (ADR 0048).
  */
 export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> = {}) {
   let evaluator: Promise<Evaluator> | undefined;
@@ -39,12 +48,19 @@ export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> =
     annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
     executionLocality: 'local',
     resourceRequirements: { cpu: 'low', memory_mb: 256, network: false },
-    timeoutMs: 2000,
-    maxConcurrency: MAX_CONCURRENCY,
+    timeoutMs: TIMEOUT_MS,
+    maxConcurrency: MAX_THREADS,
     maxQueue: 64,
+    config: CalculatorConfigSchema,
     start: async (ctx) => {
       instances += 1;
-      evaluator ??= createEvaluator({ threads: MAX_CONCURRENCY, ...options, logger: ctx.logger });
+      evaluator ??= createEvaluator({
+        maxThreads: MAX_THREADS,
+        maxEvalMs: EVAL_CAP_MS,
+        ...ctx.config,
+        ...options,
+        logger: ctx.logger,
+      });
       try {
         await evaluator;
       } catch (err) {

@@ -1,4 +1,5 @@
-import { Agent, WebSocket } from 'undici';
+import type * as Undici from 'undici';
+import type { Agent, WebSocket } from 'undici';
 import { BackendError, NotConfiguredError } from '../../src/legion/index.js';
 import { HA_NAME } from './client.js';
 import { haSetting, type HaTarget } from './config.js';
@@ -46,7 +47,11 @@ export class HaWebSocket {
   #failure: Error | undefined;
   #onAuth: ((outcome: Error | undefined) => void) | undefined;
 
-  private constructor(target: HaTarget, options: WsSessionOptions) {
+  private constructor(
+    { Agent, WebSocket }: Pick<typeof Undici, 'Agent' | 'WebSocket'>,
+    target: HaTarget,
+    options: WsSessionOptions,
+  ) {
     const url = websocketUrl(target.url);
     this.where = `${HA_NAME}'s WebSocket API at ${url.origin}${url.pathname}`;
     this.#agent = new Agent({
@@ -67,7 +72,8 @@ export class HaWebSocket {
    * @throws NotConfiguredError when the token is refused; BackendError for anything else.
    */
   static async open(target: HaTarget, options: WsSessionOptions): Promise<HaWebSocket> {
-    const session = new HaWebSocket(target, options);
+    // undici is loaded by the first session, not with the tool (ADR 0048)
+    const session = new HaWebSocket(await import('undici'), target, options);
     const failure = await new Promise<Error | undefined>((resolve) => (session.#onAuth = resolve));
     if (failure) {
       session.close();
@@ -149,7 +155,7 @@ export class HaWebSocket {
     for (const settle of this.#pending.values()) settle(err);
     this.#pending.clear();
     const state = this.#ws.readyState;
-    if (state === WebSocket.OPEN || state === WebSocket.CONNECTING) this.#ws.close();
+    if (state === this.#ws.OPEN || state === this.#ws.CONNECTING) this.#ws.close();
     this.#agent.destroy().catch(() => undefined);
   }
 }

@@ -18,7 +18,7 @@ import { LlmMetrics } from './llm-metrics.js';
 import { OfferedTools } from './offered-tools.js';
 import { BrainCore } from './core.js';
 import { policyAuditEvent } from './policy-audit.js';
-import { PreflightCache } from './preflight.js';
+import { PreflightCache } from '../preflight/index.js';
 import { specChangedAuditEvent } from './registry-audit.js';
 
 /** Longest any one stop step may take (NATS down, a slow disk): stopping never hangs. */
@@ -43,6 +43,8 @@ interface StartBrainOptions {
   logger?: Logger;
   /** Registry sweep interval. @default 5000 */
   sweepIntervalMs?: number;
+  /** Test hook: every audit commit takes this much longer, as on a slow disk. @default 0 */
+  auditCommitDelayMs?: number;
 }
 
 /** A running brain. `close()` stops it in reverse order of start. */
@@ -101,8 +103,11 @@ async function assemble(
     path: config.audit.file,
     retention: { days: config.audit.retentionDays },
     logger: logger.child({ component: 'audit' }),
+    commitDelayMs: options.auditCommitDelayMs,
   });
   cleanup.push(() => audit.close());
+  // the writer thread has the file open: the first call does not wait for it to start
+  await audit.ready();
   const auditHealth = new AuditHealth(audit);
 
   // the policy store starts before the gateway exists; reloads reach it through this slot

@@ -18,7 +18,7 @@ import type { ToolGateway } from '../gateway/index.js';
 import type { Registry } from '../registry/index.js';
 import type { AuditHealth } from './audit-health.js';
 import type { ConnectionWatch } from '../../bus/index.js';
-import { preflightView, type PreflightCache } from './preflight.js';
+import { preflightView, type PreflightCache } from '../preflight/index.js';
 
 interface BrainCoreParts {
   connection: ConnectionWatch;

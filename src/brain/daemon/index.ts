@@ -1,2 +1,1 @@
 export { startBrain } from './brain.js';
-export { PreflightCache, describePreflight } from './preflight.js';

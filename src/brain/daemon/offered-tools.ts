@@ -9,7 +9,7 @@ import { matchesTags, type TagFilter } from '../../protocol/index.js';
 import type { PlannerTool } from '../agent/index.js';
 import { toolCard, type CardPolicy } from '../llm/card.js';
 import type { RegisteredTool } from '../registry/index.js';
-import { preflightView, type PreflightResult } from './preflight.js';
+import { preflightView, type PreflightResult } from '../preflight/index.js';
 
 /** What OfferedTools reads of the policy; a PolicyStore is one. */
 interface OfferPolicy {

@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages/messages';
 import { silentLogger, type Logger } from '../../log/index.js';
 import {
@@ -12,6 +12,16 @@ import { completeWith, providerIdentity } from './provider-call.js';
 import { sdkLogger } from './sdk-logger.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from './types.js';
 import { KEYLESS_PLACEHOLDER } from './wire.js';
+
+let anthropicSdk: Promise<typeof Anthropic> | undefined;
+
+/**
+ * The SDK, imported by the first request rather than with the brain: a brain whose
+ * `llm.provider` is `none`, or names another provider, never loads it (ADR 0048).
+ */
+function loadAnthropic(): Promise<typeof Anthropic> {
+  return (anthropicSdk ??= import('@anthropic-ai/sdk').then((m) => m.default));
+}
 
 interface AnthropicProviderOptions {
   /** `https://api.anthropic.com` (the SDK adds `/v1/messages`). */
@@ -39,7 +49,9 @@ export class AnthropicProvider implements LlmProvider {
   readonly model: string;
   readonly origin: string;
   readonly #o: AnthropicProviderOptions;
-  readonly #client: Anthropic;
+  readonly #clientOptions: ConstructorParameters<typeof Anthropic>[0];
+  /** The SDK's client, made on the first request (ADR 0048). */
+  #client: Anthropic | undefined;
   readonly #temperature: number | undefined;
 
   constructor(options: AnthropicProviderOptions) {
@@ -55,7 +67,7 @@ export class AnthropicProvider implements LlmProvider {
     }
     this.#temperature =
       options.temperature === undefined ? undefined : Math.min(options.temperature, 1);
-    this.#client = new Anthropic({
+    this.#clientOptions = {
       // a credential given here keeps the SDK from resolving one from env or profile files;
       // the Authorization header it would make of it is removed: the key goes in x-api-key
       apiKey: options.apiKey ?? KEYLESS_PLACEHOLDER,
@@ -68,20 +80,19 @@ export class AnthropicProvider implements LlmProvider {
       maxRetries: 0,
       logger: sdkLogger(logger, this.name),
       logLevel: 'warn',
-    });
+    };
   }
 
-  complete(request: LlmRequest): Promise<LlmResponse> {
-    return completeWith(providerIdentity(this, this.#o, Anthropic), request, {
+  async complete(request: LlmRequest): Promise<LlmResponse> {
+    const sdk = await loadAnthropic();
+    const client = (this.#client ??= new sdk(this.#clientOptions));
+    return completeWith(providerIdentity(this, this.#o, sdk), request, {
       once: async (signal) =>
         parseMessage(
-          await this.#client.messages.create(
-            { ...this.#params(request), stream: false },
-            { signal },
-          ),
+          await client.messages.create({ ...this.#params(request), stream: false }, { signal }),
         ),
       stream: (signal) =>
-        this.#client.messages.create({ ...this.#params(request), stream: true }, { signal }),
+        client.messages.create({ ...this.#params(request), stream: true }, { signal }),
       assembler: () => new EventAssembler(),
       incomplete: 'the stream ended before message_stop',
     });

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { originOf } from './errors.js';
@@ -7,6 +7,16 @@ import { ChunkAssembler, openAiMessages, openAiTools, parseCompletion } from './
 import { sdkLogger } from './sdk-logger.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from './types.js';
 import { KEYLESS_PLACEHOLDER } from './wire.js';
+
+let openaiSdk: Promise<typeof OpenAI> | undefined;
+
+/**
+ * The SDK, imported by the first request rather than with the brain: a brain whose
+ * `llm.provider` is `none`, or names another provider, never loads it (ADR 0048).
+ */
+function loadOpenAI(): Promise<typeof OpenAI> {
+  return (openaiSdk ??= import('openai').then((m) => m.default));
+}
 
 interface OpenAiProviderOptions {
   /** The provider's name in messages, attempts and metrics. @default 'openai' */
@@ -41,7 +51,9 @@ export class OpenAiProvider implements LlmProvider {
   readonly model: string;
   readonly origin: string;
   readonly #o: OpenAiProviderOptions;
-  readonly #client: OpenAI;
+  readonly #clientOptions: ConstructorParameters<typeof OpenAI>[0];
+  /** The SDK's client, made on the first request (ADR 0048). */
+  #client: OpenAI | undefined;
   readonly #tokenParam: 'max_tokens' | 'max_completion_tokens';
 
   constructor(options: OpenAiProviderOptions) {
@@ -49,10 +61,7 @@ export class OpenAiProvider implements LlmProvider {
     this.name = options.name ?? 'openai';
     this.model = options.model;
     this.origin = originOf(options.baseUrl);
-    this.#tokenParam =
-      options.tokenLimitParam ??
-      (this.origin === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens');
-    this.#client = new OpenAI({
+    this.#clientOptions = {
       apiKey: options.apiKey ?? KEYLESS_PLACEHOLDER,
       baseURL: options.baseUrl,
       organization: null,
@@ -61,20 +70,25 @@ export class OpenAiProvider implements LlmProvider {
       maxRetries: 0,
       logger: sdkLogger(options.logger ?? silentLogger(), this.name),
       logLevel: 'warn',
-    });
+    };
+    this.#tokenParam =
+      options.tokenLimitParam ??
+      (this.origin === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens');
   }
 
-  complete(request: LlmRequest): Promise<LlmResponse> {
-    return completeWith(providerIdentity(this, this.#o, OpenAI), request, {
+  async complete(request: LlmRequest): Promise<LlmResponse> {
+    const sdk = await loadOpenAI();
+    const client = (this.#client ??= new sdk(this.#clientOptions));
+    return completeWith(providerIdentity(this, this.#o, sdk), request, {
       once: async (signal) =>
         parseCompletion(
-          await this.#client.chat.completions.create(
+          await client.chat.completions.create(
             { ...this.#params(request), stream: false },
             { signal },
           ),
         ),
       stream: (signal) =>
-        this.#client.chat.completions.create(
+        client.chat.completions.create(
           { ...this.#params(request), stream: true, stream_options: { include_usage: true } },
           { signal },
         ),

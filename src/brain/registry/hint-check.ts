@@ -15,7 +15,7 @@ export interface PlannedCheck {
   readonly claims: ReadonlySet<string>;
 }
 
-/** The checks of one batch of hints, at most `max` instances; the rest wait. */
+/** The checks of one batch of hints: every listed instance, at most `max` new ones. */
 export interface HintCheckPlan {
   readonly checks: readonly PlannedCheck[];
   /** Claims (instance and spec) past the cap: counted as unconfirmed, not asked. */
@@ -49,8 +49,12 @@ export interface HintCheck {
 
 /**
  * Plans the checks for `hints` (answers to a generic `$SRV.INFO`, which anyone allowed to
- * subscribe to it can send): one per distinct instance, in the order first named, at most
- * `max`. `knownSha` gives the spec the registry holds for an instance, undefined when new.
+ * subscribe to it can send): one per distinct instance, in the order first named. At most
+ * `max` INFO checks (new instances, new claims): a flood of hints waits for later sweeps. A
+ * listed instance repeating its spec is always pinged: those are bounded by the live map, and
+ * one left unasked would be charged a miss it never had (200 tools x 5 instances lost a
+ * quarter of them every sweep; docs/benchmarks.md, "Cost as work grows"). `knownSha` gives
+ * the spec the registry holds for an instance, undefined when new.
  */
 export function planHintChecks(
   hints: readonly ToolInstanceInfo[],
@@ -64,13 +68,20 @@ export function planHintChecks(
     claim.claims.add(h.specSha256);
     byKey.set(k, claim);
   }
-  const claims = [...byKey.values()];
-  const skipped = claims.splice(max).reduce((n, c) => n + c.claims.size, 0);
-  const checks = claims.map(({ tool, id, claims: shas }): PlannedCheck => {
+  const checks: PlannedCheck[] = [];
+  let asked = 0;
+  let skipped = 0;
+  for (const { tool, id, claims: shas } of byKey.values()) {
     const known = knownSha(tool, id);
-    const repeats = known !== undefined && shas.size === 1 && shas.has(known);
-    return { verb: repeats ? 'PING' : 'INFO', tool, id, claims: shas };
-  });
+    if (known !== undefined && shas.size === 1 && shas.has(known)) {
+      checks.push({ verb: 'PING', tool, id, claims: shas });
+    } else if (asked < max) {
+      asked += 1;
+      checks.push({ verb: 'INFO', tool, id, claims: shas });
+    } else {
+      skipped += shas.size;
+    }
+  }
   return { checks, skipped };
 }
 

@@ -12,7 +12,10 @@ import type { ByeCheck, Instant, Output, SweepPlan, SweepTicket } from './output
 import { SpecTrust } from './spec-trust.js';
 import type { RegisteredInstance, RegisteredTool } from './view.js';
 
-/** Instances confirmed per sweep at most; a flood of hints waits for later sweeps. */
+/**
+ * New instances (or new spec claims) asked for their INFO per sweep at most; a flood of hints
+ * waits for later sweeps. Listed instances are pinged every sweep whatever their number.
+ */
 export const MAX_CONFIRMS_PER_SWEEP = 512;
 
 interface MachineSettings {

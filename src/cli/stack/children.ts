@@ -8,6 +8,23 @@ export const BRAIN = 'brain';
 /** The CLI entry point every child runs (`caesar brain`, `caesar legion serve-tool`). */
 const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 
+/**
+ * Node flags of every child. A young generation of at most 1 MB per semi-space (V8's
+ * default grows to 16 MB while modules load, and an idle daemon never gives it back) saves
+ * 15-20 MB per process; the brain's HTTP path measured no slower with it, since its cost is
+ * the audit log's fsync (ADR 0048, docs/benchmarks.md). `NODE_OPTIONS` still applies; these
+ * come after it and win.
+ */
+const CHILD_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+
+/**
+ * And of each tool worker: no optimising compiler. Its start-up compilations cost an idle
+ * worker about 6 MB, while a household's few calls a minute never make its code hot; the
+ * price is about 0.1 ms per call (docs/benchmarks.md), nothing beside a tool's own time.
+ * The brain keeps it: it serves every call and chat turn.
+ */
+const WORKER_NODE_FLAGS: readonly string[] = [...CHILD_NODE_FLAGS, '--no-opt'];
+
 /** What the children of one `caesar up` share. */
 interface ChildPlan {
   natsUrl: string;
@@ -29,7 +46,7 @@ export function childSpecs(plan: ChildPlan): ChildSpec[] {
 }
 
 function brainSpec(plan: ChildPlan): ChildSpec {
-  const args = [MAIN, 'brain', ...commonArgs(plan)];
+  const args = [...CHILD_NODE_FLAGS, MAIN, 'brain', ...commonArgs(plan)];
   if (plan.apiPort !== undefined) args.push('--api-port', plan.apiPort);
   const env = plan.auth
     ? envWithIdentity(plan.auth.brainSeedFile, EMBEDDED_BRAIN_INBOX)
@@ -38,7 +55,7 @@ function brainSpec(plan: ChildPlan): ChildSpec {
 }
 
 function workerSpec(plan: ChildPlan, tool: string): ChildSpec {
-  const args = [MAIN, 'legion', 'serve-tool', tool, ...commonArgs(plan)];
+  const args = [...WORKER_NODE_FLAGS, MAIN, 'legion', 'serve-tool', tool, ...commonArgs(plan)];
   const seed = plan.auth?.toolSeedFiles.get(tool);
   const env = seed === undefined ? undefined : envWithIdentity(seed);
   return { name: tool, command: process.execPath, args, ...(env ? { env } : {}) };

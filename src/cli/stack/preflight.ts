@@ -1,5 +1,5 @@
 import { connectBus } from '../../bus/index.js';
-import { describePreflight, PreflightCache } from '../../brain/daemon/index.js';
+import { describePreflight, PreflightCache } from '../../brain/preflight/index.js';
 import type { EmbeddedNats } from './embedded-nats.js';
 
 /** How long `caesar up` waits for each tool's preflight answer. */

@@ -44,7 +44,11 @@ function collector(): AuditCliIo & { lines: string[]; errors: string[] } {
   return { lines, errors, out: (l) => lines.push(l), err: (l) => errors.push(l) };
 }
 
-describe('caesar audit (processes)', () => {
+/**
+ * Each `caesar` process takes about 1 s of CPU to start (issue 13), several seconds on a busy
+ * machine, and a test here spawns up to five in turn: the bound only catches a hang.
+ */
+describe('caesar audit (processes)', { timeout: 60_000 }, () => {
   test.each([
     ['an unknown event type', ['audit', 'query', '--type', 'tool.nope']],
     ['an unknown option', ['audit', 'stats', '--bogus']],

@@ -26,7 +26,7 @@ describe('retention', () => {
     at(50);
     for (let i = 6; i <= 8; i++) await log.append(toolCalled(i));
     at(100);
-    const result = log.sweepRetention();
+    const result = await log.sweepRetention();
     expect(result).toMatchObject({ deleted: 5, firstDeletedSeq: 1, lastDeletedSeq: 5 });
     expect(result.event?.seq).toBe(9);
     const [retention] = log.query({ types: ['audit.retention'] });
@@ -69,12 +69,12 @@ describe('retention', () => {
       at(round * 20);
       for (let i = 0; i < 3; i++) await log.append(toolCalled(round * 10 + i));
       at(round * 20 + 15);
-      log.sweepRetention();
+      await log.sweepRetention();
       expect(await log.verify()).toMatchObject({ ok: true });
     }
     // Far future: everything but the newest retention row goes.
     at(1000);
-    log.sweepRetention();
+    await log.sweepRetention();
     const report = await log.verify();
     expect(report).toMatchObject({ ok: true, rows: 1, anchor: 'retention' });
     await log.append(toolCalled(99));
@@ -86,7 +86,7 @@ describe('retention', () => {
     const { log } = clockedLog(dir.file('audit.db'));
     await using _ = log;
     await log.append(toolCalled(1));
-    expect(log.sweepRetention()).toMatchObject({ deleted: 0 });
+    expect(await log.sweepRetention()).toMatchObject({ deleted: 0 });
     expect(log.counts().total).toBe(1);
   });
 
@@ -101,7 +101,7 @@ describe('retention', () => {
     at(0); // the clock stepped back
     await log.append(toolCalled(3));
     at(100);
-    expect(log.sweepRetention()).toMatchObject({ deleted: 1, lastDeletedSeq: 1 });
+    expect(await log.sweepRetention()).toMatchObject({ deleted: 1, lastDeletedSeq: 1 });
     expect(log.query({ decisionId: 'd-3' })).toHaveLength(1);
     expect((await log.verify()).ok).toBe(true);
   });
@@ -112,7 +112,7 @@ describe('retention', () => {
     await using _ = log;
     await log.append(toolCalled(1));
     at(10_000);
-    expect(log.sweepRetention()).toMatchObject({ deleted: 0 });
+    expect(await log.sweepRetention()).toMatchObject({ deleted: 0 });
     expect(log.counts().total).toBe(1);
   });
 
@@ -123,11 +123,11 @@ describe('retention', () => {
     await log.append(toolCalled(1));
     at(5);
     await log.append(toolCalled(2));
-    log.sweepRetention();
+    await log.sweepRetention();
     await log.close();
     expect(() => sql(path, 'DELETE FROM audit_events;')).toThrow(/only the retention sweep/);
     expect(sql(path, 'SELECT retention_open FROM audit_guard;').trim()).toBe('0');
-    expect(() => log.sweepRetention()).toThrow(AuditClosedError);
+    await expect(log.sweepRetention()).rejects.toThrow(AuditClosedError);
   });
 
   test('the background timer sweeps without being asked', async () => {

@@ -15,7 +15,10 @@ import { startRegistry, type Registry } from '../../../src/brain/registry/index.
 import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
 import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
 import { openPolicyStore, type PolicyStore } from '../../../src/policy/index.js';
-import { calculatorTool } from '../../../workers/calculator/index.js';
+import { createCalculatorTool } from '../../../workers/calculator/tool.js';
+
+// a warm thread: the deadlines here time the call, not a cold mathjs start (ADR 0048)
+const calculatorTool = createCalculatorTool({ warmThreads: 1 });
 import { createEchoTool } from '../../fixtures/tools.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 import { ScriptedPlanner } from '../../helpers/scripted-planner.js';

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import type { PlannerTool } from '../../../src/brain/agent/index.js';
 import { OfferedTools, type OfferedToolsOptions } from '../../../src/brain/daemon/offered-tools.js';
-import { PreflightCache } from '../../../src/brain/daemon/preflight.js';
+import { PreflightCache } from '../../../src/brain/preflight/index.js';
 import { startRegistry, type Registry } from '../../../src/brain/registry/index.js';
 import {
   defineTool,

@@ -9,7 +9,10 @@ import type { ToolGateway } from '../../../src/brain/gateway/index.js';
 import { loadIntents } from '../../../src/brain/intents/index.js';
 import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
 import { defineTool } from '../../../src/legion/index.js';
-import { calculatorTool } from '../../../workers/calculator/index.js';
+import { createCalculatorTool } from '../../../workers/calculator/tool.js';
+
+// a warm thread: the deadlines here time the call, not a cold mathjs start (ADR 0048)
+const calculatorTool = createCalculatorTool({ warmThreads: 1 });
 import { createEchoTool } from '../../fixtures/tools.js';
 import { startBrainParts, type BrainParts } from '../../helpers/brain-parts.js';
 import { ScriptedPlanner } from '../../helpers/scripted-planner.js';

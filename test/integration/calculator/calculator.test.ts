@@ -18,6 +18,13 @@ let nc: NatsConnection;
 const workers: RunningCli[] = [];
 
 /**
+ * The deadlines below are for calculations, not for a cold thread start (a second idle, many on
+ * a loaded machine; ADR 0048): the workers keep two threads warm, and replace a thread a
+ * hostile input killed at once.
+ */
+const WARM = { CAESAR_TOOLS__CALCULATOR__WARM_THREADS: '2' };
+
+/**
  * Two real calculator processes, as an operator would run them on two hosts: one
  * configured by flags, the other by CAESAR_* environment variables only.
  */
@@ -25,21 +32,25 @@ beforeAll(async () => {
   nats = await startNats();
   nc = await nats.connect();
   workers.push(
-    startCli([
-      'legion',
-      'serve-tool',
-      'calculator',
-      '--nats-url',
-      nats.url,
-      '--host',
-      'host-a',
-      '--log-level',
-      'warn',
-    ]),
+    startCli(
+      [
+        'legion',
+        'serve-tool',
+        'calculator',
+        '--nats-url',
+        nats.url,
+        '--host',
+        'host-a',
+        '--log-level',
+        'warn',
+      ],
+      WARM,
+    ),
     startCli(['legion', 'serve-tool', 'calculator'], {
       CAESAR_BUS__URL: nats.url,
       CAESAR_WORKER__HOST: 'host-b',
       CAESAR_LOG__LEVEL: 'warn',
+      ...WARM,
     }),
   );
   await waitForInstances(2);

@@ -96,17 +96,21 @@ describe('least-privilege NKEY identities', () => {
   });
 
   test('the calculator CLI worker under its own NKEY seed file and least privilege serves the brain', async () => {
-    calcWorker = startCli([
-      'legion',
-      'serve-tool',
-      'calculator',
-      '--nats-url',
-      nats.url,
-      '--nkey-seed-file',
-      join(dir, 'calculator.nk'),
-      '--log-level',
-      'warn',
-    ]);
+    calcWorker = startCli(
+      [
+        'legion',
+        'serve-tool',
+        'calculator',
+        '--nats-url',
+        nats.url,
+        '--nkey-seed-file',
+        join(dir, 'calculator.nk'),
+        '--log-level',
+        'warn',
+        // a warm thread: the call's deadline below times the call, not a cold start (ADR 0048)
+      ],
+      { CAESAR_TOOLS__CALCULATOR__WARM_THREADS: '1' },
+    );
     const nc = await nats.connect({
       auth: { kind: 'nkey', seedFile: join(dir, 'brain.nk') },
       inboxPrefix: inboxPrefix('brain'),

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { waitFor } from '../../helpers/wait.js';
 import { TimeoutError } from '../../../src/legion/index.js';
 import { CalcResultSchema } from '../../../workers/calculator/schema.js';
 import { createEvaluator, type Evaluator } from '../../../workers/calculator/evaluator.js';
@@ -14,7 +15,7 @@ const broken = new URL('./fixtures/broken-thread.mjs', import.meta.url);
 describe('evaluator with the calculator thread', () => {
   let evaluator: Evaluator;
   beforeAll(async () => {
-    evaluator = await createEvaluator({ threads: 2 });
+    evaluator = await createEvaluator({ maxThreads: 2, warmThreads: 1 });
   });
   afterAll(async () => {
     await evaluator.close();
@@ -66,9 +67,68 @@ describe('evaluator with the calculator thread', () => {
   });
 });
 
+describe('evaluator pool size (stand-in thread)', () => {
+  test('starts no thread before the first call, and one for calls one at a time', async () => {
+    await using evaluator = await createEvaluator({ maxThreads: 2, threadUrl: misbehaving });
+    expect(evaluator.threads).toBe(0);
+    for (const e of ['a', 'b', 'c']) {
+      await expect(evaluator.evaluate(e)).resolves.toMatchObject({ expression: e });
+    }
+    expect(evaluator.threads).toBe(1);
+  });
+
+  test('grows to maxThreads while calls wait, never past it', async () => {
+    await using evaluator = await createEvaluator({ maxThreads: 2, threadUrl: misbehaving });
+    const spinning = [1, 2, 3].map(() =>
+      evaluator.evaluate('spin', { signal: AbortSignal.timeout(1500) }),
+    );
+    await waitFor(() => evaluator.threads === 2, 'a second thread');
+    expect(evaluator.threads).toBe(2);
+    await Promise.allSettled(spinning);
+    expect(evaluator.threads).toBeLessThanOrEqual(2);
+  });
+
+  test('stops a thread idle for idleMs; the next call starts a fresh one', async () => {
+    await using evaluator = await createEvaluator({
+      maxThreads: 2,
+      idleMs: 100,
+      threadUrl: misbehaving,
+    });
+    await evaluator.evaluate('first');
+    expect(evaluator.threads).toBe(1);
+    await waitFor(() => evaluator.threads === 0, 'the idle thread to stop');
+    await expect(evaluator.evaluate('next')).resolves.toMatchObject({ expression: 'next' });
+    expect(evaluator.threads).toBe(1);
+  });
+
+  test('keeps warmThreads however idle, started before createEvaluator resolves', async () => {
+    await using evaluator = await createEvaluator({
+      maxThreads: 2,
+      warmThreads: 1,
+      idleMs: 50,
+      threadUrl: misbehaving,
+    });
+    expect(evaluator.threads).toBe(1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(evaluator.threads).toBe(1);
+  });
+
+  test('a warm thread cut off at its deadline is replaced at once', async () => {
+    await using evaluator = await createEvaluator({
+      maxThreads: 1,
+      warmThreads: 1,
+      threadUrl: misbehaving,
+    });
+    await expect(
+      evaluator.evaluate('spin', { signal: AbortSignal.timeout(100) }),
+    ).rejects.toMatchObject({ code: 'timeout' });
+    expect(evaluator.threads).toBe(1);
+  });
+});
+
 describe('evaluator pool handling (stand-in thread that misbehaves on request)', () => {
   test('a run-away calculation is cut at the deadline and the pool serves the next call', async () => {
-    await using evaluator = await createEvaluator({ threads: 1, threadUrl: misbehaving });
+    await using evaluator = await createEvaluator({ maxThreads: 1, threadUrl: misbehaving });
     const started = performance.now();
     await expect(
       evaluator.evaluate('spin', { signal: AbortSignal.timeout(200) }),
@@ -79,7 +139,7 @@ describe('evaluator pool handling (stand-in thread that misbehaves on request)',
 
   test('a run-away calculation without a signal is cut at maxEvalMs', async () => {
     await using evaluator = await createEvaluator({
-      threads: 1,
+      maxThreads: 1,
       threadUrl: misbehaving,
       maxEvalMs: 200,
     });
@@ -88,7 +148,7 @@ describe('evaluator pool handling (stand-in thread that misbehaves on request)',
   });
 
   test('a queued call aborted before it runs is answered while the running one continues', async () => {
-    await using evaluator = await createEvaluator({ threads: 1, threadUrl: misbehaving });
+    await using evaluator = await createEvaluator({ maxThreads: 1, threadUrl: misbehaving });
     const running = new AbortController();
     const queued = new AbortController();
     const first = evaluator.evaluate('spin', { signal: running.signal });
@@ -102,7 +162,7 @@ describe('evaluator pool handling (stand-in thread that misbehaves on request)',
 
   test('a thread that runs out of memory answers invalid_input and is replaced', async () => {
     await using evaluator = await createEvaluator({
-      threads: 1,
+      maxThreads: 1,
       threadUrl: misbehaving,
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
     });
@@ -116,14 +176,14 @@ describe('evaluator pool handling (stand-in thread that misbehaves on request)',
   test.each(['exit', 'throw'])(
     'a thread that dies (%s) answers internal and is replaced',
     async (expression) => {
-      await using evaluator = await createEvaluator({ threads: 1, threadUrl: misbehaving });
+      await using evaluator = await createEvaluator({ maxThreads: 1, threadUrl: misbehaving });
       await expect(evaluator.evaluate(expression)).rejects.toMatchObject({ code: 'internal' });
       await expect(evaluator.evaluate('next')).resolves.toMatchObject({ expression: 'next' });
     },
   );
 
   test('close answers calls still running or waiting, and refuses new ones', async () => {
-    const evaluator = await createEvaluator({ threads: 1, threadUrl: misbehaving });
+    const evaluator = await createEvaluator({ maxThreads: 1, threadUrl: misbehaving });
     const outcomes = Promise.allSettled([evaluator.evaluate('spin'), evaluator.evaluate('waits')]);
     await evaluator.close();
     const shuttingDown = {
@@ -138,10 +198,19 @@ describe('evaluator pool handling (stand-in thread that misbehaves on request)',
     await expect(evaluator.evaluate('1')).rejects.toThrow('shutting down');
   });
 
-  test('a thread script that fails to load makes createEvaluator reject', async () => {
-    await expect(createEvaluator({ threads: 1, threadUrl: broken })).rejects.toThrow(
-      'evaluation thread failed to start: broken thread script',
-    );
+  test('a warm thread script that fails to load makes createEvaluator reject', async () => {
+    await expect(
+      createEvaluator({ maxThreads: 1, warmThreads: 1, threadUrl: broken }),
+    ).rejects.toThrow('evaluation thread failed to start: broken thread script');
+  });
+
+  test('a thread script that fails to load on demand answers the waiting call with internal', async () => {
+    await using evaluator = await createEvaluator({ maxThreads: 2, threadUrl: broken });
+    await expect(evaluator.evaluate('1')).rejects.toMatchObject({
+      code: 'internal',
+      message: 'the calculator could not start an evaluation thread',
+    });
+    expect(evaluator.threads).toBe(0);
   });
 
   test('a missing thread script is reported with the build command', async () => {

@@ -2,17 +2,22 @@ import { describe, expect, test } from 'vitest';
 import { InvalidInputError, type ToolContext } from '../../../src/legion/index.js';
 import { silentLogger } from '../../../src/log/index.js';
 import { calculatorTool } from '../../../workers/calculator/index.js';
+import { CalculatorConfigSchema } from '../../../workers/calculator/config.js';
 import { createCalculatorTool } from '../../../workers/calculator/tool.js';
 
 const worker = { id: 'test-worker', host: 'localhost' };
 
-function callContext(signal: AbortSignal = new AbortController().signal): ToolContext {
+const config = CalculatorConfigSchema.parse({});
+
+function callContext(
+  signal: AbortSignal = new AbortController().signal,
+): ToolContext<typeof config> {
   return {
     logger: silentLogger(),
     signal,
     decisionId: 'dec-1',
-    deadline: Date.now() + 2000,
-    config: undefined,
+    deadline: Date.now() + 10_000,
+    config,
     worker,
   };
 }
@@ -23,7 +28,7 @@ describe('calculator tool', () => {
       name: 'calculator',
       version: '1.0.0',
       tags: ['tool', 'math'],
-      timeout_ms: 2000,
+      timeout_ms: 10_000,
       max_concurrency: 2,
       annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
       input_schema: {
@@ -38,8 +43,8 @@ describe('calculator tool', () => {
   });
 
   test('answers, refuses and cuts off through the handler between start and stop', async () => {
-    const tool = createCalculatorTool({ threads: 1 });
-    await tool.start!({ logger: silentLogger(), config: undefined, worker });
+    const tool = createCalculatorTool({ maxThreads: 1 });
+    await tool.start!({ logger: silentLogger(), config, worker });
     try {
       await expect(tool.handler({ expression: '17 * 23' }, callContext())).resolves.toEqual({
         expression: '17 * 23',
@@ -59,8 +64,8 @@ describe('calculator tool', () => {
   });
 
   test('instances started from one definition share the threads until the last one stops', async () => {
-    const tool = createCalculatorTool({ threads: 1 });
-    const startCtx = { logger: silentLogger(), config: undefined, worker };
+    const tool = createCalculatorTool({ maxThreads: 1 });
+    const startCtx = { logger: silentLogger(), config, worker };
     await tool.start!(startCtx);
     await tool.start!(startCtx);
     await tool.stop!();
@@ -72,5 +77,29 @@ describe('calculator tool', () => {
       code: 'internal',
       message: 'the calculator was not started',
     });
+  });
+});
+
+describe('calculator config section', () => {
+  test('defaults: no warm thread, idle threads stop after 60 s', () => {
+    expect(CalculatorConfigSchema.parse({})).toEqual({ warmThreads: 0, idleMs: 60_000 });
+  });
+
+  test('reads env strings as numbers', () => {
+    expect(CalculatorConfigSchema.parse({ warm_threads: '1', idle_seconds: '2.5' })).toEqual({
+      warmThreads: 1,
+      idleMs: 2500,
+    });
+  });
+
+  test.each([
+    [{ warm_threads: 3 }, 'warm_threads'],
+    [{ warm_threads: -1 }, 'warm_threads'],
+    [{ idle_seconds: 0 }, 'idle_seconds'],
+    [{ threads: 2 }, "unknown key 'threads'; calculator takes warm_threads, idle_seconds"],
+  ])('refuses %o', (section, named) => {
+    const r = CalculatorConfigSchema.safeParse(section);
+    expect(r.success).toBe(false);
+    expect(JSON.stringify(r.error?.issues)).toContain(named);
   });
 });

@@ -49,7 +49,6 @@ describe('loadConfig defaults', () => {
         confirmationTtlMs: 120_000,
         historyLimit: 40,
         messageMaxChars: 8000,
-        timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
         intentsFile: SHIPPED_INTENTS_FILE,
         conversationsFile: join(dir.path, 'var', 'conversations.db'),
         preferLocal: true,

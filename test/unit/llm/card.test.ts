@@ -38,7 +38,7 @@ describe('tool cards of the shipped tools (review any change to these)', () => {
       - Confirmation: not required.
       - Cost: free.
       - Runs: locally, on the worker host.
-      - Needs: low CPU, 256 MB memory, no network; at most 2 s per call.
+      - Needs: low CPU, 256 MB memory, no network; at most 10 s per call.
       - Status: ready."
     `);
   });

@@ -29,6 +29,20 @@ describe('planHintChecks', () => {
     expect(plan.skipped).toBe(1);
     expect(planHintChecks([b, v1, v2], () => undefined, 1).skipped).toBe(2);
   });
+
+  test('listed instances are pinged past the cap; only new ones wait for a later sweep', () => {
+    const listed = ['L1', 'L2', 'L3'].map((id) => instance(id));
+    const fresh = [instance('N1'), instance('N2')];
+    const known = new Map(listed.map((i) => [i.id, i.specSha256]));
+    const plan = planHintChecks([...listed, ...fresh], (_t, id) => known.get(id), 1);
+    expect(plan.checks.map((c) => [c.verb, c.id])).toEqual([
+      ['PING', 'L1'],
+      ['PING', 'L2'],
+      ['PING', 'L3'],
+      ['INFO', 'N1'],
+    ]);
+    expect(plan.skipped).toBe(1);
+  });
 });
 
 describe('tallyHintChecks', () => {

@@ -5,7 +5,7 @@ import {
   preflightState,
   preflightView,
   type PreflightState,
-} from '../../../brain/daemon/preflight.js';
+} from '../../../brain/preflight/index.js';
 import { discoverServices, type DiscoveredTool } from '../../../brain/registry/index.js';
 import { connectBus } from '../../../bus/index.js';
 import type { BusFlags } from '../../flags.js';

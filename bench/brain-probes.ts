@@ -1,0 +1,143 @@
+/**
+ * What the brain bench reads besides its load generators' answers: CPU time and resident
+ * memory of a process (/proc), the cost of one durable commit in a directory, and the
+ * brain's own timings from its `/metrics`.
+ */
+import Database from 'better-sqlite3';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GENESIS_HASH, openAuditLog } from '../src/audit/index.js';
+import { newDecisionId } from '../src/brain/gateway/ids.js';
+import { percentile } from './harness.js';
+
+const FSYNC_COMMITS = 200;
+
+export async function rssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+/** CPU time (user + system, all threads) a process has used so far, microseconds. */
+async function cpuMicros(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // fields after the command name, which may contain spaces: `) S ppid ...`; utime is 14th
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / 100) * 1e6;
+}
+
+export type Pids = Record<'brain' | 'calculator' | 'nats', number>;
+
+/** Runs `fn` and returns the CPU time per call each process of `pids` used meanwhile. */
+export async function cpuPerCall<T>(
+  pids: Pids,
+  calls: number,
+  fn: () => Promise<T>,
+): Promise<{ result: T; cpu: Record<keyof Pids, number> }> {
+  const keys = Object.keys(pids) as (keyof Pids)[];
+  const before = await Promise.all(keys.map((k) => cpuMicros(pids[k])));
+  const result = await fn();
+  const after = await Promise.all(keys.map((k) => cpuMicros(pids[k])));
+  const cpu = {} as Record<keyof Pids, number>;
+  keys.forEach((k, i) => (cpu[k] = (after[i]! - before[i]!) / calls));
+  return { result, cpu };
+}
+
+/**
+ * p50 of one durable commit (WAL, `synchronous=FULL`, one row per transaction) in `dir`,
+ * in microseconds. `page`: a one-column table, one page per commit (the disk's floor).
+ * `audit`: one row into the audit log's own schema by raw SQL (its five indexes make each
+ * commit write five or six pages), no JavaScript of the log: the fsync each of the
+ * governed path's two rows requires.
+ */
+export async function durableCommitMicros(dir: string, kind: 'page' | 'audit'): Promise<number> {
+  const path = join(dir, `fsync-${kind}.db`);
+  if (kind === 'audit') await openAuditLog({ path, retention: { days: 0, intervalMs: 0 } }).close();
+  const db = new Database(path);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    let write: () => void;
+    if (kind === 'page') {
+      db.exec('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, payload TEXT)');
+      const insert = db.prepare('INSERT INTO t (payload) VALUES (?)');
+      write = () => void insert.run('x'.repeat(400));
+    } else {
+      const insert = db.prepare(
+        'INSERT INTO audit_events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      );
+      const last = db.prepare('SELECT max(seq) AS seq FROM audit_events').get() as { seq: number };
+      let seq = last.seq ?? 0;
+      const payload = `{"input":{"expression":"17 * 23"},"decision":{"allowed":true,"rule":"r"}}`;
+      write = () => {
+        seq++;
+        const id = newDecisionId();
+        const [t, o] = seq % 2 ? ['tool.called', 'allowed'] : ['tool.result', 'ok'];
+        const h = GENESIS_HASH;
+        insert.run(
+          seq,
+          new Date().toISOString(),
+          t,
+          id,
+          null,
+          'calculator',
+          'default',
+          o,
+          payload,
+          h,
+          h,
+        );
+      };
+    }
+    const times: number[] = [];
+    for (let i = 0; i < FSYNC_COMMITS + 20; i++) {
+      const t = performance.now();
+      write();
+      if (i >= 20) times.push((performance.now() - t) * 1000);
+    }
+    return percentile(times, 50);
+  } finally {
+    db.close();
+  }
+}
+
+/** Sums and counts of the brain's own timings (`GET /metrics`), to split a call's time. */
+export type BrainTimes = Record<
+  'audit' | 'dispatch' | 'call' | 'http',
+  { sum: number; count: number }
+>;
+
+const TIMING_METRICS: Record<keyof BrainTimes, string> = {
+  audit: 'caesar_audit_append_duration_seconds',
+  dispatch: 'caesar_dispatch_duration_seconds',
+  call: 'caesar_tool_call_duration_seconds',
+  http: 'caesar_http_request_duration_seconds',
+};
+
+export async function brainTimes(url: string, token: string): Promise<BrainTimes> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  const text = await res.text();
+  const read = (name: string, what: 'sum' | 'count') => {
+    let total = 0;
+    for (const m of text.matchAll(new RegExp(`^${name}_${what}(?:\\{[^}]*\\})? (\\S+)$`, 'gm')))
+      total += Number(m[1]);
+    return total;
+  };
+  const out = {} as BrainTimes;
+  for (const [k, name] of Object.entries(TIMING_METRICS)) {
+    out[k as keyof BrainTimes] = { sum: read(name, 'sum'), count: read(name, 'count') };
+  }
+  return out;
+}
+
+/** Mean of each timing between two scrapes, microseconds. */
+export function meanBetween(a: BrainTimes, b: BrainTimes): Record<keyof BrainTimes, number> {
+  const mean = (k: keyof BrainTimes) =>
+    ((b[k].sum - a[k].sum) / Math.max(1, b[k].count - a[k].count)) * 1e6;
+  return {
+    audit: mean('audit'),
+    dispatch: mean('dispatch'),
+    call: mean('call'),
+    http: mean('http'),
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * A load generator in a process of its own, so the bench process never saturates before
+ * the system it measures. The parent starts it with one mode and sends one JSON command per
+ * stdin line; each answer is one JSON line on stdout (`LoadResult`).
+ *
+ * - `http <url> <token>`: autocannon against `POST /v1/tools/calculator/invoke`, every
+ *   answer checked for `"outcome":"ok"`.
+ * - `direct <nats-url>`: the brain's own dispatcher (`createDispatcher`) sends the same call
+ *   to `caesar.dispatch.tool.calculator`, with a decision id and trace context as the gateway
+ *   makes them, so the bytes on the wire are the ones the brain sends.
+ *
+ * Latencies are kept per call as floats (autocannon's own histogram rounds to whole ms).
+ */
+import autocannon from 'autocannon';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import { createDispatcher } from '../src/brain/dispatch/index.js';
+import { newDecisionId, traceparentFor } from '../src/brain/gateway/ids.js';
+import { connectBus } from '../src/bus/index.js';
+
+/** The call both paths make. */
+export const CALC_TOOL = 'calculator';
+export const CALC_INPUT = { expression: '17 * 23' } as const;
+const CALL_TIMEOUT_MS = 10_000;
+
+export interface LoadCommand {
+  /** Calls in flight at once (connections for HTTP). */
+  readonly concurrency: number;
+  /** Calls in all. */
+  readonly calls: number;
+  /**
+   * Direct only: before each call (untimed), commit one row durably to a SQLite file in this
+   * directory, as the brain commits `tool.called` right before it dispatches. The disk's
+   * flush and the idle time it leaves slow the next round trip on this VM: this measures
+   * the dispatch the governed path can have at best.
+   */
+  readonly commitBefore?: string;
+}
+
+export interface LoadResult {
+  /** Completed calls per second over the whole run. */
+  readonly rate: number;
+  /** Latency percentiles, microseconds. */
+  readonly p50: number;
+  readonly p99: number;
+  /** Calls that failed or answered anything but a successful outcome. */
+  readonly failed: number;
+  /** CPU time of this process per call, microseconds (is the generator near a core?). */
+  readonly cpuPerCall: number;
+}
+
+type Runner = (cmd: LoadCommand) => Promise<Omit<LoadResult, 'cpuPerCall'>>;
+
+function summarise(latencies: number[], elapsedMs: number, failed: number) {
+  latencies.sort((a, b) => a - b);
+  const at = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)] ?? NaN;
+  return {
+    rate: latencies.length / (elapsedMs / 1000),
+    p50: at(0.5) * 1000,
+    p99: at(0.99) * 1000,
+    failed,
+  };
+}
+
+function httpRunner(url: string, token: string): Runner {
+  const body = JSON.stringify({ input: CALC_INPUT });
+  return async ({ concurrency, calls }) => {
+    const latencies: number[] = [];
+    const started = performance.now();
+    const result = await new Promise<autocannon.Result>((resolve, reject) => {
+      const options: autocannon.Options = {
+        url: `${url}/v1/tools/${CALC_TOOL}/invoke`,
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body,
+        connections: concurrency,
+        amount: calls,
+        timeout: CALL_TIMEOUT_MS / 1000,
+        verifyBody: (text) => String(text).includes('"outcome":"ok"'),
+      };
+      const instance = autocannon(options, (err: unknown, res) => {
+        if (err)
+          reject(
+            err instanceof Error ? err : new Error(`autocannon failed: ${JSON.stringify(err)}`),
+          );
+        else resolve(res);
+      });
+      instance.on('response', (_client, status, _bytes, ms) => {
+        if (status === 200) latencies.push(ms);
+      });
+    });
+    const elapsed = performance.now() - started;
+    const failed = result.errors + result.timeouts + result.non2xx + result.mismatches;
+    return summarise(latencies, elapsed, failed);
+  };
+}
+
+/** One durable (WAL, synchronous=FULL) single-row commit per call of the returned function. */
+function durableCommitter(dir: string): (() => void) & { close(): void } {
+  const db = new Database(join(dir, 'direct-commits.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, payload TEXT)');
+  const insert = db.prepare('INSERT INTO t (payload) VALUES (?)');
+  const payload = 'x'.repeat(400);
+  return Object.assign(() => void insert.run(payload), { close: () => db.close() });
+}
+
+async function directRunner(natsUrl: string): Promise<Runner> {
+  const nc = await connectBus({ servers: natsUrl, name: 'bench-direct' });
+  const dispatcher = createDispatcher({ nc });
+  return async ({ concurrency, calls, commitBefore }) => {
+    const latencies: number[] = [];
+    let failed = 0;
+    const commit = commitBefore === undefined ? undefined : durableCommitter(commitBefore);
+    let next = 0;
+    const lane = async () => {
+      while (next++ < calls) {
+        commit?.();
+        const decisionId = newDecisionId();
+        const t = performance.now();
+        const reply = await dispatcher.dispatch(CALC_TOOL, CALC_INPUT, {
+          decisionId,
+          deadline: Date.now() + CALL_TIMEOUT_MS,
+          traceparent: traceparentFor(decisionId),
+        });
+        if (reply.success) latencies.push(performance.now() - t);
+        else failed++;
+      }
+    };
+    const started = performance.now();
+    try {
+      await Promise.all(Array.from({ length: concurrency }, lane));
+    } finally {
+      commit?.close();
+    }
+    return summarise(latencies, performance.now() - started, failed);
+  };
+}
+
+async function serve(args: string[]): Promise<void> {
+  const [mode, target = '', token = ''] = args;
+  const runner = mode === 'http' ? httpRunner(target, token) : await directRunner(target);
+  const lines = createInterface({ input: process.stdin });
+  process.stdout.write('ready\n');
+  for await (const line of lines) {
+    const cmd = JSON.parse(line) as LoadCommand;
+    const cpu0 = process.cpuUsage();
+    const result = await runner(cmd);
+    const cpu = process.cpuUsage(cpu0);
+    const cpuPerCall = (cpu.user + cpu.system) / cmd.calls;
+    process.stdout.write(`${JSON.stringify({ ...result, cpuPerCall })}\n`);
+  }
+  process.exit(0);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await serve(process.argv.slice(2));
+}

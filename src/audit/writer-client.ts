@@ -1,0 +1,326 @@
+import { Worker } from 'node:worker_threads';
+import { compiledScriptUrl } from '../host/index.js';
+import type { Logger } from '../log/index.js';
+import type { Appended, ChainTip } from './chain.js';
+import { AuditWriteError } from './errors.js';
+import type { PreparedRow } from './prepare.js';
+import type { RetentionResult } from './retention.js';
+import type { FromWriter, ToWriter, WriterFailure, WriterInit } from './writer-messages.js';
+
+/**
+ * The main thread's side of the audit writer (ADR 0020, addendum 2026-12): rows prepared in
+ * `append` are posted to the writer thread once per event-loop turn, and each promise
+ * resolves when the thread says its row was committed. The brain's event loop never waits
+ * for SQLite or an fsync; the durability contract is the thread's (a promise resolves only
+ * after COMMIT returned there).
+ *
+ * Fail closed: if the thread dies, every row it had not answered is rejected with
+ * AuditWriteError (the row may or may not be in the file; the caller must not act as if it
+ * were), and the next append starts a new thread, which re-reads the chain tip from the file.
+ */
+
+interface Pending {
+  readonly resolve: (r: Appended) => void;
+  readonly reject: (e: Error) => void;
+}
+
+interface PendingSweep {
+  readonly resolve: (r: RetentionResult) => void;
+  readonly reject: (e: Error) => void;
+}
+
+export interface WriterStats {
+  /** Rows made durable since open. */
+  readonly rows: number;
+  /** Transactions committed since open. */
+  readonly batches: number;
+  /** Largest batch committed. */
+  readonly maxBatch: number;
+  /** Appends rejected with AuditWriteError since open. */
+  readonly failures: number;
+  /** Rows waiting for their commit. */
+  readonly pending: number;
+}
+
+/** A thread that died is not restarted sooner than this: a broken build must not spin. */
+const RESTART_PAUSE_MS = 1_000;
+
+export class WriterClient {
+  readonly #init: WriterInit;
+  readonly #log: Logger;
+  #worker: Worker | undefined;
+  /** Rows of this turn, not yet posted. */
+  #batch: PreparedRow[] = [];
+  #batchPending: Pending[] = [];
+  #scheduled = false;
+  /** Posted rows awaiting their outcome, oldest first. */
+  #inflight: Pending[] = [];
+  #inflightHead = 0;
+  readonly #sweeps = new Map<number, PendingSweep>();
+  #nextSweep = 1;
+  #tip: ChainTip;
+  #stats = { rows: 0, batches: 0, maxBatch: 0, failures: 0 };
+  #idle: Array<() => void> = [];
+  #diedAt = Number.NEGATIVE_INFINITY;
+  #deathReason = '';
+  #closed: Promise<void> | undefined;
+  /** Settles when the current thread has opened the file (or died trying). */
+  #ready: Promise<void> = Promise.resolve();
+  #readyNow: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  /** Called when the thread reopened the file (it had been read-only). */
+  readonly #onReopen: (tip: ChainTip) => void;
+
+  readonly #onThread: ((thread: Worker) => void) | undefined;
+
+  constructor(
+    init: WriterInit,
+    tip: ChainTip,
+    log: Logger,
+    hooks: { onReopen: (tip: ChainTip) => void; onThread?: (thread: Worker) => void },
+  ) {
+    this.#init = init;
+    this.#onThread = hooks.onThread;
+    this.#tip = tip;
+    this.#log = log;
+    this.#onReopen = hooks.onReopen;
+    this.#start();
+  }
+
+  /** The newest durable row's seq and hash, as the thread last reported it. */
+  get tip(): ChainTip {
+    return this.#tip;
+  }
+
+  enqueue(row: PreparedRow): Promise<Appended> {
+    return new Promise<Appended>((resolve, reject) => {
+      this.#batch.push(row);
+      this.#batchPending.push({ resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(this.#post);
+      }
+    });
+  }
+
+  /** Runs one retention sweep in the thread, between two group commits. */
+  sweep(days: number, now: Date): Promise<RetentionResult> {
+    return new Promise<RetentionResult>((resolve, reject) => {
+      const worker = this.#ensureWorker();
+      if (worker === undefined) {
+        reject(this.#deadError(1));
+        return;
+      }
+      const id = this.#nextSweep++;
+      this.#sweeps.set(id, { resolve, reject });
+      this.#send(worker, { type: 'sweep', id, days, now: now.toISOString() });
+    });
+  }
+
+  stats(): WriterStats {
+    const pending = this.#batch.length + this.#inflight.length - this.#inflightHead;
+    return { ...this.#stats, pending };
+  }
+
+  /** Resolves once the writer thread has opened the file; rejects if it could not. */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** Resolves once every row enqueued so far has been committed or rejected. */
+  drain(): Promise<void> {
+    if (this.#isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  /** Drains, then stops the thread once it closed its connection. */
+  close(): Promise<void> {
+    this.#closed ??= this.#close();
+    return this.#closed;
+  }
+
+  async #close(): Promise<void> {
+    await this.drain();
+    const worker = this.#worker;
+    if (worker === undefined) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    this.#send(worker, { type: 'close' });
+    await exited;
+  }
+
+  readonly #post = (): void => {
+    this.#scheduled = false;
+    const rows = this.#batch;
+    const pending = this.#batchPending;
+    this.#batch = [];
+    this.#batchPending = [];
+    const worker = this.#ensureWorker();
+    if (worker === undefined) {
+      const error = this.#deadError(rows.length);
+      this.#stats.failures += rows.length;
+      for (const p of pending) p.reject(error);
+      this.#notifyIfIdle();
+      return;
+    }
+    for (const p of pending) this.#inflight.push(p);
+    this.#send(worker, { type: 'append', rows });
+  };
+
+  /** Posts to the thread, which holds the process open until every answer is back. */
+  #send(worker: Worker, msg: ToWriter): void {
+    worker.ref();
+    worker.postMessage(msg);
+  }
+
+  #ensureWorker(): Worker | undefined {
+    if (this.#worker !== undefined) return this.#worker;
+    if (performance.now() - this.#diedAt < RESTART_PAUSE_MS) return undefined;
+    this.#start();
+    return this.#worker;
+  }
+
+  #start(): void {
+    const worker = new Worker(compiledScriptUrl(import.meta.url, './writer-thread.js'), {
+      workerData: this.#init,
+      // the thread writes nothing of its own; log lines come back as messages
+      stdout: false,
+      stderr: false,
+    });
+    worker.unref();
+    this.#ready = new Promise<void>((resolve, reject) => (this.#readyNow = { resolve, reject }));
+    this.#ready.catch(() => {}); // also reported by the appends that fail
+    worker.on('message', (msg: FromWriter) => this.#onMessage(msg));
+    let reason = 'it exited';
+    worker.on('error', (err) => {
+      reason = err.message;
+    });
+    worker.on('exit', (code) => {
+      if (this.#worker !== worker) return;
+      this.#worker = undefined;
+      if (this.#closed !== undefined && this.#isIdle()) return;
+      this.#died(code === 0 ? reason : `${reason} (exit code ${code})`);
+    });
+    this.#worker = worker;
+    this.#onThread?.(worker);
+  }
+
+  #onMessage(msg: FromWriter): void {
+    switch (msg.type) {
+      case 'committed':
+        this.#committed(msg.results);
+        break;
+      case 'failed':
+        this.#tip = msg.tip;
+        this.#failed(msg.count, msg.failure);
+        break;
+      case 'swept':
+        this.#tip = msg.tip;
+        this.#settleSweep(msg.id, (p) => p.resolve(msg.result));
+        this.#notifyIfIdle();
+        break;
+      case 'sweep_failed':
+        this.#settleSweep(msg.id, (p) => p.reject(writeError(msg.failure, 1)));
+        this.#notifyIfIdle();
+        break;
+      case 'log':
+        this.#log[msg.level]({ ...msg.fields }, msg.msg);
+        break;
+      case 'reopened':
+        this.#tip = msg.tip;
+        this.#onReopen(msg.tip);
+        break;
+      case 'ready':
+        this.#tip = msg.tip;
+        this.#readyNow?.resolve();
+        this.#readyNow = undefined;
+        break;
+      case 'closed':
+        this.#tip = msg.tip;
+        break;
+    }
+  }
+
+  #committed(results: readonly Appended[]): void {
+    const n = results.length;
+    this.#stats.rows += n;
+    this.#stats.batches += 1;
+    if (n > this.#stats.maxBatch) this.#stats.maxBatch = n;
+    for (let i = 0; i < n; i++) this.#next().resolve(results[i] as Appended);
+    const last = results[n - 1];
+    if (last !== undefined) this.#tip = { seq: last.seq, hash: last.hash };
+    this.#notifyIfIdle();
+  }
+
+  #failed(count: number, failure: WriterFailure): void {
+    const error = writeError(failure, count);
+    this.#stats.failures += count;
+    this.#log.error(
+      { err: error, batchSize: count, sqliteCode: error.sqliteCode },
+      'audit append failed',
+    );
+    for (let i = 0; i < count; i++) this.#next().reject(error);
+    this.#notifyIfIdle();
+  }
+
+  /** The oldest posted row still waiting. */
+  #next(): Pending {
+    const p = this.#inflight[this.#inflightHead++] as Pending;
+    if (this.#inflightHead > 1024 && this.#inflightHead * 2 > this.#inflight.length) {
+      this.#inflight = this.#inflight.slice(this.#inflightHead);
+      this.#inflightHead = 0;
+    }
+    return p;
+  }
+
+  #settleSweep(id: number, settle: (p: PendingSweep) => void): void {
+    const p = this.#sweeps.get(id);
+    if (p === undefined) return;
+    this.#sweeps.delete(id);
+    settle(p);
+  }
+
+  /** The thread is gone: every unanswered row and sweep fails closed. */
+  #died(reason: string): void {
+    this.#diedAt = performance.now();
+    this.#deathReason = reason;
+    this.#readyNow?.reject(this.#deadError(0));
+    this.#readyNow = undefined;
+    const waiting = this.#inflight.slice(this.#inflightHead);
+    this.#inflight = [];
+    this.#inflightHead = 0;
+    this.#log.error({ reason, unanswered: waiting.length }, 'audit writer thread stopped');
+    const error = this.#deadError(waiting.length);
+    this.#stats.failures += waiting.length;
+    for (const p of waiting) p.reject(error);
+    for (const p of this.#sweeps.values()) p.reject(this.#deadError(1));
+    this.#sweeps.clear();
+    this.#notifyIfIdle();
+  }
+
+  #deadError(batchSize: number): AuditWriteError {
+    const reason = `the audit writer thread stopped: ${this.#deathReason}`;
+    return new AuditWriteError(`audit log write failed: ${reason}`, {
+      cause: new Error(reason),
+      batchSize,
+    });
+  }
+
+  #isIdle(): boolean {
+    return this.#batch.length === 0 && this.#inflight.length === this.#inflightHead;
+  }
+
+  #notifyIfIdle(): void {
+    if (!this.#isIdle()) return;
+    // an idle writer does not keep the process alive, as an idle connection would not
+    if (this.#sweeps.size === 0) this.#worker?.unref();
+    if (this.#idle.length === 0) return;
+    const waiters = this.#idle;
+    this.#idle = [];
+    for (const w of waiters) w();
+  }
+}
+
+/** The AuditWriteError of a failed transaction, its cause carrying SQLite's code. */
+function writeError(failure: WriterFailure, batchSize: number): AuditWriteError {
+  const cause = Object.assign(new Error(failure.message), { code: failure.sqliteCode });
+  return new AuditWriteError(`audit log write failed: ${failure.message}`, { cause, batchSize });
+}

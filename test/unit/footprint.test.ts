@@ -1,0 +1,100 @@
+import { describe, expect, test } from 'vitest';
+import { forbiddenReached, reach } from '../helpers/import-graph.js';
+
+// ADR 0048: each process `caesar up` starts loads only what it runs. Memory itself is
+// measured by `npm run bench -- footprint` (a shared machine is too noisy for bounds in a
+// test); these tests guard the cause, the static import graph, which is cheap and exact.
+
+/** Tool backends and their libraries, by the tool folder allowed to reach them. */
+const TOOL_LIBRARIES: Readonly<Record<string, readonly string[]>> = {
+  calculator: [],
+  calendar_read: ['tsdav', 'ical.js'],
+  call_service: [],
+  ha_entities: [],
+  web_search: [],
+};
+
+/** The brain's own parts and libraries: no other process needs them. */
+const BRAIN = {
+  paths: ['src/brain/', 'src/audit/', 'src/policy/'],
+  packages: ['fastify', '@fastify/*', 'better-sqlite3', 'prom-client', 'ajv', 're2js'],
+};
+
+/** Loaded on first use only (a request, a session, a planner round, a calculation). */
+const ON_DEMAND = ['undici', 'openai', '@anthropic-ai/sdk', 'mathjs'];
+
+const SHIPPED = Object.keys(TOOL_LIBRARIES);
+
+describe("caesar up's supervisor", () => {
+  test('loads no brain, SDK, tool or server library, only the preflight client', () => {
+    expect(
+      forbiddenReached('src/cli/stack/index.ts', {
+        paths: [...BRAIN.paths, 'src/legion/', 'workers/'],
+        except: ['src/brain/preflight/', 'workers/index.ts'],
+        packages: [...BRAIN.packages, ...ON_DEMAND, 'tsdav', 'ical.js', 'pino'],
+      }),
+    ).toEqual([]);
+  });
+
+  test('the walk is real: it reaches the supervisor, the config and the preflight client', () => {
+    const reached = reach('src/cli/stack/index.ts');
+    for (const node of [
+      'src/cli/stack/supervisor.ts',
+      'src/config/index.ts',
+      'src/brain/preflight/index.ts',
+      'workers/index.ts',
+      'pkg:@nats-io/nkeys',
+    ]) {
+      expect(reached.has(node), node).toBe(true);
+    }
+  });
+});
+
+describe('a tool worker', () => {
+  test('the list of shipped tools loads no tool and not the SDK (each loads by import())', () => {
+    expect(
+      forbiddenReached('workers/index.ts', {
+        paths: ['src/legion/', ...SHIPPED.map((t) => `workers/${t}/`)],
+        packages: ['zod', '@nats-io/*'],
+      }),
+    ).toEqual([]);
+  });
+
+  test('the SDK loads no brain part and no library a tool may never use', () => {
+    expect(
+      forbiddenReached('src/legion/index.ts', {
+        paths: [...BRAIN.paths, 'workers/'],
+        packages: [...BRAIN.packages, ...ON_DEMAND, 'tsdav', 'ical.js'],
+      }),
+    ).toEqual([]);
+  });
+
+  test.each(SHIPPED)('%s loads only its own folder, its backend library and the SDK', (tool) => {
+    const shared =
+      tool === 'call_service' || tool === 'ha_entities' ? ['workers/home_assistant/'] : [];
+    const others = SHIPPED.filter((t) => t !== tool);
+    expect(
+      forbiddenReached(`workers/${tool}/index.ts`, {
+        paths: [...BRAIN.paths, 'workers/'],
+        except: [`workers/${tool}/`, ...shared],
+        packages: [...BRAIN.packages, ...ON_DEMAND, ...others.flatMap((t) => TOOL_LIBRARIES[t]!)],
+      }),
+    ).toEqual([]);
+  });
+
+  test("the calculator's thread, and only it, loads mathjs", () => {
+    expect(reach('workers/calculator/eval-thread.ts').has('pkg:mathjs')).toBe(true);
+    expect(reach('workers/calculator/index.ts').has('pkg:mathjs')).toBe(false);
+  });
+});
+
+describe('the brain', () => {
+  test('loads no LLM SDK before a planner round, and no tool', () => {
+    expect(
+      forbiddenReached('src/brain/daemon/index.ts', {
+        paths: ['workers/'],
+        packages: [...ON_DEMAND, 'tsdav', 'ical.js'],
+      }),
+    ).toEqual([]);
+  });
+});
