@@ -1,15 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { posix } from 'node:path';
-import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
-import { ROOT } from '../../helpers/sources.js';
+import { forbiddenReached, reach } from '../../helpers/import-graph.js';
 
 // ADR 0047: `caesar --help`, `caesar <cmd> --help` and usage errors load no heavy module, and
 // the client commands (`chat`, `invoke`, `confirm`, `reject`) load no server code. Both
-// follow from what the entry files import statically: `import` and `export ... from`, but
-// not `import type` / `export type` (erased) and not `import()` (a runner, loaded when a
-// command runs). With `verbatimModuleSyntax`, `import { type A } from` stays in the output
-// as `import {} from`, so it counts. Parsed file by file, no type checker, no process.
+// follow from what the entry files import statically (test/helpers/import-graph.ts: not
+// `import type`, not `import()`, which loads a runner when a command runs).
 
 /** Packages too heavy to load before a command runs (in-process import costs: ADR 0047). */
 const HEAVY_PACKAGES = [
@@ -32,85 +27,17 @@ const HEAVY_PACKAGES = [
 /** What the servers load: a client of the HTTP API needs none of it. */
 const SERVER_PACKAGES = HEAVY_PACKAGES.filter((p) => p !== 'zod' && p !== 'js-yaml');
 
-/** Server folders, with the one file of each that a light path may take (`except`). */
-const SERVER_FOLDERS: readonly { folder: string; except?: readonly string[] }[] = [
-  { folder: 'src/brain/' },
-  { folder: 'src/audit/', except: ['src/audit/event-names.ts'] },
-  { folder: 'src/policy/' },
-  { folder: 'src/legion/' },
-  { folder: 'src/bus/' },
-  { folder: 'src/log/' },
-  { folder: 'workers/', except: ['workers/index.ts'] },
+/** Server folders, and the one file of each that a light path may take. */
+const SERVER_PATHS = [
+  'src/brain/',
+  'src/audit/',
+  'src/policy/',
+  'src/legion/',
+  'src/bus/',
+  'src/log/',
+  'workers/',
 ];
-
-/** A node of the graph: a root-relative source file, or `pkg:<name>`. */
-type Node = string;
-
-function packageName(spec: string): string {
-  const parts = spec.split('/');
-  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
-}
-
-/** What `file` imports statically: source files (root-relative `.ts`) and `pkg:` names. */
-function staticImports(file: string): Node[] {
-  const sf = ts.createSourceFile(
-    file,
-    readFileSync(posix.join(ROOT, file), 'utf8'),
-    ts.ScriptTarget.Latest,
-  );
-  const out: Node[] = [];
-  for (const st of sf.statements) {
-    let spec: ts.Expression | undefined;
-    if (ts.isImportDeclaration(st) && !st.importClause?.isTypeOnly) spec = st.moduleSpecifier;
-    if (ts.isExportDeclaration(st) && !st.isTypeOnly) spec = st.moduleSpecifier;
-    if (spec === undefined || !ts.isStringLiteral(spec)) continue;
-    const text = spec.text;
-    if (text.startsWith('node:')) continue;
-    if (!text.startsWith('.')) {
-      out.push(`pkg:${packageName(text)}`);
-      continue;
-    }
-    const target = posix.join(posix.dirname(file), text).replace(/\.js$/, '.ts');
-    if (!existsSync(posix.join(ROOT, target))) throw new Error(`${file}: no source for ${text}`);
-    out.push(target);
-  }
-  return out;
-}
-
-/** Every node reachable from `entry`, each with the chain of imports that reaches it. */
-function reach(entry: string): Map<Node, readonly Node[]> {
-  const chains = new Map<Node, readonly Node[]>([[entry, [entry]]]);
-  const queue = [entry];
-  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-    for (const next of staticImports(file)) {
-      if (chains.has(next)) continue;
-      chains.set(next, [...chains.get(file)!, next]);
-      if (!next.startsWith('pkg:')) queue.push(next);
-    }
-  }
-  return chains;
-}
-
-function isPackage(node: Node, names: readonly string[]): boolean {
-  if (!node.startsWith('pkg:')) return false;
-  const name = node.slice(4);
-  return names.some((p) => (p.endsWith('/*') ? name.startsWith(p.slice(0, -1)) : name === p));
-}
-
-function inFolder(node: Node, folders: typeof SERVER_FOLDERS): boolean {
-  return folders.some((f) => node.startsWith(f.folder) && !f.except?.includes(node));
-}
-
-/** Each forbidden node reached, as the chain of imports from the entry (`a -> b -> pkg:zod`). */
-function forbidden(
-  entry: string,
-  packages: readonly string[],
-  folders: typeof SERVER_FOLDERS,
-): string[] {
-  return [...reach(entry)]
-    .filter(([node]) => isPackage(node, packages) || inFolder(node, folders))
-    .map(([, chain]) => chain.join(' -> '));
-}
+const LIGHT_FILES = ['src/audit/event-names.ts', 'workers/index.ts'];
 
 describe('caesar --help and usage errors', () => {
   test('the bin imports only the bundle check; the CLI it runs is loaded with import()', () => {
@@ -121,7 +48,13 @@ describe('caesar --help and usage errors', () => {
   });
 
   test('src/cli/cli.ts reaches no heavy package and no server folder', () => {
-    expect(forbidden('src/cli/cli.ts', HEAVY_PACKAGES, SERVER_FOLDERS)).toEqual([]);
+    expect(
+      forbiddenReached('src/cli/cli.ts', {
+        packages: HEAVY_PACKAGES,
+        paths: SERVER_PATHS,
+        except: LIGHT_FILES,
+      }),
+    ).toEqual([]);
   });
 
   test('the walk reaches every command declaration, and no runner', () => {
@@ -141,13 +74,15 @@ describe('caesar --help and usage errors', () => {
 
 describe('the client commands (chat, invoke, confirm, reject)', () => {
   test('their runners reach no server package and no server code', () => {
-    const brainButApi = SERVER_FOLDERS.map((f) =>
-      f.folder === 'src/brain/'
-        ? { folder: 'src/brain/', except: [...reach('src/brain/api/index.ts').keys()] }
-        : f,
-    );
-    const folders = [...brainButApi, { folder: 'src/cli/stack/' }];
-    expect(forbidden('src/cli/client.ts', SERVER_PACKAGES, folders)).toEqual([]);
+    // of the brain, the API contract (schemas, tokens file) and what it imports
+    const contract = [...reach('src/brain/api/index.ts').keys()];
+    expect(
+      forbiddenReached('src/cli/client.ts', {
+        packages: SERVER_PACKAGES,
+        paths: [...SERVER_PATHS, 'src/cli/stack/'],
+        except: contract,
+      }),
+    ).toEqual([]);
   });
 
   test('the walk follows them down to the config loader and the API contract', () => {
@@ -166,9 +101,9 @@ describe('the client commands (chat, invoke, confirm, reject)', () => {
 
 describe('the walk', () => {
   test('finds the server behind a runner, so the checks above can fail', () => {
-    expect(forbidden('src/cli/commands/brain.run.ts', HEAVY_PACKAGES, [])).toContainEqual(
-      expect.stringMatching(/-> pkg:fastify$/),
-    );
+    expect(
+      forbiddenReached('src/cli/commands/brain.run.ts', { packages: HEAVY_PACKAGES }),
+    ).toContainEqual(expect.stringMatching(/-> pkg:fastify$/));
   });
 
   test('skips `import type`', () => {
