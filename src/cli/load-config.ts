@@ -1,6 +1,6 @@
 import {
   loadConfig,
-  loadConfigWithSources,
+  loadConfigAndStack,
   type CaesarConfig,
   type RunningStack,
 } from '../config/index.js';
@@ -27,12 +27,8 @@ export async function loadCliConfig(flags: ConfigFlags): Promise<CaesarConfig> {
 export async function loadClientConfig(
   flags: ConfigFlags,
 ): Promise<{ config: CaesarConfig; stack: RunningStack }> {
-  const loaded = await loadConfigWithSources({
-    file: flags.config,
-    overrides: overridesOf(flags),
-    runningStack: true,
-  });
-  return { config: loaded.config, stack: loaded.runningStack! };
+  const loaded = await loadConfigAndStack({ file: flags.config, overrides: overridesOf(flags) });
+  return { config: loaded.config, stack: loaded.runningStack };
 }
 
 function overridesOf(flags: ConfigFlags): Record<string, unknown> {

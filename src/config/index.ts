@@ -1,4 +1,4 @@
-export { loadConfig, loadConfigWithSources } from './load.js';
+export { loadConfig, loadConfigAndStack, loadConfigWithSources } from './load.js';
 export { ConfigError } from './errors.js';
 export type { ConfigIssue } from './errors.js';
 export type { CaesarConfig, BusAuth, ConfigSetting } from './types.js';

@@ -98,6 +98,21 @@ export async function loadConfigWithSources(opts: LoadConfigOptions = {}): Promi
   });
 }
 
+/**
+ * {@link loadConfig} with runtime.json as a layer (`runningStack`, ADR 0039), and what that
+ * file said: for the commands that look for a running stack and need no sources (`chat`,
+ * `invoke`, `audit …`, `legion list`). Unlike {@link loadConfigWithSources} it does not ask
+ * ICU for the machine's time zone, about 30 ms of such a command's start (ADR 0047).
+ * @throws {ConfigError} as {@link loadConfig}.
+ * @throws {RuntimeFileError} when runtime.json is malformed.
+ */
+export async function loadConfigAndStack(
+  opts: Omit<LoadConfigOptions, 'runningStack'> = {},
+): Promise<{ readonly config: CaesarConfig; readonly runningStack: RunningStack }> {
+  const { config, running } = await load({ ...opts, runningStack: true });
+  return Object.freeze({ config, runningStack: deepFreeze(running!.stack) });
+}
+
 /** The layers, validated and normalised. */
 async function load(opts: LoadConfigOptions) {
   const env = opts.env ?? process.env;

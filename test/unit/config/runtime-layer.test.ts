@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import {
+  loadConfigAndStack,
   loadConfigWithSources,
   RuntimeFileError,
   writeRuntimeFile,
@@ -193,5 +194,20 @@ describe('runtime.json as a config layer', () => {
     );
     expect(err).toBeInstanceOf(RuntimeFileError);
     expect((err as RuntimeFileError).file).toBe(file);
+  });
+
+  test('loadConfigAndStack gives the same config and stack as loadConfigWithSources, without the sources', async () => {
+    await using dir = await tempDir();
+    const dataDir = join(dir.path, 'var');
+    await writeRuntimeFile(dataDir, running(dataDir));
+    await dir.write('caesar.yaml', 'api:\n  port: 9000\n');
+    const opts = { cwd: dir.path, env: { CAESAR_LOG__LEVEL: 'debug' } };
+    const light = await loadConfigAndStack(opts);
+    const full = await loadConfigWithSources({ ...opts, runningStack: true });
+    expect(light.config).toEqual(full.config);
+    expect(light.runningStack).toEqual(full.runningStack);
+    expect(light.runningStack.info?.api_url).toBe('http://127.0.0.1:8499');
+    expect(light).not.toHaveProperty('settings');
+    expect(Object.isFrozen(light.runningStack)).toBe(true);
   });
 });
