@@ -173,7 +173,7 @@ describe('redactSettings', () => {
       env: {
         CAESAR_BUS__URL: 'nats://user:pw@a:4222',
         CAESAR_BUS__TOKEN_FILE: tokenFile,
-        CAESAR_TOOLS__CALL_SERVICE__ACCESS_TOKEN: 't1',
+        CAESAR_TOOLS__CALL_SERVICE__ACCESS_TOKEN: 'secret-ha-token-4711',
       },
       cwd: dir.path,
     });
@@ -183,7 +183,7 @@ describe('redactSettings', () => {
     expect(safe.get('tools.call_service.access_token')?.value).toBe(REDACTED);
     expect(safe.get('bus.url')?.value).toEqual(['nats://[redacted]@a:4222']);
     expect(safe.get('bus.creds_file')?.value).toBeUndefined();
-    expect(JSON.stringify([...safe])).not.toMatch(/from-a-file|t1|:pw@/);
+    expect(JSON.stringify([...safe])).not.toMatch(/from-a-file|secret-ha-token-4711|:pw@/);
     expect(settings.get('bus.token')?.value).toBe('from-a-file');
   });
 });
