@@ -1,10 +1,12 @@
 /**
  * What the brain bench reads besides its load generators' answers: CPU time and resident
  * memory of a process (/proc), the cost of one durable commit in a directory, and the
- * brain's own timings from its `/metrics`.
+ * brain's own timings from its `/metrics`, and `/healthz` latency while it works.
  */
 import Database from 'better-sqlite3';
 import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { GENESIS_HASH, openAuditLog } from '../src/audit/index.js';
 import { newDecisionId } from '../src/brain/gateway/ids.js';
@@ -139,5 +141,45 @@ export function meanBetween(a: BrainTimes, b: BrainTimes): Record<keyof BrainTim
     dispatch: mean('dispatch'),
     call: mean('call'),
     http: mean('http'),
+  };
+}
+
+/**
+ * Asks `GET /healthz` one request at a time (a keep-alive connection, a 2 ms pause between
+ * requests) until stopped, and returns each latency in microseconds: what a health checker
+ * sees while the brain works. Issue 13, target 2: p99 under 5 ms while the log commits
+ * under load.
+ */
+export function probeHealthz(url: string): { stop(): Promise<number[]> } {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const target = new URL('/healthz', url);
+  const latencies: number[] = [];
+  let running = true;
+  const once = () =>
+    new Promise<void>((resolve, reject) => {
+      const t0 = performance.now();
+      const req = http.get(target, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode !== 200) reject(new Error(`/healthz answered ${res.statusCode}`));
+          latencies.push((performance.now() - t0) * 1000);
+          resolve();
+        });
+      });
+      req.on('error', reject);
+    });
+  const loop = (async () => {
+    while (running) {
+      await once();
+      await sleep(2);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      agent.destroy();
+      return latencies;
+    },
   };
 }

@@ -29,6 +29,7 @@ import {
   cpuPerCall,
   durableCommitMicros,
   meanBetween,
+  probeHealthz,
   rssMiB,
   type BrainTimes,
   type Pids,
@@ -135,6 +136,12 @@ interface Rounds {
   /** CPU per call of each process during the concurrency-32 phases. */
   cpuGoverned: Record<keyof Pids, number>[];
   cpuDirect: Record<keyof Pids, number>[];
+  /** p99 of `GET /healthz`, microseconds: the brain idle, and while governed c=32 runs. */
+  healthzIdle: number[];
+  healthz: number[];
+  /** `GET /healthz` p99 and the governed calls while the brain serves half its c=32 rate. */
+  healthzHalf: number[];
+  halfRate: LoadResult[];
 }
 
 export async function run(ctx: BenchContext): Promise<void> {
@@ -206,6 +213,10 @@ export async function run(ctx: BenchContext): Promise<void> {
       inside32: [],
       cpuGoverned: [],
       cpuDirect: [],
+      healthzIdle: [],
+      healthz: [],
+      healthzHalf: [],
+      halfRate: [],
     };
     const c32 = { concurrency: CONCURRENCY, calls: THROUGHPUT_CALLS };
     const c1 = { concurrency: 1, calls: LATENCY_CALLS };
@@ -213,8 +224,19 @@ export async function run(ctx: BenchContext): Promise<void> {
       const d32 = await cpuPerCall(pids, c32.calls, () => direct.run(c32));
       r.direct.push(d32.result);
       r.cpuDirect.push(d32.cpu);
+      const idleProbe = probeHealthz(url);
+      await sleep(500);
+      r.healthzIdle.push(percentile(await idleProbe.stop(), 99));
       const t0 = await brainTimes(url, token);
+      const probe = probeHealthz(url);
       const g32 = await cpuPerCall(pids, c32.calls, () => http.run(c32));
+      r.healthz.push(percentile(await probe.stop(), 99));
+      // the same load at half the rate the brain just sustained: the log commits all along,
+      // but the brain has CPU to spare, so a stall would be the log's
+      const half = Math.max(50, Math.round(g32.result.rate / 2));
+      const halfProbe = probeHealthz(url);
+      r.halfRate.push(await http.run({ concurrency: CONCURRENCY, calls: half * 5, rate: half }));
+      r.healthzHalf.push(percentile(await halfProbe.stop(), 99));
       r.governed.push(g32.result);
       r.cpuGoverned.push(g32.cpu);
       const t1 = await brainTimes(url, token);
@@ -274,6 +296,16 @@ function report(
   });
   ctx.figure(`governed HTTP p99, concurrency ${CONCURRENCY}`, m(r.governed, 'p99'), 'us');
   ctx.figure(`direct p99, concurrency ${CONCURRENCY}`, m(r.direct, 'p99'), 'us');
+  ctx.figure('GET /healthz p99, brain idle', median(r.healthzIdle), 'us');
+  ctx.figure(`GET /healthz p99 while governed c=${CONCURRENCY} runs`, median(r.healthz), 'us', {
+    baseline: median(r.healthzIdle),
+  });
+  ctx.figure('governed HTTP invoke at half that rate (open loop)', m(r.halfRate, 'rate'), 'req/s');
+  ctx.figure('  its p99', m(r.halfRate, 'p99'), 'us');
+  ctx.figure('GET /healthz p99 meanwhile', median(r.healthzHalf), 'us', {
+    baseline: median(r.healthzIdle),
+    target: '< 5,000 us',
+  });
   for (const [c, inside] of [
     [1, r.inside1],
     [CONCURRENCY, r.inside32],

@@ -37,6 +37,8 @@ export interface LoadCommand {
    * the dispatch the governed path can have at best.
    */
   readonly commitBefore?: string;
+  /** HTTP only: an open loop at this many requests per second in all, not as fast as it can. */
+  readonly rate?: number;
 }
 
 export interface LoadResult {
@@ -67,7 +69,7 @@ function summarise(latencies: number[], elapsedMs: number, failed: number) {
 
 function httpRunner(url: string, token: string): Runner {
   const body = JSON.stringify({ input: CALC_INPUT });
-  return async ({ concurrency, calls }) => {
+  return async ({ concurrency, calls, rate }) => {
     const latencies: number[] = [];
     const started = performance.now();
     const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -78,6 +80,7 @@ function httpRunner(url: string, token: string): Runner {
         body,
         connections: concurrency,
         amount: calls,
+        ...(rate === undefined ? {} : { overallRate: rate }),
         timeout: CALL_TIMEOUT_MS / 1000,
         verifyBody: (text) => String(text).includes('"outcome":"ok"'),
       };
