@@ -185,7 +185,7 @@ async function appendSection(ctx: BenchContext, dir: string): Promise<void> {
     ctx.figure(`raw better-sqlite3, 64 rows/txn (${style} ids)`, raw, 'rows/s');
     ctx.figure(`append() durable (${style} decision ids)`, b.perSecond, 'appends/s', {
       baseline: raw,
-      target: '>= 50,000/s',
+      target: '>= 0.85x raw (issue 13)',
     });
     ctx.figure(`  append latency p50 (${style})`, percentile(b.latencies, 50), 'ms');
     ctx.figure(`  append latency p99 (${style})`, percentile(b.latencies, 99), 'ms');
@@ -322,8 +322,10 @@ async function bigLogSection(ctx: BenchContext, dir: string): Promise<void> {
 export async function run(ctx: BenchContext): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'caesar-audit-bench-'));
   try {
-    await appendSection(ctx, dir);
-    await bigLogSection(ctx, dir);
+    // BENCH_AUDIT=append runs only the append section (the 1,000,000-row log takes a minute).
+    const only = process.env['BENCH_AUDIT'];
+    if (only === undefined || only === 'append') await appendSection(ctx, dir);
+    if (only === undefined || only === 'log') await bigLogSection(ctx, dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -68,30 +68,50 @@ export class HashChain {
     this.#tip = readTip(this.#db);
   }
 
+  /** True between `begin` and `commit` or `rollback`. */
+  get open(): boolean {
+    return this.#staged !== undefined;
+  }
+
+  /** Starts an IMMEDIATE transaction that `insert` appends to. */
+  begin(): void {
+    if (this.#staged !== undefined) throw new Error('HashChain.begin inside a transaction');
+    this.#begin.run();
+    this.#staged = this.#tip;
+  }
+
+  /** Commits; the in-memory tip moves only if COMMIT returned. On error nothing moves. */
+  commit(): void {
+    const staged = this.#staged;
+    if (staged === undefined) throw new Error('HashChain.commit outside a transaction');
+    this.#commit.run();
+    this.#tip = staged;
+    this.#staged = undefined;
+  }
+
+  /** Rolls back if SQLite still holds the transaction; the tip stays where it was. */
+  rollback(): void {
+    this.#staged = undefined;
+    if (this.#db.inTransaction) this.#rollback.run();
+  }
+
   /**
    * Runs `fn` in one IMMEDIATE transaction; `fn` appends with `insert`. The in-memory tip
    * moves only if the commit succeeds.
    */
   transaction<R>(fn: () => R): R {
-    this.#staged = this.#tip;
+    this.begin();
     try {
-      this.#begin.run();
-      let result: R;
-      try {
-        result = fn();
-        this.#commit.run();
-      } catch (err) {
-        if (this.#db.inTransaction) this.#rollback.run();
-        throw err;
-      }
-      this.#tip = this.#staged;
+      const result = fn();
+      this.commit();
       return result;
-    } finally {
-      this.#staged = undefined;
+    } catch (err) {
+      this.rollback();
+      throw err;
     }
   }
 
-  /** Appends rows in order; only valid inside `transaction`. */
+  /** Appends rows in order; only valid inside a transaction (`begin` or `transaction`). */
   insert(rows: readonly PreparedRow[]): Appended[] {
     let tip = this.#staged;
     if (tip === undefined) throw new Error('HashChain.insert outside a transaction');

@@ -42,6 +42,12 @@ export interface WriterStats {
   readonly pending: number;
 }
 
+/**
+ * Rows per message within one turn: the thread inserts a chunk while the main thread still
+ * prepares the turn's later rows (measured in `npm run bench -- audit`, docs/benchmarks.md).
+ */
+const CHUNK_ROWS = 16;
+
 /** A thread that died is not restarted sooner than this: a broken build must not spin. */
 const RESTART_PAUSE_MS = 1_000;
 
@@ -53,6 +59,8 @@ export class WriterClient {
   #batch: PreparedRow[] = [];
   #batchPending: Pending[] = [];
   #scheduled = false;
+  /** A chunk of this turn went out with `more: true`: the turn's last message is owed. */
+  #streaming = false;
   /** Posted rows awaiting their outcome, oldest first. */
   #inflight: Pending[] = [];
   #inflightHead = 0;
@@ -95,6 +103,7 @@ export class WriterClient {
     return new Promise<Appended>((resolve, reject) => {
       this.#batch.push(row);
       this.#batchPending.push({ resolve, reject });
+      if (this.#batch.length >= CHUNK_ROWS) this.#flush(true);
       if (!this.#scheduled) {
         this.#scheduled = true;
         setImmediate(this.#post);
@@ -110,6 +119,7 @@ export class WriterClient {
         reject(this.#deadError(1));
         return;
       }
+      if (this.#streaming) this.#flush(false); // no sweep inside an open transaction
       const id = this.#nextSweep++;
       this.#sweeps.set(id, { resolve, reject });
       this.#send(worker, { type: 'sweep', id, days, now: now.toISOString() });
@@ -149,12 +159,19 @@ export class WriterClient {
 
   readonly #post = (): void => {
     this.#scheduled = false;
+    if (this.#batch.length > 0 || this.#streaming) this.#flush(false);
+  };
+
+  /** Sends the rows enqueued so far; `more` says the turn has more to come. */
+  #flush(more: boolean): void {
     const rows = this.#batch;
     const pending = this.#batchPending;
     this.#batch = [];
     this.#batchPending = [];
+    this.#streaming = more;
     const worker = this.#ensureWorker();
     if (worker === undefined) {
+      this.#streaming = false;
       const error = this.#deadError(rows.length);
       this.#stats.failures += rows.length;
       for (const p of pending) p.reject(error);
@@ -162,8 +179,8 @@ export class WriterClient {
       return;
     }
     for (const p of pending) this.#inflight.push(p);
-    this.#send(worker, { type: 'append', rows });
-  };
+    this.#send(worker, { type: 'append', rows, more });
+  }
 
   /** Posts to the thread, which holds the process open until every answer is back. */
   #send(worker: Worker, msg: ToWriter): void {

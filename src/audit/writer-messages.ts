@@ -22,9 +22,13 @@ export interface WriterInit {
   readonly commitDelayMs: number;
 }
 
-/** Main thread -> writer. Rows and sweeps are handled in the order they are posted. */
+/**
+ * Main thread -> writer. Rows and sweeps are handled in the order they are posted. The rows
+ * of one turn of the main thread's loop come in chunks; every chunk but the turn's last says
+ * `more: true`, and the thread commits only after a `more: false` (or at `maxBatch` rows).
+ */
 export type ToWriter =
-  | { readonly type: 'append'; readonly rows: readonly PreparedRow[] }
+  | { readonly type: 'append'; readonly rows: readonly PreparedRow[]; readonly more: boolean }
   | { readonly type: 'sweep'; readonly id: number; readonly days: number; readonly now: string }
   | { readonly type: 'close' };
 

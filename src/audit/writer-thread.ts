@@ -15,11 +15,14 @@ import type { FromWriter, ToWriter, WriterFailure, WriterInit } from './writer-m
 
 /**
  * The audit log's writer thread: the only connection that writes the file. Group commit as
- * in ADR 0020, moved off the brain's event loop: rows arrive in `append` messages (one per
- * turn of the main thread's loop); every message waiting when a transaction starts joins it,
- * so whatever arrived while the previous transaction (and its fsync) ran is written next, up
- * to `maxBatch` rows per transaction. Each batch is answered only after COMMIT returned.
- * Sweeps run between transactions, in posting order.
+ * in ADR 0020, moved off the brain's event loop. Rows arrive in `append` messages; the main
+ * thread sends the rows of one turn of its loop in chunks as they are prepared, the last
+ * one marked `more: false`. The thread inserts each chunk into the open transaction as it
+ * arrives, so SQLite's inserts overlap the main thread's preparation of the next rows, and
+ * commits once the turn is complete and nothing else is waiting (or at `maxBatch` rows):
+ * whatever arrived while the previous transaction (and its fsync) ran joins the next one.
+ * Each row is answered only after COMMIT returned. Sweeps run between transactions, in
+ * posting order.
  *
  * Started by `writer-client.ts` with this file's compiled URL; does nothing when imported.
  */
@@ -34,6 +37,10 @@ class Writer {
   readonly #chain: HashChain;
   /** Rows and sweeps not yet handled, oldest first; rows of adjacent messages are merged. */
   #jobs: Job[] = [];
+  /** The last `append` said more rows of the same turn follow: the transaction stays open. */
+  #more = false;
+  /** What the open transaction holds, in order; empty when none is open. */
+  #inserted: Appended[] = [];
   #closing = false;
   /** Set while the files are not writable: the connection is reopened once they are. */
   #reopen: boolean;
@@ -55,16 +62,18 @@ class Writer {
 
   /**
    * One message woke the thread: it takes every message already waiting on the port too,
-   * then writes them, and again takes what arrived during those transactions, until none
-   * is left. No event-loop turn passes between a commit and the next batch.
+   * then writes them, and again takes what arrived meanwhile, until none is left. No
+   * event-loop turn passes between a commit and the next batch. A transaction whose turn
+   * is not complete stays open until its next chunk wakes the thread.
    */
   readonly onMessage = (msg: ToWriter): void => {
     this.#take(msg);
     for (;;) {
       this.#takeWaiting();
       const job = this.#jobs[0];
-      if (job === undefined) break;
-      this.#run(job);
+      if (job !== undefined) this.#run(job);
+      else if (this.#chain.open && (!this.#more || this.#closing)) this.#commit();
+      else break;
     }
     if (this.#closing) this.#close();
   };
@@ -81,6 +90,8 @@ class Writer {
     if (msg.type === 'close') {
       this.#closing = true;
     } else if (msg.type === 'append') {
+      this.#more = msg.more;
+      if (msg.rows.length === 0) return;
       const last = this.#jobs.at(-1);
       if (last?.kind === 'rows') for (const row of msg.rows) last.rows.push(row);
       else this.#jobs.push({ kind: 'rows', rows: [...msg.rows] });
@@ -89,50 +100,72 @@ class Writer {
     }
   }
 
-  /** Writes the oldest job: a sweep, or up to `maxBatch` of its rows in one transaction. */
+  /** Handles the oldest job: a sweep (after the open transaction), or rows into the transaction. */
   #run(job: Job): void {
     if (job.kind === 'sweep') {
+      if (this.#chain.open) {
+        this.#commit();
+        return;
+      }
       this.#jobs.shift();
       this.#sweep(job);
       return;
     }
-    const max = this.#init.maxBatch;
-    const rows = job.rows.length <= max ? job.rows : job.rows.slice(0, max);
+    const room = this.#init.maxBatch - this.#inserted.length;
+    const rows = job.rows.length <= room ? job.rows : job.rows.slice(0, room);
     if (rows === job.rows) this.#jobs.shift();
-    else job.rows = job.rows.slice(max);
-    this.#commit(rows);
+    else job.rows = job.rows.slice(room);
+    this.#insert(rows);
+    if (this.#inserted.length >= this.#init.maxBatch) this.#commit();
   }
 
-  #commit(rows: PreparedRow[]): void {
+  /** Inserts into the open transaction, opening one first; on error fails all it held. */
+  #insert(rows: PreparedRow[]): void {
+    if (!this.#chain.open) {
+      try {
+        this.#preflight();
+        this.#chain.begin();
+      } catch (err) {
+        this.#fail(rows.length, err, false);
+        return;
+      }
+    }
+    let appended: Appended[];
     try {
-      this.#preflight();
+      appended = this.#chain.insert(rows);
     } catch (err) {
-      this.#post({
-        type: 'failed',
-        count: rows.length,
-        failure: failureOf(err),
-        tip: this.#chain.tip,
-      });
+      this.#fail(this.#inserted.length + rows.length, err, true);
       return;
     }
-    let results: Appended[];
+    for (const a of appended) this.#inserted.push(a);
+  }
+
+  /** Commits the open transaction and answers every row it held. */
+  #commit(): void {
     try {
-      results = this.#chain.transaction(() => {
-        const out = this.#chain.insert(rows);
-        this.#slowFsync();
-        return out;
-      });
+      this.#slowFsync();
+      this.#chain.commit();
     } catch (err) {
-      this.#resync();
-      this.#post({
-        type: 'failed',
-        count: rows.length,
-        failure: failureOf(err),
-        tip: this.#chain.tip,
-      });
+      this.#fail(this.#inserted.length, err, true);
       return;
     }
+    const results = this.#inserted;
+    this.#inserted = [];
     this.#post({ type: 'committed', results });
+  }
+
+  /** Rolls back what is open and fails `count` rows: those it held, and any not inserted. */
+  #fail(count: number, err: unknown, rollback: boolean): void {
+    this.#inserted = [];
+    if (rollback) {
+      try {
+        this.#chain.rollback();
+      } catch {
+        // the connection is in trouble; resync below re-reads the tip either way
+      }
+      this.#resync();
+    }
+    this.#post({ type: 'failed', count, failure: failureOf(err), tip: this.#chain.tip });
   }
 
   #sweep(job: { id: number; days: number; now: string }): void {

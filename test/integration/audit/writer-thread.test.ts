@@ -102,4 +102,67 @@ describe('the audit writer thread', () => {
     await log.close();
     expect(await exited).toBe(0);
   });
+  test('the rows of one turn reach the thread in chunks and commit as one transaction', async () => {
+    using dir = tempDir();
+    await using log = openAuditLog({ path: dir.file('audit.db'), ...noTimer });
+    await log.ready();
+    const turn = Array.from({ length: 100 }, (_, i) => log.append(toolCalled(i)));
+    const appended = await Promise.all(turn);
+    expect(appended.map((a) => a.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(log.writerStats()).toMatchObject({ rows: 100, batches: 1, maxBatch: 100 });
+    expect(await log.verify()).toMatchObject({ ok: true, rows: 100 });
+  });
+
+  test('maxBatch cuts a long turn into several transactions, in order', async () => {
+    using dir = tempDir();
+    await using log = openAuditLog({ path: dir.file('audit.db'), maxBatch: 40, ...noTimer });
+    await log.ready();
+    const appended = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => log.append(toolCalled(i))),
+    );
+    expect(appended.map((a) => a.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(log.writerStats()).toMatchObject({ rows: 100, batches: 3, maxBatch: 40 });
+    expect(await log.verify()).toMatchObject({ ok: true, rows: 100 });
+  });
+
+  test("a sweep asked in the middle of a turn runs between that turn's rows, not inside them", async () => {
+    using dir = tempDir();
+    await using log = openAuditLog({ path: dir.file('audit.db'), ...noTimer });
+    await log.ready();
+    const before = Array.from({ length: 40 }, (_, i) => log.append(toolCalled(i)));
+    const swept = log.sweepRetention();
+    const after = Array.from({ length: 10 }, (_, i) => log.append(toolCalled(40 + i)));
+    const seqs = (await Promise.all([...before, ...after])).map((a) => a.seq);
+    await swept;
+    expect(seqs.slice(0, 40)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    // the rows after the sweep come after whatever the sweep wrote, in order
+    expect(seqs[40]).toBeGreaterThan(40);
+    expect(seqs.slice(40)).toEqual(Array.from({ length: 10 }, (_, i) => seqs[40]! + i));
+    expect(await log.verify()).toMatchObject({ ok: true });
+  });
+
+  test('a thread that dies while a turn is still sending fails every row of that turn', async () => {
+    using dir = tempDir();
+    const threads: Worker[] = [];
+    await using log = openAuditLog({
+      path: dir.file('audit.db'),
+      onWriterThread: (t) => threads.push(t),
+      ...noTimer,
+    });
+    await log.ready();
+    expect((await log.append(toolCalled(0))).seq).toBe(1);
+    // more than one chunk in one turn, and the thread terminated before the turn ends
+    const turn = Array.from({ length: 40 }, (_, i) => log.append(toolCalled(1 + i)));
+    const killed = threads[0]!.terminate();
+    const outcomes = await Promise.allSettled(turn);
+    await killed;
+    expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
+    expect(
+      outcomes.every((o) => o.status === 'rejected' && o.reason instanceof AuditWriteError),
+    ).toBe(true);
+    await sleep(1_100);
+    const next = await log.append(toolCalled(99));
+    expect(next.seq).toBe(2);
+    expect(await log.verify()).toMatchObject({ ok: true, rows: 2 });
+  });
 });
