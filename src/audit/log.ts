@@ -102,14 +102,15 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
       );
     }
     let log: AuditLog;
-    // SQLite opens files it cannot write read-only; appends then fail (and /readyz says
-    // so) until they are writable again, when the writer thread reopens them
-    const problem = unwritableReason(opts.path);
-    if (problem !== undefined) {
-      opts.logger.error({ path: opts.path, problem }, 'audit log not writable');
-    }
     try {
       const db = openWriterConnection(opts.path, opts);
+      // SQLite opens files it cannot write read-only; appends then fail (and /readyz says
+      // so) until they are writable again, when the writer thread reopens them. Asked after
+      // the open, which creates a new log's file: a first start has nothing to complain of.
+      const problem = unwritableReason(opts.path);
+      if (problem !== undefined) {
+        opts.logger.error({ path: opts.path, problem }, 'audit log not writable');
+      }
       try {
         log = new AuditLog(db, opts, lock, problem !== undefined);
       } catch (err) {

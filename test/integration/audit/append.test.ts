@@ -128,6 +128,10 @@ describe('the chain head in the service log', () => {
     expect((await second).head).toBe(`2:${b.hash}`);
     await log.close();
     expect(lines.at(-1)).toMatchObject({ msg: 'audit log closed', head: `2:${b.hash}` });
+    // a new file is writable: its first open complains of nothing (it once said ENOENT)
+    const msgs = lines.map((l) => l.msg);
+    expect(msgs).not.toContain('audit log not writable');
+    expect(msgs).not.toContain('audit log writable again');
     // each head once: nothing is logged while the head stands still
     expect(lines.filter((l) => l.msg === 'audit head').map((l) => l.head)).toEqual([
       `1:${a.hash}`,
