@@ -15,9 +15,14 @@
  *   runners as modules and as the bundle the build makes; send one request over node:http,
  *   and one with `fetch`.
  *
+ * - `caesar up` from spawn to its `ready:` line (every part started and answering), in a new
+ *   data directory each run, as on the first day: `--tools calculator` and the default stack
+ *   (target: at most 2 s on an idle machine).
+ *
  *   npm run build && node dist/bench/run.js startup
  */
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,6 +40,8 @@ const CLIENT = new URL('client.js', CLI_DIR).href;
 const RUNS = 15;
 const TOKEN = 'bench-token-0123456789abcdef0123';
 const TARGET = '<= 150 ms wall';
+const UP_RUNS = 5;
+const UP_TIMEOUT_MS = 60_000;
 
 /** A command line (node and its arguments) and where it runs. */
 interface Process {
@@ -97,6 +104,36 @@ function report(
     baseline: base,
     ...(target ? { target } : {}),
   });
+}
+
+/**
+ * `caesar up` in a new data directory, from spawn to its `ready:` line, in ms; then SIGINT
+ * and the wait for it to exit (untimed). Ports are chosen by the system.
+ */
+async function upToReady(tools: string | undefined, env: NodeJS.ProcessEnv): Promise<number> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'caesar-bench-up-'));
+  const args = [CLI, 'up', '--data-dir', dataDir, '--api-port', '0', '--nats-port', '0'];
+  if (tools !== undefined) args.push('--tools', tools);
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stderr: string[] = [];
+  createInterface({ input: child.stderr }).on('line', (l) => stderr.push(l));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('caesar up: no ready line')), UP_TIMEOUT_MS);
+      void exited.then(() => reject(new Error(`caesar up exited:\n${stderr.join('\n')}`)));
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        if (!line.startsWith('ready:')) return;
+        clearTimeout(timer);
+        resolve(performance.now() - started);
+      });
+    });
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+    await exited;
+    await rm(dataDir, { recursive: true, force: true });
+  }
 }
 
 /** A loopback stand-in for the brain: answers `POST /v1/chat` at once with a streamed turn. */
@@ -215,6 +252,18 @@ export async function run(ctx: BenchContext): Promise<void> {
       'one request, fetch (the client before)',
     ];
     names.forEach((name, i) => report(ctx, name, split.each[i]!, partBase));
+
+    ctx.section(`caesar up: spawn to ready, a new data directory each run (${UP_RUNS} runs, ms)`);
+    for (const [name, tools] of [
+      ['caesar up --tools calculator', 'calculator'],
+      ['caesar up (default stack)', undefined],
+    ] as const) {
+      const times: number[] = [];
+      for (let i = 0; i < UP_RUNS; i++) times.push(await upToReady(tools, env));
+      times.sort((a, b) => a - b);
+      const spread = `(min ${Math.round(times[0]!)}, max ${Math.round(times.at(-1)!)})`;
+      ctx.figure(name, median(times), `ms ${spread}`, { target: '<= 2,000 ms idle' });
+    }
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await rm(dir, { recursive: true, force: true });
