@@ -1,5 +1,4 @@
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 
 /**
@@ -7,7 +6,7 @@ import { Readable } from 'node:stream';
  * fetch `Response`, as far as the client reads one (so its readers take either). Not
  * `fetch`: the first fetch of a process loads undici and compiles its WASM HTTP parser,
  * about 0.4 s of CPU that a one-shot `caesar chat` pays in full, against a few ms for
- * node:http (ADR 0047).
+ * node:http (ADR 0047). node:https (and TLS with it) loads only for an `https:` URL.
  */
 
 /** What the API client reads of an answer; a fetch `Response` has this shape too. */
@@ -33,8 +32,8 @@ interface Request {
  * read. A redirect is not followed: it is an answer like any other (not 2xx). Rejects with
  * the socket's error (`ECONNREFUSED`, …), or an `AbortError` when `signal` aborts first.
  */
-export function send(url: URL, req: Request): Promise<Answer> {
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+export async function send(url: URL, req: Request): Promise<Answer> {
+  const request = url.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
   const headers: OutgoingHttpHeaders =
     req.body === undefined
       ? req.headers
