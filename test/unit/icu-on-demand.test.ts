@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 
 // ADR 0048: the first Intl date formatter or collator a process builds maps ICU's data (about
 // 7 MiB of RSS for the date data), so a daemon builds none before the first call that needs
@@ -21,6 +21,12 @@ function watch(name: Watched): { readonly count: number } {
   restore.push(() => Object.defineProperty(Intl, name, { value: original }));
   return seen;
 }
+
+// the suite shares one module cache per fork (vitest.config.ts): each test imports fresh
+// copies, whose caches (formatters, the collator) start empty as in a new process
+beforeEach(() => {
+  vi.resetModules();
+});
 
 afterEach(() => {
   for (let undo = restore.pop(); undo !== undefined; undo = restore.pop()) undo();
