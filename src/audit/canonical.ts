@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
-import { canonicalJson, type JsonValue } from '../text/index.js';
+// from its own file, not the text index (js-yaml, zod): the writer thread runs this module
+import { canonicalJson, type JsonValue } from '../text/canonical-json.js';
 
 /**
  * The hash chain over canonical rows. Canonical JSON (RFC 8785, JCS, for the values the log

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { chainHash, GENESIS_HASH } from './canonical.js';
-import type { PreparedRow } from './prepare.js';
+import type { PreparedRow } from './row.js';
 
 /**
  * The writer's side of the hash chain. Holds the tip (last seq and hash) in memory, assigns

@@ -1,7 +1,11 @@
 import { Buffer } from 'node:buffer';
 import { canonicalJson, type JsonValue } from './canonical.js';
 import type { ClampLimits } from './limits.js';
-import { isRecord, isSecretKey, REDACTED, redactText } from '../text/index.js';
+// the rules' own files, not the text index (which reaches js-yaml and zod): the writer
+// thread runs this module (ADR 0048)
+import { isRecord } from '../text/records.js';
+import { redactText } from '../text/redact-text.js';
+import { isSecretKey, REDACTED } from '../text/secret-key.js';
 
 /**
  * Clamp + redaction of payloads. Every payload goes through `clampPayload` exactly once, in

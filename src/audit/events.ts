@@ -278,7 +278,8 @@ export const AUDIT_EVENT_CATALOGUE = {
 type Catalogue = typeof AUDIT_EVENT_CATALOGUE;
 
 /** The payload type of one event type, as the caller passes it. */
-type AuditPayload<T extends AuditEventType> = z.input<Catalogue[T]['payload']>;
+/** The payload an event of type `T` carries, as its writer builds it. */
+export type AuditPayload<T extends AuditEventType> = z.input<Catalogue[T]['payload']>;
 
 /** Event types a caller may append (everything but the log's own `audit.retention`). */
 type AppendableEventType = Exclude<AuditEventType, 'audit.retention'>;

@@ -14,6 +14,3 @@ export const ClampLimitsSchema = z.object({
 });
 
 export type ClampLimits = Readonly<z.output<typeof ClampLimitsSchema>>;
-
-/** Longest value kept in the indexed text columns (`actor`, `tool`, ids). */
-export const MAX_COLUMN_CHARS = 256;

@@ -1,5 +1,3 @@
-import { canonicalParts, type CanonicalParts } from './canonical.js';
-import { clampPayload } from './clamp.js';
 import { AuditEventError } from './errors.js';
 import {
   catalogueEntry,
@@ -9,36 +7,14 @@ import {
   type AuditEventType,
   type AuditOutcome,
 } from './events.js';
-import { MAX_COLUMN_CHARS, type ClampLimits } from './limits.js';
+import type { ClampLimits } from './limits.js';
+import { buildRow, type PreparedRow } from './row.js';
 
 /**
  * Turns a caller's event into a row ready to chain: checks it against the catalogue, fills
  * the default outcome, clamps and redacts the payload. Runs in `append`, so a bad event is
  * rejected before it can join (and fail) a group commit.
  */
-
-/** A row with everything but `seq`, `prev_hash` and `hash`. */
-export interface PreparedRow extends CanonicalParts {
-  readonly ts: string;
-  readonly eventType: AuditEventType;
-  readonly decisionId: string | null;
-  readonly sessionId: string | null;
-  readonly tool: string | null;
-  readonly actor: string;
-  readonly outcome: AuditOutcome;
-  readonly payload: string;
-}
-
-const SURROGATE = /[\uD800-\uDFFF]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** Column text: well-formed UTF-16 (so SQLite returns what was hashed), capped in length. */
-function column(value: string | null | undefined): string | null {
-  if (value === null || value === undefined) return null;
-  const s = String(value);
-  const capped = s.length > MAX_COLUMN_CHARS ? s.slice(0, MAX_COLUMN_CHARS - 1) + '…' : s;
-  return SURROGATE.test(capped) ? capped.replace(LONE_SURROGATE, '\uFFFD') : capped;
-}
 
 function checkType(type: string, allowInternal: boolean): AuditEventType {
   if (!isAuditEventType(type)) throw new AuditEventError(type, 'not in the audit event catalogue');
@@ -88,20 +64,17 @@ export function prepareRow(
       parsed.error,
     );
   }
-  const row = {
-    ts,
-    eventType: type,
-    decisionId: column(event.decisionId),
-    sessionId: column(event.sessionId),
-    tool: column(event.tool),
-    actor: column(event.actor) as string,
-    outcome,
-    payload: clampPayload(event.payload, limits).json,
-    head: '',
-    tail: '',
-  };
-  const parts = canonicalParts(row);
-  row.head = parts.head;
-  row.tail = parts.tail;
-  return row;
+  return buildRow(
+    {
+      ts,
+      eventType: type,
+      decisionId: event.decisionId,
+      sessionId: event.sessionId,
+      tool: event.tool,
+      actor: event.actor,
+      outcome,
+      payload: event.payload,
+    },
+    limits,
+  );
 }

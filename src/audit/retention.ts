@@ -1,7 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import type { Appended, HashChain } from './chain.js';
+import type { AuditPayload } from './events.js';
 import type { ClampLimits } from './limits.js';
-import { prepareRow } from './prepare.js';
+import { buildRow } from './row.js';
 
 /**
  * Retention: deletes the oldest rows in one transaction and, in the same transaction,
@@ -66,22 +67,25 @@ export function sweep(db: Database, chain: HashChain, opts: SweepOptions): Reten
     const b = findBoundary(db, cutoff);
     if (b === undefined) return { deleted: 0, cutoff };
     const deleted = deletePrefix(db, b.last);
-    const row = prepareRow(
+    const payload: AuditPayload<'audit.retention'> = {
+      retention_days: opts.days,
+      cutoff,
+      deleted,
+      first_deleted_seq: b.first,
+      last_deleted_seq: b.last,
+      last_deleted_hash: b.lastHash,
+    };
+    // The log's own row, from its own numbers: typed against the catalogue, not parsed by
+    // its zod schema, which the writer thread does not load (ADR 0048).
+    const row = buildRow(
       {
-        type: 'audit.retention',
+        ts: opts.now.toISOString(),
+        eventType: 'audit.retention',
         actor: RETENTION_ACTOR,
-        payload: {
-          retention_days: opts.days,
-          cutoff,
-          deleted,
-          first_deleted_seq: b.first,
-          last_deleted_seq: b.last,
-          last_deleted_hash: b.lastHash,
-        },
+        outcome: 'ok',
+        payload,
       },
-      opts.now.toISOString(),
       opts.limits,
-      true,
     );
     const [event] = chain.insert([row]);
     return { deleted, cutoff, firstDeletedSeq: b.first, lastDeletedSeq: b.last, event };

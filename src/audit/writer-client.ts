@@ -3,7 +3,7 @@ import { compiledScriptUrl } from '../host/index.js';
 import type { Logger } from '../log/index.js';
 import type { Appended, ChainTip } from './chain.js';
 import { AuditWriteError } from './errors.js';
-import type { PreparedRow } from './prepare.js';
+import type { PreparedRow } from './row.js';
 import type { RetentionResult } from './retention.js';
 import type { FromWriter, ToWriter, WriterFailure, WriterInit } from './writer-messages.js';
 

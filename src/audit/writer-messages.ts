@@ -1,6 +1,6 @@
 import type { Appended, ChainTip } from './chain.js';
 import type { ClampLimits } from './limits.js';
-import type { PreparedRow } from './prepare.js';
+import type { PreparedRow } from './row.js';
 import type { RetentionResult } from './retention.js';
 
 /**

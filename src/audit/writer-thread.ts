@@ -9,7 +9,7 @@ import type { Database } from 'better-sqlite3';
 import { sqliteCodeOf, unwritableReason } from '../host/index.js';
 import { HashChain, type Appended } from './chain.js';
 import { openWriterConnection } from './connection.js';
-import type { PreparedRow } from './prepare.js';
+import type { PreparedRow } from './row.js';
 import { sweep } from './retention.js';
 import type { FromWriter, ToWriter, WriterFailure, WriterInit } from './writer-messages.js';
 

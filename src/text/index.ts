@@ -6,7 +6,6 @@ export { isPlainObject, isRecord } from './records.js';
 // what the brain and the config use of the wall clock; workers get all of it through the SDK
 export { formatInstant, hostTimeZone, intlClock, isTimeZone } from './wall-clock.js';
 export { canonicalJson } from './canonical-json.js';
-export type { JsonValue } from './canonical-json.js';
 export {
   envVarName,
   settingName,

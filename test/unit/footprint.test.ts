@@ -98,3 +98,27 @@ describe('the brain', () => {
     ).toEqual([]);
   });
 });
+
+describe("the audit log's writer thread", () => {
+  // a second V8 isolate in the brain: every module it loads is loaded a second time
+  test('loads SQLite and the hash chain only: no schema, YAML, server or logging library', () => {
+    expect(
+      forbiddenReached('src/audit/writer-thread.ts', {
+        paths: ['src/brain/', 'src/policy/', 'src/config/', 'src/log/', 'src/text/index.ts'],
+        packages: [
+          'zod',
+          'js-yaml',
+          'pino',
+          ...BRAIN.packages.filter((p) => p !== 'better-sqlite3'),
+        ],
+      }),
+    ).toEqual([]);
+  });
+
+  test('the walk is real: it reaches SQLite, the chain and the retention sweep', () => {
+    const reached = reach('src/audit/writer-thread.ts');
+    for (const node of ['src/audit/chain.ts', 'src/audit/retention.ts', 'pkg:better-sqlite3']) {
+      expect(reached.has(node), node).toBe(true);
+    }
+  });
+});

@@ -67,7 +67,7 @@ export const CalendarConfigSchema = z
         raw.calendar_names && raw.calendar_names.length > 0
           ? Object.freeze(raw.calendar_names)
           : undefined,
-      timeZone: raw.timezone ?? hostTimeZone(),
+      timeZone: raw.timezone,
       timeoutMs: Math.round(raw.timeout_seconds * 1000),
       verifyTls: raw.verify_ssl,
       maxOccurrences: raw.max_occurrences,
@@ -83,11 +83,20 @@ export interface CalendarConfig {
   readonly password: string | undefined;
   /** `calendar_names`: the only calendars read; undefined reads all. */
   readonly calendarNames: readonly string[] | undefined;
-  /** IANA zone for output, date-only input, floating times and all-day events. */
-  readonly timeZone: string;
+  /**
+   * IANA zone for output, date-only input, floating times and all-day events. Undefined:
+   * the host's, looked up by each call ({@link callTimeZone}), not when the worker starts,
+   * so an idle worker maps none of ICU's date data (ADR 0048).
+   */
+  readonly timeZone: string | undefined;
   readonly timeoutMs: number;
   readonly verifyTls: boolean;
   readonly maxOccurrences: number;
+}
+
+/** The zone a call answers in: `timezone`, else the host's. */
+export function callTimeZone(config: Pick<CalendarConfig, 'timeZone'>): string {
+  return config.timeZone ?? hostTimeZone();
 }
 
 /** A configured section: what the CalDAV client needs. */

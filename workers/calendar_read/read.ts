@@ -9,7 +9,7 @@ import {
   type Clock,
 } from '../../src/legion/index.js';
 import type { CalDavClient, CalendarInfo, CalendarObject } from './caldav.js';
-import { CONFIG_SECTION, type CalDavSettings } from './config.js';
+import { callTimeZone, CONFIG_SECTION, type CalDavSettings } from './config.js';
 import { expandSeries } from './expand.js';
 import { matchesQuery, quoted, toEvents, type Found } from './format.js';
 import { parseCalendarData } from './ics.js';
@@ -33,7 +33,8 @@ export async function readCalendar(
   input: CalendarReadInput,
   { client, config, ctx, now }: ReadContext,
 ): Promise<CalendarReadResult> {
-  const local = intlClock(config.timeZone);
+  const timezone = callTimeZone(config);
+  const local = intlClock(timezone);
   const window = resolveWindow(input, now, local);
   const calendars = await selectCalendars(client, config, input.calendars, ctx);
   const fetched = await mapLimit(calendars, QUERY_CONCURRENCY, async (calendar) => ({
@@ -62,7 +63,7 @@ export async function readCalendar(
   return {
     start: window.start,
     end: window.end,
-    timezone: config.timeZone,
+    timezone,
     events,
     truncated: truncated || capped,
   };

@@ -28,8 +28,13 @@ interface Found {
   readonly ambiguous: boolean;
 }
 
-/** One fixed order for names, whatever the host's locale. */
-const BY_NAME = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+/**
+ * One fixed order for names, whatever the host's locale. Built by the first search, not at
+ * import: a collator maps ICU's collation data, which an idle worker need not hold (ADR 0048).
+ */
+let byName: Intl.Collator | undefined;
+const compareNames = (a: string, b: string): number =>
+  (byName ??= new Intl.Collator('en', { sensitivity: 'base', numeric: true })).compare(a, b);
 
 const TIER: Record<MatchKind, number> = { exact: 0, alias: 1, partial: 2, listed: 3 };
 
@@ -59,7 +64,7 @@ export function findEntities(candidates: readonly Candidate[], options: FindOpti
     (a, b) =>
       TIER[a.kind] - TIER[b.kind] ||
       a.rank - b.rank ||
-      BY_NAME.compare(a.candidate.name, b.candidate.name) ||
+      compareNames(a.candidate.name, b.candidate.name) ||
       (a.candidate.entityId < b.candidate.entityId ? -1 : 1),
   );
   const resolved = resolve(matches);

@@ -1,4 +1,5 @@
 import { silentLogger, type Logger } from '../../log/index.js';
+import { hostTimeZone } from '../../text/index.js';
 import type { Caller, ChatEvent, ChatRequest, ChatResponse, ToolCallReport } from '../api/index.js';
 import type { AuditSink } from '../gateway/index.js';
 import { PausedTurns } from './paused.js';
@@ -54,14 +55,14 @@ type Turn = Omit<ChatResponse, 'session_id'> & { readonly keep: boolean };
 export class Agent {
   readonly #o: AgentOptions;
   readonly #log: Logger;
-  readonly #timeZone: string;
+  /** Asked of ICU at the first message that needs it, not at start (ADR 0048). */
+  #timeZone: string | undefined;
   readonly #paused = new PausedTurns();
   readonly #loop: PlanLoop | undefined;
 
   constructor(options: AgentOptions) {
     this.#o = options;
     this.#log = options.logger ?? silentLogger();
-    this.#timeZone = options.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
     this.#loop =
       options.planner === undefined
         ? undefined
@@ -76,7 +77,7 @@ export class Agent {
             confirmationTtlMs: options.confirmationTtlMs ?? 120_000,
             capabilities: () => options.intents.describe(),
             now: options.now ?? (() => new Date()),
-            timeZone: this.#timeZone,
+            timeZone: () => this.#zone(),
             logger: this.#log,
           });
   }
@@ -162,10 +163,18 @@ export class Agent {
     return { sessionId, caller, signal: options.signal ?? new AbortController().signal, emit };
   }
 
+  /**
+   * The configured zone, else the machine's. Looked up when first needed: asking ICU maps
+   * about 7 MiB of its date data, which an idle brain need not hold.
+   */
+  #zone(): string {
+    return (this.#timeZone ??= this.#o.timeZone ?? hostTimeZone());
+  }
+
   async #answer(message: string, turn: TurnContext): Promise<Turn> {
     if (this.#o.preferLocal !== false || this.#loop === undefined) {
       const now = (this.#o.now ?? (() => new Date()))();
-      const hit = this.#o.intents.match(message, { now, timeZone: this.#timeZone });
+      const hit = this.#o.intents.match(message, { now, timeZone: this.#zone() });
       if (hit) {
         this.#log.debug({ intent: hit.intent, tool: hit.tool }, 'local intent matched');
         return this.#intent(hit, turn);

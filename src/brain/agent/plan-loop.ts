@@ -45,7 +45,8 @@ interface PlanLoopDeps {
   /** One line per thing the local rules can do, for the "no model" reply. */
   readonly capabilities: () => readonly string[];
   readonly now: () => Date;
-  readonly timeZone: string;
+  /** The IANA zone of the clock line the planner sees; asked once a round runs. */
+  readonly timeZone: () => string;
   readonly logger: Logger;
 }
 
@@ -119,7 +120,7 @@ export class PlanLoop {
         onTextReset: () =>
           turn.emit({ type: 'text', delta: '\n[the answer broke off; asking again]\n' }),
         now: this.#d.now(),
-        timeZone: this.#d.timeZone,
+        timeZone: this.#d.timeZone(),
       });
       const calls = step.type === 'tool_calls' ? step.calls.length : 0;
       await this.#auditRound(turn, iteration, 'ok', calls, step.round, started);

@@ -19,6 +19,8 @@ export function register(program: Command): void {
     )
     .option('--log-level <level>', 'log level of the brain and the workers (default warn)')
     .action(async (flags: UpFlags) => {
+      // before the stack's modules load; node:v8 loads only for `up`, not for --help
+      (await import('../young-generation.js')).keepYoungGenerationSmall();
       const { runUp } = await import('../stack/index.js');
       process.exitCode = await runUp(flags, {
         say: (line) => console.log(line),

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { canonicalJson, canonicalRow } from '../../../src/audit/index.js';
-import type { JsonValue } from '../../../src/text/index.js';
+import type { JsonValue } from '../../../src/text/canonical-json.js';
 import { CANONICAL_ROW_SQL } from '../../../src/audit/verify-range.js';
 
 describe('canonical row built by SQLite for verification', () => {

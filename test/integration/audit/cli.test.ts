@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { canonicalJson, openAuditLog } from '../../../src/audit/index.js';
-import type { JsonValue } from '../../../src/text/index.js';
+import type { JsonValue } from '../../../src/text/canonical-json.js';
 import type { AuditCliIo } from '../../../src/cli/commands/audit/log.js';
 import { parseTime } from '../../../src/cli/commands/audit/filters.js';
 import { runAuditExport } from '../../../src/cli/commands/audit/export.run.js';

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { openAuditLog } from '../../../src/audit/index.js';
 import { AuditClosedError } from '../../../src/audit/errors.js';
+import { AUDIT_EVENT_CATALOGUE } from '../../../src/audit/events.js';
 import { sql, tempDir, toolCalled } from '../../helpers/audit-fixtures.js';
 
 const DAY = 86_400_000;
@@ -59,6 +60,20 @@ describe('retention', () => {
       reason: 'retired',
       detail: expect.stringMatching(/the log starts at seq 6.*record a newer head/),
     });
+  });
+
+  test("the audit.retention row the writer thread builds passes the catalogue's schema", async () => {
+    // the thread builds the row without parsing it (it loads no zod, ADR 0048)
+    using dir = tempDir();
+    const { log, at } = clockedLog(dir.file('audit.db'));
+    await using _ = log;
+    await log.append(toolCalled(1));
+    at(100);
+    await log.sweepRetention();
+    const [retention] = log.query({ types: ['audit.retention'] });
+    const schema = AUDIT_EVENT_CATALOGUE['audit.retention'].payload;
+    expect(schema.safeParse(retention!.payload).success).toBe(true);
+    expect(AUDIT_EVENT_CATALOGUE['audit.retention'].outcomes).toContain(retention!.outcome);
   });
 
   test('the chain stays verifiable across several sweeps, including one that deletes every old row', async () => {

@@ -292,6 +292,13 @@ describe('time zones', () => {
     expect([r.start, r.end]).toEqual(['2026-03-02T14:30:00+01:00', '2026-03-02T16:00:00+01:00']);
     expect(r.events.map((e) => e.summary)).toEqual(['New York call']);
   });
+
+  test("without timezone the answer is in the host's zone", async () => {
+    const { timezone: _, ...unzoned } = base;
+    await using tool = await startTool(unzoned);
+    const r = await tool.call(MARCH);
+    expect(r.timezone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+  });
 });
 
 describe('calendars, query and limit', () => {

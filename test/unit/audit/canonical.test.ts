@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { canonicalJson, canonicalRow, chainHash, GENESIS_HASH } from '../../../src/audit/index.js';
-import type { JsonValue } from '../../../src/text/index.js';
+import type { JsonValue } from '../../../src/text/canonical-json.js';
 import { quoteJson } from '../../../src/audit/canonical.js';
 
 describe('canonicalJson', () => {

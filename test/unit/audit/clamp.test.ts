@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { canonicalJson } from '../../../src/audit/index.js';
 import { clampPayload, truncationMarker } from '../../../src/audit/clamp.js';
 import { ClampLimitsSchema } from '../../../src/audit/limits.js';
-import type { JsonValue } from '../../../src/text/index.js';
+import type { JsonValue } from '../../../src/text/canonical-json.js';
 
 const limits = ClampLimitsSchema.parse({});
 const clamp = (payload: unknown, l = limits) => clampPayload(payload, l);

@@ -2,8 +2,9 @@ import { describe, expect, test } from 'vitest';
 import { AUDIT_EVENT_TYPES } from '../../../src/audit/event-names.js';
 import { AUDIT_EVENT_CATALOGUE, type AuditEventInput } from '../../../src/audit/events.js';
 import { AuditEventError } from '../../../src/audit/errors.js';
-import { ClampLimitsSchema, MAX_COLUMN_CHARS } from '../../../src/audit/limits.js';
+import { ClampLimitsSchema } from '../../../src/audit/limits.js';
 import { prepareRow } from '../../../src/audit/prepare.js';
+import { MAX_COLUMN_CHARS } from '../../../src/audit/row.js';
 
 const limits = ClampLimitsSchema.parse({});
 const TS = '2025-01-01T00:00:00.000Z';

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import {
+  callTimeZone,
   CalendarConfigSchema,
   missingKeys,
   notConfiguredMessage,
@@ -17,7 +18,9 @@ describe('calendar config', () => {
       verifyTls: true,
       maxOccurrences: 1000,
     });
-    expect(config.timeZone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    // the host's zone, looked up by each call rather than at start
+    expect(config.timeZone).toBeUndefined();
+    expect(callTimeZone(config)).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
     expect(missingKeys(config)).toEqual(['caldav_url']);
   });
 
