@@ -1,6 +1,11 @@
 import { CaesarError, defineTool } from '../../src/legion/index.js';
 import { CalculatorConfigSchema, MAX_THREADS } from './config.js';
-import { createEvaluator, type Evaluator, type EvaluatorOptions } from './evaluator.js';
+import {
+  createEvaluator,
+  DEFAULT_THREAD_DEPTH,
+  type Evaluator,
+  type EvaluatorOptions,
+} from './evaluator.js';
 import { CalcInputSchema, CalcResultSchema } from './schema.js';
 
 /**
@@ -49,7 +54,8 @@ export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> =
     executionLocality: 'local',
     resourceRequirements: { cpu: 'low', memory_mb: 256, network: false },
     timeoutMs: TIMEOUT_MS,
-    maxConcurrency: MAX_THREADS,
+    // every calculation each thread may hold (ADR 0050): past that the SDK queues the call
+    maxConcurrency: MAX_THREADS * DEFAULT_THREAD_DEPTH,
     maxQueue: 64,
     config: CalculatorConfigSchema,
     start: async (ctx) => {

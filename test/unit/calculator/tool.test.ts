@@ -29,7 +29,7 @@ describe('calculator tool', () => {
       version: '1.0.0',
       tags: ['tool', 'math'],
       timeout_ms: 10_000,
-      max_concurrency: 2,
+      max_concurrency: 64,
       annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
       input_schema: {
         type: 'object',
