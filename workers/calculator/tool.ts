@@ -6,7 +6,9 @@ import {
   type Evaluator,
   type EvaluatorOptions,
 } from './evaluator.js';
+import { quickCalculate } from './quick.js';
 import { CalcInputSchema, CalcResultSchema } from './schema.js';
+import { prescreen } from './screen.js';
 
 /**
  * Upper bound on one call: room for the wait for a thread, a cold start (loading mathjs,
@@ -82,11 +84,18 @@ export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> =
       evaluator = undefined;
       await (await closing).close();
     },
-    handler: async (input, ctx) => {
+    // Not async: an expression the quick path answers is answered at once, so the SDK
+    // replies within the message callback (no promise, timer or AbortController; ADR 0050).
+    handler: (input, ctx) => {
       if (evaluator === undefined) {
         throw new CaesarError('internal', 'the calculator was not started');
       }
-      return (await evaluator).evaluate(input.expression, { signal: ctx.signal });
+      prescreen(input.expression);
+      const { expression } = input;
+      return (
+        quickCalculate(expression) ??
+        evaluator.then((e) => e.evaluate(expression, { signal: ctx.signal }))
+      );
     },
   });
 }
