@@ -73,6 +73,11 @@ export class EvalThreadHandle<J extends ThreadJob> {
   private lastError: Error | undefined;
   private nextId = 1;
   private watchdog: NodeJS.Timeout | undefined;
+  /**
+   * The request that was running when the thread was judged to end (cut off, terminated,
+   * exited): the thread may still move on for a moment after that, its progress with it.
+   */
+  private runningAtEnd: number | undefined;
 
   constructor(
     url: URL,
@@ -99,8 +104,7 @@ export class EvalThreadHandle<J extends ThreadJob> {
       });
       this.worker.on('exit', (code) => {
         if (this.exited) return; // terminated by its owner, who took its jobs
-        this.exited = true;
-        this.stopWatchdog();
+        this.end();
         const died = this.death(code);
         if (!this.started) reject(died);
         this.events.ended(this, died);
@@ -151,17 +155,16 @@ export class EvalThreadHandle<J extends ThreadJob> {
 
   /** The jobs the thread held, taken once (after `ended`, or by `terminate`). */
   takeJobs(): HeldJobs<J> {
-    const now = this.progress.running();
+    const runningId = this.runningAtEnd ?? this.progress.running()?.id;
     const sent = this.sent.splice(0);
-    const at = now === undefined ? -1 : sent.findIndex((s) => s.id === now.id);
+    const at = runningId === undefined ? -1 : sent.findIndex((s) => s.id === runningId);
     const running = at < 0 ? undefined : sent.splice(at, 1)[0]!.job;
     return { running, unstarted: sent.map((s) => s.job) };
   }
 
   /** Stops the thread at once, even mid-calculation; returns the jobs it held. */
   terminate(): { jobs: HeldJobs<J>; exited: Promise<void> } {
-    this.exited = true;
-    this.stopWatchdog();
+    if (!this.exited) this.end();
     const jobs = this.takeJobs();
     return { jobs, exited: this.worker.terminate().then(() => undefined) };
   }
@@ -187,17 +190,25 @@ export class EvalThreadHandle<J extends ThreadJob> {
   private checkOverrun(): void {
     this.watchdog = undefined;
     if (this.exited || this.sent.length === 0) return;
-    const ran = this.runningFor();
+    const now = this.progress.running();
+    const ran = now === undefined ? 0 : Date.now() - now.since;
     if (ran < this.maxEvalMs) {
       this.armWatchdog(Math.max(1, this.maxEvalMs - ran));
       return;
     }
-    this.exited = true;
+    this.end(now?.id);
     void this.worker.terminate();
     this.events.ended(
       this,
       new ThreadDiedError('overran', `the calculation ran longer than ${this.maxEvalMs} ms`),
     );
+  }
+
+  /** Marks the thread ended, and which request ran then (read now unless given). */
+  private end(runningId = this.progress.running()?.id): void {
+    this.exited = true;
+    this.runningAtEnd = runningId;
+    this.stopWatchdog();
   }
 
   private stopWatchdog(): void {

@@ -341,8 +341,11 @@ class EvaluatorPool implements Evaluator {
       jobs = ending.jobs;
       ending.exited.catch((err: unknown) => this.logger.error({ err }, 'terminate failed'));
     }
+    // Cut off for a deadline, the running call was answered already; if the thread had
+    // moved on to another in that moment, that one runs again like the rest.
+    const others = why === 'deadline' ? [jobs.running, ...jobs.unstarted] : jobs.unstarted;
     if (why !== 'deadline') jobs.running?.settle({ error: toCallerError(why) });
-    const unstarted = jobs.unstarted.filter((t) => !t.done);
+    const unstarted = others.filter((t): t is Ticket => t !== undefined && !t.done);
     for (const t of unstarted) t.thread = undefined;
     this.queue.unshift(...unstarted);
     if (this.closed) return;
