@@ -31,16 +31,16 @@ async function cpuMicros(pid: number): Promise<number> {
 export type Pids = Record<'brain' | 'calculator' | 'nats', number>;
 
 /** Runs `fn` and returns the CPU time per call each process of `pids` used meanwhile. */
-export async function cpuPerCall<T>(
-  pids: Pids,
+export async function cpuPerCall<K extends string, T>(
+  pids: Record<K, number>,
   calls: number,
   fn: () => Promise<T>,
-): Promise<{ result: T; cpu: Record<keyof Pids, number> }> {
-  const keys = Object.keys(pids) as (keyof Pids)[];
+): Promise<{ result: T; cpu: Record<K, number> }> {
+  const keys = Object.keys(pids) as K[];
   const before = await Promise.all(keys.map((k) => cpuMicros(pids[k])));
   const result = await fn();
   const after = await Promise.all(keys.map((k) => cpuMicros(pids[k])));
-  const cpu = {} as Record<keyof Pids, number>;
+  const cpu = {} as Record<K, number>;
   keys.forEach((k, i) => (cpu[k] = (after[i]! - before[i]!) / calls));
   return { result, cpu };
 }

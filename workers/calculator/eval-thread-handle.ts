@@ -1,10 +1,15 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import type { EvalReply, ThreadMessage } from './thread-messages.js';
+import {
+  Progress,
+  type EvalReply,
+  type EvalRequest,
+  type ThreadMessage,
+} from './thread-messages.js';
 
-/** How a thread ended while it held a calculation. */
-type ThreadDeath = 'out_of_memory' | 'startup_failed' | 'crashed' | 'terminated';
+/** How a thread ended. `overran`: its calculation passed maxEvalMs and it was cut off. */
+export type ThreadDeath = 'out_of_memory' | 'startup_failed' | 'crashed' | 'overran';
 
-/** The thread running a calculation died; the evaluator maps `death` to an error code. */
+/** Why a thread ended, for the evaluator to map to an error code. */
 export class ThreadDiedError extends Error {
   override readonly name = 'ThreadDiedError';
   constructor(
@@ -16,58 +21,96 @@ export class ThreadDiedError extends Error {
   }
 }
 
-interface Pending {
+/** What a thread computes: its owner's job, which carries the expression. */
+export interface ThreadJob {
+  readonly expression: string;
+}
+
+/** The calculations a thread held when it ended, for its owner to answer or hand on. */
+export interface HeldJobs<J> {
+  /** The one it was computing, if any. */
+  readonly running: J | undefined;
+  /**
+   * The others, in order: those that waited, and those it finished whose answers it had not
+   * posted. None of them caused the end; each can run elsewhere.
+   */
+  readonly unstarted: J[];
+}
+
+export interface ThreadEvents<J extends ThreadJob> {
+  /** The thread answered `job`. */
+  replied(job: J, reply: EvalReply): void;
+  /**
+   * The thread ended on its own (or was cut off for overrunning): it is gone, and its jobs
+   * wait in `takeJobs()`. Never called after the owner's own `terminate()`.
+   */
+  ended(thread: EvalThreadHandle<J>, why: ThreadDiedError): void;
+}
+
+interface Sent<J> {
   readonly id: number;
-  resolve(reply: EvalReply): void;
-  reject(err: ThreadDiedError): void;
+  readonly job: J;
 }
 
 /**
- * One evaluation thread: runs one calculation at a time and reports how it ended. The
- * owner terminates it on a deadline and replaces it after any exit.
+ * One evaluation thread. It computes one expression at a time, in the order it was sent
+ * them, and may be sent several (`load`) so it never waits for the next one between
+ * calculations (ADR 0050). Which one runs, and since when, it writes to shared memory
+ * (`Progress`): a calculation that has run `maxEvalMs` is cut off (`overran`), and when the
+ * thread ends, the calculation that ran is told apart from the others it held.
  */
-export class EvalThreadHandle {
+export class EvalThreadHandle<J extends ThreadJob> {
   /** Resolves once the thread has built and warmed its mathjs instance. */
   readonly ready: Promise<void>;
-  /** Set when the thread has exited (or is being terminated), for whatever reason. */
+  /** Set when the thread has exited or is being terminated, for whatever reason. */
   exited = false;
   private readonly worker: Worker;
+  private readonly progress = new Progress();
   private started = false;
-  private pending: Pending | undefined;
+  private readonly sent: Sent<J>[] = [];
+  /** Requests queued in this turn of the event loop, posted together at its end. */
+  private outbox: EvalRequest[] = [];
   private lastError: Error | undefined;
   private nextId = 1;
-
+  private watchdog: NodeJS.Timeout | undefined;
   /**
-   * @param onIdleExit called when the thread exits while it held no calculation (a thread
-   *   holding one reports its end through the rejected run() instead).
+   * The request that was running when the thread was judged to end (cut off, terminated,
+   * exited): the thread may still move on for a moment after that, its progress with it.
    */
+  private runningAtEnd: number | undefined;
+
   constructor(
     url: URL,
     resourceLimits: ResourceLimits,
-    onIdleExit: (thread: EvalThreadHandle, death: ThreadDeath) => void,
+    private readonly maxEvalMs: number,
+    private readonly events: ThreadEvents<J>,
   ) {
-    this.worker = new Worker(url, { resourceLimits, execArgv: [], stdout: false, stderr: false });
+    this.worker = new Worker(url, {
+      resourceLimits,
+      workerData: { progress: this.progress.buffer },
+      execArgv: [],
+      stdout: false,
+      stderr: false,
+    });
     this.ready = new Promise((resolve, reject) => {
       this.worker.on('message', (msg: ThreadMessage) => {
         if (msg.kind === 'ready') {
           this.started = true;
           resolve();
-        } else this.settle(msg);
+        } else this.settle(msg.replies);
       });
       this.worker.on('error', (err) => {
         this.lastError = err;
       });
       this.worker.on('exit', (code) => {
-        this.exited = true;
+        if (this.exited) return; // terminated by its owner, who took its jobs
+        this.end();
         const died = this.death(code);
         if (!this.started) reject(died);
-        const pending = this.pending;
-        this.pending = undefined;
-        if (pending === undefined) onIdleExit(this, died.death);
-        else pending.reject(died);
+        this.events.ended(this, died);
       });
     });
-    // A failed start is reported through run() or the owner's await; never unhandled.
+    // A failed start is reported through `ended` or the owner's await; never unhandled.
     this.ready.catch(() => undefined);
   }
 
@@ -76,34 +119,101 @@ export class EvalThreadHandle {
     return this.started && !this.exited;
   }
 
-  get busy(): boolean {
-    return this.pending !== undefined;
+  /** Calculations sent and not yet answered, the running one included. */
+  get load(): number {
+    return this.sent.length;
   }
 
-  /** Sends one expression; settles with the thread's reply or a ThreadDiedError. */
-  run(expression: string): Promise<EvalReply> {
-    if (this.pending !== undefined) throw new Error('evaluation thread is busy');
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending = { id, resolve, reject };
-      this.worker.postMessage({ id, expression });
-    });
+  /** The calculation the thread is computing now, if any. */
+  get running(): J | undefined {
+    const now = this.progress.running();
+    return now === undefined ? undefined : this.sent.find((s) => s.id === now.id)?.job;
   }
 
-  /** Stops the thread at once, even in the middle of a calculation (which is rejected). */
-  async terminate(): Promise<void> {
-    const pending = this.pending;
-    this.pending = undefined;
+  /** How long the calculation running now has run, in ms (0 when none runs). */
+  runningFor(): number {
+    const now = this.progress.running();
+    return now === undefined ? 0 : Date.now() - now.since;
+  }
+
+  /** Queues `job` on the thread; its answer comes through `events.replied`. */
+  send(job: J): void {
+    const id = this.nextId;
+    this.nextId = id >= 0x7fffffff ? 1 : id + 1; // ids share an Int32Array with the thread
+    if (this.sent.length === 0) this.armWatchdog(this.maxEvalMs);
+    this.sent.push({ id, job });
+    if (this.outbox.length === 0) queueMicrotask(() => this.post());
+    this.outbox.push({ id, expression: job.expression });
+  }
+
+  /** One message for every call sent in one turn (a read from NATS carries several). */
+  private post(): void {
+    const batch = this.outbox;
+    this.outbox = [];
+    if (!this.exited) this.worker.postMessage(batch);
+  }
+
+  /** The jobs the thread held, taken once (after `ended`, or by `terminate`). */
+  takeJobs(): HeldJobs<J> {
+    const runningId = this.runningAtEnd ?? this.progress.running()?.id;
+    const sent = this.sent.splice(0);
+    const at = runningId === undefined ? -1 : sent.findIndex((s) => s.id === runningId);
+    const running = at < 0 ? undefined : sent.splice(at, 1)[0]!.job;
+    return { running, unstarted: sent.map((s) => s.job) };
+  }
+
+  /** Stops the thread at once, even mid-calculation; returns the jobs it held. */
+  terminate(): { jobs: HeldJobs<J>; exited: Promise<void> } {
+    if (!this.exited) this.end();
+    const jobs = this.takeJobs();
+    return { jobs, exited: this.worker.terminate().then(() => undefined) };
+  }
+
+  private settle(replies: readonly EvalReply[]): void {
+    for (const reply of replies) {
+      const head = this.sent[0];
+      if (this.exited || head === undefined || head.id !== reply.id) return;
+      this.sent.shift();
+      if (this.sent.length === 0) this.stopWatchdog();
+      this.events.replied(head.job, reply);
+    }
+  }
+
+  /**
+   * One timer per thread rather than one per calculation: when it fires it reads how long
+   * the calculation running now has run, and waits again for the rest of its allowance.
+   */
+  private armWatchdog(ms: number): void {
+    this.watchdog ??= setTimeout(() => this.checkOverrun(), ms);
+  }
+
+  private checkOverrun(): void {
+    this.watchdog = undefined;
+    if (this.exited || this.sent.length === 0) return;
+    const now = this.progress.running();
+    const ran = now === undefined ? 0 : Date.now() - now.since;
+    if (ran < this.maxEvalMs) {
+      this.armWatchdog(Math.max(1, this.maxEvalMs - ran));
+      return;
+    }
+    this.end(now?.id);
+    void this.worker.terminate();
+    this.events.ended(
+      this,
+      new ThreadDiedError('overran', `the calculation ran longer than ${this.maxEvalMs} ms`),
+    );
+  }
+
+  /** Marks the thread ended, and which request ran then (read now unless given). */
+  private end(runningId = this.progress.running()?.id): void {
     this.exited = true;
-    pending?.reject(new ThreadDiedError('terminated', 'evaluation thread was terminated'));
-    await this.worker.terminate();
+    this.runningAtEnd = runningId;
+    this.stopWatchdog();
   }
 
-  private settle(reply: EvalReply): void {
-    const pending = this.pending;
-    if (pending === undefined || pending.id !== reply.id) return;
-    this.pending = undefined;
-    pending.resolve(reply);
+  private stopWatchdog(): void {
+    clearTimeout(this.watchdog);
+    this.watchdog = undefined;
   }
 
   private death(code: number): ThreadDiedError {

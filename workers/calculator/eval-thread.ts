@@ -1,7 +1,14 @@
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { createCalculate, type Calculate } from './calculate.js';
 import { ExpressionRejectedError } from './screen.js';
-import type { EvalReply, EvalRequest, ThreadMessage } from './thread-messages.js';
+import {
+  Progress,
+  REPLY_FLUSH_MS,
+  type EvalBatch,
+  type EvalReply,
+  type EvalRequest,
+  type ThreadMessage,
+} from './thread-messages.js';
 
 /**
  * Entry point of one evaluation thread (node:worker_threads). The evaluator starts it with
@@ -33,8 +40,24 @@ function main(): void {
   if (port === null) throw new Error('eval-thread.js runs only as a worker thread');
   const calculate = createCalculate();
   for (const expression of WARM_UP) calculate(expression);
-  port.on('message', (request: EvalRequest) => {
-    port.postMessage(answer(calculate, request) satisfies ThreadMessage);
+  const progress = new Progress((workerData as { progress: SharedArrayBuffer }).progress);
+  port.on('message', (batch: EvalBatch) => {
+    // Answers go back together (one message, one wake-up of the main thread, one write of
+    // their replies to NATS), but a slow calculation does not hold those before it longer
+    // than REPLY_FLUSH_MS. `progress` tells the evaluator which one runs, and since when.
+    let replies: EvalReply[] = [];
+    let since = performance.now();
+    for (const request of batch) {
+      progress.start(request.id);
+      replies.push(answer(calculate, request));
+      const now = performance.now();
+      if (now - since < REPLY_FLUSH_MS) continue;
+      port.postMessage({ kind: 'replies', replies } satisfies ThreadMessage);
+      replies = [];
+      since = now;
+    }
+    progress.idle();
+    if (replies.length > 0) port.postMessage({ kind: 'replies', replies } satisfies ThreadMessage);
   });
   port.postMessage({ kind: 'ready' } satisfies ThreadMessage);
 }

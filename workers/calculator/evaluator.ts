@@ -7,7 +7,12 @@ import {
   InvalidInputError,
   TimeoutError,
 } from '../../src/legion/index.js';
-import { EvalThreadHandle, ThreadDiedError } from './eval-thread-handle.js';
+import {
+  EvalThreadHandle,
+  ThreadDiedError,
+  type HeldJobs,
+  type ThreadJob,
+} from './eval-thread-handle.js';
 import type { CalcResult } from './schema.js';
 import { ExpressionRejectedError, prescreen } from './screen.js';
 import type { EvalReply } from './thread-messages.js';
@@ -23,6 +28,15 @@ const DEFAULT_RESOURCE_LIMITS: Readonly<ResourceLimits> = Object.freeze({
   codeRangeSizeMb: 16,
   stackSizeMb: 4,
 });
+
+/** Calculations one thread holds at once unless `threadDepth` says otherwise. */
+export const DEFAULT_THREAD_DEPTH = 32;
+
+/**
+ * A calculation running this long (ms) is slow: ordinary ones take microseconds, so no
+ * more are sent to wait behind it.
+ */
+const SLOW_MS = 10;
 
 export interface EvaluatorOptions {
   /**
@@ -47,6 +61,14 @@ export interface EvaluatorOptions {
    * @default 2000
    */
   maxEvalMs?: number;
+  /**
+   * Calculations one thread holds at once: the one it runs and those sent to wait behind
+   * it, so it never sleeps between two calls while more wait (ADR 0050). A calculation cut
+   * off at `maxEvalMs` delays those sent to wait behind it before it had run 10 ms (at most
+   * `threadDepth - 1`), which then run elsewhere.
+   * @default 32
+   */
+  threadDepth?: number;
   /** @default a logger that drops everything */
   logger?: Logger;
   /**
@@ -94,13 +116,15 @@ export async function createEvaluator(options: EvaluatorOptions = {}): Promise<E
   return pool;
 }
 
-/** A call in flight: settles once, whichever of reply, deadline or cap comes first. */
-interface Ticket {
-  readonly job: Job;
-  /** Marks the call as running on `thread` and starts the maxEvalMs clock. */
-  started(thread: EvalThreadHandle): void;
+/** A call from the moment it is asked until it is answered, once, whichever way comes first. */
+interface Ticket extends ThreadJob {
+  /** The thread it was sent to, if any. */
+  thread: EvalThreadHandle<Ticket> | undefined;
+  readonly done: boolean;
   settle(outcome: { result: CalcResult } | { error: Error }): void;
 }
+
+type Thread = EvalThreadHandle<Ticket>;
 
 class EvaluatorPool implements Evaluator {
   private readonly url: URL;
@@ -108,11 +132,19 @@ class EvaluatorPool implements Evaluator {
   private readonly maxEvalMs: number;
   private readonly warmThreads: number;
   private readonly idleMs: number;
+  private readonly depth: number;
   private readonly logger: Logger;
-  private readonly slots: (EvalThreadHandle | undefined)[];
+  private readonly slots: (Thread | undefined)[];
   private readonly queue: Ticket[] = [];
   /** The retirement clock of each idle thread. */
-  private readonly idle = new Map<EvalThreadHandle, NodeJS.Timeout>();
+  private readonly idle = new Map<Thread, NodeJS.Timeout>();
+  private readonly events = {
+    replied: (ticket: Ticket, reply: EvalReply) => {
+      ticket.settle(outcomeOf(reply));
+      this.dispatch();
+    },
+    ended: (thread: Thread, why: ThreadDiedError) => this.replace(thread, why),
+  };
   private closed = false;
 
   constructor(options: EvaluatorOptions) {
@@ -122,8 +154,9 @@ class EvaluatorPool implements Evaluator {
     const maxThreads = options.maxThreads ?? 2;
     this.warmThreads = Math.min(options.warmThreads ?? 0, maxThreads);
     this.idleMs = options.idleMs ?? 60_000;
+    this.depth = options.threadDepth ?? DEFAULT_THREAD_DEPTH;
     this.logger = options.logger ?? pino({ enabled: false });
-    this.slots = new Array<EvalThreadHandle | undefined>(maxThreads).fill(undefined);
+    this.slots = new Array<Thread | undefined>(maxThreads).fill(undefined);
   }
 
   async start(): Promise<void> {
@@ -160,7 +193,12 @@ class EvaluatorPool implements Evaluator {
     this.idle.clear();
     for (const ticket of this.queue.splice(0)) ticket.settle({ error: shuttingDown() });
     const threads = this.slots.splice(0).filter((t) => t !== undefined);
-    await Promise.allSettled(threads.map((t) => t.terminate()));
+    const exits = threads.map((thread) => {
+      const { jobs, exited } = thread.terminate();
+      for (const t of [jobs.running, ...jobs.unstarted]) t?.settle({ error: shuttingDown() });
+      return exited;
+    });
+    await Promise.allSettled(exits);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -168,31 +206,30 @@ class EvaluatorPool implements Evaluator {
   }
 
   /**
-   * Wraps a job with its deadline (the caller's signal, from the moment of the call) and the
-   * hard cap (from the moment a thread takes it). Either cuts the call off wherever it is:
-   * still queued, it leaves the queue; running, its thread is terminated and replaced.
+   * Wraps a job with its deadline (the caller's signal, from the moment of the call). It
+   * cuts the call off wherever it is: still queued, it leaves the queue; running, its thread
+   * is terminated and replaced; sent to a thread but not started, it is answered at once and
+   * the thread's later answer is dropped. The cap on the calculation itself is the thread's.
    */
   private ticket(job: Job): Ticket {
     let done = false;
-    let timer: NodeJS.Timeout | undefined;
-    let runningOn: EvalThreadHandle | undefined;
-    const cutOff = (error: Error): void => {
+    const onAbort = (): void => {
+      const error = deadlinePassed(job.signal);
       const queued = this.queue.indexOf(ticket);
       if (queued >= 0) this.queue.splice(queued, 1);
-      if (runningOn !== undefined) this.replace(runningOn, 'deadline');
       ticket.settle({ error });
+      const thread = ticket.thread;
+      if (thread !== undefined && thread.running === ticket) this.replace(thread, 'deadline');
     };
-    const onAbort = (): void => cutOff(deadlinePassed(job.signal));
     const ticket: Ticket = {
-      job,
-      started: (thread) => {
-        runningOn = thread;
-        timer = setTimeout(() => cutOff(ranTooLong(this.maxEvalMs)), this.maxEvalMs);
+      expression: job.expression,
+      thread: undefined,
+      get done() {
+        return done;
       },
       settle: (outcome) => {
         if (done) return;
         done = true;
-        clearTimeout(timer);
         job.signal?.removeEventListener('abort', onAbort);
         if ('result' in outcome) job.resolve(outcome.result);
         else job.reject(outcome.error);
@@ -203,15 +240,20 @@ class EvaluatorPool implements Evaluator {
   }
 
   /**
-   * Starts queued calls on idle ready threads, then starts one thread for each call still
-   * waiting (counting those already starting), up to `maxThreads`; keeps `warmThreads`
-   * alive, and starts the retirement clock of every thread left idle.
+   * Sends queued calls to ready threads, the least loaded first, each up to `depth` held;
+   * then starts one thread for each call still waiting (counting those already starting),
+   * up to `maxThreads`; keeps `warmThreads` alive, and starts the retirement clock of every
+   * thread left idle.
    */
   private dispatch(): void {
     if (this.closed) return;
-    for (const thread of this.slots) {
-      if (this.queue.length === 0) break;
-      if (thread?.isReady && !thread.busy) this.runOn(thread, this.queue.shift()!);
+    while (this.queue.length > 0) {
+      const thread = this.leastLoaded();
+      if (thread === undefined) break;
+      const ticket = this.queue.shift()!;
+      this.disarmRetirement(thread);
+      ticket.thread = thread;
+      thread.send(ticket);
     }
     let starting = this.slots.filter((t) => t !== undefined && !t.isReady).length;
     for (let i = 0; i < this.slots.length; i++) {
@@ -222,80 +264,92 @@ class EvaluatorPool implements Evaluator {
       starting += 1;
     }
     for (const thread of this.slots) {
-      if (thread?.isReady && !thread.busy) this.armRetirement(thread);
+      if (thread?.isReady && thread.load === 0) this.armRetirement(thread);
     }
   }
 
+  /**
+   * The ready thread holding the fewest calculations, if one has room for another and is
+   * not stuck in a slow one: nothing more piles up behind a calculation that has run
+   * SLOW_MS, and calls wait here (or a second thread starts) instead.
+   */
+  private leastLoaded(): Thread | undefined {
+    let best: Thread | undefined;
+    for (const thread of this.slots) {
+      if (thread === undefined || !thread.isReady || thread.load >= this.depth) continue;
+      if (thread.runningFor() >= SLOW_MS) continue;
+      if (best === undefined || thread.load < best.load) best = thread;
+    }
+    return best;
+  }
+
   /** Stops `thread` once it has been idle for `idleMs`, unless only warm threads are left. */
-  private armRetirement(thread: EvalThreadHandle): void {
+  private armRetirement(thread: Thread): void {
     if (this.idle.has(thread)) return;
     const timer = setTimeout(() => this.retire(thread), this.idleMs);
     timer.unref(); // an idle pool never keeps the process alive
     this.idle.set(thread, timer);
   }
 
-  private disarmRetirement(thread: EvalThreadHandle): void {
-    clearTimeout(this.idle.get(thread));
+  private disarmRetirement(thread: Thread): void {
+    const timer = this.idle.get(thread);
+    if (timer === undefined) return;
+    clearTimeout(timer);
     this.idle.delete(thread);
   }
 
-  private retire(thread: EvalThreadHandle): void {
+  private retire(thread: Thread): void {
     this.idle.delete(thread);
     const index = this.slots.indexOf(thread);
-    if (this.closed || index < 0 || thread.busy) return;
+    if (this.closed || index < 0 || thread.load > 0) return;
     if (this.threads <= this.warmThreads) return;
     this.logger.debug({ slot: index, idleMs: this.idleMs }, 'stopping idle calculator thread');
     this.slots[index] = undefined;
-    thread.terminate().catch((err: unknown) => this.logger.error({ err }, 'terminate failed'));
+    thread
+      .terminate()
+      .exited.catch((err: unknown) => this.logger.error({ err }, 'terminate failed'));
   }
 
-  private runOn(thread: EvalThreadHandle, ticket: Ticket): void {
-    this.disarmRetirement(thread);
-    const started = performance.now();
-    ticket.started(thread);
-    thread.run(ticket.job.expression).then(
-      (reply) => {
-        this.logger.debug({ ms: performance.now() - started, kind: reply.kind }, 'calculated');
-        ticket.settle(outcomeOf(reply));
-        this.dispatch();
-      },
-      (err: unknown) => {
-        this.replace(thread, err instanceof ThreadDiedError ? err.death : 'crashed');
-        ticket.settle({ error: toCallerError(err) });
-        this.dispatch();
-      },
-    );
-  }
-
-  private spawn(index: number): EvalThreadHandle {
-    const thread = new EvalThreadHandle(this.url, this.limits, (t, death) =>
-      this.replace(t, death),
-    );
+  private spawn(index: number): Thread {
+    const thread = new EvalThreadHandle(this.url, this.limits, this.maxEvalMs, this.events);
     this.slots[index] = thread;
     thread.ready.then(
       () => this.dispatch(),
-      () => undefined, // reported through the exit callback
+      () => undefined, // reported through `ended`
     );
     return thread;
   }
 
   /**
-   * Takes a thread out of its slot (terminating it if it still runs); a call still waiting
-   * starts a fresh one (dispatch). A thread that failed to start is not restarted at once (it
-   * would fail again): the next call retries, and when no thread is left the waiting calls
-   * are answered at once.
+   * Takes a thread out of its slot (terminating it if it still runs). The calculation it was
+   * running is answered with why the thread ended; those it had not started go back to the
+   * head of the queue, and a fresh thread serves them (dispatch). A thread that failed to
+   * start is not restarted at once (it would fail again): the next call retries, and when no
+   * thread is left the waiting calls are answered at once.
    */
-  private replace(thread: EvalThreadHandle, why: string): void {
+  private replace(thread: Thread, why: ThreadDiedError | 'deadline'): void {
     const index = this.slots.indexOf(thread);
     if (index < 0) return;
-    this.logger.warn({ slot: index, why }, 'replacing calculator thread');
+    const death = why === 'deadline' ? why : why.death;
+    this.logger.warn({ slot: index, why: death }, 'replacing calculator thread');
     this.slots[index] = undefined;
     this.disarmRetirement(thread);
-    if (!thread.exited) {
-      thread.terminate().catch((err: unknown) => this.logger.error({ err }, 'terminate failed'));
+    let jobs: HeldJobs<Ticket>;
+    if (thread.exited) jobs = thread.takeJobs();
+    else {
+      const ending = thread.terminate();
+      jobs = ending.jobs;
+      ending.exited.catch((err: unknown) => this.logger.error({ err }, 'terminate failed'));
     }
+    // Cut off for a deadline, the running call was answered already; if the thread had
+    // moved on to another in that moment, that one runs again like the rest.
+    const others = why === 'deadline' ? [jobs.running, ...jobs.unstarted] : jobs.unstarted;
+    if (why !== 'deadline') jobs.running?.settle({ error: toCallerError(why) });
+    const unstarted = others.filter((t): t is Ticket => t !== undefined && !t.done);
+    for (const t of unstarted) t.thread = undefined;
+    this.queue.unshift(...unstarted);
     if (this.closed) return;
-    if (why !== 'startup_failed') this.dispatch();
+    if (death !== 'startup_failed') this.dispatch();
     else if (this.slots.every((t) => t === undefined)) {
       for (const ticket of this.queue.splice(0)) ticket.settle({ error: cannotStart() });
     }
@@ -312,9 +366,9 @@ function outcomeOf(reply: EvalReply): { result: CalcResult } | { error: Error } 
 
 /** Maps what went wrong to the error the caller (and the SDK) reports. */
 function toCallerError(err: unknown): Error {
-  if (err instanceof ThreadDiedError && err.death === 'terminated') return shuttingDown();
-  if (err instanceof ExpressionRejectedError) {
-    return err;
+  if (err instanceof ExpressionRejectedError) return err;
+  if (err instanceof ThreadDiedError && err.death === 'overran') {
+    return new TimeoutError(err.message, { cause: err });
   }
   if (err instanceof ThreadDiedError && err.death === 'out_of_memory') {
     return new InvalidInputError("the expression exceeds the calculator's resource limits", {
@@ -332,10 +386,6 @@ function deadlinePassed(signal: AbortSignal | undefined): Error {
   const reason: unknown = signal?.reason;
   if (reason instanceof CaesarError) return reason;
   return new TimeoutError('the calculation did not finish before its deadline');
-}
-
-function ranTooLong(ms: number): TimeoutError {
-  return new TimeoutError(`the calculation ran longer than ${ms} ms`);
 }
 
 function cannotStart(): CaesarError {

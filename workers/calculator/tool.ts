@@ -1,7 +1,14 @@
 import { CaesarError, defineTool } from '../../src/legion/index.js';
 import { CalculatorConfigSchema, MAX_THREADS } from './config.js';
-import { createEvaluator, type Evaluator, type EvaluatorOptions } from './evaluator.js';
+import {
+  createEvaluator,
+  DEFAULT_THREAD_DEPTH,
+  type Evaluator,
+  type EvaluatorOptions,
+} from './evaluator.js';
+import { quickCalculate } from './quick.js';
 import { CalcInputSchema, CalcResultSchema } from './schema.js';
+import { prescreen } from './screen.js';
 
 /**
  * Upper bound on one call: room for the wait for a thread, a cold start (loading mathjs,
@@ -49,7 +56,8 @@ export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> =
     executionLocality: 'local',
     resourceRequirements: { cpu: 'low', memory_mb: 256, network: false },
     timeoutMs: TIMEOUT_MS,
-    maxConcurrency: MAX_THREADS,
+    // every calculation each thread may hold (ADR 0050): past that the SDK queues the call
+    maxConcurrency: MAX_THREADS * DEFAULT_THREAD_DEPTH,
     maxQueue: 64,
     config: CalculatorConfigSchema,
     start: async (ctx) => {
@@ -76,11 +84,18 @@ export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> =
       evaluator = undefined;
       await (await closing).close();
     },
-    handler: async (input, ctx) => {
+    // Not async: an expression the quick path answers is answered at once, so the SDK
+    // replies within the message callback (no promise, timer or AbortController; ADR 0050).
+    handler: (input, ctx) => {
       if (evaluator === undefined) {
         throw new CaesarError('internal', 'the calculator was not started');
       }
-      return (await evaluator).evaluate(input.expression, { signal: ctx.signal });
+      prescreen(input.expression);
+      const { expression } = input;
+      return (
+        quickCalculate(expression) ??
+        evaluator.then((e) => e.evaluate(expression, { signal: ctx.signal }))
+      );
     },
   });
 }

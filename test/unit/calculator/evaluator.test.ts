@@ -147,6 +147,38 @@ describe('evaluator pool handling (stand-in thread that misbehaves on request)',
     await expect(evaluator.evaluate('next')).resolves.toMatchObject({ expression: 'next' });
   });
 
+  test('calls sent to wait behind a run-away calculation are served by a fresh thread when it is cut', async () => {
+    await using evaluator = await createEvaluator({
+      maxThreads: 1,
+      warmThreads: 1,
+      threadUrl: misbehaving,
+      maxEvalMs: 200,
+    });
+    // one turn of the event loop: all three go to the one thread together, in this order
+    const calls = [evaluator.evaluate('before'), evaluator.evaluate('spin')];
+    calls.push(evaluator.evaluate('behind'));
+    const [before, spin, behind] = await Promise.allSettled(calls);
+    expect(before).toMatchObject({ status: 'fulfilled', value: { expression: 'before' } });
+    expect(spin).toMatchObject({ status: 'rejected', reason: { code: 'timeout' } });
+    expect(behind).toMatchObject({ status: 'fulfilled', value: { expression: 'behind' } });
+  });
+
+  test('nothing more is sent to a thread stuck in a slow calculation: a second thread serves it', async () => {
+    await using evaluator = await createEvaluator({
+      maxThreads: 2,
+      warmThreads: 1,
+      threadUrl: misbehaving,
+    });
+    const stuck = new AbortController();
+    const spinning = evaluator.evaluate('spin', { signal: stuck.signal });
+    // past the 10 ms after which a running calculation counts as slow
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(evaluator.evaluate('next')).resolves.toMatchObject({ expression: 'next' });
+    expect(evaluator.threads).toBe(2);
+    stuck.abort();
+    await expect(spinning).rejects.toMatchObject({ code: 'timeout' });
+  });
+
   test('a queued call aborted before it runs is answered while the running one continues', async () => {
     await using evaluator = await createEvaluator({ maxThreads: 1, threadUrl: misbehaving });
     const running = new AbortController();

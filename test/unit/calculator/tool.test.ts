@@ -29,7 +29,7 @@ describe('calculator tool', () => {
       version: '1.0.0',
       tags: ['tool', 'math'],
       timeout_ms: 10_000,
-      max_concurrency: 2,
+      max_concurrency: 64,
       annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
       input_schema: {
         type: 'object',
@@ -42,22 +42,46 @@ describe('calculator tool', () => {
     });
   });
 
+  /** Calls the handler as the SDK does: a synchronous answer or throw becomes a promise. */
+  function call(
+    tool: ReturnType<typeof createCalculatorTool>,
+    expression: string,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    return (async () => tool.handler({ expression }, callContext(signal)))();
+  }
+
   test('answers, refuses and cuts off through the handler between start and stop', async () => {
     const tool = createCalculatorTool({ maxThreads: 1 });
     await tool.start!({ logger: silentLogger(), config, worker });
     try {
-      await expect(tool.handler({ expression: '17 * 23' }, callContext())).resolves.toEqual({
-        expression: '17 * 23',
-        result: '391',
-        value: 391,
+      for (const expression of ['17 * 23', '17 km / km * 23']) {
+        await expect(call(tool, expression)).resolves.toMatchObject({ result: '391', value: 391 });
+      }
+      await expect(call(tool, 'import(x)')).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(call(tool, '1 +* 2')).rejects.toBeInstanceOf(InvalidInputError);
+      const controller = new AbortController();
+      // not for the quick path: it goes to a thread, where the abort cuts it off
+      const cut = call(tool, '2 km + 2 m', controller.signal);
+      controller.abort();
+      await expect(cut).rejects.toMatchObject({ code: 'timeout' });
+    } finally {
+      await tool.stop!();
+    }
+  });
+
+  test('answers plain arithmetic in the calling thread, synchronously', async () => {
+    const tool = createCalculatorTool({ maxThreads: 1 });
+    await tool.start!({ logger: silentLogger(), config, worker });
+    try {
+      expect(tool.handler({ expression: '(1+2)/3 * 4.5' }, callContext())).toEqual({
+        expression: '(1+2)/3 * 4.5',
+        result: '4.5',
+        value: 4.5,
       });
-      await expect(tool.handler({ expression: 'import(x)' }, callContext())).rejects.toBeInstanceOf(
+      expect(() => tool.handler({ expression: 'a'.repeat(1001) }, callContext())).toThrow(
         InvalidInputError,
       );
-      const controller = new AbortController();
-      const call = tool.handler({ expression: '2 + 2' }, callContext(controller.signal));
-      controller.abort();
-      await expect(call).rejects.toMatchObject({ code: 'timeout' });
     } finally {
       await tool.stop!();
     }
@@ -69,11 +93,10 @@ describe('calculator tool', () => {
     await tool.start!(startCtx);
     await tool.start!(startCtx);
     await tool.stop!();
-    await expect(tool.handler({ expression: '1 + 1' }, callContext())).resolves.toMatchObject({
-      value: 2,
-    });
+    await expect(call(tool, '1 + 1')).resolves.toMatchObject({ value: 2 });
+    await expect(call(tool, '1 km / m')).resolves.toMatchObject({ value: 1000 });
     await tool.stop!();
-    await expect(tool.handler({ expression: '1 + 1' }, callContext())).rejects.toMatchObject({
+    await expect(call(tool, '1 + 1')).rejects.toMatchObject({
       code: 'internal',
       message: 'the calculator was not started',
     });
