@@ -33,9 +33,10 @@ export async function sweepInfo(
   nc: NatsConnection,
   windowMs: number,
   specs: SpecCache,
+  stallMs?: number,
 ): Promise<SweepResult> {
   const result: SweepResult = { instances: [], invalid: [] };
-  for (const data of await collectReplies(nc, srvSubject('INFO'), windowMs)) {
+  for (const data of await collectReplies(nc, srvSubject('INFO'), windowMs, stallMs)) {
     const parsed = parseInfoReply(data, specs);
     if (parsed.kind === 'instance') result.instances.push(parsed.instance);
     else if (parsed.kind === 'invalid') result.invalid.push(parsed.reason);

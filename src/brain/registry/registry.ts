@@ -19,6 +19,15 @@ import type { RegisteredTool } from './view.js';
 import { CaesarError, errorMessage } from '../../errors/index.js';
 
 /** `start()` or `sweep()` on a registry that was closed. */
+/**
+ * The first sweep (at start, before the brain says ready) ends once this long passes without
+ * a new INFO reply, instead of waiting out the whole window: with tools running, it saved
+ * the brain's start about the window (1 s) minus this. Nothing is registered yet, so an
+ * instance that answers later misses no sweep; it is listed by the next one (or by its own
+ * announcement). Later sweeps keep the full window, since a miss there counts.
+ */
+const FIRST_SWEEP_STALL_MS = 300;
+
 export class RegistryClosedError extends CaesarError {
   declare readonly code: 'registry_closed';
   override readonly name = 'RegistryClosedError';
@@ -77,7 +86,7 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
       );
       this.#watchConnection();
       await nc.flush();
-      await this.sweep();
+      await this.#sweepOnce(FIRST_SWEEP_STALL_MS);
       this.#schedule(this.#s.sweepIntervalMs);
     })());
   }
@@ -97,8 +106,12 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
 
   /** Sweeps now (the timer also calls this); joins a sweep already running. */
   sweep(): Promise<SweepEvent> {
+    return this.#sweepOnce(undefined);
+  }
+
+  #sweepOnce(stallMs: number | undefined): Promise<SweepEvent> {
     if (this.#m.closed) return Promise.reject(new RegistryClosedError());
-    return (this.#sweeping ??= this.#runSweep(true).finally(() => {
+    return (this.#sweeping ??= this.#runSweep(true, stallMs).finally(() => {
       this.#sweeping = undefined;
     }));
   }
@@ -117,10 +130,15 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
   }
 
   /** `$SRV.INFO` to all, then each answer checked on its instance's own subject, at once. */
-  async #runSweep(countMisses: boolean): Promise<SweepEvent> {
+  async #runSweep(countMisses: boolean, stallMs?: number): Promise<SweepEvent> {
     const { nc, sweepWindowMs, infoTimeoutMs } = this.#s;
     const ticket = this.#m.beginSweep(countMisses, now());
-    const { instances: hints, invalid } = await sweepInfo(nc, sweepWindowMs, this.#specs);
+    const { instances: hints, invalid } = await sweepInfo(
+      nc,
+      sweepWindowMs,
+      this.#specs,
+      stallMs === undefined ? undefined : Math.min(stallMs, sweepWindowMs),
+    );
     const plan = this.#m.planSweep(ticket, { hints, invalid });
     const results = await runChecks(nc, plan.checks, infoTimeoutMs, this.#specs);
     const { event, outputs } = this.#m.finishSweep(plan, results, now());

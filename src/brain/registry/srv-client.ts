@@ -13,19 +13,25 @@ function isNoResponders(err: unknown): boolean {
 /**
  * Sends one request on a `$SRV` subject and gathers every reply that arrives within
  * `windowMs` (ADR-32 discovery is a scatter-gather: each instance answers once). No
- * responders means no services: an empty list, not an error.
+ * responders means no services: an empty list, not an error. With `stallMs`, the gathering
+ * also ends once `stallMs` pass without a reply after the last one (a first sweep that need
+ * not wait out the whole window when every instance has answered).
  */
 export async function collectReplies(
   nc: NatsConnection,
   subject: string,
   windowMs: number,
+  stallMs?: number,
 ): Promise<Uint8Array[]> {
   const out: Uint8Array[] = [];
   try {
-    const replies = await nc.requestMany(subject, undefined, {
-      strategy: 'timer',
-      maxWait: windowMs,
-    });
+    const replies = await nc.requestMany(
+      subject,
+      undefined,
+      stallMs === undefined
+        ? { strategy: 'timer', maxWait: windowMs }
+        : { strategy: 'stall', maxWait: windowMs, stall: stallMs },
+    );
     for await (const msg of replies) out.push(msg.data);
   } catch (err) {
     if (!isNoResponders(err)) throw err;

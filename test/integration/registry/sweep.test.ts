@@ -55,6 +55,32 @@ describe('registry sweeps', () => {
     });
   });
 
+  test('the first sweep ends soon after the last answer; later sweeps wait out their window', async () => {
+    for (const host of ['host-a', 'host-b']) {
+      workers.push(await serveTools([createEchoTool()], { nc: await nats.connect(), host }));
+    }
+    const started = performance.now();
+    registry = await startRegistry({
+      nc: await nats.connect(),
+      sweepIntervalMs: 60_000,
+      sweepWindowMs: 5_000,
+    });
+    const startMs = performance.now() - started;
+    // both answered within the first sweep, which did not wait the 5 s window for more
+    expect(
+      registry
+        .tool('echo')
+        ?.instances.map((i) => i.host)
+        .sort(),
+    ).toEqual(['host-a', 'host-b']);
+    expect(startMs).toBeLessThan(4_000);
+    // a later sweep, where a late answer would count as a miss, takes the whole window
+    const sweepStarted = performance.now();
+    await registry.sweep();
+    expect(performance.now() - sweepStarted).toBeGreaterThanOrEqual(4_900);
+    expect(registry.tool('echo')?.instances).toHaveLength(2);
+  });
+
   test('drops an instance after two missed sweeps, not one, and finds it again when it answers', async () => {
     const child = await spawnWorker(nats.url, { host: 'frozen-host' });
     children.push(child);
