@@ -9,8 +9,9 @@ import type { FromWriter, ToWriter, WriterFailure, WriterInit } from './writer-m
 
 /**
  * The main thread's side of the audit writer (ADR 0020, addendum 2026-12): rows prepared in
- * `append` are posted to the writer thread once per event-loop turn, and each promise
- * resolves when the thread says its row was committed. The brain's event loop never waits
+ * `append` are posted to the writer thread in chunks of CHUNK_ROWS as they come, the turn's
+ * last chunk marked `more: false` (so the thread commits a turn as one transaction), and
+ * each promise resolves when the thread says its row was committed. The brain's event loop never waits
  * for SQLite or an fsync; the durability contract is the thread's (a promise resolves only
  * after COMMIT returned there).
  *
