@@ -1,23 +1,29 @@
-// Bundles the CLI (ADR 0047): dist/src/cli/cli.js with everything it imports statically
-// (commander, the command declarations, the light files they use) into
-// dist/src/cli/cli.bundle.js, and the client commands' runners (`client.js`, which the
-// declarations of `chat`, `invoke`, `confirm` and `reject` load with import(): the config
-// loader, the API contract, zod, js-yaml) into a chunk beside it. Every other import() (the
-// runners of the server commands) stays a reference to its compiled module, which the
-// command loads when it runs. A handful of files loads in a fraction of the time of the
-// ~200 modules they hold. `main.js` uses the bundle only when it is not older than the last
-// compile. Runs after tsc in `npm run build` and in scripts/setup.mjs; without rolldown
-// (installed with vite) it says so and the CLI loads its modules one by one.
+// Bundles the CLI (ADR 0047, ADR 0048 addendum 2): dist/src/cli/cli.js with everything it
+// imports, statically or with import(), into dist/src/cli/cli.bundle.js and chunks beside it,
+// one per command runner (`caesar up`'s supervisor, `caesar brain`, `legion serve-tool`, the
+// client commands' `client.js`, ...) and the code they share. A process loads a handful of
+// files in place of the ~400 modules its runner reaches (zod alone is ~100), which costs less
+// time and less memory: measured in docs/benchmarks.md ("Footprint"). `main.js` uses the
+// bundle only when it is not older than the last compile. Runs after tsc in `npm run build`
+// and in scripts/setup.mjs; without rolldown (installed with vite) it says so and the CLI
+// loads its modules one by one.
+//
+// Left outside: better-sqlite3 (a native addon that finds its `.node` file from its own
+// place in node_modules), and the scripts a thread or child process starts by URL (the
+// audit writer and verifier threads, the calculator's evaluation threads, `main.js`): they
+// stay the compiled modules beside their callers, found as before (below).
 import { readdir, rm } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'src', 'cli');
-/** The bundle's files: beside the modules, so its import()s of them keep their paths. */
+/** The bundle's files, beside the modules. */
 const BUNDLE_FILE = /^cli\.bundle[.-]/;
-/** The one import() that joins the bundle, as a chunk. */
-const CLIENT = join(cli, 'client.js');
+/** Function and class names survive minifying. */
+const KEEP_NAMES = { function: true, class: true };
+/** Packages that stay imports of node_modules. */
+const EXTERNAL = ['better-sqlite3'];
 
 const stale = (await readdir(cli).catch(() => [])).filter((f) => BUNDLE_FILE.test(f));
 await Promise.all(stale.map((f) => rm(join(cli, f), { force: true })));
@@ -29,13 +35,20 @@ try {
   process.exit(0);
 }
 
-/** Leaves every import() but the client's to the compiled module it names. */
-const runnersStayModules = {
-  name: 'runners-stay-modules',
-  resolveId(source, importer, { kind }) {
-    if (kind !== 'dynamic-import' || importer === undefined || !source.startsWith('.')) return null;
-    const target = resolve(dirname(importer), source);
-    return target === CLIENT ? null : { id: target, external: 'relative' };
+/**
+ * A module's `import.meta.url` keeps meaning that module's own file once it is inlined in a
+ * chunk in dist/src/cli/: each use becomes the module's path relative to the chunk, resolved
+ * against the chunk's URL. So `new URL('./writer-thread.js', import.meta.url)` still finds the
+ * thread's script beside its caller, and the package's files are found from where the module
+ * was built, wherever the package is moved to.
+ */
+const ownImportMetaUrl = {
+  name: 'own-import-meta-url',
+  transform(code, id) {
+    if (!code.includes('import.meta.url') || !id.startsWith(join(root, 'dist') + sep)) return null;
+    const fromChunk = relative(cli, id).split(sep).join('/');
+    const url = `new URL(${JSON.stringify(fromChunk)}, import.meta.url).href`;
+    return { code: code.replaceAll('import.meta.url', url), map: null };
   },
 };
 
@@ -61,11 +74,15 @@ const lazyChildProcess = {
 await build({
   input: join(cli, 'cli.js'),
   platform: 'node',
-  plugins: [runnersStayModules, lazyChildProcess],
+  external: (id) => EXTERNAL.some((pkg) => id === pkg || id.startsWith(`${pkg}/`)),
+  plugins: [ownImportMetaUrl, lazyChildProcess],
   logLevel: 'warn',
   output: {
     dir: cli,
     format: 'esm',
+    // Smaller sources are less memory in every process (V8 keeps each script's source); names
+    // of functions and classes stay, for stack traces and for errors' `name`.
+    minify: { compress: { keepNames: KEEP_NAMES }, mangle: { keepNames: KEEP_NAMES } },
     entryFileNames: 'cli.bundle.js',
     chunkFileNames: 'cli.bundle-[name]-[hash].js',
   },
