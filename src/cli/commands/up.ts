@@ -20,7 +20,7 @@ export function register(program: Command): void {
     .option('--log-level <level>', 'log level of the brain and the workers (default warn)')
     .action(async (flags: UpFlags) => {
       // before the stack's modules load; node:v8 loads only for `up`, not for --help
-      (await import('../young-generation.js')).keepYoungGenerationSmall();
+      (await import('../supervisor-v8.js')).leanSupervisorV8();
       const { runUp } = await import('../stack/index.js');
       process.exitCode = await runUp(flags, {
         say: (line) => console.log(line),
