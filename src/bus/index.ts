@@ -3,4 +3,3 @@ export type { BusOptions } from './connect.js';
 export { ConnectionWatch } from './connection-watch.js';
 export type { BusStatus } from './connection-watch.js';
 export { startNatsServer } from './launcher.js';
-export type { NatsExit, NatsServer, NatsServerOptions } from './launcher.js';

@@ -2,12 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
-import {
-  connectBus,
-  startNatsServer,
-  type BusOptions,
-  type NatsServer,
-} from '../../src/bus/index.js';
+import { connectBus, startNatsServer, type BusOptions } from '../../src/bus/index.js';
+import type { NatsServer } from '../../src/bus/launcher.js';
 
 export interface TestNats extends AsyncDisposable {
   readonly server: NatsServer;

@@ -26,22 +26,31 @@ const ON_DEMAND = ['undici', 'openai', '@anthropic-ai/sdk', 'mathjs'];
 const SHIPPED = Object.keys(TOOL_LIBRARIES);
 
 describe("caesar up's supervisor", () => {
-  test('loads no brain, SDK, tool or server library, only the preflight client', () => {
+  test('loads no brain, SDK, tool, server library or NATS client, only the preflight words', () => {
     expect(
       forbiddenReached('src/cli/stack/index.ts', {
-        paths: [...BRAIN.paths, 'src/legion/', 'workers/'],
+        paths: [...BRAIN.paths, 'src/legion/', 'workers/', 'src/bus/connect.ts'],
         except: ['src/brain/preflight/', 'workers/index.ts'],
-        packages: [...BRAIN.packages, ...ON_DEMAND, 'tsdav', 'ical.js', 'pino'],
+        packages: [
+          ...BRAIN.packages,
+          ...ON_DEMAND,
+          'tsdav',
+          'ical.js',
+          'pino',
+          '@nats-io/transport-node',
+          '@nats-io/nats-core',
+        ],
       }),
     ).toEqual([]);
   });
 
-  test('the walk is real: it reaches the supervisor, the config and the preflight client', () => {
+  test('the walk is real: it reaches the supervisor, the config, nats-server and the preflight words', () => {
     const reached = reach('src/cli/stack/index.ts');
     for (const node of [
       'src/cli/stack/supervisor.ts',
       'src/config/index.ts',
       'src/brain/preflight/index.ts',
+      'src/bus/launcher.ts',
       'workers/index.ts',
       'pkg:@nats-io/nkeys',
     ]) {

@@ -1,5 +1,7 @@
+import { describePreflight } from '../../brain/preflight/index.js';
 import { BRAIN } from './children.js';
-import type { ChildMessage } from './messages.js';
+import type { ChildMessage, WorkerPreflight } from './messages.js';
+import type { PreflightBoard } from './preflight.js';
 import type { RuntimeRecord } from './runtime-record.js';
 import type { ReadyMessage, StartupGate } from './startup.js';
 import { statusLine, type Say } from './status.js';
@@ -11,14 +13,16 @@ interface ChildEventTargets {
   /** Where the children's own log lines go (stderr, prefixed with the child's name). */
   log: (line: string) => void;
   gate: StartupGate;
+  preflight: PreflightBoard;
   record: RuntimeRecord;
   pidOf: (name: string) => number | undefined;
 }
 
 /**
  * The supervisor's events for `caesar up`: a ready child is announced and counted, the
- * brain's URL kept in runtime.json; a child that cannot start, or sends a malformed
- * message, stops the start (once the stack is up, it is reported).
+ * brain's URL kept in runtime.json, a worker's preflight kept for the start's summary (and
+ * printed when a restarted worker reports it later); a child that cannot start, or sends a
+ * malformed message, stops the start (once the stack is up, it is reported).
  */
 export function childEvents(t: ChildEventTargets): SupervisorEvents {
   return {
@@ -32,6 +36,7 @@ export function childEvents(t: ChildEventTargets): SupervisorEvents {
 
 function onMessage(t: ChildEventTargets, name: string, message: ChildMessage): void {
   if (message.type === 'fatal') return fatal(t, name, message.message);
+  if (message.type === 'worker_preflight') return preflight(t, name, message);
   const expected = name === BRAIN ? 'brain_ready' : 'worker_ready';
   if (message.type !== expected) {
     return malformed(t, name, `type: expected ${expected}, got ${message.type}`);
@@ -39,6 +44,20 @@ function onMessage(t: ChildEventTargets, name: string, message: ChildMessage): v
   t.say(readyLine(name, message, t.pidOf(name)));
   if (message.type === 'brain_ready') t.record.brainAt(message.url);
   t.gate.ready(name, message);
+}
+
+/** A worker reports for the tool it serves (its name under `caesar up`), and for no other. */
+function preflight(t: ChildEventTargets, name: string, message: WorkerPreflight): void {
+  const other = message.replies.find((r) => r.tool !== name);
+  if (name === BRAIN || other !== undefined) {
+    const what = other === undefined ? 'a preflight' : `tool ${other.tool}`;
+    return malformed(t, name, `type: worker_preflight: ${name} cannot report for ${what}`);
+  }
+  t.preflight.report(message.replies);
+  if (t.gate.starting) return;
+  for (const r of message.replies) {
+    t.say(statusLine('preflight', describePreflight(r.tool, { reply: r, at: Date.now() })));
+  }
 }
 
 function fatal(t: ChildEventTargets, name: string, message: string): void {

@@ -6,7 +6,7 @@ import type { ChildMessage } from './messages.js';
  */
 
 /** True when this process runs under `caesar up` (it holds an IPC channel). */
-function underSupervisor(): boolean {
+export function underSupervisor(): boolean {
   return process.send !== undefined && process.connected;
 }
 

@@ -1,4 +1,6 @@
-import { startNatsServer, type NatsServer, type NatsServerOptions } from '../../bus/index.js';
+// The launcher's own file, not the bus index: `caesar up` runs nats-server and holds no NATS
+// client (ADR 0048, addendum 2); the index would bring the client's chunk into its process.
+import { startNatsServer, type NatsServer, type NatsServerOptions } from '../../bus/launcher.js';
 import type { CaesarConfig } from '../../config/index.js';
 import { mintEmbeddedAuth, type EmbeddedAuth } from './embedded-auth.js';
 import { NatsKeeper, type NatsKeeperEvents } from './nats-keeper.js';

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { PreflightReplySchema } from '../../protocol/preflight.js';
 
 /**
  * What a child of `caesar up` tells its supervisor over the IPC channel (ADR 0039): the
- * brain once its HTTP API listens, a worker once it serves, and any child that cannot start
- * why, before it exits. Both sides use these schemas: a child builds its message with the
+ * brain once its HTTP API listens, a worker once it serves and then what its tools' preflight
+ * found, and any child that cannot start why, before it exits. Both sides use these schemas: a child builds its message with the
  * schema's type ({@link tellSupervisor} in `child.ts`), the supervisor parses every message
  * with {@link parseChildMessage} and refuses one that does not match, naming the fields at
  * fault. Both sides ship in one build, so an unknown field is a bug too (strict objects).
@@ -39,6 +40,17 @@ const WorkerReadySchema = z.strictObject({
 });
 export type WorkerReady = z.infer<typeof WorkerReadySchema>;
 
+/**
+ * What a worker's preflight found, tool by tool, run in the worker once it serves (the lines
+ * `caesar up` prints before `ready:`; ADR 0048 addendum 2: the supervisor holds no NATS
+ * client of its own to ask).
+ */
+const WorkerPreflightSchema = z.strictObject({
+  type: z.literal('worker_preflight'),
+  replies: z.array(PreflightReplySchema).min(1, 'expected at least one reply'),
+});
+export type WorkerPreflight = z.infer<typeof WorkerPreflightSchema>;
+
 /** A child cannot start (a config error, say, that a restart would only repeat). */
 const ChildFatalSchema = z.strictObject({
   type: z.literal('fatal'),
@@ -48,6 +60,7 @@ const ChildFatalSchema = z.strictObject({
 const ChildMessageSchema = z.discriminatedUnion('type', [
   BrainReadySchema,
   WorkerReadySchema,
+  WorkerPreflightSchema,
   ChildFatalSchema,
 ]);
 export type ChildMessage = z.infer<typeof ChildMessageSchema>;

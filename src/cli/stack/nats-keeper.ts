@@ -1,4 +1,6 @@
-import type { NatsExit, NatsServer } from '../../bus/index.js';
+// The launcher's own file, not the bus index: `caesar up` runs nats-server and holds no NATS
+// client (ADR 0048, addendum 2); the index would bring the client's chunk into its process.
+import type { NatsExit, NatsServer } from '../../bus/launcher.js';
 import { nextRestart, type BackoffOptions } from './backoff.js';
 
 export interface NatsKeeperEvents {

@@ -1,31 +1,56 @@
-import { connectBus } from '../../bus/index.js';
-import { describePreflight, PreflightCache } from '../../brain/preflight/index.js';
-import type { EmbeddedNats } from './embedded-nats.js';
+import { describePreflight, type PreflightResult } from '../../brain/preflight/index.js';
+import type { PreflightReply } from '../../protocol/preflight.js';
 
-/** How long `caesar up` waits for each tool's preflight answer. */
-const PREFLIGHT_TIMEOUT_MS = 5000;
+/** How long `caesar up` waits for each tool's preflight once every child is ready. */
+export const PREFLIGHT_TIMEOUT_MS = 5000;
 
 /**
- * Asks each tool's preflight (is its backend configured and reachable?) as the operator
- * identity, and returns one line per tool (`calculator: ready`, `web_search: not
- * configured: set …`).
+ * What each worker's preflight found (is its backend configured and reachable?), as the
+ * workers report it over their IPC channel (`worker_preflight`) once they serve: one line per
+ * tool for `caesar up` to print before `ready:` (`calculator: ready`, `web_search: not
+ * configured: set …`). The supervisor holds no NATS client to ask (ADR 0048, addendum 2); the
+ * brain asks over NATS for `GET /v1/tools`.
  */
-export async function preflightLines(
-  nats: EmbeddedNats,
-  tools: readonly string[],
-): Promise<string[]> {
-  const seedFile = nats.auth?.operatorSeedFile;
-  const nc = await connectBus({
-    servers: nats.url,
-    name: 'caesar-up',
-    ...(seedFile === undefined ? {} : { auth: { kind: 'nkey', seedFile } }),
-  });
-  try {
-    const cache = new PreflightCache(nc, { timeoutMs: PREFLIGHT_TIMEOUT_MS });
-    return await Promise.all(
-      tools.map(async (tool) => describePreflight(tool, await cache.get(tool))),
+export class PreflightBoard {
+  readonly #results = new Map<string, PreflightResult>();
+  readonly #waiters = new Set<() => void>();
+
+  /** A worker's replies, one per tool it serves; a later report replaces an earlier one. */
+  report(replies: readonly PreflightReply[]): void {
+    const at = Date.now();
+    for (const reply of replies) this.#results.set(reply.tool, { reply, at });
+    for (const wake of this.#waiters) wake();
+  }
+
+  /**
+   * One line per tool, in the order given, once every tool has reported or `timeoutMs` has
+   * passed; a tool that has not reported by then says so.
+   */
+  async lines(tools: readonly string[], timeoutMs = PREFLIGHT_TIMEOUT_MS): Promise<string[]> {
+    await this.#allReported(tools, timeoutMs);
+    const seconds = timeoutMs / 1000;
+    return tools.map((tool) =>
+      describePreflight(
+        tool,
+        this.#results.get(tool) ?? { error: `no answer within ${seconds} s`, at: Date.now() },
+      ),
     );
-  } finally {
-    await nc.close();
+  }
+
+  #allReported(tools: readonly string[], timeoutMs: number): Promise<void> {
+    const done = () => tools.every((t) => this.#results.has(t));
+    if (done()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.#waiters.delete(check);
+        resolve();
+      };
+      const check = () => {
+        if (done()) finish();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      this.#waiters.add(check);
+    });
   }
 }

@@ -1,7 +1,7 @@
 import type { BrainReady, ChildMessage } from './messages.js';
 
 /** A ready message: the brain's or a worker's. */
-export type ReadyMessage = Exclude<ChildMessage, { type: 'fatal' }>;
+export type ReadyMessage = Extract<ChildMessage, { type: 'brain_ready' | 'worker_ready' }>;
 
 /**
  * The start of `caesar up`: waits until every child said it is ready, and fails at once when

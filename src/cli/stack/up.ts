@@ -6,7 +6,7 @@ import { stopOnSignal } from '../signals.js';
 import { childEvents } from './child-events.js';
 import { BRAIN, childSpecs } from './children.js';
 import { startEmbeddedNats, type EmbeddedNats } from './embedded-nats.js';
-import { preflightLines } from './preflight.js';
+import { PreflightBoard } from './preflight.js';
 import { RuntimeRecord, runtimeInfo } from './runtime-record.js';
 import { StartupGate } from './startup.js';
 import { statusLine, type Say } from './status.js';
@@ -38,12 +38,14 @@ interface Stack {
   nats: EmbeddedNats;
   supervisor: Supervisor;
   gate: StartupGate;
+  preflight: PreflightBoard;
   record: RuntimeRecord;
 }
 
 /**
  * `caesar up`: nats-server, then the brain and one worker per tool under a supervisor;
- * once all are ready, each tool's preflight, runtime.json, and `ready:`. Runs until SIGINT
+ * once all are ready, each tool's preflight (as its worker reports it), runtime.json, and
+ * `ready:`. Runs until SIGINT
  * or SIGTERM, then stops everything in reverse and removes runtime.json.
  * @throws {Error} when the stack cannot start (everything started is stopped first).
  */
@@ -110,9 +112,10 @@ function startChildren(
 ): Stack {
   const { config, tools, nats } = started;
   const gate = new StartupGate([BRAIN, ...tools]);
+  const preflight = new PreflightBoard();
   const record = new RuntimeRecord(config.dataDir, out.say);
   const supervisor: Supervisor = new Supervisor(
-    childEvents({ ...out, gate, record, pidOf: (name) => supervisor.pids()[name] }),
+    childEvents({ ...out, gate, preflight, record, pidOf: (name) => supervisor.pids()[name] }),
   );
   const plan = {
     natsUrl: nats.url,
@@ -124,14 +127,14 @@ function startChildren(
     auth: nats.auth,
   };
   for (const spec of childSpecs(plan)) supervisor.start(spec);
-  return { ...started, supervisor, gate, record };
+  return { ...started, supervisor, gate, preflight, record };
 }
 
-/** Waits for every child, asks each tool's preflight, publishes runtime.json. */
+/** Waits for every child and each tool's preflight, publishes runtime.json. */
 async function becomeReady(stack: Stack, say: Say): Promise<RuntimeInfoInput> {
-  const { config, tools, nats, gate, record } = stack;
+  const { config, tools, nats, gate, preflight, record } = stack;
   const brain = await gate.wait(READY_TIMEOUT_MS);
-  for (const line of await preflightLines(nats, tools)) say(statusLine('preflight', line));
+  for (const line of await preflight.lines(tools)) say(statusLine('preflight', line));
   const info = runtimeInfo(brain, nats, config.dataDir, tools);
   gate.close();
   await record.publish(info);

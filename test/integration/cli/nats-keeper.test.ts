@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import { describe, expect, test } from 'vitest';
-import { startNatsServer, type NatsExit, type NatsServer } from '../../../src/bus/index.js';
+import { startNatsServer, type NatsExit, type NatsServer } from '../../../src/bus/launcher.js';
 import { NatsKeeper } from '../../../src/cli/stack/nats-keeper.js';
 import { waitFor } from '../../helpers/wait.js';
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { readRuntimeFile } from '../../../src/config/index.js';
 import { childEvents } from '../../../src/cli/stack/child-events.js';
-import type { BrainReady, WorkerReady } from '../../../src/cli/stack/messages.js';
+import type { BrainReady, WorkerPreflight, WorkerReady } from '../../../src/cli/stack/messages.js';
+import { PreflightBoard } from '../../../src/cli/stack/preflight.js';
 import type { SupervisorEvents } from '../../../src/cli/stack/supervisor.js';
 import { RuntimeRecord, runtimeInfo } from '../../../src/cli/stack/runtime-record.js';
 import { StartupGate } from '../../../src/cli/stack/startup.js';
@@ -14,6 +15,7 @@ let dir: string;
 let said: string[];
 let logged: string[];
 let gate: StartupGate;
+let preflight: PreflightBoard;
 let record: RuntimeRecord;
 let events: SupervisorEvents;
 
@@ -30,17 +32,37 @@ const calculator: WorkerReady = {
   type: 'worker_ready',
   instances: [{ tool: 'calculator', id: 'i1', host: 'pi4' }],
 };
+/** A preflight reply of `tool`: ready, or failing its `configured` check. */
+function preflightOf(tool: string, ok: boolean): WorkerPreflight {
+  return {
+    type: 'worker_preflight',
+    replies: [
+      {
+        v: 1,
+        tool,
+        ok,
+        warnings: [],
+        checks: ok ? [] : [{ name: 'configured', ok: false, detail: 'set X (tools.x)' }],
+        execution_locality: 'local',
+        resource_requirements: { cpu: 'low', memory_mb: 64, network: false },
+        worker: { id: 'i1', host: 'pi4' },
+      },
+    ],
+  };
+}
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'caesar-child-events-'));
   said = [];
   logged = [];
   gate = new StartupGate(['brain', 'calculator']);
+  preflight = new PreflightBoard();
   record = new RuntimeRecord(dir, (l) => said.push(l));
   events = childEvents({
     say: (l) => said.push(l),
     log: (l) => logged.push(l),
     gate,
+    preflight,
     record,
     pidOf: (name) => (name === 'brain' ? 101 : 202),
   });
@@ -108,6 +130,34 @@ describe("caesar up's handling of its children", () => {
       async () => (await readRuntimeFile(dir))?.api_url === 'http://127.0.0.1:9911',
       'runtime.json to name the new URL',
     );
+  });
+
+  test("a worker's preflight is kept for the start's summary, not printed before it", async () => {
+    events.onMessage!('calculator', preflightOf('calculator', false));
+    expect(said).toEqual([]);
+    expect(await preflight.lines(['calculator'], 30_000)).toEqual([
+      'calculator: not configured: set X (tools.x)',
+    ]);
+  });
+
+  test('a worker reporting for another tool, or the brain reporting at all, is refused', async () => {
+    events.onMessage!('calculator', preflightOf('web_search', true));
+    expect(await startFailure()).toBe(
+      'calculator sent a malformed message, refused (type: worker_preflight: calculator cannot report for tool web_search)',
+    );
+    expect(await preflight.lines(['web_search'], 10)).toEqual([
+      'web_search: preflight failed: error: no answer within 0.01 s',
+    ]);
+  });
+
+  test('once the stack is up, a restarted worker prints its preflight', async () => {
+    events.onMessage!('calculator', calculator);
+    events.onMessage!('brain', brain);
+    await gate.wait(30_000);
+    gate.close();
+    said = [];
+    events.onMessage!('calculator', preflightOf('calculator', true));
+    expect(said).toEqual(['preflight     calculator: ready']);
   });
 
   test("a child's output lines are logged with its name", () => {

@@ -3,6 +3,7 @@ import {
   parseChildMessage,
   type BrainReady,
   type ChildMessage,
+  type WorkerPreflight,
   type WorkerReady,
 } from '../../../src/cli/stack/messages.js';
 
@@ -21,10 +22,29 @@ const workerReady: WorkerReady = {
   instances: [{ tool: 'calculator', id: 'abc123', host: 'pi4' }],
 };
 
+const workerPreflight: WorkerPreflight = {
+  type: 'worker_preflight',
+  replies: [
+    {
+      v: 1,
+      tool: 'web_search',
+      ok: false,
+      warnings: [],
+      checks: [
+        { name: 'configured', ok: false, detail: 'set CAESAR_TOOLS__WEB_SEARCH__SEARXNG_URL' },
+      ],
+      execution_locality: 'remote_api',
+      resource_requirements: { cpu: 'low', memory_mb: 64, network: true },
+      worker: { id: 'abc123', host: 'pi4' },
+    },
+  ],
+};
+
 describe('messages from the children of caesar up', () => {
   test.each([
     ['the brain is ready', brainReady],
     ['a worker is ready', workerReady],
+    ["a worker's preflight", workerPreflight],
     ['a child cannot start', { type: 'fatal', message: 'policy.yaml:3:5: unknown key' }],
   ] as [string, ChildMessage][])('%s: parsed as sent', (_name, message) => {
     expect(parseChildMessage(message)).toEqual({ ok: true, message });
@@ -57,6 +77,16 @@ describe('messages from the children of caesar up', () => {
       /^instances\.0\.id: /,
     ],
     ['a fatal without a message', { type: 'fatal' }, /^message: /],
+    [
+      'a preflight with no reply',
+      { ...workerPreflight, replies: [] },
+      /^replies: expected at least one reply$/,
+    ],
+    [
+      'a preflight reply without its tool',
+      { ...workerPreflight, replies: [{ ...workerPreflight.replies[0], tool: undefined }] },
+      /^replies\.0\.tool: /,
+    ],
     ['a field neither side knows', { ...workerReady, pid: 7 }, /pid/],
   ])('%s is refused, naming the field at fault', (_name, raw, problem) => {
     const parsed = parseChildMessage(raw);

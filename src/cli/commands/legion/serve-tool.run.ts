@@ -4,14 +4,22 @@ import { createLogger } from '../../../log/index.js';
 import { loadShippedTools } from '../../../../workers/index.js';
 import type { BusFlags } from '../../flags.js';
 import { loadCliConfig } from '../../load-config.js';
-import { leaveSupervisor, stopWithSupervisor, tellSupervisor } from '../../stack/child.js';
+import {
+  leaveSupervisor,
+  stopWithSupervisor,
+  tellSupervisor,
+  underSupervisor,
+} from '../../stack/child.js';
 
 /** `caesar legion serve-tool`'s flags. */
 export interface ServeFlags extends BusFlags {
   host?: string;
 }
 
-/** Serves the shipped tools `names` over NATS until stopped; under `caesar up`, says when ready. */
+/**
+ * Serves the shipped tools `names` over NATS until stopped; under `caesar up`, says when
+ * ready, then what each tool's preflight found.
+ */
 export async function serveTool(names: string[], flags: ServeFlags): Promise<number> {
   const config = await loadCliConfig(flags);
   const logger = createLogger({ level: config.log.level, bindings: { component: 'worker' } });
@@ -28,7 +36,11 @@ export async function serveTool(names: string[], flags: ServeFlags): Promise<num
       onReady: (worker) => {
         const instances = worker.instances.map((i) => ({ tool: i.tool, id: i.id, host: i.host }));
         logger.info({ instances }, 'ready');
-        tellSupervisor({ type: 'worker_ready', instances });
+        if (!tellSupervisor({ type: 'worker_ready', instances })) return;
+        worker.preflight().then(
+          (replies) => underSupervisor() && tellSupervisor({ type: 'worker_preflight', replies }),
+          (err: unknown) => logger.warn({ err }, 'preflight failed'),
+        );
       },
     });
   } catch (err) {
