@@ -523,6 +523,15 @@ export const ERROR_CATALOGUE = {
     summary: 'cannot connect to NATS, or its credentials (seed, creds, token file) are unusable',
     fix: 'check `bus.url` and the credentials file the message names',
   },
+  bus_permission_denied: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{detail}',
+    summary:
+      "NATS refused a subscription this process needs: its identity's permissions do not allow the subject",
+    fix: 'give the identity the block `caesar legion permissions <tools>` prints (docs/operations.md, "Many hosts")',
+  },
   nats_server_failed: {
     kind: 'local',
     status: 500,

@@ -58,6 +58,18 @@ export interface ToolWorker extends AsyncDisposable {
   stop(): Promise<void>;
 }
 
+/**
+ * NATS refused a subscription a tool needs: the worker's identity may not receive the tool's
+ * calls (or answer discovery), so it must not say it is ready.
+ */
+export class BusPermissionError extends CaesarError {
+  declare readonly code: 'bus_permission_denied';
+  override readonly name = 'BusPermissionError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('bus_permission_denied', message, options);
+  }
+}
+
 /** A config section that does not match the tool's schema; names the tool and fields. */
 export class ToolConfigError extends CaesarError {
   declare readonly code: 'tool_config_invalid';
@@ -92,7 +104,9 @@ export async function serveTools(
     for (const tool of tools) {
       running.push(await startOne(tool, options, host, logger, cutoff.signal, inflight));
     }
+    // The server answers a refused subscription with -ERR before the flush's PONG.
     await nc.flush();
+    assertSubscribed(running);
     for (const r of running) publishHello(nc, r);
   } catch (err) {
     await Promise.allSettled(running.map((r) => closeOne(r)));
@@ -190,6 +204,25 @@ async function startOne(
   ];
   service.listen(nc);
   return { tool, ctx, service, subs };
+}
+
+/** Throws BusPermissionError naming every subject the server refused, tool by tool. */
+function assertSubscribed(running: readonly Running[]): void {
+  const refused = running.flatMap((r) => {
+    const subjects = [
+      ...r.subs.filter((s) => s.isClosed()).map((s) => s.getSubject()),
+      ...r.service.refused(),
+    ];
+    return subjects.length === 0 ? [] : [{ tool: r.tool.spec.name, subjects }];
+  });
+  if (refused.length === 0) return;
+  const tools = refused.map((r) => r.tool);
+  const what = refused.map((r) => `${r.tool}: ${r.subjects.join(', ')}`).join('; ');
+  throw new BusPermissionError(
+    `NATS refused this worker's subscriptions (${what}): its identity may not receive ` +
+      `${tools.join(', ')}'s calls. Give it the permissions that \`caesar legion permissions ` +
+      `${tools.join(' ')}\` prints (docs/operations.md)`,
+  );
 }
 
 function parseConfig(tool: ToolDefinition, section: unknown): unknown {

@@ -72,6 +72,11 @@ export class ToolService {
     }
   }
 
+  /** Subjects whose subscription the server refused (closed once the subscribe was flushed). */
+  refused(): string[] {
+    return this.#subs.filter((s) => s.isClosed()).map((s) => s.getSubject());
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled(this.#subs.map((s) => s.drain()));
   }

@@ -24,6 +24,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'ToolDefinitionError',
     'ToolDefinitionInput',
     'ToolConfigError',
+    'BusPermissionError',
     'ServeOptions',
     'ToolWorker',
     'ToolInstance',

@@ -11,7 +11,7 @@ import {
   inboxPrefix,
   workerPermissions,
 } from '../../../src/protocol/index.js';
-import { startCli, type RunningCli } from '../../helpers/cli.js';
+import { runCli, startCli, type RunningCli } from '../../helpers/cli.js';
 import { rawDispatch } from '../../helpers/dispatch.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -148,6 +148,63 @@ describe('least-privilege NKEY identities', () => {
       /permissions violation for subscription to "caesar\.dispatch\.tool\.calculator"/i,
     );
   });
+
+  test('serving a tool its identity may not receive fails with the refused subjects, before any hello', async () => {
+    const nc = await nats.connect({ auth: { kind: 'nkey', seedFile: join(dir, 'worker.nk') } });
+    const hellos: string[] = [];
+    const watcher = await nats.connect({
+      auth: { kind: 'nkey', seedFile: join(dir, 'brain.nk') },
+      inboxPrefix: inboxPrefix('brain'),
+    });
+    watcher.subscribe('caesar.registry.hello', {
+      callback: (_e, m) => void hellos.push(m.string()),
+    });
+    await watcher.flush();
+    try {
+      // `worker` may serve `probe` only; the calculator's subjects are refused
+      const err = await serveTools(
+        [probeTool, { ...probeTool, spec: { ...probeTool.spec, name: 'calculator' } }],
+        {
+          nc,
+        },
+      ).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'bus_permission_denied', name: 'BusPermissionError' });
+      const message = (err as Error).message;
+      expect(message).toContain('caesar.dispatch.tool.calculator');
+      expect(message).toContain('caesar.preflight.tool.calculator');
+      expect(message).toContain('`caesar legion permissions calculator`');
+      expect(message).not.toMatch(/probe:/); // its own tool's subjects were granted
+      await watcher.flush();
+      expect(hellos).toEqual([]);
+      // the watcher does see hellos: the same identity serving its own tool says hello
+      const own = await serveTools([probeTool], { nc });
+      await waitFor(() => hellos.length > 0, 'the probe worker to say hello');
+      expect(JSON.parse(hellos[0]!)).toMatchObject({ tool: 'probe' });
+      await own.stop();
+    } finally {
+      await nc.close();
+      await watcher.close();
+    }
+  });
+
+  test("caesar legion serve-tool under another tool's identity exits 1 naming subject, identity and fix, never ready", async () => {
+    const run = await runCli([
+      'legion',
+      'serve-tool',
+      'calculator',
+      '--nats-url',
+      nats.url,
+      '--nkey-seed-file',
+      join(dir, 'worker.nk'),
+      '--log-level',
+      'info',
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('caesar.dispatch.tool.calculator');
+    expect(run.stderr).toContain(`the NKEY ${worker.pub} (seed file ${join(dir, 'worker.nk')})`);
+    expect(run.stderr).toContain('`caesar legion permissions calculator`');
+    expect(run.stderr).not.toMatch(/"msg":"ready"/);
+  }, 60_000);
 
   test('a connection with a wrong seed is rejected', async () => {
     const stranger = identity();
