@@ -1,8 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import {
+  backoff,
   connect as natsConnect,
+  ConnectionError,
   credsAuthenticator,
   nkeyAuthenticator,
+  TimeoutError,
   tokenAuthenticator,
   type Authenticator,
   type NatsConnection,
@@ -117,4 +120,96 @@ function watchStatus(nc: NatsConnection, logger: Logger): void {
       }
     }
   })().catch(() => undefined);
+}
+
+/** How {@link connectBusWhenReachable} waits for a server that is not reachable yet. */
+export interface ReachOptions {
+  /** Stops waiting: the promise rejects with the last connect error. */
+  signal?: AbortSignal;
+  /** Called before each wait, with the error that caused it. */
+  onWait?: (err: Error, delayMs: number, attempt: number) => void;
+  /** Waits between attempts, jittered; the last repeats. @default 0.5 s, 1, 2, 4, 8, 15 s */
+  policyMs?: readonly number[];
+}
+
+const REACH_POLICY_MS: readonly number[] = [500, 1000, 2000, 4000, 8000, 15_000];
+
+/**
+ * Connects like {@link connectBus}, and waits for a server that is not reachable yet (the
+ * connection refused or timed out, a host name that does not resolve yet: NATS starting after
+ * the worker, a Pi whose network comes up late) by trying again with jittered backoff until it
+ * is, or until `signal` aborts. Anything else fails at once: a server that refuses the
+ * credentials, or credentials that cannot be read, would refuse them again.
+ */
+export async function connectBusWhenReachable(
+  options: BusOptions,
+  reach: ReachOptions = {},
+): Promise<NatsConnection> {
+  const waits = backoff([...(reach.policyMs ?? REACH_POLICY_MS)]);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await connectBus(options);
+    } catch (err) {
+      if (!notReachableYet(err) || reach.signal?.aborted) throw err;
+      const delayMs = waits.backoff(attempt);
+      reach.onWait?.(err as Error, delayMs, attempt + 1);
+      await delay(delayMs, reach.signal);
+      if (reach.signal?.aborted) throw err;
+    }
+  }
+}
+
+/** A first connect that failed because no server answered (yet), as opposed to refused us. */
+function notReachableYet(err: unknown): boolean {
+  if (!(err instanceof BusConnectError)) return false;
+  const cause = err.cause;
+  if (cause instanceof TimeoutError || cause instanceof ConnectionError) return true;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ECONNREFUSED';
+}
+
+function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
+/**
+ * `nc.flush()` that rides out a disconnect: a flush sent while the connection is down fails
+ * with "connection disconnected" (the client keeps reconnecting), so it waits for the next
+ * reconnect (at most `pollMs`, in case it came before the wait began) and flushes again.
+ * Rejects only once the connection is closed for good.
+ */
+export async function flushWhenConnected(nc: NatsConnection, pollMs = 1000): Promise<void> {
+  for (;;) {
+    try {
+      await nc.flush();
+      return;
+    } catch (err) {
+      if (nc.isClosed()) throw err;
+      await reconnectOrTimeout(nc, pollMs);
+    }
+  }
+}
+
+/** Resolves at the connection's next reconnect, when it closes, or after `ms`. */
+async function reconnectOrTimeout(nc: NatsConnection, ms: number): Promise<void> {
+  const statuses = nc.status();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  const reconnect = (async () => {
+    for await (const s of statuses) if (s.type === 'reconnect') return;
+  })().catch(() => undefined);
+  try {
+    await Promise.race([reconnect, timeout, nc.closed()]);
+  } finally {
+    clearTimeout(timer);
+    (statuses as Partial<{ stop: () => void }>).stop?.();
+  }
 }

@@ -1,4 +1,4 @@
-export { connectBus } from './connect.js';
+export { connectBus, connectBusWhenReachable, flushWhenConnected } from './connect.js';
 export type { BusOptions } from './connect.js';
 export { ConnectionWatch } from './connection-watch.js';
 export type { BusStatus } from './connection-watch.js';

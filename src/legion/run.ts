@@ -1,4 +1,5 @@
-import { connectBus, type BusOptions } from '../bus/index.js';
+import { connectBusWhenReachable, type BusOptions } from '../bus/index.js';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../log/index.js';
 import type { ToolDefinition } from './define.js';
 import { serveTools, type ToolWorker } from './serve.js';
@@ -15,12 +16,13 @@ export interface RunToolsOptions {
 }
 
 /**
- * The worker process main loop behind `caesar legion serve-tool`: connect, serve, and on
- * SIGINT/SIGTERM stop gracefully, drain the connection and resolve with exit code 0. A
- * second signal during shutdown gives up at once with exit code 1.
+ * The worker process main loop behind `caesar legion serve-tool`: connect (waiting for a
+ * server that is not reachable yet, with a log line per wait), serve, and on SIGINT/SIGTERM
+ * stop gracefully, drain the connection and resolve with exit code 0. A second signal during
+ * shutdown gives up at once with exit code 1.
  */
 export async function runTools(tools: ToolDefinition[], options: RunToolsOptions): Promise<number> {
-  const nc = await connectBus({ ...options.bus, logger: options.logger });
+  const nc = await connectWaiting(options);
   let worker: ToolWorker;
   try {
     worker = await serveTools(tools, {
@@ -67,4 +69,29 @@ export async function runTools(tools: ToolDefinition[], options: RunToolsOptions
   ]);
   if (!drained) await nc.close().catch(() => undefined);
   return 0;
+}
+
+/** Connects, waiting out a server that is not up yet; SIGINT or SIGTERM stops the wait. */
+async function connectWaiting(options: RunToolsOptions): Promise<NatsConnection> {
+  const stop = new AbortController();
+  const abort = () => stop.abort();
+  process.once('SIGINT', abort);
+  process.once('SIGTERM', abort);
+  const servers = [options.bus.servers].flat().join(', ');
+  try {
+    return await connectBusWhenReachable(
+      { ...options.bus, logger: options.logger },
+      {
+        signal: stop.signal,
+        onWait: (err, delayMs, attempt) =>
+          options.logger.warn(
+            { servers, attempt, retryInMs: delayMs, reason: err.message },
+            `NATS is not reachable yet; trying again in ${(delayMs / 1000).toFixed(1)} s`,
+          ),
+      },
+    );
+  } finally {
+    process.off('SIGINT', abort);
+    process.off('SIGTERM', abort);
+  }
 }

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { nuid, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { flushWhenConnected } from '../bus/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { envVarName, toolSectionPath } from '../text/index.js';
 import {
@@ -104,8 +105,9 @@ export async function serveTools(
     for (const tool of tools) {
       running.push(await startOne(tool, options, host, logger, cutoff.signal, inflight));
     }
-    // The server answers a refused subscription with -ERR before the flush's PONG.
-    await nc.flush();
+    // The server answers a refused subscription with -ERR before the flush's PONG. A server
+    // that went away meanwhile (a tool's start can take seconds) is waited for.
+    await flushWhenConnected(nc);
     assertSubscribed(running);
     for (const r of running) publishHello(nc, r);
   } catch (err) {
