@@ -1,9 +1,22 @@
+import { readTokensFile } from '../../brain/api/index.js';
 import { startBrain } from '../../brain/daemon/index.js';
+import {
+  readRuntimeFile,
+  removeRuntimeFile,
+  writeRuntimeFile,
+  type CaesarConfig,
+  type RuntimeInfoInput,
+} from '../../config/index.js';
 import { createLogger } from '../../log/index.js';
 import type { BusFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
 import { stopOnSignal } from '../signals.js';
-import { leaveSupervisor, stopWithSupervisor, tellSupervisor } from '../stack/child.js';
+import {
+  leaveSupervisor,
+  stopWithSupervisor,
+  tellSupervisor,
+  underSupervisor,
+} from '../stack/child.js';
 
 /** `caesar brain`'s flags. */
 export interface BrainFlags extends BusFlags {
@@ -12,7 +25,12 @@ export interface BrainFlags extends BusFlags {
   policy?: string;
 }
 
-/** `caesar brain`: runs the brain until SIGINT or SIGTERM; under `caesar up`, says when it is ready. */
+/**
+ * `caesar brain`: runs the brain until SIGINT or SIGTERM. Under `caesar up` it says when it is
+ * ready; run alone it writes `<data_dir>/runtime.json` (removed on the way out), so client
+ * commands find it as they find a `caesar up` stack, and refuses a data dir another live
+ * stack or brain has published.
+ */
 export async function runBrain(flags: BrainFlags): Promise<number> {
   const api: Record<string, unknown> = {};
   if (flags.apiHost !== undefined) api.host = flags.apiHost;
@@ -21,12 +39,17 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   if (Object.keys(api).length > 0) raw.api = api;
   if (flags.policy !== undefined) raw.policy = { file: flags.policy };
   const config = await loadCliConfig({ ...flags, raw });
+  const alone = !underSupervisor();
+  if (alone) await refuseLiveStack(config.dataDir);
   // the audit log, conversations and tokens file are for the brain's user only
   process.umask(0o077);
   const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
   const brain = await startBrain(config, { logger });
   stopWithSupervisor();
-  const stopped = stopOnSignal(() => brain.close());
+  const stopped = stopOnSignal(async () => {
+    await brain.close();
+    if (alone) await removeRuntimeFile(config.dataDir);
+  });
   const told = tellSupervisor({
     type: 'brain_ready',
     url: brain.url,
@@ -37,12 +60,44 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
     policy_file: config.policy.file,
   });
   if (!told) {
+    const runtimeFile = await writeRuntimeFile(
+      config.dataDir,
+      await runtimeInfo(config, brain.url),
+    );
     console.log(`brain ready: ${brain.url} (NATS nats://${brain.natsUrl})`);
     console.log(
       `API tokens: ${config.api.tokensFile}${brain.createdTokensFile ? ' (created)' : ''}`,
     );
+    console.log(`runtime: ${runtimeFile} (client commands find this brain)`);
   }
   await stopped;
   leaveSupervisor();
   return 0;
+}
+
+/** A data dir whose runtime.json names a live process belongs to that stack or brain. */
+async function refuseLiveStack(dataDir: string): Promise<void> {
+  const running = await readRuntimeFile(dataDir);
+  if (running === undefined) return;
+  throw new Error(
+    `another caesar up or caesar brain (pid ${running.pid}) is running with data dir ` +
+      `${dataDir}: stop it first, or pass another --data-dir`,
+  );
+}
+
+/** What runtime.json says about a brain run alone: no tools of its own, no operator seed. */
+async function runtimeInfo(config: CaesarConfig, apiUrl: string): Promise<RuntimeInfoInput> {
+  const names = (await readTokensFile(config.api.tokensFile)).map((t) => t.name);
+  return {
+    pid: process.pid,
+    started_at: new Date().toISOString(),
+    data_dir: config.dataDir,
+    nats_url: config.busOptions.servers.join(','),
+    api_url: apiUrl,
+    token_file: config.api.tokensFile,
+    token_name: names.includes('operator') ? 'operator' : (names[0] ?? 'operator'),
+    audit_db: config.audit.file,
+    policy_file: config.policy.file,
+    tools: [],
+  };
 }
