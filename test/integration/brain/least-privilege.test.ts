@@ -34,11 +34,20 @@ describe('brain and worker under least-privilege NKEY identities', () => {
         mode: 0o600,
       });
     }
-    const users = [
-      { nkey: ids.brain.getPublicKey(), permissions: brainPermissions('brain') },
-      { nkey: ids.calculator.getPublicKey(), permissions: workerPermissions(['calculator']) },
-    ];
-    nats = await startNats({ config: `authorization: ${JSON.stringify({ users })}\n` });
+    // the server config of docs/operations.md, each block pasted as `caesar legion
+    // permissions` prints it
+    const block = async (args: string[]) =>
+      (await runCli(['legion', 'permissions', ...args])).stdout;
+    const config = [
+      'authorization: {',
+      '  users: [',
+      `    { nkey: ${ids.calculator.getPublicKey()}, permissions: ${await block(['calculator'])} },`,
+      `    { nkey: ${ids.brain.getPublicKey()}, permissions: ${await block(['--brain'])} },`,
+      '  ]',
+      '}',
+      '',
+    ].join('\n');
+    nats = await startNats({ config });
     await writeFile(join(dir, 'policy.yaml'), 'version: 1\nallowed_tools:\n  - calculator\n');
     calculator = startCalculatorProcess(nats.url, ['--nkey-seed-file', join(dir, 'calculator.nk')]);
     brain = await startBrainProcess({
@@ -55,10 +64,12 @@ describe('brain and worker under least-privilege NKEY identities', () => {
     await rm(dir, { recursive: true, force: true });
   }, 30_000);
 
-  test('`caesar legion permissions --brain` prints the block this test gives the brain', async () => {
+  test('`caesar legion permissions` prints the blocks this test pastes into the server config', async () => {
     const r = await runCli(['legion', 'permissions', '--brain']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout.replace(/^permissions: /, ''))).toEqual(brainPermissions('brain'));
+    expect(JSON.parse(r.stdout)).toEqual(brainPermissions('brain'));
+    const worker = await runCli(['legion', 'permissions', 'calculator']);
+    expect(JSON.parse(worker.stdout)).toEqual(workerPermissions(['calculator']));
     const both = await runCli(['legion', 'permissions', 'calculator', '--brain']);
     expect(both.code).toBe(1);
     expect(both.stderr).toMatch(/either tool names or --brain/);
