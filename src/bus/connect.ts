@@ -5,6 +5,7 @@ import {
   ConnectionError,
   credsAuthenticator,
   nkeyAuthenticator,
+  nkeys,
   TimeoutError,
   tokenAuthenticator,
   type Authenticator,
@@ -12,6 +13,7 @@ import {
 } from '@nats-io/transport-node';
 import type { BusAuth } from '../config/index.js';
 import type { Logger } from '../log/index.js';
+import { inboxPrefix } from '../protocol/index.js';
 import { CaesarError } from '../errors/index.js';
 
 /** How a process authenticates to NATS: the config's own type (src/config), taken as is. */
@@ -26,7 +28,8 @@ export interface BusOptions {
   /**
    * Inbox prefix for replies. Least-privilege deployments give each identity its own
    * (`_INBOX.<identity>`) and only allow it to subscribe there.
-   * @default '_INBOX'
+   * @default `_INBOX.<public key>` with an NKEY (the block `caesar legion identity new`
+   *   prints allows exactly that), else '_INBOX'
    */
   inboxPrefix?: string;
   /** Base wait between reconnect attempts. @default 2000 */
@@ -58,23 +61,38 @@ async function readSecretFile(path: string, what: string): Promise<string> {
   }
 }
 
+interface Credentials {
+  authenticator?: Authenticator;
+  /** The NKEY's public key, when the identity is one. */
+  publicKey?: string;
+}
+
 /** Builds the authenticator; seed and creds files are read here and never logged. */
-async function buildAuthenticator(auth: BusAuth): Promise<Authenticator | undefined> {
+async function buildAuthenticator(auth: BusAuth): Promise<Credentials> {
   switch (auth.kind) {
     case 'none':
-      return undefined;
+      return {};
     case 'token':
-      return tokenAuthenticator(auth.token);
+      return { authenticator: tokenAuthenticator(auth.token) };
     case 'nkey': {
       const seed = await readSecretFile(auth.seedFile, 'NKEY seed');
       if (!/^S[UANOC][A-Z2-7]{50,}$/.test(seed)) {
         throw new BusConnectError(`'${auth.seedFile}' does not hold an NKEY seed (expected 'SU…')`);
       }
-      return nkeyAuthenticator(new TextEncoder().encode(seed));
+      const bytes = new TextEncoder().encode(seed);
+      let publicKey: string;
+      try {
+        publicKey = nkeys.fromSeed(bytes).getPublicKey();
+      } catch (err) {
+        throw new BusConnectError(`'${auth.seedFile}' does not hold a valid NKEY seed`, {
+          cause: err,
+        });
+      }
+      return { authenticator: nkeyAuthenticator(bytes), publicKey };
     }
     case 'creds': {
       const creds = await readSecretFile(auth.credsFile, 'credentials');
-      return credsAuthenticator(new TextEncoder().encode(creds));
+      return { authenticator: credsAuthenticator(new TextEncoder().encode(creds)) };
     }
   }
 }
@@ -84,13 +102,14 @@ async function buildAuthenticator(auth: BusAuth): Promise<Authenticator | undefi
  * rides out a server restart or a network blip without an operator.
  */
 export async function connectBus(options: BusOptions): Promise<NatsConnection> {
-  const authenticator = await buildAuthenticator(options.auth ?? { kind: 'none' });
+  const { authenticator, publicKey } = await buildAuthenticator(options.auth ?? { kind: 'none' });
   let nc: NatsConnection;
   try {
     nc = await natsConnect({
       servers: options.servers,
       name: options.name,
-      inboxPrefix: options.inboxPrefix,
+      inboxPrefix:
+        options.inboxPrefix ?? (publicKey === undefined ? undefined : inboxPrefix(publicKey)),
       ...(authenticator ? { authenticator } : {}),
       reconnect: true,
       maxReconnectAttempts: -1,

@@ -69,7 +69,7 @@ const BusSchema = z
       .refine(isInboxIdentity, 'expected 1-64 letters, digits, `_` or `-`')
       .optional()
       .describe(
-        'Least-privilege reply inbox: replies arrive on `_INBOX.<inbox_identity>.>` instead of `_INBOX.>`, so NATS permissions can allow only that prefix.',
+        'Least-privilege reply inbox: replies arrive on `_INBOX.<inbox_identity>.>`, so NATS permissions can allow only that prefix. Unset: `_INBOX.<public key>.>` with an NKEY (what `caesar legion identity new --brain` grants), else `_INBOX.>`.',
       )
       .register(fieldMeta, { example: 'worker-kitchen' }),
     reconnect_wait: durationField()
