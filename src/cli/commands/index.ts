@@ -6,6 +6,7 @@ import { register as registerConfig } from './config.js';
 import { register as registerConfirm } from './confirm.js';
 import { register as registerInvoke } from './invoke.js';
 import { register as registerLegion } from './legion/index.js';
+import { register as registerNats } from './nats.js';
 import { register as registerPolicy } from './policy/index.js';
 import { register as registerUp } from './up.js';
 
@@ -18,6 +19,7 @@ export function registerCommandGroups(program: Command): void {
   registerUp(program);
   registerBrain(program);
   registerLegion(program);
+  registerNats(program);
   registerPolicy(program);
   registerAudit(program);
   registerChat(program);

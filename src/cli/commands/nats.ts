@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import type { NatsConfigFlags } from './nats-config.run.js';
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** Adds `caesar nats config`: a nats-server config for a set of NKEY identities. */
+export function register(program: Command): void {
+  const nats = program.command('nats').description('nats-server configuration for CAESAR');
+  nats
+    .command('config')
+    .description(
+      'write a complete nats-server config: one least-privilege user per identity, for one server or a cluster',
+    )
+    .option('--brain <key>', "a brain's public key or seed file (repeatable)", collect, [])
+    .option(
+      '--worker <tools=key>',
+      "a worker host's tools and its public key or seed file, e.g. calculator,web_search=UA… (repeatable)",
+      collect,
+      [],
+    )
+    .option('--operator <key>', "an operator's public key or seed file (repeatable)", collect, [])
+    .option('--listen <host:port>', 'where clients connect', '0.0.0.0:4222')
+    .option('--cluster <name>', 'run as one server of a cluster with this name')
+    .option('--cluster-listen <host:port>', 'where the other servers connect', '0.0.0.0:6222')
+    .option('--routes <urls>', 'the other servers of the cluster, comma-separated nats-route://…')
+    .option('--out <file>', 'write here (mode 0600) instead of printing')
+    .action(async (flags: NatsConfigFlags) => {
+      const { writeNatsConfig } = await import('./nats-config.run.js');
+      process.exitCode = await writeNatsConfig(flags);
+    });
+}

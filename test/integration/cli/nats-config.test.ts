@@ -1,0 +1,157 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { connectBus } from '../../../src/bus/index.js';
+import { startNatsServer } from '../../../src/bus/launcher.js';
+import { dispatchSubject } from '../../../src/protocol/index.js';
+import { runCli } from '../../helpers/cli.js';
+
+// Issue 14, scope 1: `caesar nats config` writes a config nats-server accepts, for one server
+// and for a server of a cluster, from identities minted by `caesar legion identity new`.
+
+/** `nats-server -t -c file`: nats-server's own check of a config file. */
+function natsServerCheck(file: string): { status: number | null; output: string } {
+  const PATH = [process.env.PATH ?? '', '/usr/sbin', '/usr/local/sbin'].join(delimiter);
+  const r = spawnSync('nats-server', ['-t', '-c', file], { env: { ...process.env, PATH } });
+  return { status: r.status, output: `${r.stdout.toString()}${r.stderr.toString()}` };
+}
+
+describe('caesar nats config', () => {
+  let dir: string;
+  const keys: Record<string, string> = {};
+  const seeds: Record<string, string> = {};
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'caesar-nats-config-'));
+    const roles: Record<string, string[]> = {
+      brain: ['--brain'],
+      calc: ['--tools', 'calculator'],
+      operator: ['--operator'],
+    };
+    for (const [name, role] of Object.entries(roles)) {
+      seeds[name] = join(dir, `${name}.nk`);
+      const r = await runCli(['legion', 'identity', 'new', name, ...role, '--out', seeds[name]]);
+      expect(r.code).toBe(0);
+      keys[name] = /public key: (U\w+)/.exec(r.stdout)?.[1] ?? '';
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('one server: nats-server accepts it, and each identity can do its part and no more', async () => {
+    const file = join(dir, 'one.conf');
+    const r = await runCli([
+      'nats',
+      'config',
+      '--brain',
+      seeds.brain!,
+      '--worker',
+      `calculator=${keys.calc}`,
+      '--operator',
+      keys.operator!,
+      '--listen',
+      '127.0.0.1:4222',
+      '--out',
+      file,
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`wrote ${file}; check it with: nats-server -t -c ${file}`);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const text = await readFile(file, 'utf8');
+    expect(text).not.toMatch(/\bS[UA][A-Z2-7]{50,}/); // public keys only, never a seed
+    expect(natsServerCheck(file)).toMatchObject({ status: 0 });
+
+    const server = await startNatsServer({ port: 0, configFile: file });
+    try {
+      const brain = await connectBus({
+        servers: server.url,
+        auth: { kind: 'nkey', seedFile: seeds.brain! },
+      });
+      // its inbox and the dispatch subject are allowed: nobody serves, so no responders
+      await expect(
+        brain.request(dispatchSubject('calculator'), '{}', { timeout: 5000 }),
+      ).rejects.toThrow(/no responders/i);
+      await brain.close();
+      const worker = await connectBus({
+        servers: server.url,
+        auth: { kind: 'nkey', seedFile: seeds.calc! },
+      });
+      const refused = new Promise<Error>((resolve) => {
+        worker.subscribe(dispatchSubject('web_search'), {
+          queue: 'caesar-tool',
+          callback: (err) => {
+            if (err) resolve(err);
+          },
+        });
+      });
+      expect((await refused).message).toMatch(/permissions violation for subscription/i);
+      await worker.close();
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  test('a server of a cluster: the cluster block with its routes, accepted by nats-server', async () => {
+    const r = await runCli([
+      'nats',
+      'config',
+      '--worker',
+      `calculator,web_search=${seeds.calc}`,
+      '--brain',
+      keys.brain!,
+      '--cluster',
+      'caesar',
+      '--cluster-listen',
+      '0.0.0.0:6222',
+      '--routes',
+      'nats-route://nats-b.lan:6222,nats-route://nats-c.lan:6222',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('"routes": [\n    "nats-route://nats-b.lan:6222",');
+    expect(r.stdout).toContain('"caesar.dispatch.tool.web_search caesar-tool"');
+    const file = join(dir, 'cluster.conf');
+    await writeFile(file, r.stdout);
+    expect(natsServerCheck(file)).toMatchObject({ status: 0 });
+  }, 30_000);
+
+  test.each([
+    [[], 'give at least one identity: --brain, --worker or --operator'],
+    [
+      ['--brain', 'UNOTAKEY'],
+      '--brain UNOTAKEY: neither a user public key (U…) nor a readable seed file (ENOENT)',
+    ],
+    [['--worker', 'UABC'], '--worker UABC: expected <tools>=<key>, e.g. calculator=UA…'],
+    [['--operator', 'x', '--routes', 'nats-route://a:6222'], '--operator x: neither'],
+  ])('a usage mistake exits 2 naming the flag: %j', async (args, message) => {
+    const r = await runCli(['nats', 'config', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+
+  test('--routes without --cluster, and one identity given twice, are refused', async () => {
+    const routes = await runCli([
+      'nats',
+      'config',
+      '--operator',
+      keys.operator!,
+      '--routes',
+      'nats-route://a:6222',
+    ]);
+    expect(routes.code).toBe(2);
+    expect(routes.stderr).toContain('--routes needs --cluster <name>');
+    const twice = await runCli([
+      'nats',
+      'config',
+      '--operator',
+      keys.operator!,
+      '--brain',
+      seeds.operator!,
+    ]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain(`the identity ${keys.operator} is given twice`);
+  });
+});
