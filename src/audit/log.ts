@@ -66,6 +66,7 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
     this.#writer = new WriterClient(init, readTip(db), this.#log, {
       onReopen: (tip) => this.#reopened(tip),
       onThread: opts.onWriterThread,
+      idleStopMs: opts.writerIdleMs,
     });
   }
 

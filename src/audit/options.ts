@@ -31,6 +31,12 @@ const AuditLogOptionsSchema = z.object({
   /** Hard cap on the file size (SQLite `max_page_count`); appends past it fail closed. */
   maxDatabaseBytes: z.number().int().positive().optional(),
   /**
+   * How long the writer thread may have nothing in flight before it stops, giving back its
+   * memory (6.5 MiB of an idle brain); the next append starts another and waits for it to
+   * open the file (p50 ~70 ms). 0 keeps the thread. @default 60000
+   */
+  writerIdleMs: z.number().int().min(0).default(60_000),
+  /**
    * Test hook, not a setting: the writer thread blocks this long inside every transaction,
    * as a slow fsync (an SD card) would. @default 0
    */
@@ -54,6 +60,7 @@ export interface ResolvedAuditLogOptions {
   readonly maxBatch: number;
   readonly busyTimeoutMs: number;
   readonly maxDatabaseBytes: number | undefined;
+  readonly writerIdleMs: number;
   readonly commitDelayMs: number;
   readonly logger: Logger;
   readonly clock: () => Date;
@@ -71,6 +78,7 @@ export function resolveAuditLogOptions(input: AuditLogOptions): ResolvedAuditLog
     maxBatch: parsed.maxBatch,
     busyTimeoutMs: parsed.busyTimeoutMs,
     maxDatabaseBytes: parsed.maxDatabaseBytes,
+    writerIdleMs: parsed.writerIdleMs,
     commitDelayMs: parsed.commitDelayMs,
     logger: logger ?? silentLogger(),
     clock: clock ?? (() => new Date()),

@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { BRAIN, childSpecs } from '../../../src/cli/stack/children.js';
+
+const plan = { natsUrl: 'nats://127.0.0.1:4222', dataDir: '/tmp/caesar', tools: ['calculator'] };
+const saved = process.env.MALLOC_ARENA_MAX;
+
+afterEach(() => {
+  if (saved === undefined) delete process.env.MALLOC_ARENA_MAX;
+  else process.env.MALLOC_ARENA_MAX = saved;
+});
+
+describe("caesar up's children", () => {
+  test('the brain runs with two malloc arenas; a worker keeps the environment as it is', () => {
+    delete process.env.MALLOC_ARENA_MAX;
+    const [brain, worker] = childSpecs(plan);
+    expect(brain?.name).toBe(BRAIN);
+    expect(brain?.env?.MALLOC_ARENA_MAX).toBe('2');
+    expect(worker?.env?.MALLOC_ARENA_MAX).toBeUndefined();
+  });
+
+  test("the operator's MALLOC_ARENA_MAX wins", () => {
+    process.env.MALLOC_ARENA_MAX = '4';
+    const [brain] = childSpecs(plan);
+    expect(brain?.env?.MALLOC_ARENA_MAX).toBe('4');
+  });
+
+  test('the brain still inherits the rest of the environment', () => {
+    const [brain] = childSpecs(plan);
+    expect(brain?.env?.PATH).toBe(process.env.PATH);
+  });
+});
