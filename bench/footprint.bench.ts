@@ -208,7 +208,11 @@ function report(ctx: BenchContext, all: Member[], bare: Memory): void {
 async function calculatorStack(ctx: BenchContext, bare: Memory): Promise<void> {
   const configDir = await mkdtemp(join(tmpdir(), 'caesar-bench-footprint-config-'));
   const config = join(configDir, 'caesar.yaml');
-  await writeFile(config, 'tools:\n  calculator:\n    idle_seconds: 2\n');
+  // threads that stop when idle stop soon, so the bench sees the idle state they lead to
+  await writeFile(
+    config,
+    'tools:\n  calculator:\n    idle_seconds: 2\naudit:\n  writer_idle: 2s\n',
+  );
   const stack = await startStack('calculator', { CAESAR_CONFIG: config });
   try {
     await sleep(IDLE_MS);
@@ -218,6 +222,7 @@ async function calculatorStack(ctx: BenchContext, bare: Memory): Promise<void> {
     const before = await members(stack.child.pid!);
     report(ctx, before, bare);
     const calculator = before.find((m) => m.name === 'calculator');
+    const brain = before.find((m) => m.name === 'brain');
     const cold = await invokeCalculator(stack.dataDir);
     const warm = await invokeCalculator(stack.dataDir);
     ctx.figure('first call, caesar invoke (starts a thread)', cold, 'ms', { baseline: warm });
@@ -227,11 +232,20 @@ async function calculatorStack(ctx: BenchContext, bare: Memory): Promise<void> {
       ctx.figure('calculator RSS, one thread warm', withThread.rss, 'MiB', {
         baseline: bare.rss,
       });
-      await sleep(4000); // idle_seconds 2, then the thread's exit
+      // idle_seconds 2, then the thread's exit; the brain's writer thread (writer_idle 2 s,
+      // its first retention sweep 10 s after open) has stopped by then too
+      await sleep(6000);
       const retired = await memoryOf(calculator.pid);
       ctx.figure('calculator RSS, thread stopped after idle_seconds', retired.rss, 'MiB', {
         baseline: bare.rss,
         target: `<= ${TARGETS.calculator} MiB`,
+      });
+    }
+    if (brain) {
+      const settled = await memoryOf(brain.pid);
+      ctx.figure('brain RSS, writer thread stopped (writer_idle)', settled.rss, 'MiB', {
+        baseline: bare.rss,
+        target: `<= ${TARGETS.brain} MiB`,
       });
     }
   } finally {

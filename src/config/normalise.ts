@@ -100,7 +100,11 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
       ...optional('natsConfig', r.embedded.nats_config),
     },
     policy: { file: r.policy.file, maxFileBytes: r.policy.max_file_bytes },
-    audit: { file: r.audit.file, retentionDays: r.audit.retention_days },
+    audit: {
+      file: r.audit.file,
+      retentionDays: r.audit.retention_days,
+      writerIdleMs: r.audit.writer_idle,
+    },
     api: {
       host: r.api.host,
       port: r.api.port,

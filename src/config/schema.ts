@@ -160,6 +160,11 @@ const AuditSchema = z
       .describe('SQLite file of the audit log.')
       .register(fieldMeta, { defaultText: '`<data_dir>/audit.db`', example: './var/audit.db' }),
     retention_days: z.number().int().min(1).default(90).describe('Days audit events are kept.'),
+    writer_idle: durationField()
+      .prefault('60s')
+      .describe(
+        "How long the audit log's writer thread may have nothing to write before it stops, giving its memory back (about 6 MiB); the next write starts it again and waits about 70 ms for it. `0s` keeps it running.",
+      ),
   })
   .prefault({})
   .describe('Audit log.');

@@ -58,7 +58,11 @@ export interface CaesarConfig {
     readonly natsConfig?: string;
   };
   readonly policy: { readonly file: string; readonly maxFileBytes: number };
-  readonly audit: { readonly file: string; readonly retentionDays: number };
+  readonly audit: {
+    readonly file: string;
+    readonly retentionDays: number;
+    readonly writerIdleMs: number;
+  };
   readonly api: {
     readonly host: string;
     /** 0 means any free port. */

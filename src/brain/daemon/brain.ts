@@ -102,6 +102,7 @@ async function assemble(
   const audit: AuditLog = openAuditLog({
     path: config.audit.file,
     retention: { days: config.audit.retentionDays },
+    writerIdleMs: config.audit.writerIdleMs,
     logger: logger.child({ component: 'audit' }),
     commitDelayMs: options.auditCommitDelayMs,
   });

@@ -35,7 +35,7 @@ describe('loadConfig defaults', () => {
       worker: { host: hostname(), graceMs: 10_000 },
       embedded: { natsHost: '127.0.0.1', natsPort: 4222 },
       policy: { file: join(dir.path, 'policy', 'policy.yaml'), maxFileBytes: 524_288 },
-      audit: { file: join(dir.path, 'var', 'audit.db'), retentionDays: 90 },
+      audit: { file: join(dir.path, 'var', 'audit.db'), retentionDays: 90, writerIdleMs: 60_000 },
       api: {
         host: '127.0.0.1',
         port: 8420,
@@ -84,6 +84,14 @@ describe('loadConfig defaults', () => {
       tools: {},
     } satisfies CaesarConfig);
     expect(config.configFile).toBeUndefined();
+  });
+
+  test("audit.writer_idle reaches the audit log's options as ms; 0s keeps the thread", async () => {
+    await using dir = await tempDir();
+    const two = await loadConfig({ env: { CAESAR_AUDIT__WRITER_IDLE: '2s' }, cwd: dir.path });
+    expect(two.audit.writerIdleMs).toBe(2000);
+    const keep = await loadConfig({ env: { CAESAR_AUDIT__WRITER_IDLE: '0s' }, cwd: dir.path });
+    expect(keep.audit.writerIdleMs).toBe(0);
   });
 
   test('the result is deep-frozen', async () => {

@@ -121,6 +121,8 @@ describe('guards: one catalogue, typed errors', () => {
     // note, a dead thread becomes internal or invalid_input): never thrown past it
     'workers/calendar_read/recur.ts:StepBudgetExceeded',
     'workers/calculator/eval-thread-handle.ts:ThreadDiedError',
+    // a flag's unusable value, caught by the command's runner and printed as a usage error
+    'src/cli/commands/nats-config.run.ts:UsageError',
   ]);
 
   test('every error class extends CaesarError (a handful of module-internal signals aside)', () => {
