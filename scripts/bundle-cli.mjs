@@ -1,25 +1,34 @@
-// Bundles the CLI (ADR 0047, ADR 0048 addendum 2): dist/src/cli/cli.js with everything it
-// imports, statically or with import(), into dist/src/cli/cli.bundle.js and chunks beside it,
-// one per command runner (`caesar up`'s supervisor, `caesar brain`, `legion serve-tool`, the
-// client commands' `client.js`, ...) and the code they share. A process loads a handful of
-// files in place of the ~400 modules its runner reaches (zod alone is ~100), which costs less
-// time and less memory: measured in docs/benchmarks.md ("Footprint"). `main.js` uses the
-// bundle only when it is not older than the last compile. Runs after tsc in `npm run build`
-// and in scripts/setup.mjs; without rolldown (installed with vite) it says so and the CLI
-// loads its modules one by one.
+// Bundles the CLI (ADR 0047, ADR 0048 addendum 2) in two builds, both minified with the names
+// of functions and classes kept:
+// - the commands: dist/src/cli/cli.js with everything it imports statically (commander, the
+//   declarations, the light files) into cli.bundle.js, and `client.js`, which the client
+//   commands load with import(), into a chunk of its own (zod, js-yaml, the config loader,
+//   the contract): what `--help` and `caesar chat` load, and nothing more;
+// - the runners of the other commands (`caesar up`'s supervisor, `caesar brain`, `legion
+//   serve-tool`, the audit and policy commands, ...): each an entry `cli.runner-<path>.js`,
+//   with chunks for what they share. The commands' import() of a runner loads its entry.
+// A process thus loads a handful of files in place of the ~400 modules its runner reaches
+// (zod alone is ~100), which costs less time and memory (docs/benchmarks.md, "Footprint").
+// The two builds share no module: as before, the commands hold their own copies of the light
+// modules a runner uses too (errors, exit codes), and nothing compares a class across that
+// line (ADR 0047). `main.js` uses the bundle only when it is not older than the last compile.
+// Runs after tsc in `npm run build` and in scripts/setup.mjs; without rolldown (installed with
+// vite) it says so and the CLI loads its modules one by one.
 //
 // Left outside: better-sqlite3 (a native addon that finds its `.node` file from its own
 // place in node_modules), and the scripts a thread or child process starts by URL (the
 // audit writer and verifier threads, the calculator's evaluation threads, `main.js`): they
 // stay the compiled modules beside their callers, found as before (below).
 import { readdir, rm } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'src', 'cli');
 /** The bundle's files, beside the modules. */
-const BUNDLE_FILE = /^cli\.bundle[.-]/;
+const BUNDLE_FILE = /^cli\.(bundle|runner)[.-]/;
+/** The one import() of the commands that joins their bundle, as a chunk. */
+const CLIENT = join(cli, 'client.js');
 /** Function and class names survive minifying. */
 const KEEP_NAMES = { function: true, class: true };
 /** Packages that stay imports of node_modules. */
@@ -71,19 +80,55 @@ const lazyChildProcess = {
   },
 };
 
-await build({
-  input: join(cli, 'cli.js'),
+/** A runner's entry name: its path under dist/, `/` as `-` (`src-cli-stack-index`). */
+function runnerName(file) {
+  return relative(join(root, 'dist'), file).replace(/\.js$/, '').split(sep).join('-');
+}
+
+/** The commands' import() of a runner (every one but the client's) loads the runner's entry. */
+const runners = new Set();
+const runnersFromTheirEntries = {
+  name: 'runners-from-their-entries',
+  resolveId(source, importer, { kind }) {
+    if (kind !== 'dynamic-import' || importer === undefined || !source.startsWith('.')) return null;
+    const target = resolve(dirname(importer), source);
+    if (target === CLIENT) return null;
+    runners.add(target);
+    return { id: join(cli, `cli.runner-${runnerName(target)}.js`), external: 'relative' };
+  },
+};
+
+const common = {
   platform: 'node',
   external: (id) => EXTERNAL.some((pkg) => id === pkg || id.startsWith(`${pkg}/`)),
-  plugins: [ownImportMetaUrl, lazyChildProcess],
   logLevel: 'warn',
+};
+const output = {
+  dir: cli,
+  format: 'esm',
+  // Smaller sources are less memory in every process (V8 keeps each script's source); names
+  // of functions and classes stay, for stack traces and for errors' `name`.
+  minify: { compress: { keepNames: KEEP_NAMES }, mangle: { keepNames: KEEP_NAMES } },
+};
+
+await build({
+  ...common,
+  input: join(cli, 'cli.js'),
+  plugins: [ownImportMetaUrl, lazyChildProcess, runnersFromTheirEntries],
   output: {
-    dir: cli,
-    format: 'esm',
-    // Smaller sources are less memory in every process (V8 keeps each script's source); names
-    // of functions and classes stay, for stack traces and for errors' `name`.
-    minify: { compress: { keepNames: KEEP_NAMES }, mangle: { keepNames: KEEP_NAMES } },
+    ...output,
     entryFileNames: 'cli.bundle.js',
     chunkFileNames: 'cli.bundle-[name]-[hash].js',
+  },
+});
+
+await build({
+  ...common,
+  input: Object.fromEntries([...runners].map((file) => [runnerName(file), file])),
+  plugins: [ownImportMetaUrl],
+  output: {
+    ...output,
+    entryFileNames: 'cli.runner-[name].js',
+    chunkFileNames: 'cli.runner-[name]-[hash].js',
   },
 });
