@@ -1,4 +1,5 @@
 export { connectBus, connectBusWhenReachable, flushWhenConnected } from './connect.js';
+export { BusPermissionError, describeRefusals, refusalsDuring } from './permissions.js';
 export type { BusOptions } from './connect.js';
 export { ConnectionWatch } from './connection-watch.js';
 export type { BusStatus } from './connection-watch.js';

@@ -1,7 +1,8 @@
 export { defineTool, ToolDefinitionError } from './define.js';
 export type { ToolDefinition, ToolDefinitionInput } from './define.js';
 export type { ToolContext, ToolStartContext, PreflightResult } from './context.js';
-export { BusPermissionError, serveTools, ToolConfigError } from './serve.js';
+export { serveTools, ToolConfigError } from './serve.js';
+export { BusPermissionError } from '../bus/index.js';
 export type { ServeOptions, ToolWorker, ToolInstance } from './serve.js';
 export { runTools } from './run.js';
 export type { RunToolsOptions } from './run.js';

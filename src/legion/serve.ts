@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { nuid, type NatsConnection, type Subscription } from '@nats-io/nats-core';
-import { flushWhenConnected } from '../bus/index.js';
+import { BusPermissionError, flushWhenConnected } from '../bus/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { envVarName, toolSectionPath } from '../text/index.js';
 import {
@@ -57,18 +57,6 @@ export interface ToolWorker extends AsyncDisposable {
    * run each tool's `stop`. Safe to call twice.
    */
   stop(): Promise<void>;
-}
-
-/**
- * NATS refused a subscription a tool needs: the worker's identity may not receive the tool's
- * calls (or answer discovery), so it must not say it is ready.
- */
-export class BusPermissionError extends CaesarError {
-  declare readonly code: 'bus_permission_denied';
-  override readonly name = 'BusPermissionError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('bus_permission_denied', message, options);
-  }
 }
 
 /** A config section that does not match the tool's schema; names the tool and fields. */

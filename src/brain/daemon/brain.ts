@@ -1,6 +1,13 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { openAuditLog, type AuditLog } from '../../audit/index.js';
-import { connectBus, ConnectionWatch } from '../../bus/index.js';
+import {
+  BusPermissionError,
+  connectBus,
+  ConnectionWatch,
+  describeRefusals,
+  flushWhenConnected,
+  refusalsDuring,
+} from '../../bus/index.js';
 import type { CaesarConfig } from '../../config/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { openPolicyStore, type PolicyEvent, type PolicyStore } from '../../policy/index.js';
@@ -152,7 +159,20 @@ async function assemble(
     // its subscriptions drain through the server: only worth waiting for when connected
     return connection.status().ok ? closing : undefined;
   });
-  await registry.start();
+  // The first sweep asks discovery through the brain's reply inbox: a refusal of either, or
+  // of the announcements, means the brain could never see a tool. It says so and stops.
+  const refused = await refusalsDuring(nc, async () => {
+    await registry.start();
+    await flushWhenConnected(nc);
+  });
+  if (refused.length > 0) {
+    throw new BusPermissionError(
+      `NATS refused the brain's ${describeRefusals(refused)}: its identity lacks the brain's ` +
+        'permissions. Give it the user block `caesar legion identity new <name> --brain` ' +
+        'prints (docs/operations.md), or run it with --inbox-identity <identity> and the block ' +
+        '`caesar legion permissions --brain <identity>` prints',
+    );
+  }
 
   const metrics = new BrainMetrics();
   // a bad llm section (no model, no key) stops the brain here, naming the key to set

@@ -123,6 +123,31 @@ describe('caesar legion identity new', () => {
     }
   });
 
+  test("a brain under a worker's identity exits 1 naming what NATS refused, its key and the fix", async () => {
+    const run = await runCli([
+      'brain',
+      '--nats-url',
+      nats.url,
+      '--data-dir',
+      join(dir, 'var-wrong'),
+      '--api-port',
+      '0',
+      '--policy',
+      join(dir, 'policy.yaml'),
+      '--nkey-seed-file',
+      ids.calculator.seedFile,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("NATS refused the brain's");
+    expect(run.stderr).toContain(`subscription to "_INBOX.${ids.calculator.publicKey}.`);
+    expect(run.stderr).toContain('publish to "$SRV.');
+    expect(run.stderr).toContain('`caesar legion identity new <name> --brain`');
+    expect(run.stderr).toContain(
+      `the brain's identity: the NKEY ${ids.calculator.publicKey} (seed file ${ids.calculator.seedFile})`,
+    );
+    expect(run.stdout).not.toContain('brain ready');
+  }, 60_000);
+
   test('refuses to overwrite a seed file, and a role given twice or not at all', async () => {
     const again = await runCli([
       'legion',
