@@ -24,7 +24,7 @@ CAESAR reads its settings from four places; each one overrides the ones before i
 3. **Environment variables** \`CAESAR_<SECTION>__<KEY>\`, such as \`CAESAR_BUS__URL\`.
 4. **Command-line flags**, such as \`--nats-url\`.
 
-The commands that look for a running stack (\`legion list\`, \`audit …\`, \`policy …\`) also read \`<data_dir>/runtime.json\`, which \`caesar up\` writes, between 1 and 2: the running stack's NATS URL (with its operator seed), audit log and policy file ([ADR 0039](adr/0039-cli-seams.md)). The servers never read it.
+The commands that look for a running stack (\`legion list\`, \`audit …\`, \`policy …\`) also read \`<data_dir>/runtime.json\`, which \`caesar up\` (or a \`caesar brain\` run alone) writes, between 1 and 2: the running stack's NATS URL (with its operator seed), audit log and policy file ([ADR 0039](adr/0039-cli-seams.md)). Of the servers only \`caesar legion serve-tool\` reads it, when no NATS URL is set above it: it joins that stack under the worker identity the stack minted for its tool (\`tool_seed_files\`), never under the operator's seed.
 
 ## Rules
 

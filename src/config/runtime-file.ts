@@ -46,6 +46,11 @@ const RuntimeInfoSchema = z.object({
   policy_file: nonEmpty,
   /** The tools `caesar up` started workers for. */
   tools: z.array(z.string()),
+  /**
+   * NKEY seed file of each shipped tool's worker identity `caesar up` minted, the tools it
+   * did not start too: `caesar legion serve-tool <tool>` in the same data dir serves under it.
+   */
+  tool_seed_files: z.record(z.string(), nonEmpty).optional(),
 });
 export type RuntimeInfo = z.infer<typeof RuntimeInfoSchema>;
 

@@ -2,6 +2,7 @@
 // client (ADR 0048, addendum 2); the index would bring the client's chunk into its process.
 import { startNatsServer, type NatsServer, type NatsServerOptions } from '../../bus/launcher.js';
 import type { CaesarConfig } from '../../config/index.js';
+import { shippedToolNames } from '../../../workers/index.js';
 import { mintEmbeddedAuth, type EmbeddedAuth } from './embedded-auth.js';
 import { NatsKeeper, type NatsKeeperEvents } from './nats-keeper.js';
 import { statusLine, type Say } from './status.js';
@@ -30,7 +31,11 @@ export async function startEmbeddedNats(
   say: Say,
 ): Promise<EmbeddedNats> {
   const { natsHost: host, natsPort, natsConfig } = config.embedded;
-  const auth = natsConfig === undefined ? await mintEmbeddedAuth(config.dataDir, tools) : undefined;
+  // every shipped tool gets an identity, the ones not started too: a worker started later with
+  // `caesar legion serve-tool <tool>` in this data dir serves under its own (runtime.json)
+  const minted = [...new Set([...tools, ...shippedToolNames()])];
+  const auth =
+    natsConfig === undefined ? await mintEmbeddedAuth(config.dataDir, minted) : undefined;
   const configFile = natsConfig ?? auth?.serverConfig;
   const first = await startOnPort({ host, port: natsPort, configFile });
   const how = auth ? 'loopback only, one NKEY identity per part' : natsConfig;

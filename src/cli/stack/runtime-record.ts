@@ -48,7 +48,12 @@ export function runtimeInfo(
     started_at: new Date().toISOString(),
     data_dir: dataDir,
     nats_url: nats.url,
-    ...(nats.auth ? { nats_seed_file: nats.auth.operatorSeedFile } : {}),
+    ...(nats.auth
+      ? {
+          nats_seed_file: nats.auth.operatorSeedFile,
+          tool_seed_files: Object.fromEntries(nats.auth.toolSeedFiles),
+        }
+      : {}),
     api_url: brain.url,
     token_file: brain.tokens_file,
     token_name: 'operator',

@@ -1,10 +1,10 @@
-import { toolConfigSections } from '../../../config/index.js';
+import { toolConfigSections, type CaesarConfig, type RunningStack } from '../../../config/index.js';
 import { runTools } from '../../../legion/index.js';
 import { createLogger } from '../../../log/index.js';
 import { loadShippedTools } from '../../../../workers/index.js';
 import { withIdentity } from '../../bus-identity.js';
 import type { BusFlags } from '../../flags.js';
-import { loadCliConfig } from '../../load-config.js';
+import { loadClientConfig } from '../../load-config.js';
 import {
   leaveSupervisor,
   stopWithSupervisor,
@@ -19,17 +19,21 @@ export interface ServeFlags extends BusFlags {
 
 /**
  * Serves the shipped tools `names` over NATS until stopped; under `caesar up`, says when
- * ready, then what each tool's preflight found.
+ * ready, then what each tool's preflight found. With no NATS URL of its own (flag, env,
+ * caesar.yaml), it joins the stack running in the data dir, as the client commands find it
+ * (runtime.json), under the identity that stack minted for the tool.
  */
 export async function serveTool(names: string[], flags: ServeFlags): Promise<number> {
-  const config = await loadCliConfig(flags);
+  const loaded = await loadClientConfig(flags);
+  const config = loaded.config;
+  const bus = busOf(config, loaded.stack, names);
   const logger = createLogger({ level: config.log.level, bindings: { component: 'worker' } });
   const tools = await loadShippedTools(names);
   stopWithSupervisor();
   let failed = false;
   try {
     return await runTools(tools, {
-      bus: { ...config.busOptions, name: `caesar-worker ${names.join(',')}` },
+      bus: { ...bus, name: `caesar-worker ${names.join(',')}` },
       logger,
       host: flags.host ?? config.worker.host,
       config: toolConfigSections(config),
@@ -52,4 +56,33 @@ export async function serveTool(names: string[], flags: ServeFlags): Promise<num
     // An open IPC channel would keep this process alive after the tools stopped.
     if (!failed) leaveSupervisor();
   }
+}
+
+/**
+ * The bus options: the config's, except that a running stack's operator seed (which the
+ * runtime.json layer supplies with the stack's URL) gives way to the worker identity the stack
+ * minted for the tool: a worker never runs with the operator's unrestricted key.
+ * @throws {Error} when the stack has no identity for these tools
+ */
+function busOf(
+  config: CaesarConfig,
+  stack: RunningStack,
+  names: string[],
+): CaesarConfig['busOptions'] {
+  const bus = config.busOptions;
+  const info = stack.info;
+  const fromStack =
+    info?.nats_seed_file !== undefined &&
+    bus.auth?.kind === 'nkey' &&
+    bus.auth.seedFile === info.nats_seed_file;
+  if (!fromStack) return bus;
+  const seedFile = names.length === 1 ? info.tool_seed_files?.[names[0]!] : undefined;
+  if (seedFile === undefined) {
+    throw new Error(
+      `the stack in ${info.data_dir} (pid ${info.pid}) has a worker identity for each shipped ` +
+        `tool, not one for ${names.join(' + ')}: serve one tool per process, or pass ` +
+        '--nkey-seed-file with an identity from `caesar legion identity new <name> --tools …`',
+    );
+  }
+  return { ...bus, auth: { kind: 'nkey', seedFile } };
 }
