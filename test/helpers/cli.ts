@@ -21,10 +21,12 @@ export interface RunningCli {
   stderr(): string;
 }
 
-/** Who a child runs as: set both to drop root (for file-permission tests). */
+/** Who a child runs as (set uid and gid to drop root, for file-permission tests), and where. */
 export interface RunAs {
   uid?: number;
   gid?: number;
+  /** Its working directory. @default the test runner's */
+  cwd?: string;
 }
 
 /** Starts `caesar <args>` as a real process, collecting its output line by line. */
@@ -94,8 +96,8 @@ export function startCli(
 }
 
 /** Runs `caesar <args>` to completion. */
-export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const p = startCli(args, env);
+export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}, runAs: RunAs = {}) {
+  const p = startCli(args, env, runAs);
   const { code } = await p.exited;
   return { code, stdout: p.lines.join('\n'), stderr: p.stderr() };
 }
