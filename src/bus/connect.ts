@@ -61,6 +61,26 @@ async function readSecretFile(path: string, what: string): Promise<string> {
   }
 }
 
+/**
+ * The one reader of NKEY seed files: the seed (never logged) and its public key.
+ * @throws {BusConnectError} naming the file when it cannot be read (its cause is the file
+ *   system's error) or does not hold a valid seed
+ */
+export async function readNkeySeed(
+  seedFile: string,
+): Promise<{ seed: Uint8Array; publicKey: string }> {
+  const text = await readSecretFile(seedFile, 'NKEY seed');
+  if (!/^S[UANOC][A-Z2-7]{50,}$/.test(text)) {
+    throw new BusConnectError(`'${seedFile}' does not hold an NKEY seed (expected 'SU…')`);
+  }
+  const seed = new TextEncoder().encode(text);
+  try {
+    return { seed, publicKey: nkeys.fromSeed(seed).getPublicKey() };
+  } catch (err) {
+    throw new BusConnectError(`'${seedFile}' does not hold a valid NKEY seed`, { cause: err });
+  }
+}
+
 interface Credentials {
   authenticator?: Authenticator;
   /** The NKEY's public key, when the identity is one. */
@@ -75,20 +95,8 @@ async function buildAuthenticator(auth: BusAuth): Promise<Credentials> {
     case 'token':
       return { authenticator: tokenAuthenticator(auth.token) };
     case 'nkey': {
-      const seed = await readSecretFile(auth.seedFile, 'NKEY seed');
-      if (!/^S[UANOC][A-Z2-7]{50,}$/.test(seed)) {
-        throw new BusConnectError(`'${auth.seedFile}' does not hold an NKEY seed (expected 'SU…')`);
-      }
-      const bytes = new TextEncoder().encode(seed);
-      let publicKey: string;
-      try {
-        publicKey = nkeys.fromSeed(bytes).getPublicKey();
-      } catch (err) {
-        throw new BusConnectError(`'${auth.seedFile}' does not hold a valid NKEY seed`, {
-          cause: err,
-        });
-      }
-      return { authenticator: nkeyAuthenticator(bytes), publicKey };
+      const { seed, publicKey } = await readNkeySeed(auth.seedFile);
+      return { authenticator: nkeyAuthenticator(seed), publicKey };
     }
     case 'creds': {
       const creds = await readSecretFile(auth.credsFile, 'credentials');

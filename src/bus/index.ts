@@ -1,4 +1,9 @@
-export { connectBus, connectBusWhenReachable, flushWhenConnected } from './connect.js';
+export {
+  connectBus,
+  connectBusWhenReachable,
+  flushWhenConnected,
+  readNkeySeed,
+} from './connect.js';
 export { BusPermissionError, describeRefusals, refusalsDuring } from './permissions.js';
 export type { BusOptions } from './connect.js';
 export { ConnectionWatch } from './connection-watch.js';

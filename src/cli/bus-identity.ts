@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readNkeySeed } from '../bus/index.js';
 import type { BusAuth } from '../config/index.js';
 import { CaesarError } from '../errors/index.js';
 
@@ -26,11 +26,9 @@ async function describeIdentity(auth: BusAuth | undefined): Promise<string> {
     case 'creds':
       return `the creds file ${auth.credsFile}`;
     case 'nkey': {
-      const { fromSeed } = await import('@nats-io/nkeys');
       try {
-        const seed = (await readFile(auth.seedFile, 'utf8')).trim();
-        const key = fromSeed(new TextEncoder().encode(seed)).getPublicKey();
-        return `the NKEY ${key} (seed file ${auth.seedFile})`;
+        const { publicKey } = await readNkeySeed(auth.seedFile);
+        return `the NKEY ${publicKey} (seed file ${auth.seedFile})`;
       } catch {
         return `the NKEY in ${auth.seedFile}`;
       }

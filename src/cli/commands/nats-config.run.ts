@@ -1,5 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { fromPublic, fromSeed } from '@nats-io/nkeys';
+import { writeFile } from 'node:fs/promises';
+import { fromPublic } from '@nats-io/nkeys';
+import { readNkeySeed } from '../../bus/index.js';
 import { brainPermissions, workerPermissions, type NatsPermissions } from '../../protocol/index.js';
 import { EXIT_USAGE } from '../exit.js';
 
@@ -89,20 +90,22 @@ async function publicKeyOf(value: string, flag: string): Promise<string> {
       throw new UsageError(`${flag} ${value}: not a valid NKEY public key (checksum)`);
     }
   }
-  let seed: string;
+  let publicKey: string | undefined;
   try {
-    seed = (await readFile(value, 'utf8')).trim();
+    ({ publicKey } = await readNkeySeed(value));
   } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new UsageError(
-      `${flag} ${value}: neither a user public key (U…) nor a readable seed file (${why})`,
-    );
+    const unread = (err as Error).cause as NodeJS.ErrnoException | undefined;
+    if (unread?.syscall !== undefined) {
+      throw new UsageError(
+        `${flag} ${value}: neither a user public key (U…) nor a readable seed file (${unread.code})`,
+      );
+    }
   }
-  try {
-    return fromSeed(new TextEncoder().encode(seed)).getPublicKey();
-  } catch {
+  // an account or operator seed would put a non-user key in the users list
+  if (publicKey === undefined || !publicKey.startsWith('U')) {
     throw new UsageError(`${flag} ${value}: the file does not hold an NKEY user seed (SU…)`);
   }
+  return publicKey;
 }
 
 function render(users: readonly User[], flags: NatsConfigFlags): string {

@@ -7,6 +7,7 @@ import { connectBus } from '../../../src/bus/index.js';
 import { startNatsServer } from '../../../src/bus/launcher.js';
 import { dispatchSubject } from '../../../src/protocol/index.js';
 import { runCli } from '../../helpers/cli.js';
+import { refusedSubscription } from '../../helpers/nats.js';
 
 // Issue 14, scope 1: `caesar nats config` writes a config nats-server accepts, for one server
 // and for a server of a cluster, from identities minted by `caesar legion identity new`.
@@ -80,15 +81,12 @@ describe('caesar nats config', () => {
         servers: server.url,
         auth: { kind: 'nkey', seedFile: seeds.calc! },
       });
-      const refused = new Promise<Error>((resolve) => {
-        worker.subscribe(dispatchSubject('web_search'), {
-          queue: 'caesar-tool',
-          callback: (err) => {
-            if (err) resolve(err);
-          },
-        });
-      });
-      expect((await refused).message).toMatch(/permissions violation for subscription/i);
+      const refused = await refusedSubscription(
+        worker,
+        dispatchSubject('web_search'),
+        'caesar-tool',
+      );
+      expect(refused.message).toMatch(/permissions violation for subscription/i);
       await worker.close();
     } finally {
       await server.stop();

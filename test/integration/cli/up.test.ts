@@ -2,11 +2,11 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { NatsConnection } from '@nats-io/nats-core';
 import { connectBus } from '../../../src/bus/index.js';
 import { dispatchSubject, inboxPrefix } from '../../../src/protocol/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
 import { alive, runCli, startCli, type RunningCli } from '../../helpers/cli.js';
+import { nextServerError, refusedSubscription } from '../../helpers/nats.js';
 import { waitFor } from '../../helpers/wait.js';
 
 let dir: string;
@@ -20,24 +20,6 @@ afterEach(async () => {
   up = undefined;
   await rm(dir, { recursive: true, force: true });
 });
-
-/** Waits for the connection's next server error, such as a publish permission violation. */
-async function nextServerError(nc: NatsConnection): Promise<Error> {
-  for await (const s of nc.status()) if (s.type === 'error') return s.error;
-  throw new Error('connection closed without a server error');
-}
-
-/** Resolves with the error the server answers a forbidden subscription with. */
-function refusedSubscription(nc: NatsConnection, subject: string, queue?: string): Promise<Error> {
-  return new Promise((resolve) => {
-    nc.subscribe(subject, {
-      ...(queue === undefined ? {} : { queue }),
-      callback: (err) => {
-        if (err) resolve(err);
-      },
-    });
-  });
-}
 
 /**
  * The calculator worker's identity can neither read other dispatches nor send one (so a

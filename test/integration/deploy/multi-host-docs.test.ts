@@ -2,11 +2,10 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { connectBus } from '../../../src/bus/index.js';
 import { startNatsServer, type NatsServer } from '../../../src/bus/launcher.js';
-import { dispatchSubject } from '../../../src/protocol/index.js';
 import { runCli, startCli, type RunningCli } from '../../helpers/cli.js';
 import { closedPort } from '../../helpers/http-server.js';
+import { expectCalculatorWorkerContained } from '../../helpers/nats.js';
 import { waitFor } from '../../helpers/wait.js';
 
 // Issue 14: docs/operations.md's multi-host procedure, run command by command as the docs
@@ -107,29 +106,9 @@ describe("docs/operations.md's multi-host procedure, as written", () => {
     }
 
     // the worker's identity can neither receive another tool's calls nor send a dispatch
-    const nc = await connectBus({
-      servers: `nats://127.0.0.1:${port}`,
-      auth: { kind: 'nkey', seedFile: join(admin, 'calculator-nuc.nk') },
-    });
-    try {
-      const refused = new Promise<Error>((resolve) => {
-        nc.subscribe(dispatchSubject('web_search'), {
-          queue: 'caesar-tool',
-          callback: (err) => {
-            if (err) resolve(err);
-          },
-        });
-      });
-      expect((await refused).message).toMatch(/permissions violation for subscription/i);
-      const denied = new Promise<Error>((resolve) => {
-        void (async () => {
-          for await (const s of nc.status()) if (s.type === 'error') return resolve(s.error);
-        })();
-      });
-      nc.publish(dispatchSubject('calculator'), '{}');
-      expect((await denied).message).toMatch(/permissions violation for publish/i);
-    } finally {
-      await nc.close();
-    }
+    await expectCalculatorWorkerContained(
+      `nats://127.0.0.1:${port}`,
+      join(admin, 'calculator-nuc.nk'),
+    );
   }, 120_000);
 });
