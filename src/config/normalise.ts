@@ -93,7 +93,12 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
     log: { level: r.log.level },
     bus,
     busOptions: busOptionsOf(bus),
-    worker: { host: r.worker.host, graceMs: r.worker.grace },
+    worker: {
+      host: r.worker.host,
+      graceMs: r.worker.grace,
+      trustedBrains: r.worker.trusted_brains,
+      requireGrant: r.worker.require_grant,
+    },
     embedded: {
       natsHost: r.embedded.nats_host,
       natsPort: r.embedded.nats_port,

@@ -34,6 +34,11 @@ const RuntimeInfoSchema = z.object({
    * absent when `embedded.nats_config` names the operator's own server config.
    */
   nats_seed_file: nonEmpty.optional(),
+  /**
+   * The public key the brain signs dispatch grants with (ADR 0052): a worker joining the
+   * stack (`legion serve-tool`) trusts it. Absent when the brain has no NKEY identity.
+   */
+  brain_key: nonEmpty.optional(),
   /** Base URL of the brain's HTTP API, e.g. `http://127.0.0.1:8420`. */
   api_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
   /** YAML file of API tokens (`tokens: [{name, token, scopes?}]`, mode 0600). */

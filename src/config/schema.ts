@@ -19,6 +19,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** The embedded server of `caesar up`, on loopback. */
 const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 
+/** An NKEY user's public key; `caesar legion serve-tool` checks its CRC at start. */
+const NKEY_USER_KEY = /^U[A-Z2-7]{55}$/;
+
 /** The three ways to authenticate to NATS; at most one may be set. */
 export const BUS_AUTH_KEYS = ['nkey_seed_file', 'creds_file', 'token'] as const;
 
@@ -110,6 +113,25 @@ const WorkerSchema = z
     grace: durationField()
       .prefault('10s')
       .describe('On stop, how long a worker lets running calls finish before it closes.'),
+    trusted_brains: listField(
+      z
+        .string()
+        .regex(
+          NKEY_USER_KEY,
+          'expected an NKEY public key (U and 55 letters or digits), as `caesar legion identity new <name> --brain` prints',
+        ),
+    )
+      .prefault([])
+      .describe(
+        "Public keys of the brains whose signed dispatch grants a worker accepts (ADR 0052): the brain's NKEY identity. Two during a key rotation. `caesar up` sets it for its workers; `--trusted-brain` adds one (or a file holding one, such as the `<name>.pub` that `identity new --brain` writes).",
+      )
+      .register(fieldMeta, { example: 'UBRAIN…' }),
+    require_grant: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Run only calls that carry a grant signed by a trusted brain; others are answered `grant_rejected`. Off: any client allowed to publish on a dispatch subject can make the worker act, and the worker says so at start.',
+      ),
   })
   .prefault({})
   .describe('Tool workers (`caesar legion serve-tool`).');

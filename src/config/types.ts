@@ -50,7 +50,13 @@ export interface CaesarConfig {
   readonly log: { readonly level: LogLevel };
   readonly bus: BusConfig;
   readonly busOptions: ConfigBusOptions;
-  readonly worker: { readonly host: string; readonly graceMs: number };
+  readonly worker: {
+    readonly host: string;
+    readonly graceMs: number;
+    /** Public keys whose dispatch grants count (ADR 0052). */
+    readonly trustedBrains: readonly string[];
+    readonly requireGrant: boolean;
+  };
   readonly embedded: {
     readonly natsHost: string;
     /** 0 means any free port. */

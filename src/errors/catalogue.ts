@@ -71,8 +71,9 @@ export const ERROR_CATALOGUE = {
     status: 403,
     retryable: false,
     message: '{detail}',
-    summary: 'the dispatch grant was missing, forged, expired or replayed',
-    fix: 'reserved for signed grants',
+    summary:
+      'the call carried no grant a trusted brain signed for exactly this tool, input, decision and deadline, or the grant was expired or replayed',
+    fix: "a call not sent by the brain is refused as it should be; for the brain's own calls, give the worker the brain's public key (`--trusted-brain`, `worker.trusted_brains`) and the brain an NKEY identity (docs/security.md)",
   },
   internal: {
     kind: 'worker',

@@ -14,6 +14,7 @@ import {
   type ErrorBody,
   type WorkerRef,
 } from '../protocol/index.js';
+import type { GrantVerifier } from '../protocol/grant.js';
 import { findPrototypeKey, formatPath, jsonTextTooDeepAt } from '../text/index.js';
 import type { ToolContext } from './context.js';
 import type { ToolDefinition } from './define.js';
@@ -33,6 +34,8 @@ interface CallHandlerDeps {
   cutoff: AbortSignal;
   /** Tracks calls from receipt to reply, so shutdown can wait for them. */
   inflight: Set<Promise<void>>;
+  /** Checks each call's signed grant; unset, calls run without one. */
+  grants?: GrantVerifier;
 }
 
 type Outcome = { ok: true; result: unknown } | { ok: false; error: ErrorBody };
@@ -211,6 +214,17 @@ function startCall(
     return invalid(
       `envelope names tool '${req.data.tool}' but this endpoint serves '${tool.spec.name}'`,
     );
+  }
+  if (deps.grants !== undefined) {
+    const { tool: name, input, decision_id: decisionId, deadline } = req.data;
+    const verdict = deps.grants.check(req.data.grant, { tool: name, input, decisionId, deadline });
+    if (!verdict.ok) {
+      deps.logger.warn({ decisionId, reason: verdict.reason }, 'call refused: grant rejected');
+      return {
+        ok: false,
+        error: { code: 'grant_rejected', message: verdict.reason, retryable: false },
+      };
+    }
   }
   const now = Date.now();
   const deadline = Math.min(req.data.deadline, now + tool.spec.timeout_ms);

@@ -5,6 +5,8 @@ export { serveTools, ToolConfigError } from './serve.js';
 export { BusPermissionError } from '../bus/index.js';
 export type { ServeOptions, ToolWorker, ToolInstance } from './serve.js';
 export { runTools } from './run.js';
+// A worker runs only calls a trusted brain signed (ADR 0052): serveTools' `grants` option.
+export { GrantVerifier } from '../protocol/grant.js';
 export type { RunToolsOptions } from './run.js';
 // Tool authors throw these; re-exported so a worker imports only the SDK.
 export { errorMessage } from '../errors/index.js';

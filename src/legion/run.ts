@@ -1,6 +1,7 @@
 import { connectBusWhenReachable, type BusOptions } from '../bus/index.js';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../log/index.js';
+import type { GrantVerifier } from '../protocol/grant.js';
 import type { ToolDefinition } from './define.js';
 import { serveTools, type ToolWorker } from './serve.js';
 
@@ -11,6 +12,8 @@ export interface RunToolsOptions {
   config?: Record<string, unknown>;
   /** @default 10000 */
   graceMs?: number;
+  /** Signed-grant checks (`ServeOptions.grants`). */
+  grants?: GrantVerifier;
   /** Called once the tools are served (for example to print a ready line). */
   onReady?: (worker: ToolWorker) => void;
 }
@@ -31,6 +34,7 @@ export async function runTools(tools: ToolDefinition[], options: RunToolsOptions
       host: options.host,
       config: options.config,
       graceMs: options.graceMs,
+      ...(options.grants ? { grants: options.grants } : {}),
     });
   } catch (err) {
     await nc.close();

@@ -12,6 +12,7 @@ import {
   type PreflightReply,
   type WorkerRef,
 } from '../protocol/index.js';
+import type { GrantVerifier } from '../protocol/grant.js';
 import type { ToolStartContext } from './context.js';
 import type { ToolDefinition } from './define.js';
 import { createCallHandler } from './call-handler.js';
@@ -36,6 +37,13 @@ export interface ServeOptions {
   config?: Record<string, unknown>;
   /** How long `stop()` lets in-flight calls finish before cutting them off. @default 10000 */
   graceMs?: number;
+  /**
+   * Signed dispatch grants (ADR 0052): with a verifier, a call runs only when a trusted brain
+   * signed its grant; others are answered `grant_rejected`. Unset, calls are not checked:
+   * any client allowed to publish on a tool's dispatch subject can make it act, and
+   * serveTools says so in a warn line at start.
+   */
+  grants?: GrantVerifier;
 }
 
 export interface ToolInstance {
@@ -103,6 +111,14 @@ export async function serveTools(
     throw err;
   }
   logger.info({ tools: running.map((r) => r.tool.spec.name), host }, 'serving tools');
+  if (options.grants === undefined) {
+    logger.warn(
+      'dispatch grants are off (worker.require_grant: false): any client allowed to publish ' +
+        "on these tools' dispatch subjects can make them run, with no policy decision or audit row",
+    );
+  } else {
+    logger.info({ trustedBrains: options.grants.trusted }, 'dispatch grants required');
+  }
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -177,6 +193,7 @@ async function startOne(
     stats: dispatchStats,
     cutoff,
     inflight,
+    ...(options.grants ? { grants: options.grants } : {}),
   });
   const onPreflight = createPreflightHandler(tool, ctx, preflightStats, logger);
   const { nc } = options;

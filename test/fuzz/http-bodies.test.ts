@@ -158,7 +158,12 @@ describe('fuzz: HTTP bodies into the gateway', () => {
     calculator = startCalculatorProcess(nats.url);
     callService = startCli(
       ['legion', 'serve-tool', 'call_service', '--nats-url', nats.url, '--log-level', 'warn'],
-      { CAESAR_HA__URL: ha.url, CAESAR_HA__TOKEN_FILE: join(dir, 'ha-token') },
+      // the brain here has no NKEY identity and signs no grants (grants: legion/grants.test.ts)
+      {
+        CAESAR_HA__URL: ha.url,
+        CAESAR_HA__TOKEN_FILE: join(dir, 'ha-token'),
+        CAESAR_WORKER__REQUIRE_GRANT: 'false',
+      },
     );
     brain = await startBrainProcess({
       natsUrl: nats.url,

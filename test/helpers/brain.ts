@@ -56,10 +56,16 @@ export async function startBrainProcess(o: BrainProcessOptions): Promise<BrainPr
  * warm: it serves once it can answer, so the callers' deadlines time the call, not a cold
  * mathjs start (ADR 0048).
  */
+/**
+ * The calculator CLI worker. Without `--trusted-brain` in `args` it runs with
+ * `worker.require_grant: false`: the brains these tests start have no NKEY identity and sign
+ * no grants (test/integration/legion/grants.test.ts and the identity tests cover grants).
+ */
 export function startCalculatorProcess(natsUrl: string, args: string[] = []): RunningCli {
+  const grants = args.includes('--trusted-brain') ? {} : { CAESAR_WORKER__REQUIRE_GRANT: 'false' };
   return startCli(
     ['legion', 'serve-tool', 'calculator', '--nats-url', natsUrl, '--log-level', 'warn', ...args],
-    { CAESAR_TOOLS__CALCULATOR__WARM_THREADS: '1' },
+    { CAESAR_TOOLS__CALCULATOR__WARM_THREADS: '1', ...grants },
   );
 }
 

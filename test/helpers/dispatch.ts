@@ -4,6 +4,7 @@ import {
   dispatchSubject,
   type DispatchReply,
 } from '../../src/protocol/index.js';
+import type { GrantSigner } from '../../src/protocol/grant.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -14,7 +15,11 @@ export interface RawCallOptions {
   /** Envelope tool name, when a test wants it to differ from the subject's. */
   envelopeTool?: string;
   decisionId?: string;
+  /** Signs a grant into the envelope, as the brain does (ADR 0052). */
+  signer?: GrantSigner;
 }
+
+let calls = 0;
 
 /**
  * Sends one v1 dispatch envelope with a plain NATS request, as any caller in any language
@@ -32,9 +37,15 @@ export async function rawDispatch(
     v: 1,
     tool: opts.envelopeTool ?? tool,
     input,
-    decision_id: opts.decisionId ?? 'd-test',
+    // a signed call needs its own decision id: the worker refuses one it already ran
+    decision_id: opts.decisionId ?? (opts.signer ? `d-test-${process.pid}-${++calls}` : 'd-test'),
     deadline: Date.now() + deadlineMs,
   };
+  if (opts.signer) {
+    const { tool: name, decision_id: decisionId, deadline } = envelope;
+    const claims = { tool: name, input, decisionId, deadline, policySha256: '0'.repeat(64) };
+    Object.assign(envelope, { grant: opts.signer.sign(claims) });
+  }
   const msg = await nc.request(dispatchSubject(tool), enc.encode(JSON.stringify(envelope)), {
     timeout: Math.max(deadlineMs, 0) + 5000,
   });

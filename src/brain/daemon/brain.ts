@@ -6,8 +6,10 @@ import {
   ConnectionWatch,
   describeRefusals,
   flushWhenConnected,
+  readNkeySeed,
   refusalsDuring,
 } from '../../bus/index.js';
+import { GrantSigner } from '../../protocol/grant.js';
 import type { CaesarConfig } from '../../config/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { openPolicyStore, type PolicyEvent, type PolicyStore } from '../../policy/index.js';
@@ -63,6 +65,8 @@ export interface RunningBrain extends AsyncDisposable {
   readonly createdTokensFile: boolean;
   readonly core: BrainCore;
   readonly registry: Registry;
+  /** The key that signs dispatch grants (the brain's NKEY public key); undefined without one. */
+  readonly grantKey: string | undefined;
   close(): Promise<void>;
 }
 
@@ -174,6 +178,7 @@ async function assemble(
     );
   }
 
+  const signer = await grantSigner(config, logger);
   const metrics = new BrainMetrics();
   // a bad llm section (no model, no key) stops the brain here, naming the key to set
   const planner = createPlanner(config.llm, {
@@ -191,6 +196,7 @@ async function assemble(
       nc,
       connection,
       logger: logger.child({ component: 'dispatch' }),
+      ...(signer ? { signer } : {}),
     }),
     callTimeoutMs: config.brain.callTimeoutMs,
     confirmationTtlMs: config.brain.confirmationTtlMs,
@@ -261,7 +267,29 @@ async function assemble(
     createdTokensFile,
     core,
     registry,
+    grantKey: signer?.publicKey,
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/**
+ * The grant signer (ADR 0052): the brain's NKEY identity signs every dispatch. A brain with
+ * another kind of identity sends no grants, and says so: workers that require them (the
+ * default) refuse its calls with `grant_rejected`.
+ */
+async function grantSigner(config: CaesarConfig, logger: Logger): Promise<GrantSigner | undefined> {
+  const auth = config.busOptions.auth;
+  if (auth?.kind !== 'nkey') {
+    logger.warn(
+      'dispatch grants are not signed: the brain has no NKEY identity (bus.nkey_seed_file), ' +
+        'so workers that require grants (worker.require_grant, on by default) refuse its calls',
+    );
+    return undefined;
+  }
+  const { seed } = await readNkeySeed(auth.seedFile);
+  const signer = new GrantSigner(seed);
+  seed.fill(0);
+  logger.info({ brainKey: signer.publicKey }, 'dispatch grants signed with the brain NKEY');
+  return signer;
 }

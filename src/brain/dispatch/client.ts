@@ -4,6 +4,7 @@ import { ConnectionWatch, type BusStatus } from '../../bus/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { jsonTextTooDeepAt } from '../../text/index.js';
 import { errorEntry, errorMessage } from '../../errors/index.js';
+import type { GrantSigner } from '../../protocol/grant.js';
 import { ReplyMux } from './reply-mux.js';
 import {
   DispatchReplySchema,
@@ -33,6 +34,11 @@ interface DispatcherOptions {
   inboxPrefix?: string;
   /** The connection's status, when the caller already follows it. @default a new watch of `nc` */
   connection?: ConnectionWatch;
+  /**
+   * Signs a grant into every envelope (ADR 0052), binding tool, input, decision id, deadline
+   * and `policySha256`. Unset, envelopes carry none and workers that require one refuse.
+   */
+  signer?: GrantSigner;
 }
 
 interface DispatchOptions {
@@ -45,8 +51,8 @@ interface DispatchOptions {
   deadline: number;
   /** W3C trace context, forwarded as the `traceparent` header. */
   traceparent?: string;
-  /** A brain-signed dispatch grant (reserved). */
-  grant?: string;
+  /** sha256 of the policy that allowed the call: signed into the grant. */
+  policySha256?: string;
 }
 
 export interface Dispatcher {
@@ -80,6 +86,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const mux = new ReplyMux(nc, options.inboxPrefix ?? connectionInboxPrefix(nc));
   const graceMs = options.replyGraceMs ?? 200;
   const watch = options.connection ?? new ConnectionWatch(nc);
+  const { signer } = options;
 
   return {
     bus: () => watch.status(),
@@ -113,7 +120,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         decision_id: opts.decisionId,
         deadline: Math.floor(opts.deadline),
       };
-      if (opts.grant !== undefined) envelope.grant = opts.grant;
+      if (signer !== undefined && opts.policySha256 !== undefined) {
+        envelope.grant = signer.sign({
+          tool,
+          input,
+          decisionId: opts.decisionId,
+          deadline: envelope.deadline,
+          policySha256: opts.policySha256,
+        });
+      }
       // Headers only travel with a trace context: the envelope already carries the
       // decision id, and a header block costs ~12 us per call (docs/adr/0006).
       let headers: MsgHdrs | undefined;

@@ -287,7 +287,7 @@ export class ToolGateway {
     const deadline = Date.now() + Math.min(this.#o.callTimeoutMs, tool.spec.timeout_ms);
     if (!(await this.#recordCalled(ctx, d, deadline))) return auditUnavailable(ctx);
     const sent = performance.now();
-    const reply = await this.#dispatch(ctx, deadline);
+    const reply = await this.#dispatch(ctx, deadline, d.policy_sha256);
     this.#o.metrics?.dispatch(ctx.tool, performance.now() - sent);
     if (!reply.success) return this.#failed(ctx, d, reply.error, reply);
     const out = this.#inputs.output(tool, reply.result);
@@ -320,13 +320,18 @@ export class ToolGateway {
     return this.#record(ctx, 'service.called', { ...called, ...service }, 'allowed');
   }
 
-  async #dispatch(ctx: CallContext, deadline: number): Promise<DispatchReply> {
+  async #dispatch(
+    ctx: CallContext,
+    deadline: number,
+    policySha256: string,
+  ): Promise<DispatchReply> {
     try {
       // a trace context makes the dispatcher send the decision id in the headers too
       return await this.#o.dispatcher.dispatch(ctx.tool, ctx.input, {
         decisionId: ctx.decisionId,
         deadline,
         traceparent: traceparentFor(ctx.decisionId),
+        policySha256,
       });
     } catch (err) {
       this.#log.error({ err, tool: ctx.tool, decisionId: ctx.decisionId }, 'dispatch failed');

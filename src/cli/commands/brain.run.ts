@@ -61,11 +61,12 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
     created_tokens_file: brain.createdTokensFile,
     audit_db: config.audit.file,
     policy_file: config.policy.file,
+    ...(brain.grantKey === undefined ? {} : { grant_key: brain.grantKey }),
   });
   if (!told) {
     const runtimeFile = await writeRuntimeFile(
       config.dataDir,
-      await runtimeInfo(config, brain.url),
+      await runtimeInfo(config, brain.url, brain.grantKey),
     );
     console.log(`brain ready: ${brain.url} (NATS nats://${brain.natsUrl})`);
     console.log(
@@ -89,7 +90,11 @@ async function refuseLiveStack(dataDir: string): Promise<void> {
 }
 
 /** What runtime.json says about a brain run alone: no tools of its own, no operator seed. */
-async function runtimeInfo(config: CaesarConfig, apiUrl: string): Promise<RuntimeInfoInput> {
+async function runtimeInfo(
+  config: CaesarConfig,
+  apiUrl: string,
+  grantKey: string | undefined,
+): Promise<RuntimeInfoInput> {
   const names = (await readTokensFile(config.api.tokensFile)).map((t) => t.name);
   return {
     pid: process.pid,
@@ -97,6 +102,7 @@ async function runtimeInfo(config: CaesarConfig, apiUrl: string): Promise<Runtim
     data_dir: config.dataDir,
     nats_url: config.busOptions.servers.join(','),
     api_url: apiUrl,
+    ...(grantKey === undefined ? {} : { brain_key: grantKey }),
     token_file: config.api.tokensFile,
     token_name: names.includes('operator') ? 'operator' : (names[0] ?? 'operator'),
     audit_db: config.audit.file,

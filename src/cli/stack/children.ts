@@ -68,6 +68,8 @@ function workerSpec(plan: ChildPlan, tool: string): ChildSpec {
   const args = [...WORKER_NODE_FLAGS, MAIN, 'legion', 'serve-tool', tool, ...commonArgs(plan)];
   const seed = plan.auth?.toolSeedFiles.get(tool);
   const env = seed === undefined ? undefined : envWithIdentity(seed);
+  // the brain of this run signs every dispatch with the identity minted for it (ADR 0052)
+  if (env !== undefined && plan.auth) env.CAESAR_WORKER__TRUSTED_BRAINS = plan.auth.brainPublicKey;
   return { name: tool, command: process.execPath, args, ...(env ? { env } : {}) };
 }
 

@@ -23,6 +23,8 @@ export interface EmbeddedAuth {
   readonly operatorSeedFile: string;
   /** Seed file of the brain's identity. */
   readonly brainSeedFile: string;
+  /** The brain's public key: it signs dispatch grants with this identity (ADR 0052). */
+  readonly brainPublicKey: string;
   /** Seed file of each tool worker's identity, by tool name. */
   readonly toolSeedFiles: ReadonlyMap<string, string>;
 }
@@ -50,8 +52,10 @@ export async function mintEmbeddedAuth(
   await rm(join(dataDir, LEGACY_TOKEN_FILE), { force: true });
 
   const users: User[] = [];
+  const keys = new Map<string, string>();
   const mint = async (part: string, permissions?: NatsPermissions): Promise<string> => {
     const kp = createUser();
+    keys.set(part, kp.getPublicKey());
     const file = join(dir, `${part}.nk`);
     await writeFile(file, `${new TextDecoder().decode(kp.getSeed())}\n`, { mode: 0o600 });
     users.push({ nkey: kp.getPublicKey(), ...(permissions ? { permissions } : {}) });
@@ -74,5 +78,6 @@ export async function mintEmbeddedAuth(
     '',
   ].join('\n');
   await writeFile(serverConfig, conf, { mode: 0o600 });
-  return { serverConfig, operatorSeedFile, brainSeedFile, toolSeedFiles };
+  const brainPublicKey = keys.get('brain')!;
+  return { serverConfig, operatorSeedFile, brainSeedFile, brainPublicKey, toolSeedFiles };
 }

@@ -23,6 +23,8 @@ const BrainReadySchema = z.strictObject({
   created_tokens_file: z.boolean(),
   audit_db: nonEmpty,
   policy_file: nonEmpty,
+  /** The public key the brain signs dispatch grants with; absent when it signs none. */
+  grant_key: nonEmpty.optional(),
 });
 export type BrainReady = z.infer<typeof BrainReadySchema>;
 

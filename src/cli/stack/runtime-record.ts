@@ -55,6 +55,7 @@ export function runtimeInfo(
         }
       : {}),
     api_url: brain.url,
+    ...(brain.grant_key === undefined ? {} : { brain_key: brain.grant_key }),
     token_file: brain.tokens_file,
     token_name: 'operator',
     audit_db: brain.audit_db,

@@ -49,7 +49,13 @@ describe('brain and worker under least-privilege NKEY identities', () => {
     ].join('\n');
     nats = await startNats({ config });
     await writeFile(join(dir, 'policy.yaml'), 'version: 1\nallowed_tools:\n  - calculator\n');
-    calculator = startCalculatorProcess(nats.url, ['--nkey-seed-file', join(dir, 'calculator.nk')]);
+    // the brain signs every dispatch with its NKEY; the worker runs only what it signed
+    calculator = startCalculatorProcess(nats.url, [
+      '--nkey-seed-file',
+      join(dir, 'calculator.nk'),
+      '--trusted-brain',
+      ids.brain.getPublicKey(),
+    ]);
     brain = await startBrainProcess({
       natsUrl: nats.url,
       dataDir: join(dir, 'var'),

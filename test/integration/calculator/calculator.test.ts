@@ -1,5 +1,7 @@
 import type { NatsConnection } from '@nats-io/nats-core';
+import { createUser } from '@nats-io/nkeys';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { GrantSigner } from '../../../src/protocol/grant.js';
 import {
   SrvStatsSchema,
   serviceName,
@@ -23,6 +25,9 @@ const workers: RunningCli[] = [];
  * hostile input killed at once.
  */
 const WARM = { CAESAR_TOOLS__CALCULATOR__WARM_THREADS: '2' };
+/** The brain these calls stand in for: both workers trust its grants, one by flag, one by env. */
+const brain = createUser();
+const signer = new GrantSigner(brain.getSeed());
 
 /**
  * Two real calculator processes, as an operator would run them on two hosts: one
@@ -41,6 +46,8 @@ beforeAll(async () => {
         nats.url,
         '--host',
         'host-a',
+        '--trusted-brain',
+        brain.getPublicKey(),
         '--log-level',
         'warn',
       ],
@@ -49,6 +56,7 @@ beforeAll(async () => {
     startCli(['legion', 'serve-tool', 'calculator'], {
       CAESAR_BUS__URL: nats.url,
       CAESAR_WORKER__HOST: 'host-b',
+      CAESAR_WORKER__TRUSTED_BRAINS: brain.getPublicKey(),
       CAESAR_LOG__LEVEL: 'warn',
       ...WARM,
     }),
@@ -98,7 +106,7 @@ async function statsPerInstance() {
 }
 
 async function calc(expression: string, deadlineMs = 5000): Promise<DispatchReply> {
-  return (await rawDispatch(nc, 'calculator', { expression }, { deadlineMs })).reply;
+  return (await rawDispatch(nc, 'calculator', { expression }, { deadlineMs, signer })).reply;
 }
 
 describe('calculator over NATS', () => {

@@ -52,6 +52,32 @@ async function expectContained(url: string, dataDir: string): Promise<void> {
   }
 }
 
+/** An operator's raw, valid-looking dispatch without a grant: refused, `grant_rejected`. */
+async function expectGrantRequired(url: string, dataDir: string): Promise<void> {
+  const operator = await connectBus({
+    servers: url,
+    auth: { kind: 'nkey', seedFile: join(dataDir, 'nkeys', 'operator.nk') },
+  });
+  try {
+    const envelope = {
+      v: 1,
+      tool: 'calculator',
+      input: { expression: '6 * 7' },
+      decision_id: 'not-decided-by-the-brain',
+      deadline: Date.now() + 30_000,
+    };
+    const msg = await operator.request(dispatchSubject('calculator'), JSON.stringify(envelope), {
+      timeout: 30_000,
+    });
+    expect(JSON.parse(new TextDecoder().decode(msg.data))).toMatchObject({
+      success: false,
+      error: { code: 'grant_rejected', message: 'the call carries no grant' },
+    });
+  } finally {
+    await operator.close();
+  }
+}
+
 function pidsFrom(lines: string[]): { nats: number; workers: number[] } {
   const text = lines.join('\n');
   const nats = Number(/nats-server .*\(pid (\d+)/.exec(text)?.[1]);
@@ -87,6 +113,7 @@ describe('caesar up', () => {
     const runtime = JSON.parse(await readFile(join(dir, 'runtime.json'), 'utf8')) as {
       nats_url: string;
       nats_seed_file: string;
+      brain_key: string;
     };
     const { nats, workers } = pidsFrom(up.lines);
     expect(workers.length).toBeGreaterThan(1); // the calculator and the brain
@@ -111,6 +138,10 @@ describe('caesar up', () => {
 
     // inside the stack each part holds only its own subjects (ADR 0038)
     await expectContained(runtime.nats_url, dir);
+    // and a worker runs only what the brain signed: the unrestricted operator identity may
+    // publish a dispatch, and the calculator refuses it (ADR 0052)
+    expect(runtime.brain_key).toMatch(/^U[A-Z2-7]{55}$/);
+    await expectGrantRequired(runtime.nats_url, dir);
 
     // found through runtime.json, operator identity included
     const list = await runCli(['legion', 'list', '--json', '--data-dir', dir]);

@@ -79,6 +79,7 @@ describe("docs/operations.md's multi-host procedure, as written", () => {
       }
       const [, ...args] = words(here(line, admin));
       if (argv[1] === 'legion' && argv[2] === 'serve-tool') {
+        // first in `running`: the checks below read its log
         running.push(
           startCli(args, { CAESAR_TOOLS__CALCULATOR__WARM_THREADS: '1' }, { cwd: hosts.worker }),
         );
@@ -104,6 +105,11 @@ describe("docs/operations.md's multi-host procedure, as written", () => {
         expect({ line, code: r.code, stderr: r.stderr }).toMatchObject({ code: 0, stderr: '' });
       }
     }
+
+    // the chat's call ran under a grant the brain signed, checked against brain.pub
+    const worker = running[0];
+    expect(worker?.stderr()).toContain('dispatch grants required');
+    expect(worker?.stderr()).not.toContain('grant rejected');
 
     // the worker's identity can neither receive another tool's calls nor send a dispatch
     await expectCalculatorWorkerContained(

@@ -1,4 +1,5 @@
 import type { Msg, NatsConnection } from '@nats-io/nats-core';
+import { createUser } from '@nats-io/nkeys';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createDispatcher, type Dispatcher } from '../../../src/brain/dispatch/index.js';
 import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
@@ -8,6 +9,7 @@ import {
   HEADERS,
   dispatchSubject,
 } from '../../../src/protocol/index.js';
+import { GrantSigner, GrantVerifier } from '../../../src/protocol/grant.js';
 import { SubjectTokenError } from '../../../src/protocol/subjects.js';
 import { createEchoTool, ExecutionLog } from '../../fixtures/tools.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
@@ -173,7 +175,10 @@ describe('dispatch client', () => {
     });
   });
 
-  test('the request carries the envelope, the decision id and the traceparent header', async () => {
+  test('the request carries the envelope, the decision id, the traceparent header and a grant a verifier accepts', async () => {
+    const brain = createUser();
+    const signer = new GrantSigner(brain.getSeed());
+    const signing = createDispatcher({ nc, signer });
     let seen: Msg | undefined;
     await rawResponder('inspect', (m) => {
       seen = m;
@@ -191,15 +196,10 @@ describe('dispatch client', () => {
     });
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     const deadline = inSeconds(5);
-    const reply = await dispatcher.dispatch(
+    const reply = await signing.dispatch(
       'inspect',
       { q: 1 },
-      {
-        decisionId: 'dec-42',
-        deadline,
-        traceparent,
-        grant: 'signed-grant',
-      },
+      { decisionId: 'dec-42', deadline, traceparent, policySha256: 'a'.repeat(64) },
     );
 
     expect(reply).toEqual({
@@ -211,13 +211,21 @@ describe('dispatch client', () => {
     });
     expect(seen?.headers?.get(HEADERS.decisionId)).toBe('dec-42');
     expect(seen?.headers?.get(HEADERS.traceparent)).toBe(traceparent);
-    expect(DispatchRequestSchema.parse(JSON.parse(dec.decode(seen!.data)))).toEqual({
+    const sent = DispatchRequestSchema.parse(JSON.parse(dec.decode(seen!.data)));
+    expect(sent).toEqual({
       v: 1,
       tool: 'inspect',
       input: { q: 1 },
       decision_id: 'dec-42',
       deadline,
-      grant: 'signed-grant',
+      grant: expect.stringMatching(`^v1\\.${brain.getPublicKey()}\\.${'a'.repeat(64)}\\.`),
+    });
+    const verifier = new GrantVerifier({ trusted: [brain.getPublicKey()] });
+    const claims = { tool: 'inspect', input: { q: 1 }, decisionId: 'dec-42', deadline };
+    expect(verifier.check(sent.grant, claims)).toEqual({
+      ok: true,
+      brain: brain.getPublicKey(),
+      policySha256: 'a'.repeat(64),
     });
   });
 

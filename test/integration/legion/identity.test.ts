@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -10,7 +10,8 @@ import {
   stopProcess,
   type BrainProcess,
 } from '../../helpers/brain.js';
-import { runCli, type RunningCli } from '../../helpers/cli.js';
+import { runCli, startCli, type RunningCli } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
 import { expectCalculatorWorkerContained, startNats, type TestNats } from '../../helpers/nats.js';
 
 // Issue 14, scope 1: identities minted by `caesar legion identity new`, their printed user
@@ -51,7 +52,12 @@ describe('caesar legion identity new', () => {
     const config = ['authorization: {', '  users: [', ...users, '  ]', '}', ''].join('\n');
     nats = await startNats({ config });
     await writeFile(join(dir, 'policy.yaml'), 'version: 1\nallowed_tools:\n  - calculator\n');
-    calculator = startCalculatorProcess(nats.url, ['--nkey-seed-file', ids.calculator.seedFile]);
+    calculator = startCalculatorProcess(nats.url, [
+      '--nkey-seed-file',
+      ids.calculator.seedFile,
+      '--trusted-brain',
+      join(dir, 'brain.pub'),
+    ]);
     brain = await startBrainProcess({
       natsUrl: nats.url,
       dataDir: join(dir, 'var'),
@@ -74,8 +80,11 @@ describe('caesar legion identity new', () => {
     expect(ids.brain.block).toContain(`"_INBOX.${ids.brain.publicKey}.>"`);
     expect(ids.operator.block).toBe(`{"nkey":"${ids.operator.publicKey}"}`);
     expect(ids.calculator.stdout).toContain(
-      `caesar legion serve-tool calculator --nats-url nats://<server>:4222 --nkey-seed-file ${ids.calculator.seedFile}`,
+      `caesar legion serve-tool calculator --nats-url nats://<server>:4222 --nkey-seed-file ${ids.calculator.seedFile} --trusted-brain <brain>.pub`,
     );
+    // the brain's public key, for the worker hosts: world-readable, and the key only
+    expect(await readFile(join(dir, 'brain.pub'), 'utf8')).toBe(`${ids.brain.publicKey}\n`);
+    expect(ids.brain.stdout).toContain(`--trusted-brain ${join(dir, 'brain.pub')}`);
   });
 
   test('the brain under its identity, with no --inbox-identity, discovers the worker and chats', async () => {
@@ -120,6 +129,59 @@ describe('caesar legion identity new', () => {
     );
     expect(run.stdout).not.toContain('brain ready');
   }, 60_000);
+
+  test('a worker that requires grants and trusts no brain does not start, naming the key and the flag', async () => {
+    const run = await runCli([
+      'legion',
+      'serve-tool',
+      'calculator',
+      '--nats-url',
+      nats.url,
+      '--nkey-seed-file',
+      ids.calculator.seedFile,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('worker.trusted_brains: no brain is trusted');
+    expect(run.stderr).toContain('--trusted-brain');
+    expect(run.stderr).toContain('CAESAR_WORKER__REQUIRE_GRANT=false');
+    const seedAsKey = await runCli([
+      'legion',
+      'serve-tool',
+      'calculator',
+      '--nats-url',
+      nats.url,
+      '--nkey-seed-file',
+      ids.calculator.seedFile,
+      '--trusted-brain',
+      ids.brain.seedFile,
+    ]);
+    expect(seedAsKey.code).toBe(1);
+    expect(seedAsKey.stderr).toContain("give the brain's <name>.pub, never its seed");
+    const seed = (await readFile(ids.brain.seedFile, 'utf8')).trim();
+    expect(seedAsKey.stderr).not.toContain(seed);
+  }, 60_000);
+
+  test('a worker with worker.require_grant: false says so at start', async () => {
+    const w = startCli(
+      [
+        'legion',
+        'serve-tool',
+        'calculator',
+        '--nats-url',
+        nats.url,
+        '--nkey-seed-file',
+        ids.calculator.seedFile,
+        '--log-level',
+        'warn',
+      ],
+      { CAESAR_WORKER__REQUIRE_GRANT: 'false' },
+    );
+    try {
+      await waitFor(() => /dispatch grants are off/.test(w.stderr()), 'the warn line', 60_000);
+    } finally {
+      await stopProcess(w);
+    }
+  }, 90_000);
 
   test('refuses to overwrite a seed file, and a role given twice or not at all', async () => {
     const again = await runCli([

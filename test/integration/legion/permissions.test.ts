@@ -109,7 +109,8 @@ describe('least-privilege NKEY identities', () => {
         'warn',
         // a warm thread: the call's deadline below times the call, not a cold start (ADR 0048)
       ],
-      { CAESAR_TOOLS__CALCULATOR__WARM_THREADS: '1' },
+      // permissions, not grants, are under test: the raw dispatch below carries none
+      { CAESAR_TOOLS__CALCULATOR__WARM_THREADS: '1', CAESAR_WORKER__REQUIRE_GRANT: 'false' },
     );
     const nc = await nats.connect({
       auth: { kind: 'nkey', seedFile: join(dir, 'brain.nk') },
@@ -198,6 +199,8 @@ describe('least-privilege NKEY identities', () => {
       join(dir, 'worker.nk'),
       '--log-level',
       'info',
+      '--trusted-brain',
+      worker.pub,
     ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('caesar.dispatch.tool.calculator');

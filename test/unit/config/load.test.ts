@@ -32,7 +32,7 @@ describe('loadConfig defaults', () => {
         reconnectJitterMs: 1000,
         connectTimeoutMs: 5000,
       },
-      worker: { host: hostname(), graceMs: 10_000 },
+      worker: { host: hostname(), graceMs: 10_000, trustedBrains: [], requireGrant: true },
       embedded: { natsHost: '127.0.0.1', natsPort: 4222 },
       policy: { file: join(dir.path, 'policy', 'policy.yaml'), maxFileBytes: 524_288 },
       audit: { file: join(dir.path, 'var', 'audit.db'), retentionDays: 90, writerIdleMs: 60_000 },

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createUser } from '@nats-io/nkeys';
 import {
@@ -42,6 +42,15 @@ export async function newIdentity(name: string, flags: IdentityFlags): Promise<n
   console.log(`nats-server user for ${role.what} (paste into authorization.users):`);
   console.log(`  ${JSON.stringify(block)}`);
   console.log(`on that host: ${role.run(file)}`);
+  if (flags.brain === true) {
+    // public, for the worker hosts: the key that checks the grants this brain signs (ADR 0052)
+    const pub = publicKeyFile(file);
+    await writeFile(pub, `${publicKey}\n`, { mode: 0o644 });
+    console.log(
+      `wrote ${pub}: its public key; workers trust this brain's grants with ` +
+        `--trusted-brain ${pub} (or CAESAR_WORKER__TRUSTED_BRAINS=${publicKey})`,
+    );
+  }
   return 0;
 }
 
@@ -79,7 +88,7 @@ function roleOf(flags: IdentityFlags, publicKey: string): Role {
       what: `a worker serving ${tools.join(', ')}`,
       permissions: workerPermissions(tools),
       run: (seed) =>
-        `caesar legion serve-tool ${tools.join(' ')} --nats-url nats://<server>:4222 --nkey-seed-file ${seed}`,
+        `caesar legion serve-tool ${tools.join(' ')} --nats-url nats://<server>:4222 --nkey-seed-file ${seed} --trusted-brain <brain>.pub`,
     };
   }
   if (flags.brain === true) {
@@ -115,4 +124,9 @@ async function writeSeed(file: string, seed: Uint8Array): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** `brain.nk` -> `brain.pub`; another name gets `.pub` appended. */
+function publicKeyFile(seedFile: string): string {
+  return seedFile.endsWith('.nk') ? `${seedFile.slice(0, -3)}.pub` : `${seedFile}.pub`;
 }

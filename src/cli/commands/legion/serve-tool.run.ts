@@ -1,5 +1,11 @@
-import { toolConfigSections, type CaesarConfig, type RunningStack } from '../../../config/index.js';
-import { runTools } from '../../../legion/index.js';
+import { readFile } from 'node:fs/promises';
+import {
+  ConfigError,
+  toolConfigSections,
+  type CaesarConfig,
+  type RunningStack,
+} from '../../../config/index.js';
+import { GrantVerifier, runTools } from '../../../legion/index.js';
 import { createLogger } from '../../../log/index.js';
 import { loadShippedTools } from '../../../../workers/index.js';
 import { withIdentity } from '../../bus-identity.js';
@@ -15,6 +21,7 @@ import {
 /** `caesar legion serve-tool`'s flags. */
 export interface ServeFlags extends BusFlags {
   host?: string;
+  trustedBrain?: string[];
 }
 
 /**
@@ -28,6 +35,7 @@ export async function serveTool(names: string[], flags: ServeFlags): Promise<num
   const config = loaded.config;
   const bus = busOf(config, loaded.stack, names);
   const logger = createLogger({ level: config.log.level, bindings: { component: 'worker' } });
+  const grants = await grantsOf(config, flags, loaded.stack);
   const tools = await loadShippedTools(names);
   stopWithSupervisor();
   let failed = false;
@@ -38,6 +46,7 @@ export async function serveTool(names: string[], flags: ServeFlags): Promise<num
       host: flags.host ?? config.worker.host,
       config: toolConfigSections(config),
       graceMs: config.worker.graceMs,
+      ...(grants ? { grants } : {}),
       onReady: (worker) => {
         const instances = worker.instances.map((i) => ({ tool: i.tool, id: i.id, host: i.host }));
         logger.info({ instances }, 'ready');
@@ -85,4 +94,75 @@ function busOf(
     );
   }
   return { ...bus, auth: { kind: 'nkey', seedFile } };
+}
+
+const NKEY_PUBLIC = /^U[A-Z2-7]{55}$/;
+
+/**
+ * The grant check (ADR 0052): the brains `worker.trusted_brains`, `--trusted-brain` and a
+ * joined stack's runtime.json (`brain_key`) name. With `worker.require_grant: false` there is
+ * none, and serveTools says so at start.
+ * @throws {ConfigError} when grants are required and no brain is trusted, or a key is bad
+ */
+async function grantsOf(
+  config: CaesarConfig,
+  flags: ServeFlags,
+  stack: RunningStack,
+): Promise<GrantVerifier | undefined> {
+  if (!config.worker.requireGrant) return undefined;
+  const trusted = [...config.worker.trustedBrains];
+  for (const given of flags.trustedBrain ?? []) trusted.push(await brainKeyOf(given));
+  const joined = stack.info?.brain_key;
+  if (joined !== undefined && stack.info?.nats_seed_file === configSeed(config)) {
+    trusted.push(joined);
+  }
+  if (trusted.length === 0) {
+    throw new ConfigError([
+      {
+        source: 'worker.trusted_brains',
+        path: 'worker.trusted_brains',
+        message:
+          'no brain is trusted, and worker.require_grant is on: this worker would refuse every ' +
+          "call. Pass --trusted-brain with the brain's public key (or its <name>.pub file from " +
+          '`caesar legion identity new <name> --brain`), or set CAESAR_WORKER__TRUSTED_BRAINS; ' +
+          'CAESAR_WORKER__REQUIRE_GRANT=false runs without grants (docs/security.md)',
+      },
+    ]);
+  }
+  try {
+    return new GrantVerifier({ trusted: [...new Set(trusted)] });
+  } catch (err) {
+    const message = (err as Error).message;
+    throw new ConfigError([
+      { source: 'worker.trusted_brains', path: 'worker.trusted_brains', message },
+    ]);
+  }
+}
+
+/** The seed file the config's NKEY identity reads, if it has one. */
+function configSeed(config: CaesarConfig): string | undefined {
+  const auth = config.busOptions.auth;
+  return auth?.kind === 'nkey' ? auth.seedFile : undefined;
+}
+
+/** A public key as given, or read from the file `given` names. */
+async function brainKeyOf(given: string): Promise<string> {
+  if (NKEY_PUBLIC.test(given)) return given;
+  let text: string;
+  try {
+    text = (await readFile(given, 'utf8')).trim();
+  } catch (err) {
+    throw new Error(
+      `--trusted-brain ${given}: neither a public key (U…) nor a readable file ` +
+        `(${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      { cause: err },
+    );
+  }
+  if (!NKEY_PUBLIC.test(text)) {
+    throw new Error(
+      `--trusted-brain ${given}: the file does not hold an NKEY public key (U…); ` +
+        "give the brain's <name>.pub, never its seed",
+    );
+  }
+  return text;
 }

@@ -10,7 +10,12 @@ export function addServeTool(legion: Command): void {
       .command('serve-tool')
       .description(`serve one or more shipped tools over NATS (${shippedToolNames().join(', ')})`)
       .argument('<name...>', 'tool names')
-      .option('--host <name>', 'host name reported to the brain (default: this host)'),
+      .option('--host <name>', 'host name reported to the brain (default: this host)')
+      .option(
+        '--trusted-brain <key-or-file>',
+        'a brain whose signed grants this worker accepts: its public key, or a file holding it (identity new --brain writes <name>.pub); repeat for a key rotation (adds to worker.trusted_brains)',
+        (value: string, previous: string[] = []) => [...previous, value],
+      ),
   ).action(async (names: string[], flags: ServeFlags) => {
     const { serveTool } = await import('./serve-tool.run.js');
     process.exitCode = await serveTool(names, flags);
