@@ -15,14 +15,11 @@
  *   npm run bench -- brain
  *   BENCH_BRAIN_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- brain
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface, type Interface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { readTokensFile } from '../src/brain/http/index.js';
 import { startNatsServer } from '../src/bus/index.js';
 import {
   brainTimes,
@@ -35,91 +32,14 @@ import {
   type Pids,
 } from './brain-probes.js';
 import { percentile, type BenchContext } from './harness.js';
-import { CALC_INPUT, CALC_TOOL, type LoadCommand, type LoadResult } from './load.js';
-
-const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
+import type { LoadCommand, LoadResult } from './load.js';
+import { LoadGenerator, startGovernedStack, stop } from './processes.js';
 const CONCURRENCY = 32;
 const THROUGHPUT_CALLS = 8_000;
 const LATENCY_CALLS = 1_500;
 const WARMUP: LoadCommand = { concurrency: CONCURRENCY, calls: 2_000 };
 /** Rounds per figure; `BENCH_ROUNDS` shortens a profiling run. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-
-/**
- * A child process that prints `ready` (or a line matching `ready`) once it can work. Its
- * stderr (the brain's log lines, at the default level as an operator runs it) is drained
- * and only its tail kept, to say why a child that exits early died.
- */
-function spawnUntil(
-  args: string[],
-  ready: RegExp,
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ child: ChildProcess; line: string; lines: Interface }> {
-  const child = spawn(process.execPath, args, {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  let tail = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    tail = (tail + chunk).slice(-4096);
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => {
-      reject(new Error(`${args.join(' ')} exited (${code}):\n${tail}`));
-    });
-    const lines = createInterface({ input: child.stdout });
-    const onLine = (line: string) => {
-      if (!ready.test(line)) return;
-      lines.off('line', onLine);
-      resolve({ child, line, lines });
-    };
-    lines.on('line', onLine);
-  });
-}
-
-/** A load generator process: one command in, one result out. */
-class LoadGenerator {
-  private constructor(
-    readonly child: ChildProcess,
-    private readonly lines: Interface,
-  ) {}
-
-  static async start(args: string[]): Promise<LoadGenerator> {
-    const { child, lines } = await spawnUntil([LOAD, ...args], /^ready$/);
-    return new LoadGenerator(child, lines);
-  }
-
-  async run(cmd: LoadCommand): Promise<LoadResult> {
-    const answer = new Promise<string>((resolve) => this.lines.once('line', resolve));
-    this.child.stdin!.write(`${JSON.stringify(cmd)}\n`);
-    const result = JSON.parse(await answer) as LoadResult;
-    if (result.failed > 0) throw new Error(`${result.failed} of ${cmd.calls} bench calls failed`);
-    return result;
-  }
-}
-
-async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  child.kill('SIGTERM');
-  child.stdin?.end();
-  await exited;
-}
-
-/** Calls the brain until the calculator answers: discovery may lag its start by a moment. */
-async function waitForCalculator(url: string, token: string): Promise<void> {
-  for (let i = 0; ; i++) {
-    const res = await fetch(`${url}/v1/tools/${CALC_TOOL}/invoke`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ input: CALC_INPUT }),
-    });
-    if (((await res.json()) as { outcome?: string }).outcome === 'ok') return;
-    if (i > 100) throw new Error('the brain never served the calculator');
-    await sleep(100);
-  }
-}
 
 interface Rounds {
   governed: LoadResult[];
@@ -149,44 +69,13 @@ export async function run(ctx: BenchContext): Promise<void> {
   await using server = await startNatsServer();
   const children: ChildProcess[] = [];
   try {
-    // its own directory, as in the default layout: the store watches the policy's directory,
-    // and every audit commit in the data directory would wake that watch
-    await mkdir(join(dir, 'policy'));
-    const policy = join(dir, 'policy', 'policy.yaml');
-    await writeFile(policy, `version: 1\nallowed_tools:\n  - tool: ${CALC_TOOL}\n`);
-    // both at the default log level (info), as an operator runs them; their lines are dropped
-    const common = ['--nats-url', server.url];
-    // no ready line to wait for: the brain's first successful call below is the signal
-    const calculator = spawn(
-      process.execPath,
-      [CLI, 'legion', 'serve-tool', CALC_TOOL, ...common],
-      {
-        stdio: ['pipe', 'ignore', 'ignore'],
-      },
-    );
-    children.push(calculator);
+    // grants on, as an operator runs it: the brain signs, the worker verifies (ADR 0052)
     const nodeArgs = (process.env.BENCH_BRAIN_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const brain = await spawnUntil(
-      [
-        ...nodeArgs,
-        CLI,
-        'brain',
-        ...common,
-        '--data-dir',
-        dir,
-        '--api-port',
-        '0',
-        '--policy',
-        policy,
-      ],
-      /^brain ready: /,
-      { CAESAR_API__RATE_LIMIT: '0' },
-    );
-    children.push(brain.child);
-    const url = /^brain ready: (\S+)/.exec(brain.line)?.[1] ?? '';
-    const [first] = await readTokensFile(join(dir, 'api-tokens.yaml'));
-    const token = first?.token ?? '';
-    await waitForCalculator(url, token);
+    const stack = await startGovernedStack(server.url, dir, true, nodeArgs);
+    children.push(stack.calculator, stack.brain);
+    const { url, token } = stack;
+    const brain = { child: stack.brain };
+    const calculator = stack.calculator;
     await sleep(2000);
     const idleStart = await rssMiB(brain.child.pid!);
 
@@ -197,7 +86,8 @@ export async function run(ctx: BenchContext): Promise<void> {
     };
     const http = await LoadGenerator.start(['http', url, token]);
     children.push(http.child);
-    const direct = await LoadGenerator.start(['direct', server.url]);
+    // the direct path signs its grants with the brain's key, as the brain's dispatcher does
+    const direct = await LoadGenerator.start(['direct', server.url, stack.seedFile ?? '']);
     children.push(direct.child);
     await direct.run(WARMUP);
     await http.run(WARMUP);

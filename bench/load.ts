@@ -5,9 +5,10 @@
  *
  * - `http <url> <token>`: autocannon against `POST /v1/tools/calculator/invoke`, every
  *   answer checked for `"outcome":"ok"`.
- * - `direct <nats-url>`: the brain's own dispatcher (`createDispatcher`) sends the same call
- *   to `caesar.dispatch.tool.calculator`, with a decision id and trace context as the gateway
- *   makes them, so the bytes on the wire are the ones the brain sends.
+ * - `direct <nats-url> [seed-file]`: the brain's own dispatcher (`createDispatcher`) sends the
+ *   same call to `caesar.dispatch.tool.calculator`, with a decision id and trace context as
+ *   the gateway makes them, and with a seed file a signed grant (ADR 0052), so the bytes on
+ *   the wire are the ones the brain sends.
  *
  * Latencies are kept per call as floats (autocannon's own histogram rounds to whole ms).
  */
@@ -18,12 +19,15 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { createDispatcher } from '../src/brain/dispatch/index.js';
 import { newDecisionId, traceparentFor } from '../src/brain/gateway/ids.js';
-import { connectBus } from '../src/bus/index.js';
+import { connectBus, readNkeySeed } from '../src/bus/index.js';
+import { GrantSigner } from '../src/protocol/grant.js';
 
 /** The call both paths make. */
 export const CALC_TOOL = 'calculator';
 export const CALC_INPUT = { expression: '17 * 23' } as const;
 const CALL_TIMEOUT_MS = 10_000;
+/** What a direct call's grant names as its policy: no policy judged it. */
+const BENCH_POLICY_SHA = '0'.repeat(64);
 
 export interface LoadCommand {
   /** Calls in flight at once (connections for HTTP). */
@@ -112,9 +116,10 @@ function durableCommitter(dir: string): (() => void) & { close(): void } {
   return Object.assign(() => void insert.run(payload), { close: () => db.close() });
 }
 
-async function directRunner(natsUrl: string): Promise<Runner> {
+async function directRunner(natsUrl: string, seedFile: string): Promise<Runner> {
   const nc = await connectBus({ servers: natsUrl, name: 'bench-direct' });
-  const dispatcher = createDispatcher({ nc });
+  const signer = seedFile === '' ? undefined : new GrantSigner((await readNkeySeed(seedFile)).seed);
+  const dispatcher = createDispatcher({ nc, ...(signer ? { signer } : {}) });
   return async ({ concurrency, calls, commitBefore }) => {
     const latencies: number[] = [];
     let failed = 0;
@@ -129,6 +134,7 @@ async function directRunner(natsUrl: string): Promise<Runner> {
           decisionId,
           deadline: Date.now() + CALL_TIMEOUT_MS,
           traceparent: traceparentFor(decisionId),
+          policySha256: BENCH_POLICY_SHA,
         });
         if (reply.success) latencies.push(performance.now() - t);
         else failed++;
@@ -145,8 +151,8 @@ async function directRunner(natsUrl: string): Promise<Runner> {
 }
 
 async function serve(args: string[]): Promise<void> {
-  const [mode, target = '', token = ''] = args;
-  const runner = mode === 'http' ? httpRunner(target, token) : await directRunner(target);
+  const [mode, target = '', extra = ''] = args;
+  const runner = mode === 'http' ? httpRunner(target, extra) : await directRunner(target, extra);
   const lines = createInterface({ input: process.stdin });
   process.stdout.write('ready\n');
   for await (const line of lines) {

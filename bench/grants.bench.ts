@@ -1,0 +1,119 @@
+/**
+ * What signed dispatch grants cost (ADR 0052, issue 14): the CPU of one signature and one
+ * verification of the calculator call's grant, against the CPU the direct path spends per
+ * call in all; and the governed HTTP path's throughput with grants (the brain signs, the
+ * worker verifies: the default) against the same path without (no brain key, the worker
+ * with `worker.require_grant: false`), two stacks side by side, alternating round by
+ * round at concurrency 32; each figure is the median round.
+ *
+ *   npm run bench -- grants
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createUser } from '@nats-io/nkeys';
+import { startNatsServer } from '../src/bus/index.js';
+import { newDecisionId } from '../src/brain/gateway/ids.js';
+import { GrantSigner, GrantVerifier } from '../src/protocol/grant.js';
+import { opsPerSecond, percentile, type BenchContext } from './harness.js';
+import { CALC_INPUT, CALC_TOOL, type LoadResult } from './load.js';
+import { LoadGenerator, startGovernedStack, stop } from './processes.js';
+
+const CONCURRENCY = 32;
+const CALLS = 6_000;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const POLICY = 'a'.repeat(64);
+
+export async function run(ctx: BenchContext): Promise<void> {
+  ctx.section(
+    'Grants: sign + verify CPU per call, and the governed path with grants vs without ' +
+      `(c=${CONCURRENCY}, median of ${ROUNDS} alternating rounds)`,
+  );
+  const { signUs, verifyUs } = cryptoCost();
+  ctx.figure('grant sign (brain), CPU per call', signUs, 'us');
+  ctx.figure('grant verify (worker), CPU per call', verifyUs, 'us');
+  ctx.figure('grant sign + verify, CPU per call', signUs + verifyUs, 'us', { target: '<= 150 us' });
+
+  const dir = await mkdtemp(join(tmpdir(), 'caesar-bench-grants-'));
+  // a server each: both calculators would otherwise share one queue group
+  await using server = await startNatsServer();
+  await using other = await startNatsServer();
+  const children: ChildProcess[] = [];
+  try {
+    const signed = await startGovernedStack(server.url, join(dir, 'signed'), true);
+    children.push(signed.calculator, signed.brain);
+    const plain = await startGovernedStack(other.url, join(dir, 'plain'), false);
+    children.push(plain.calculator, plain.brain);
+    const withGrants = await LoadGenerator.start(['http', signed.url, signed.token]);
+    children.push(withGrants.child);
+    const without = await LoadGenerator.start(['http', plain.url, plain.token]);
+    children.push(without.child);
+    const warmup = { concurrency: CONCURRENCY, calls: 2_000 };
+    await withGrants.run(warmup);
+    await without.run(warmup);
+    const on: LoadResult[] = [];
+    const off: LoadResult[] = [];
+    const cmd = { concurrency: CONCURRENCY, calls: CALLS };
+    for (let round = 0; round < ROUNDS; round++) {
+      // alternate which goes first, so neither always follows the other's disk flushes
+      if (round % 2 === 0) {
+        on.push(await withGrants.run(cmd));
+        off.push(await without.run(cmd));
+      } else {
+        off.push(await without.run(cmd));
+        on.push(await withGrants.run(cmd));
+      }
+    }
+    const median = (xs: LoadResult[], k: 'rate' | 'p50') =>
+      percentile(
+        xs.map((x) => x[k]),
+        50,
+      );
+    ctx.figure('governed HTTP invoke, no grants (baseline)', median(off, 'rate'), 'req/s');
+    ctx.figure('governed HTTP invoke, grants signed + verified', median(on, 'rate'), 'req/s', {
+      baseline: median(off, 'rate'),
+      target: '>= 0.90x',
+    });
+    ctx.figure('governed HTTP p50 at c=32, grants', median(on, 'p50'), 'us', {
+      baseline: median(off, 'p50'),
+    });
+  } finally {
+    for (const child of children.reverse()) await stop(child);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Microseconds to sign, then to verify, the calculator call's grant, each alone on this
+ * thread (CPU-bound: its wall time is its CPU time).
+ */
+function cryptoCost(): { signUs: number; verifyUs: number } {
+  const brain = createUser();
+  const signer = new GrantSigner(brain.getSeed());
+  const deadline = Date.now() + 3_600_000;
+  const claims = () => ({
+    tool: CALC_TOOL,
+    input: CALC_INPUT,
+    decisionId: newDecisionId(),
+    deadline,
+  });
+  const signUs = 1e6 / opsPerSecond(() => void signer.sign({ ...claims(), policySha256: POLICY }));
+  // fresh grants, each with its own decision id, more than a second of checks can use: every
+  // check is the full one (a trusted key, the signature, the deadline, the replay set)
+  const grants = Array.from({ length: 30_000 }, () => {
+    const c = claims();
+    return { c, g: signer.sign({ ...c, policySha256: POLICY }) };
+  });
+  const verifier = new GrantVerifier({ trusted: [brain.getPublicKey()], maxRemembered: 1 << 20 });
+  let i = 0;
+  let refused = 0;
+  const verifyUs =
+    1e6 /
+    opsPerSecond(() => {
+      const { c, g } = grants[i++ % grants.length]!;
+      if (!verifier.check(g, c).ok) refused++;
+    });
+  if (refused > 0) throw new Error(`${refused} bench grants were refused`);
+  return { signUs, verifyUs };
+}
