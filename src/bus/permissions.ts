@@ -45,6 +45,9 @@ export async function refusalsDuring(
     // a request whose reply inbox was refused rejects with the refusal itself
     if (!(err instanceof PermissionViolationError)) throw err;
     refusals.push({ operation: err.operation, subject: err.subject });
+    // `work` stopped before its own flush: this one lets the refusals of what it had already
+    // sent arrive too, so the error names every refused subject, not the first one only
+    await nc.flush().catch(() => undefined);
   } finally {
     (statuses as Partial<{ stop: () => void }>).stop?.();
     await watching;
