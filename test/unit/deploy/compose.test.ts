@@ -116,7 +116,11 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  test('every CAESAR service connects with an NKEY seed given as a Docker secret', () => {
+  test('every CAESAR service connects with an NKEY seed of its own, given as a Docker secret', () => {
+    const given = caesarServices.flatMap(([, s]) =>
+      secretsOf(s).filter((n) => n.endsWith('_nkey')),
+    );
+    expect(given.length, 'an NKEY secret given to two services').toBe(new Set(given).size);
     for (const [name, service] of caesarServices) {
       const [secret, ...more] = secretsOf(service).filter((s) => s.endsWith('_nkey'));
       expect(more, `service ${name} gets one NKEY`).toEqual([]);
