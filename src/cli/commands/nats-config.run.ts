@@ -33,7 +33,7 @@ class UsageError extends Error {}
 export async function writeNatsConfig(flags: NatsConfigFlags): Promise<number> {
   let text: string;
   try {
-    text = render(await usersOf(flags), flags);
+    text = await natsConfigText(flags);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     console.error(`caesar nats config: ${err.message}`);
@@ -46,6 +46,11 @@ export async function writeNatsConfig(flags: NatsConfigFlags): Promise<number> {
   await writeFile(flags.out, text, { mode: 0o600 });
   console.log(`wrote ${flags.out}; check it with: nats-server -t -c ${flags.out}`);
   return 0;
+}
+
+/** The config `caesar nats config` writes for these flags (a flag that is not usable throws). */
+export async function natsConfigText(flags: NatsConfigFlags): Promise<string> {
+  return render(await usersOf(flags), flags);
 }
 
 async function usersOf(flags: NatsConfigFlags): Promise<User[]> {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { ComposeSecretsFlags } from './nats-compose.run.js';
 import type { NatsConfigFlags } from './nats-config.run.js';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -27,5 +28,15 @@ export function register(program: Command): void {
     .action(async (flags: NatsConfigFlags) => {
       const { writeNatsConfig } = await import('./nats-config.run.js');
       process.exitCode = await writeNatsConfig(flags);
+    });
+  nats
+    .command('compose-secrets')
+    .description(
+      "once, for docker-compose.yml: mint an NKEY seed per part (brain, operator, each shipped worker) into secrets/, never replacing one, and write secrets/nats-server.conf and .env (the brain's public key, the containers' uid)",
+    )
+    .option('--dir <dir>', 'the directory of docker-compose.yml', '.')
+    .action(async (flags: ComposeSecretsFlags) => {
+      const { writeComposeSecrets } = await import('./nats-compose.run.js');
+      process.exitCode = await writeComposeSecrets(flags);
     });
 }

@@ -2,30 +2,28 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import type { Command } from 'commander';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { load } from 'js-yaml';
+import { createUser } from '@nats-io/nkeys';
 import { buildProgram } from '../../../src/cli/program.js';
 import { loadConfig, type CaesarConfig } from '../../../src/config/index.js';
 import { envTarget } from '../../../src/config/env.js';
 import { shippedToolNames } from '../../../workers/index.js';
+import {
+  commandOf,
+  envOf,
+  loadCompose,
+  secretsOf,
+  type ComposeService,
+} from '../../helpers/compose.js';
 
 const root = join(import.meta.dirname, '../../../');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
-interface Service {
-  image?: string;
-  build?: unknown;
-  entrypoint?: unknown;
-  command?: unknown;
-  environment?: Record<string, unknown> | string[];
-  volumes?: string[];
-  ports?: string[];
-  healthcheck?: { test?: unknown };
-}
+type Service = ComposeService;
 
-// js-yaml's default schema reads merge keys (`<<: *defaults`), as Docker Compose does.
-const compose = load(read('docker-compose.yml')) as {
-  services: Record<string, Service>;
-};
+// The variables the one-time setup writes to .env; test/integration/deploy/compose-auth.test.ts
+// runs the setup itself.
+const brainKey = createUser().getPublicKey();
+const compose = loadCompose({ CAESAR_BRAIN_KEY: brainKey, CAESAR_UID: '1000', CAESAR_GID: '1000' });
 const dockerfile = read('Dockerfile');
 
 /** The last value of a Dockerfile instruction (the runtime stage's). */
@@ -42,22 +40,8 @@ const workdir = instruction('WORKDIR');
 const caesarServices = Object.entries(compose.services).filter(
   ([, s]) => s.build !== undefined || s.image?.startsWith('caesar') === true,
 );
-
-function envOf(service: Service): Record<string, string> {
-  const env = service.environment ?? {};
-  const pairs = Array.isArray(env)
-    ? env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])
-    : Object.entries(env).map(([k, v]) => [k, String(v)]);
-  return Object.fromEntries(pairs) as Record<string, string>;
-}
-
-function commandOf(name: string, service: Service): string[] {
-  const { command } = service;
-  if (!Array.isArray(command) || !command.every((c) => typeof c === 'string')) {
-    throw new Error(`service ${name}: command must be a list of strings, got ${String(command)}`);
-  }
-  return command;
-}
+/** Those `docker compose up` starts (a service with profiles runs only when asked for). */
+const upServices = caesarServices.filter(([, s]) => s.profiles === undefined);
 
 /** Follows `argv` down the command tree as far as subcommand names match. */
 function resolveCommand(program: Command, argv: readonly string[]) {
@@ -115,9 +99,44 @@ describe('docker-compose.yml', () => {
     program = buildProgram();
   });
 
-  test('runs the brain and one service per shipped tool worker', () => {
-    const names = caesarServices.map(([name]) => name).sort();
+  test('up runs the brain and one service per shipped tool worker', () => {
+    const names = upServices.map(([name]) => name).sort();
     expect(names).toEqual(['brain', ...shippedToolNames()].sort());
+  });
+
+  test('the operator CLI runs only on demand (a profile), never restarted', () => {
+    const operator = compose.services.operator;
+    expect(operator?.profiles).toEqual(['operator']);
+    expect(operator).toMatchObject({ restart: 'no' });
+  });
+
+  test('without the one-time setup (.env), compose refuses to start and names the setup', () => {
+    expect(() => loadCompose({})).toThrow(
+      /CAESAR_BRAIN_KEY is missing a value: .*one-time setup at the top of docker-compose\.yml/,
+    );
+  });
+
+  test('every CAESAR service connects with an NKEY seed of its own, given as a Docker secret', () => {
+    const given = caesarServices.flatMap(([, s]) =>
+      secretsOf(s).filter((n) => n.endsWith('_nkey')),
+    );
+    expect(given.length, 'an NKEY secret given to two services').toBe(new Set(given).size);
+    for (const [name, service] of caesarServices) {
+      const [secret, ...more] = secretsOf(service).filter((s) => s.endsWith('_nkey'));
+      expect(more, `service ${name} gets one NKEY`).toEqual([]);
+      expect(envOf(service).CAESAR_BUS__NKEY_SEED_FILE, name).toBe(`/run/secrets/${secret}`);
+      expect(compose.secrets?.[secret!]?.file, name).toMatch(/^\.\/secrets\/\w+\.nk$/);
+    }
+  });
+
+  test('workers trust the brain key from .env and do not turn grants off', () => {
+    for (const [name, service] of caesarServices) {
+      const env = envOf(service);
+      expect(env.CAESAR_WORKER__REQUIRE_GRANT, name).toBeUndefined();
+      if (commandOf(name, service)[0] !== 'legion' || commandOf(name, service)[1] !== 'serve-tool')
+        continue;
+      expect(env.CAESAR_WORKER__TRUSTED_BRAINS, name).toBe(brainKey);
+    }
   });
 
   test.each(caesarServices)(
@@ -223,9 +242,12 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  test('files mounted into nats exist in the repository', () => {
+  test('files mounted into nats exist in the repository, or the one-time setup writes them (gitignored)', () => {
+    const ignored = read('.gitignore').split('\n');
     for (const volume of compose.services.nats?.volumes ?? []) {
-      expect(existsSync(join(root, volume.split(':')[0]!)), volume).toBe(true);
+      const source = volume.split(':')[0]!;
+      if (source.startsWith('./secrets/')) expect(ignored).toContain('/secrets/');
+      else expect(existsSync(join(root, source)), volume).toBe(true);
     }
   });
 });

@@ -123,6 +123,7 @@ describe('guards: one catalogue, typed errors', () => {
     'workers/calculator/eval-thread-handle.ts:ThreadDiedError',
     // a flag's unusable value, caught by the command's runner and printed as a usage error
     'src/cli/commands/nats-config.run.ts:UsageError',
+    'src/cli/commands/nats-compose.run.ts:ComposeSecretsError',
   ]);
 
   test('every error class extends CaesarError (a handful of module-internal signals aside)', () => {

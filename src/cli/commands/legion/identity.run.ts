@@ -105,7 +105,7 @@ function roleOf(flags: IdentityFlags, publicKey: string): Role {
 }
 
 /** Writes the seed for its owner only, refusing a file that exists (it may be a live identity). */
-async function writeSeed(file: string, seed: Uint8Array): Promise<void> {
+export async function writeSeed(file: string, seed: Uint8Array): Promise<void> {
   let handle;
   try {
     handle = await open(file, 'wx', 0o600);
