@@ -18,7 +18,8 @@ import { newDecisionId } from '../src/brain/gateway/ids.js';
 import { GrantSigner, GrantVerifier } from '../src/protocol/grant.js';
 import { opsPerSecond, percentile, type BenchContext } from './harness.js';
 import { CALC_INPUT, CALC_TOOL, type LoadResult } from './load.js';
-import { LoadGenerator, startGovernedStack, stop } from './processes.js';
+import { cpuPerCall } from './brain-probes.js';
+import { LoadGenerator, startGovernedStack, stop, type GovernedStack } from './processes.js';
 
 const CONCURRENCY = 32;
 const CALLS = 6_000;
@@ -54,15 +55,28 @@ export async function run(ctx: BenchContext): Promise<void> {
     await without.run(warmup);
     const on: LoadResult[] = [];
     const off: LoadResult[] = [];
+    const cpuOn: Record<'brain' | 'calculator', number>[] = [];
+    const cpuOff: Record<'brain' | 'calculator', number>[] = [];
     const cmd = { concurrency: CONCURRENCY, calls: CALLS };
+    const pidsOf = (s: GovernedStack) => ({ brain: s.brain.pid!, calculator: s.calculator.pid! });
+    const runOn = async () => {
+      const r = await cpuPerCall(pidsOf(signed), CALLS, () => withGrants.run(cmd));
+      on.push(r.result);
+      cpuOn.push(r.cpu);
+    };
+    const runOff = async () => {
+      const r = await cpuPerCall(pidsOf(plain), CALLS, () => without.run(cmd));
+      off.push(r.result);
+      cpuOff.push(r.cpu);
+    };
     for (let round = 0; round < ROUNDS; round++) {
       // alternate which goes first, so neither always follows the other's disk flushes
       if (round % 2 === 0) {
-        on.push(await withGrants.run(cmd));
-        off.push(await without.run(cmd));
+        await runOn();
+        await runOff();
       } else {
-        off.push(await without.run(cmd));
-        on.push(await withGrants.run(cmd));
+        await runOff();
+        await runOn();
       }
     }
     const median = (xs: LoadResult[], k: 'rate' | 'p50') =>
@@ -78,6 +92,18 @@ export async function run(ctx: BenchContext): Promise<void> {
     ctx.figure('governed HTTP p50 at c=32, grants', median(on, 'p50'), 'us', {
       baseline: median(off, 'p50'),
     });
+    // CPU per call reads through a busy machine better than throughput does
+    const cpu = (xs: Record<'brain' | 'calculator', number>[], k: 'brain' | 'calculator') =>
+      percentile(
+        xs.map((x) => x[k]),
+        50,
+      );
+    for (const k of ['brain', 'calculator'] as const) {
+      ctx.figure(`CPU per governed call, ${k}, no grants`, cpu(cpuOff, k), 'us');
+      ctx.figure(`CPU per governed call, ${k}, grants`, cpu(cpuOn, k), 'us', {
+        baseline: cpu(cpuOff, k),
+      });
+    }
   } finally {
     for (const child of children.reverse()) await stop(child);
     await rm(dir, { recursive: true, force: true });

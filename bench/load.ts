@@ -76,6 +76,7 @@ function httpRunner(url: string, token: string): Runner {
   return async ({ concurrency, calls, rate }) => {
     const latencies: number[] = [];
     const started = performance.now();
+    let lastAt = started;
     const result = await new Promise<autocannon.Result>((resolve, reject) => {
       const options: autocannon.Options = {
         url: `${url}/v1/tools/${CALC_TOOL}/invoke`,
@@ -96,10 +97,13 @@ function httpRunner(url: string, token: string): Runner {
         else resolve(res);
       });
       instance.on('response', (_client, status, _bytes, ms) => {
+        lastAt = performance.now();
         if (status === 200) latencies.push(ms);
       });
     });
-    const elapsed = performance.now() - started;
+    // autocannon resolves on its next one-second sampling tick, not at the last answer:
+    // timing to the resolve read 8,000 calls in 1.2 s as 4,000/s
+    const elapsed = lastAt - started;
     const failed = result.errors + result.timeouts + result.non2xx + result.mismatches;
     return summarise(latencies, elapsed, failed);
   };
