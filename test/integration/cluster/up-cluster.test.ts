@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { connectBus, startNatsServer } from '../../../src/bus/index.js';
-import { alive, startCli, type RunningCli } from '../../helpers/cli.js';
+import { alive, runCli, startCli, type RunningCli } from '../../helpers/cli.js';
 import { rawDispatch } from '../../helpers/dispatch.js';
 import { natsServerPid } from '../../helpers/nats.js';
 import { firstToken } from '../../helpers/tokens.js';
@@ -160,3 +160,15 @@ test('caesar up --cluster 3: three routed servers on loopback, the URL list in r
   up.child.kill('SIGINT');
   expect(await up.exited).toEqual({ code: 0, signal: null });
 }, 120_000);
+
+test.each([
+  [['--cluster', '1'], '--cluster 1: expected a number of servers from 2 to 7, e.g. --cluster 3'],
+  [['--cluster', 'three'], '--cluster three: expected a number of servers from 2 to 7'],
+  [['--cluster', '3', '--config', 'own.yaml'], 'but embedded.nats_config names your own'],
+])('caesar up %j is refused before anything starts, naming the flag', async (args, message) => {
+  await writeFile(join(dir, 'own.yaml'), 'embedded:\n  nats_config: own-nats.conf\n');
+  const r = await runCli(['up', ...args, '--data-dir', dir], {}, { cwd: dir });
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toContain(message);
+  await expect(readFile(join(dir, 'runtime.json'))).rejects.toThrow(/ENOENT/);
+});
