@@ -9,3 +9,5 @@ export type { BusOptions } from './connect.js';
 export { ConnectionWatch } from './connection-watch.js';
 export type { BusStatus } from './connection-watch.js';
 export { startNatsServer } from './launcher.js';
+export { startNatsCluster } from './cluster.js';
+export type { NatsCluster } from './cluster.js';

@@ -35,6 +35,11 @@ export interface NatsServerOptions {
   args?: string[];
   /** How long to wait for the server to accept connections. @default 10000 */
   readyTimeoutMs?: number;
+  /**
+   * The config has a `cluster` block: wait for the route listener too (nats-server opens it
+   * after the client port) and report its port as `routePort`. @default false
+   */
+  cluster?: boolean;
   logger?: Logger;
 }
 
@@ -49,6 +54,8 @@ export interface NatsServer extends AsyncDisposable {
   readonly url: string;
   readonly host: string;
   readonly port: number;
+  /** Where the other servers of its cluster connect; only with the `cluster` option. */
+  readonly routePort: number | undefined;
   /** The guard process (its process group holds the server). */
   readonly pid: number;
   /**
@@ -85,6 +92,7 @@ function findNatsServer(explicit?: string): string {
 }
 
 const LISTEN_RE = /Listening for client connections on ([^\s:]+|\[[^\]]+\]):(\d+)/;
+const ROUTE_LISTEN_RE = /Listening for route connections on ([^\s:]+|\[[^\]]+\]):(\d+)/;
 const PID_RE = /^\[(\d+)\] .*Listening for client connections/m;
 const MAX_OUTPUT = 64 * 1024;
 
@@ -122,8 +130,12 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   });
 
   try {
-    const port = await waitForListen(child, () => output, options.readyTimeoutMs ?? 10_000);
-    await waitForTcp(host, port, options.readyTimeoutMs ?? 10_000);
+    const readyMs = options.readyTimeoutMs ?? 10_000;
+    const port = await waitForListen(child, () => output, LISTEN_RE, readyMs);
+    await waitForTcp(host, port, readyMs);
+    const routePort = options.cluster
+      ? await waitForListen(child, () => output, ROUTE_LISTEN_RE, readyMs)
+      : undefined;
     const url = `nats://${host.includes(':') ? `[${host}]` : host}:${port}`;
     const serverPid = Number(PID_RE.exec(output)?.[1]) || undefined;
     options.logger?.info({ url, pid: child.pid, serverPid }, 'nats-server started');
@@ -131,6 +143,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
       url,
       host,
       port,
+      routePort,
       pid: child.pid ?? -1,
       serverPid,
       exited,
@@ -157,11 +170,12 @@ function serverExit(code: number | null, signal: NodeJS.Signals | null): NatsExi
 function waitForListen(
   child: ChildProcess,
   output: () => string,
+  listening: RegExp,
   timeoutMs: number,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const check = () => {
-      const m = LISTEN_RE.exec(output());
+      const m = listening.exec(output());
       if (m) {
         done();
         resolve(Number(m[2]));

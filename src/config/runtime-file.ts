@@ -27,7 +27,10 @@ const RuntimeInfoSchema = z.object({
   started_at: z.iso.datetime(),
   /** Absolute path of the data directory the stack runs in. */
   data_dir: nonEmpty,
-  /** The embedded nats-server, e.g. `nats://127.0.0.1:4222`. */
+  /**
+   * The embedded nats-server, e.g. `nats://127.0.0.1:4222`, or with `caesar up --cluster`
+   * every server of the cluster, comma-separated (as `bus.url` takes them).
+   */
   nats_url: nonEmpty,
   /**
    * NKEY seed file of the operator identity `caesar up` minted for this run (ADR 0038);

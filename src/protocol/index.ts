@@ -59,7 +59,7 @@ export { HelloSchema, ByeSchema } from './announce.js';
 export type { Hello, Bye } from './announce.js';
 export { SRV_TYPES, SRV_METADATA, SrvPingSchema, SrvInfoSchema, SrvStatsSchema } from './srv.js';
 export type { SrvInfo, SrvStats } from './srv.js';
-export { workerPermissions, brainPermissions } from './permissions.js';
+export { workerPermissions, brainPermissions, leafPermissions } from './permissions.js';
 export type { NatsPermissions } from './permissions.js';
 export { CALL_SERVICE_TOOL, SELECTOR_KINDS, CallServiceInputSchema } from './call-service.js';
 export type { SelectorKind, CallServiceInput } from './call-service.js';

@@ -42,6 +42,32 @@ export function workerPermissions(tools: readonly string[]): NatsPermissions {
 }
 
 /**
+ * A remote site's leaf connection to the hub, for a leaf server whose workers serve `tools`
+ * (ADR 0051): a worker's permissions as far as nats-server 2.9 can apply them to a leaf
+ * connection (`publish` is what the site may send to the hub, `subscribe` what the hub sends
+ * it). Two things differ. 2.9 applies no response permissions to a leaf, so replies are
+ * allowed to the reply inboxes of `inboxOwners` (the brains' and operators' public keys)
+ * only. And it checks a queue subscription made after the link is up as the text
+ * `<subject> <queue>`, which no per-tool subject matches, so the dispatch and preflight
+ * subjects are allowed for any tool (`caesar.dispatch.tool.*`): per tool, a worker started on
+ * the site after its leaf server connected would never get a call.
+ */
+export function leafPermissions(
+  tools: readonly string[],
+  inboxOwners: readonly string[],
+): NatsPermissions {
+  const worker = workerPermissions(tools);
+  const queued = [dispatchSubject('*'), preflightSubject('*')];
+  const discovery = worker.subscribe.allow.filter((s) => !s.includes(' '));
+  return {
+    publish: {
+      allow: [...worker.publish.allow, ...inboxOwners.map((key) => `${inboxPrefix(key)}.>`)],
+    },
+    subscribe: { allow: [...queued, ...discovery] },
+  };
+}
+
+/**
  * The brain: dispatch and preflight any tool, sweep discovery, hear announcements, and get
  * replies on its own inbox prefix only (connect with `inboxPrefix: inboxPrefix(identity)`).
  */

@@ -1,9 +1,16 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { connectBus, startNatsServer, type BusOptions } from '../../src/bus/index.js';
-import type { NatsServer } from '../../src/bus/launcher.js';
+import {
+  connectBus,
+  startNatsCluster as startCluster,
+  startNatsServer,
+  type BusOptions,
+} from '../../src/bus/index.js';
+import type { NatsExit, NatsServer } from '../../src/bus/launcher.js';
+import { waitFor } from './wait.js';
 import { DISPATCH_QUEUE_GROUP, dispatchSubject } from '../../src/protocol/index.js';
 import { expect } from 'vitest';
 
@@ -47,6 +54,115 @@ export async function startNats(opts: { config?: string } = {}): Promise<TestNat
     stop,
     [Symbol.asyncDispose]: stop,
   };
+}
+
+export interface TestNatsCluster extends AsyncDisposable {
+  readonly servers: readonly NatsServer[];
+  /** Every server's client URL, in order. */
+  readonly urls: readonly string[];
+  /**
+   * Opens a client to server `node` only (`servers: [its URL]`): where it connects is known,
+   * and it learns the others from the cluster (nats.js's server discovery). `servers` in
+   * `options` overrides that. Every client opened here is closed on dispose.
+   */
+  connect(node: number, options?: Partial<BusOptions>): Promise<NatsConnection>;
+  /** `kill -9` of server `node`'s nats-server process; resolves once it has exited. */
+  kill(node: number): Promise<NatsExit>;
+  /**
+   * Starts server `node` again as `caesar up`'s keeper would (same ports, routes to every
+   * other server) and resolves once it has a route to each live one.
+   */
+  restart(node: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real cluster of `size` nats-servers on free loopback ports, routed to each other (the
+ * same code as `caesar up --cluster`), resolved once every server has a route to every
+ * other. `config` (nats-server syntax) is included by every server, for users and
+ * permissions.
+ */
+export async function startNatsCluster(
+  size: number,
+  opts: { config?: string } = {},
+): Promise<TestNatsCluster> {
+  const dir = await mkdtemp(join(tmpdir(), 'caesar-nats-cluster-'));
+  let baseConfig: string | undefined;
+  if (opts.config !== undefined) {
+    baseConfig = join(dir, 'base.conf');
+    await writeFile(baseConfig, opts.config);
+  }
+  // the monitoring port (tests only) says when the mesh is complete: /routez per server
+  const cluster = await startCluster({ size, dir, baseConfig, args: ['-m', '-1'] }).catch(
+    async (err: unknown) => {
+      await rm(dir, { recursive: true, force: true });
+      throw err;
+    },
+  );
+  const servers = cluster.nodes.map((n) => n.server);
+  const clients: NatsConnection[] = [];
+  const dead = new Set<NatsServer>();
+  const stop = async () => {
+    await Promise.allSettled(clients.map((c) => c.close()));
+    await Promise.allSettled(servers.map((s) => s.stop()));
+    await rm(dir, { recursive: true, force: true });
+  };
+  const meshed = async () => {
+    const live = servers.filter((s) => !dead.has(s));
+    const ids = live.map(serverId);
+    await waitFor(
+      async () =>
+        (await Promise.all(live.map(routedPeers))).every(
+          (peers, i) => ids.filter((id) => !peers.has(id) && id !== ids[i]).length === 0,
+        ),
+      `every live server of the cluster to have a route to the ${live.length - 1} others`,
+      10_000,
+    );
+  };
+  try {
+    await meshed();
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    servers,
+    urls: cluster.urls,
+    async connect(node, options = {}) {
+      const servers = [cluster.urls[node]!];
+      const nc = await connectBus({ servers, reconnectTimeWaitMs: 100, ...options });
+      clients.push(nc);
+      return nc;
+    },
+    async kill(node) {
+      const server = servers[node]!;
+      dead.add(server);
+      process.kill(server.serverPid ?? server.pid, 'SIGKILL');
+      return server.exited;
+    },
+    async restart(node) {
+      servers[node] = await startNatsServer(cluster.nodes[node]!.restartOptions);
+      await meshed();
+    },
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+/** The ids of the servers `server` has a route to, from its monitoring endpoint. */
+async function routedPeers(server: NatsServer): Promise<Set<string>> {
+  const port = /Starting http monitor on \S+:(\d+)/.exec(server.output())?.[1];
+  if (port === undefined) return new Set();
+  const res = await fetch(`http://${server.host}:${port}/routez`);
+  const routez = (await res.json()) as { routes?: { remote_id: string }[] };
+  return new Set((routez.routes ?? []).map((r) => r.remote_id));
+}
+
+/** The server's id, from its start-up banner. */
+function serverId(server: NatsServer): string {
+  const id = /\[INF\]\s+ID:\s+(\w+)/.exec(server.output())?.[1];
+  if (id === undefined) throw new Error(`no server id in the output of ${server.url}`);
+  return id;
 }
 
 /** Waits for the connection's next server error, such as a publish permission violation. */
@@ -95,4 +211,34 @@ export async function expectCalculatorWorkerContained(
   } finally {
     await nc.close();
   }
+}
+
+/** Linux: a process's name and parent pid, from /proc. */
+function procInfo(pid: number): { comm: string; ppid: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+    return { comm, ppid };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The nats-server process behind the pid `caesar up` printed: that pid itself, or the
+ * nats-server child of the guard it names. What an operator's `kill -9` would hit.
+ */
+export function natsServerPid(printed: number): number {
+  if (procInfo(printed)?.comm === 'nats-server') return printed;
+  const child = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .find((pid) => {
+      const info = procInfo(pid);
+      return info?.ppid === printed && info.comm === 'nats-server';
+    });
+  if (child === undefined) throw new Error(`no nats-server process under pid ${printed}`);
+  return child;
 }

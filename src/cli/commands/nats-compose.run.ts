@@ -153,6 +153,7 @@ async function serverConfig(dir: string, parts: readonly Part[]): Promise<string
     worker: of('worker').map((p) => `${p.name}=${join(dir, seedOf(p))}`),
     listen: LISTEN,
     clusterListen: '',
+    leaf: [],
   });
   return [
     "# docker-compose.yml's nats-server, written by `caesar nats compose-secrets` from the",

@@ -24,6 +24,25 @@ export function register(program: Command): void {
     .option('--cluster <name>', 'run as one server of a cluster with this name')
     .option('--cluster-listen <host:port>', 'where the other servers connect', '0.0.0.0:6222')
     .option('--routes <urls>', 'the other servers of the cluster, comma-separated nats-route://…')
+    .option(
+      '--cluster-secret <file>',
+      "with --cluster: the routes' user and password (made when missing; the same file on every server)",
+    )
+    .option(
+      '--leafnodes-listen <host:port>',
+      'a hub: where leaf servers of remote sites connect (e.g. 0.0.0.0:7422)',
+    )
+    .option(
+      '--leaf <tools=file>',
+      "a hub: a remote site's leaf connection, allowed what a worker of these tools is, with the user and password in file (made when missing), e.g. calculator=pi.leaf (repeatable)",
+      collect,
+      [],
+    )
+    .option(
+      '--leaf-remote <url>',
+      'a leaf server: the hub to connect to, e.g. nats-leaf://hub.lan:7422 (comma-separated: each server of a hub cluster)',
+    )
+    .option('--leaf-secret <file>', "a leaf server: the secret file the hub's --leaf made")
     .option('--out <file>', 'write here (mode 0600) instead of printing')
     .action(async (flags: NatsConfigFlags) => {
       const { writeNatsConfig } = await import('./nats-config.run.js');

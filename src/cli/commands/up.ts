@@ -18,6 +18,10 @@ export function register(program: Command): void {
       `comma-separated tools to run (default: ${shippedToolNames().join(',')})`,
     )
     .option('--log-level <level>', 'log level of the brain and the workers (default warn)')
+    .option(
+      '--cluster <n>',
+      'run n nats-servers (2-7) on loopback, routed to each other, on client ports --nats-port, +1, …',
+    )
     .action(async (flags: UpFlags) => {
       // before the stack's modules load; node:v8 loads only for `up`, not for --help
       (await import('../supervisor-v8.js')).leanSupervisorV8();

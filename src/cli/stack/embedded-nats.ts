@@ -1,5 +1,8 @@
 // The launcher's own file, not the bus index: `caesar up` runs nats-server and holds no NATS
 // client (ADR 0048, addendum 2); the index would bring the client's chunk into its process.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startNatsCluster } from '../../bus/cluster.js';
 import { startNatsServer, type NatsServer, type NatsServerOptions } from '../../bus/launcher.js';
 import type { CaesarConfig } from '../../config/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
@@ -7,16 +10,19 @@ import { mintEmbeddedAuth, type EmbeddedAuth } from './embedded-auth.js';
 import { NatsKeeper, type NatsKeeperEvents } from './nats-keeper.js';
 import { statusLine, type Say } from './status.js';
 
-/** `caesar up`'s nats-server: running, kept running, and the identities it knows. */
+/** `caesar up`'s nats-server(s): running, kept running, and the identities they know. */
 export interface EmbeddedNats {
-  /** `nats://host:port`; the same after a restart. */
-  readonly url: string;
-  readonly keeper: NatsKeeper;
+  /** `nats://host:port` of each server, one unless `--cluster`; the same after a restart. */
+  readonly urls: readonly string[];
+  /** One per server. */
+  readonly keepers: readonly NatsKeeper[];
   /** The NKEY identities minted for this run; undefined with `embedded.nats_config`. */
   readonly auth?: EmbeddedAuth;
 }
 
 const NAME = 'nats-server';
+/** Where `caesar up --cluster` writes each server's config (ADR 0051). */
+const CLUSTER_DIR = 'nats-cluster';
 
 /**
  * Starts the embedded nats-server on loopback and keeps it running: a dead one comes back
@@ -43,9 +49,61 @@ export async function startEmbeddedNats(
   const port = first.port;
   const keeper = new NatsKeeper(first, {
     restart: () => startNatsServer({ host, port, configFile }),
-    ...keeperEvents(port, say),
+    ...keeperEvents(NAME, port, say),
   });
-  return { url: first.url, keeper, ...(auth ? { auth } : {}) };
+  return { urls: [first.url], keepers: [keeper], ...(auth ? { auth } : {}) };
+}
+
+/**
+ * `caesar up --cluster <size>`: `size` nats-servers on loopback, routed to each other, each
+ * with the identities minted for this run and kept running by a keeper of its own (ADR
+ * 0051). Client ports follow `--nats-port` (`port`, `port + 1`, …; 0: any free ones); the
+ * route ports are picked by the servers and kept for restarts.
+ * @throws {Error} saying what to do when a port is taken.
+ */
+export async function startEmbeddedCluster(
+  config: CaesarConfig,
+  tools: readonly string[],
+  size: number,
+  say: Say,
+): Promise<EmbeddedNats> {
+  const { natsHost: host, natsPort } = config.embedded;
+  const minted = [...new Set([...tools, ...shippedToolNames()])];
+  const auth = await mintEmbeddedAuth(config.dataDir, minted);
+  const dir = join(config.dataDir, CLUSTER_DIR);
+  // a fresh directory each run: the configs of an earlier run hold its routes password
+  await rm(dir, { recursive: true, force: true });
+  let cluster;
+  try {
+    cluster = await startNatsCluster({
+      size,
+      dir,
+      baseConfig: auth.serverConfig,
+      host,
+      port: natsPort,
+    });
+  } catch (err) {
+    if (!portTaken(err)) throw err;
+    throw new Error(
+      `a port from ${natsPort} to ${natsPort + size - 1} is taken (another nats-server or caesar up?). ` +
+        'Stop it, or run with --nats-port 0 for any free ports.',
+      { cause: err },
+    );
+  }
+  const keepers = cluster.nodes.map(({ server, restartOptions }, i) => {
+    const name = `${NAME} ${i + 1}`;
+    say(
+      statusLine(
+        name,
+        `${server.url}  (pid ${natsPid(server)}, routes on port ${server.routePort}, loopback only, one NKEY identity per part)`,
+      ),
+    );
+    return new NatsKeeper(server, {
+      restart: () => startNatsServer(restartOptions),
+      ...keeperEvents(name, server.port, say),
+    });
+  });
+  return { urls: cluster.urls, keepers, auth };
 }
 
 /** Starts the server; a taken port becomes an error that says what to do. */
@@ -62,24 +120,24 @@ async function startOnPort(options: NatsServerOptions): Promise<NatsServer> {
   }
 }
 
-/** What `caesar up` says when its nats-server exits, comes back, or cannot. */
-function keeperEvents(port: number, say: Say): NatsKeeperEvents {
+/** What `caesar up` says when a nats-server exits, comes back, or cannot. */
+function keeperEvents(name: string, port: number, say: Say): NatsKeeperEvents {
   return {
     onExit: (exit, delayMs) =>
       say(
         statusLine(
-          NAME,
+          name,
           `exited (${exit.signal ?? `code ${exit.code}`}); restarting on port ${port} in ${delayMs} ms`,
         ),
       ),
     onRestarted: (server) =>
       say(
         statusLine(
-          NAME,
+          name,
           `${server.url}  (pid ${natsPid(server)}) restarted; the brain and the workers reconnect by themselves`,
         ),
       ),
-    onRestartFailed: (err, delayMs) => say(statusLine(NAME, restartFailure(err, port, delayMs))),
+    onRestartFailed: (err, delayMs) => say(statusLine(name, restartFailure(err, port, delayMs))),
   };
 }
 

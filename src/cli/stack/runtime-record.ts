@@ -39,7 +39,7 @@ export class RuntimeRecord {
 /** What runtime.json says about a stack whose brain sent `brain`. */
 export function runtimeInfo(
   brain: BrainReady,
-  nats: EmbeddedNats,
+  nats: Pick<EmbeddedNats, 'urls' | 'auth'>,
   dataDir: string,
   tools: readonly string[],
 ): RuntimeInfoInput {
@@ -47,7 +47,7 @@ export function runtimeInfo(
     pid: process.pid,
     started_at: new Date().toISOString(),
     data_dir: dataDir,
-    nats_url: nats.url,
+    nats_url: nats.urls.join(','),
     ...(nats.auth
       ? {
           nats_seed_file: nats.auth.operatorSeedFile,

@@ -5,7 +5,7 @@ import { loadCliConfig } from '../load-config.js';
 import { stopOnSignal } from '../signals.js';
 import { childEvents } from './child-events.js';
 import { BRAIN, childSpecs } from './children.js';
-import { startEmbeddedNats, type EmbeddedNats } from './embedded-nats.js';
+import { startEmbeddedCluster, startEmbeddedNats, type EmbeddedNats } from './embedded-nats.js';
 import { PreflightBoard } from './preflight.js';
 import { RuntimeRecord, runtimeInfo } from './runtime-record.js';
 import { StartupGate } from './startup.js';
@@ -20,6 +20,7 @@ export interface UpFlags {
   apiPort?: string;
   logLevel?: string;
   tools?: string;
+  cluster?: string;
 }
 
 /** Where `caesar up` writes: its status lines, and its children's log lines. */
@@ -50,8 +51,11 @@ interface Stack {
  * @throws {Error} when the stack cannot start (everything started is stopped first).
  */
 export async function runUp(flags: UpFlags, out: UpOutput): Promise<number> {
-  const { config, tools } = await prepare(flags);
-  const nats = await startEmbeddedNats(config, tools, out.say);
+  const { config, tools, cluster } = await prepare(flags);
+  const nats =
+    cluster === undefined
+      ? await startEmbeddedNats(config, tools, out.say)
+      : await startEmbeddedCluster(config, tools, cluster, out.say);
   const stack = startChildren(flags, { config, tools, nats }, out);
   const stop = once(() => stopStack(stack, out.say));
   const stopped = stopOnSignal(stop);
@@ -63,22 +67,49 @@ export async function runUp(flags: UpFlags, out: UpOutput): Promise<number> {
     throw err;
   }
   out.say(
-    `ready: CAESAR is up at ${info.api_url} (NATS ${nats.url}) with ${tools.length} tool(s): ${tools.join(', ')}. Try: caesar chat "what is 17 * 23". Ctrl-C stops everything.`,
+    `ready: CAESAR is up at ${info.api_url} (NATS ${nats.urls.join(', ')}) with ${tools.length} tool(s): ${tools.join(', ')}. Try: caesar chat "what is 17 * 23". Ctrl-C stops everything.`,
   );
   await stopped;
   return 0;
 }
 
-/** The config and the tools, and a data dir that is ours. */
-async function prepare(flags: UpFlags): Promise<{ config: CaesarConfig; tools: string[] }> {
+/** The config, the tools and the cluster's size, and a data dir that is ours. */
+async function prepare(
+  flags: UpFlags,
+): Promise<{ config: CaesarConfig; tools: string[]; cluster?: number }> {
   const raw: Record<string, unknown> = {};
   if (flags.dataDir) raw.data_dir = flags.dataDir;
   if (flags.natsPort !== undefined) raw.embedded = { nats_port: Number(flags.natsPort) };
   if (flags.apiPort !== undefined) raw.api = { port: Number(flags.apiPort) };
   const config = await loadCliConfig({ config: flags.config, raw });
   const tools = pickTools(flags.tools);
+  const cluster = clusterSize(flags.cluster, config);
   await claimDataDir(config.dataDir);
-  return { config, tools };
+  return { config, tools, ...(cluster === undefined ? {} : { cluster }) };
+}
+
+/** The largest `--cluster`: one host's loopback cluster survives a dead server, not a dead host. */
+const MAX_CLUSTER = 7;
+
+/**
+ * `--cluster <n>`: 2 to 7 servers. Core NATS keeps no quorum (CAESAR uses no JetStream), so
+ * any size from 2 survives one dead server; 3 is the usual choice.
+ */
+function clusterSize(flag: string | undefined, config: CaesarConfig): number | undefined {
+  if (flag === undefined) return undefined;
+  const n = Number(flag);
+  if (!Number.isInteger(n) || n < 2 || n > MAX_CLUSTER) {
+    throw new Error(
+      `--cluster ${flag}: expected a number of servers from 2 to ${MAX_CLUSTER}, e.g. --cluster 3`,
+    );
+  }
+  if (config.embedded.natsConfig !== undefined) {
+    throw new Error(
+      `--cluster runs its servers with the identities caesar up mints, but embedded.nats_config names your own server config (${config.embedded.natsConfig}): ` +
+        'drop one of the two, or run your own cluster with `caesar nats config --cluster` (docs/operations.md, "A NATS cluster")',
+    );
+  }
+  return n;
 }
 
 /** `--tools a,b`, else every shipped tool. */
@@ -118,7 +149,7 @@ function startChildren(
     childEvents({ ...out, gate, preflight, record, pidOf: (name) => supervisor.pids()[name] }),
   );
   const plan = {
-    natsUrl: nats.url,
+    natsUrl: nats.urls.join(','),
     dataDir: config.dataDir,
     configFile: flags.config,
     apiPort: flags.apiPort,
@@ -149,7 +180,7 @@ async function stopStack(stack: Stack, say: Say): Promise<void> {
   say('stopping…');
   try {
     await stack.supervisor.stop();
-    await stack.nats.keeper.stop();
+    await Promise.all(stack.nats.keepers.map((k) => k.stop()));
   } finally {
     await stack.record.remove();
   }

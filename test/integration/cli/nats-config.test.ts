@@ -93,8 +93,9 @@ describe('caesar nats config', () => {
     }
   }, 60_000);
 
-  test('a server of a cluster: the cluster block with its routes, accepted by nats-server', async () => {
-    const r = await runCli([
+  test('a server of a cluster: the cluster block with its routes behind the secret file (made when missing), accepted by nats-server', async () => {
+    const secret = join(dir, 'cluster.secret');
+    const args = [
       'nats',
       'config',
       '--worker',
@@ -107,13 +108,72 @@ describe('caesar nats config', () => {
       '0.0.0.0:6222',
       '--routes',
       'nats-route://nats-b.lan:6222,nats-route://nats-c.lan:6222',
-    ]);
+      '--cluster-secret',
+      secret,
+    ];
+    const r = await runCli(args);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('"routes": [\n    "nats-route://nats-b.lan:6222",');
+    expect(r.stderr).toMatch(
+      /^made .*cluster\.secret \(mode 0600\), the routes password \(user route-cluster\)/,
+    );
+    expect((await stat(secret)).mode & 0o777).toBe(0o600);
+    const [user, password] = (await readFile(secret, 'utf8')).trim().split(':');
+    expect(user).toBe('route-cluster');
+    expect(r.stdout).toContain(
+      `"routes": [\n    "nats-route://route-cluster:${password}@nats-b.lan:6222",`,
+    );
+    expect(r.stdout).toContain(`"user": "route-cluster",\n    "password": "${password}"`);
     expect(r.stdout).toContain('"caesar.dispatch.tool.web_search caesar-tool"');
     const file = join(dir, 'cluster.conf');
     await writeFile(file, r.stdout);
     expect(natsServerCheck(file)).toMatchObject({ status: 0 });
+    // the next server reads the same file: the same password
+    const again = await runCli(args);
+    expect(again.stderr).toBe('');
+    expect(again.stdout).toContain(`route-cluster:${password}@nats-b.lan`);
+  }, 30_000);
+
+  test('a hub with a leaf user and a leaf server with its remote: both accepted by nats-server', async () => {
+    const secret = join(dir, 'pi.leaf');
+    const hub = join(dir, 'hub.conf');
+    const r = await runCli([
+      'nats',
+      'config',
+      '--brain',
+      keys.brain!,
+      '--leafnodes-listen',
+      '0.0.0.0:7422',
+      '--leaf',
+      `calculator=${secret}`,
+      '--out',
+      hub,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`made ${secret} (mode 0600), the password of the leaf user leaf-pi`);
+    expect(natsServerCheck(hub)).toMatchObject({ status: 0 });
+    const hubText = await readFile(hub, 'utf8');
+    expect(hubText).toContain('"allowed_connection_types": [\n        "LEAFNODE"\n      ]');
+    const leaf = join(dir, 'leaf.conf');
+    const l = await runCli([
+      'nats',
+      'config',
+      '--worker',
+      `calculator=${keys.calc}`,
+      '--listen',
+      '127.0.0.1:4222',
+      '--leaf-remote',
+      'nats-leaf://hub.lan:7422',
+      '--leaf-secret',
+      secret,
+      '--out',
+      leaf,
+    ]);
+    expect(l.code, l.stderr).toBe(0);
+    expect(natsServerCheck(leaf)).toMatchObject({ status: 0 });
+    const password = (await readFile(secret, 'utf8')).trim().split(':')[1];
+    expect(await readFile(leaf, 'utf8')).toContain(
+      `"url": "nats-leaf://leaf-pi:${password}@hub.lan:7422"`,
+    );
   }, 30_000);
 
   test.each([
@@ -124,6 +184,7 @@ describe('caesar nats config', () => {
     ],
     [['--worker', 'UABC'], '--worker UABC: expected <tools>=<key>, e.g. calculator=UA…'],
     [['--operator', 'x', '--routes', 'nats-route://a:6222'], '--operator x: neither'],
+    [['--operator', 'UABC', '--cluster', 'c'], '--operator UABC: neither'],
   ])('a usage mistake exits 2 naming the flag: %j', async (args, message) => {
     const r = await runCli(['nats', 'config', ...args]);
     expect(r.code).toBe(2);
@@ -151,5 +212,24 @@ describe('caesar nats config', () => {
     ]);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toContain(`the identity ${keys.operator} is given twice`);
+  });
+
+  test.each([
+    [['--cluster', 'c'], '--cluster needs --cluster-secret <file>: without it anyone'],
+    [['--cluster-secret', 'x.secret'], '--cluster-secret needs --cluster <name>'],
+    [['--leaf', 'calculator=pi.leaf'], '--leaf needs --leafnodes-listen <host:port>'],
+    [['--leaf-remote', 'nats-leaf://hub:7422'], '--leaf-remote and --leaf-secret go together'],
+    [
+      ['--leaf-remote', 'nats://hub:7422', '--leaf-secret', 'pi.leaf'],
+      '--leaf-remote nats://hub:7422: expected nats-leaf://host:port',
+    ],
+    [
+      ['--leaf-remote', 'nats-leaf://hub:7422', '--leaf-secret', 'missing.leaf'],
+      '--leaf-secret missing.leaf: cannot read the secret file (ENOENT)',
+    ],
+  ])('cluster and leaf mistakes exit 2 naming the flag: %j', async (args, message) => {
+    const r = await runCli(['nats', 'config', '--operator', keys.operator!, ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
   });
 });

@@ -1,10 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstToken } from '../../helpers/tokens.js';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { alive, startCli, type RunningCli } from '../../helpers/cli.js';
+import { natsServerPid } from '../../helpers/nats.js';
 import { waitFor } from '../../helpers/wait.js';
 
 /**
@@ -24,36 +24,6 @@ afterEach(async () => {
   up = undefined;
   await rm(dir, { recursive: true, force: true });
 });
-
-/** Linux: a process's name and parent pid, from /proc. */
-function procInfo(pid: number): { comm: string; ppid: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const close = stat.lastIndexOf(')');
-    const comm = stat.slice(stat.indexOf('(') + 1, close);
-    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-    return { comm, ppid };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The nats-server process behind the pid `caesar up` printed: that pid itself, or the
- * nats-server child of the guard it names. What an operator's `kill -9` would hit.
- */
-function natsServerPid(printed: number): number {
-  if (procInfo(printed)?.comm === 'nats-server') return printed;
-  const child = readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .map(Number)
-    .find((pid) => {
-      const info = procInfo(pid);
-      return info?.ppid === printed && info.comm === 'nats-server';
-    });
-  if (child === undefined) throw new Error(`no nats-server process under pid ${printed}`);
-  return child;
-}
 
 describe('caesar up supervises nats-server', () => {
   test('a nats-server killed with SIGKILL is said, restarted on the same port, and calls work again', async () => {

@@ -18,10 +18,8 @@ const DOC = new URL('../../../docs/operations.md', import.meta.url);
 /** The `caesar …` and `nats-server …` lines of the section's sh blocks, continuations joined. */
 async function docCommands(): Promise<string[]> {
   const text = await readFile(DOC, 'utf8');
-  const section = text.slice(
-    text.indexOf('## Workers on other hosts'),
-    text.indexOf('## Inspecting'),
-  );
+  const start = text.indexOf('## Workers on other hosts');
+  const section = text.slice(start, text.indexOf('\n## ', start + 1));
   const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
   return blocks
     .flatMap((b) => b.replace(/\\\n\s*/g, '').split('\n'))

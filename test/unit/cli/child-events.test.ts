@@ -123,7 +123,7 @@ describe("caesar up's handling of its children", () => {
   });
 
   test('a restarted brain on a new URL is written into the published runtime.json', async () => {
-    const nats = { url: 'nats://127.0.0.1:4222' } as Parameters<typeof runtimeInfo>[1];
+    const nats = { urls: ['nats://127.0.0.1:4222'] };
     await record.publish(runtimeInfo(brain, nats, dir, ['calculator']));
     events.onMessage!('brain', { ...brain, url: 'http://127.0.0.1:9911' });
     await waitFor(

@@ -1,0 +1,261 @@
+/**
+ * Failover: how long tool calls fail when one nats-server of a three-server cluster is killed
+ * with SIGKILL while calls flow at concurrency 16 (issue 14, scope 3; ADR 0051).
+ *
+ * Each round starts a fresh loopback cluster (`startNatsCluster`, the code `caesar up
+ * --cluster` runs) and puts the brain's dispatcher and registry on server C, and one echo
+ * worker on server A (each client given one URL and learning the others from the cluster,
+ * with the bus's default reconnect settings). Sixteen lanes call the echo tool, each call
+ * with a 2 s deadline; a lane whose call failed waits 10 ms before its next one, as a
+ * caller retrying would. Beside them a probe sends one call every 20 ms (500 ms deadline),
+ * so that the time until a new call succeeds is seen even while all 16 lanes wait out calls
+ * lost in flight. After 3.5 s of steady calls one server is killed:
+ *
+ * - `worker`: A, the server of the tool's only worker (the outage a one-worker tool sees);
+ * - `worker+replica`: A, while a second instance of the tool serves from B;
+ * - `brain`: C, the brain's server.
+ *
+ * Per round: time from the kill to the reconnect of the client that lost its server; to the
+ * first success of a probe call sent after the kill (how long new calls fail); to the first
+ * success of a lane's call sent after the kill (lanes wait out their lost calls first); to
+ * the end of the last failed call (calls lost in flight fail only at their deadline); and the
+ * lanes' failed calls by error code. The figures are medians and maxima over the rounds.
+ *
+ *   npm run build && node dist/bench/run.js failover
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { z } from 'zod';
+import { createDispatcher, type Dispatcher } from '../src/brain/dispatch/index.js';
+import { Registry } from '../src/brain/registry/index.js';
+import { connectBus, startNatsCluster, type NatsCluster } from '../src/bus/index.js';
+import { defineTool, serveTools, type ToolWorker } from '../src/legion/index.js';
+import { percentile, type BenchContext } from './harness.js';
+
+const TOOL = 'bench_failover';
+const LANES = 16;
+const DEADLINE_MS = 2000;
+const RETRY_PAUSE_MS = 10;
+/**
+ * Longer than the bus's reconnect wait plus jitter (2 s + up to 1 s): nats.js first retries
+ * the server it lost once that wait has passed since it connected, so a client a second old
+ * would wait out the rest of it; a long-running process never does.
+ */
+const STEADY_MS = 3500;
+const PROBE_EVERY_MS = 20;
+const PROBE_DEADLINE_MS = 500;
+const ROUNDS = 5;
+const A = 0;
+const C = 2;
+
+type Scenario = 'worker' | 'worker+replica' | 'brain';
+
+const echoTool = defineTool({
+  name: TOOL,
+  version: '1.0.0',
+  description: 'Failover benchmark: returns its input.',
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  executionLocality: 'local',
+  resourceRequirements: { cpu: 'low', memory_mb: 16, network: false },
+  input: z.object({ n: z.number() }),
+  output: z.object({ n: z.number() }),
+  maxConcurrency: 64,
+  maxQueue: 256,
+  handler: (input) => ({ n: input.n }),
+});
+
+interface Outcome {
+  sentAt: number;
+  settledAt: number;
+  code: string | undefined;
+}
+
+interface RoundFigures {
+  reconnectMs: number;
+  probeOkMs: number;
+  firstOkMs: number;
+  lastFailMs: number;
+  failed: Map<string, number>;
+}
+
+export async function run(ctx: BenchContext): Promise<void> {
+  ctx.section(
+    `failover: kill -9 of one nats-server of 3, calls at c=${LANES}, ${DEADLINE_MS} ms deadline (${ROUNDS} rounds each)`,
+  );
+  for (const scenario of ['worker', 'worker+replica', 'brain'] as const) {
+    const rounds: RoundFigures[] = [];
+    for (let i = 0; i < ROUNDS; i++) rounds.push(await round(scenario));
+    report(ctx, scenario, rounds);
+  }
+}
+
+function report(ctx: BenchContext, scenario: Scenario, rounds: RoundFigures[]): void {
+  const median = (f: (r: RoundFigures) => number) => percentile(rounds.map(f), 50);
+  const max = (f: (r: RoundFigures) => number) => Math.max(...rounds.map(f));
+  const who = scenario === 'brain' ? 'brain' : 'worker';
+  ctx.figure(
+    `${scenario}: ${who} reconnected, median`,
+    median((r) => r.reconnectMs),
+    'ms',
+  );
+  ctx.figure(
+    `${scenario}: new call succeeds again, median`,
+    median((r) => r.probeOkMs),
+    'ms',
+  );
+  ctx.figure(
+    `${scenario}: new call succeeds again, max`,
+    max((r) => r.probeOkMs),
+    'ms',
+  );
+  ctx.figure(
+    `${scenario}: lanes' first success, median`,
+    median((r) => r.firstOkMs),
+    'ms',
+  );
+  ctx.figure(
+    `${scenario}: lanes' first success, max`,
+    max((r) => r.firstOkMs),
+    'ms',
+  );
+  ctx.figure(
+    `${scenario}: last failed call ended, median`,
+    median((r) => r.lastFailMs),
+    'ms',
+  );
+  const codes = new Set(rounds.flatMap((r) => [...r.failed.keys()]));
+  if (codes.size === 0) ctx.figure(`${scenario}: failed calls per round`, 0, 'calls');
+  for (const code of [...codes].sort()) {
+    const n = (r: RoundFigures) => r.failed.get(code) ?? 0;
+    ctx.figure(`${scenario}: failed calls (${code}), median`, median(n), 'calls');
+    ctx.figure(`${scenario}: failed calls (${code}), max`, max(n), 'calls');
+  }
+}
+
+async function round(scenario: Scenario): Promise<RoundFigures> {
+  const dir = await mkdtemp(join(tmpdir(), 'caesar-bench-failover-'));
+  const cluster = await startNatsCluster({ size: 3, dir });
+  const clients: NatsConnection[] = [];
+  const workers: ToolWorker[] = [];
+  const connect = async (node: number) => {
+    const nc = await connectBus({ servers: [cluster.urls[node]!], name: `bench-${node}` });
+    clients.push(nc);
+    return nc;
+  };
+  try {
+    const workerNc = await connect(A);
+    workers.push(await serveTools([echoTool], { nc: workerNc, host: 'a' }));
+    if (scenario === 'worker+replica') {
+      workers.push(await serveTools([echoTool], { nc: await connect(1), host: 'b' }));
+    }
+    const brainNc = await connect(C);
+    const registry = new Registry({ nc: brainNc, sweepIntervalMs: 1000 });
+    await registry.start();
+    try {
+      await until(() => registry.tool(TOOL)?.instances.length === workers.length);
+      const victim = scenario === 'brain' ? C : A;
+      return await killUnderLoad(createDispatcher({ nc: brainNc }), cluster, victim, {
+        lost: scenario === 'brain' ? brainNc : workerNc,
+      });
+    } finally {
+      await registry.close();
+    }
+  } finally {
+    for (const w of workers) await w.stop();
+    await Promise.allSettled(clients.map((c) => c.close()));
+    await cluster.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function killUnderLoad(
+  dispatcher: Dispatcher,
+  cluster: NatsCluster,
+  victim: number,
+  o: { lost: NatsConnection },
+): Promise<RoundFigures> {
+  const outcomes: Outcome[] = [];
+  let stopped = false;
+  let n = 0;
+  const probes: Outcome[] = [];
+  const probe = (async () => {
+    while (!stopped) {
+      const sentAt = performance.now();
+      void dispatcher
+        .dispatch(
+          TOOL,
+          { n: -1 },
+          { decisionId: 'probe', deadline: Date.now() + PROBE_DEADLINE_MS },
+        )
+        .then((reply) => {
+          const code = reply.success ? undefined : reply.error.code;
+          probes.push({ sentAt, settledAt: performance.now(), code });
+        });
+      await pause(PROBE_EVERY_MS);
+    }
+  })();
+  const lanes = Promise.all(
+    Array.from({ length: LANES }, async () => {
+      while (!stopped) {
+        const id = n++;
+        const sentAt = performance.now();
+        const reply = await dispatcher.dispatch(
+          TOOL,
+          { n: id },
+          { decisionId: `d${id}`, deadline: Date.now() + DEADLINE_MS },
+        );
+        const code = reply.success ? undefined : reply.error.code;
+        outcomes.push({ sentAt, settledAt: performance.now(), code });
+        if (code !== undefined) await pause(RETRY_PAUSE_MS);
+      }
+    }),
+  );
+  await pause(STEADY_MS);
+  const reconnected = nextReconnect(o.lost);
+  const server = cluster.nodes[victim]!.server;
+  const killedAt = performance.now();
+  process.kill(server.serverPid ?? server.pid, 'SIGKILL');
+  const reconnectedAt = await reconnected;
+  await until(() => outcomes.some((x) => x.sentAt > killedAt && x.code === undefined), 30_000);
+  // let every call in flight at the kill reach its deadline, then some more
+  await pause(DEADLINE_MS + 500);
+  stopped = true;
+  await Promise.all([lanes, probe]);
+  await pause(PROBE_DEADLINE_MS + 300);
+  const firstOkOf = (list: Outcome[]) =>
+    list
+      .filter((x) => x.sentAt > killedAt && x.code === undefined)
+      .reduce((t, x) => Math.min(t, x.settledAt), Infinity);
+
+  const failures = outcomes.filter((x) => x.code !== undefined);
+  const failed = new Map<string, number>();
+  for (const f of failures) failed.set(f.code!, (failed.get(f.code!) ?? 0) + 1);
+  const lastFail = failures.reduce((t, x) => Math.max(t, x.settledAt), killedAt);
+  return {
+    reconnectMs: reconnectedAt - killedAt,
+    probeOkMs: firstOkOf(probes) - killedAt,
+    firstOkMs: firstOkOf(outcomes) - killedAt,
+    lastFailMs: lastFail - killedAt,
+    failed,
+  };
+}
+
+/** performance.now() at the connection's next reconnect. */
+async function nextReconnect(nc: NatsConnection): Promise<number> {
+  for await (const s of nc.status()) if (s.type === 'reconnect') return performance.now();
+  throw new Error('the connection closed instead of reconnecting');
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const limit = performance.now() + timeoutMs;
+  while (!check()) {
+    if (performance.now() > limit) throw new Error('failover bench: timed out');
+    await pause(5);
+  }
+}
