@@ -6,7 +6,8 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { afterAll, expect, test } from 'vitest';
 import { createDispatcher } from '../../../src/brain/dispatch/index.js';
 import { Registry } from '../../../src/brain/registry/index.js';
-import { connectBus } from '../../../src/bus/index.js';
+import { connectBus, readNkeySeed } from '../../../src/bus/index.js';
+import { GrantSigner } from '../../../src/protocol/grant.js';
 import { startNatsServer, type NatsServer } from '../../../src/bus/launcher.js';
 import {
   REGISTRY_HELLO_SUBJECT,
@@ -113,9 +114,10 @@ test('a hub with the brain and a leaf server with a calculator, from the docs: t
     const extra = line.includes('--leaf-secret') ? ['--operator', 'rogue.nk'] : [];
     const r = await runCli([...args.slice(1), ...extra], {}, { cwd });
     expect({ line, code: r.code, stderr: r.stderr }).toMatchObject({ code: 0, stderr: '' });
-    // "copy it to the Pi"
+    // "copy it to the Pi, with the brain's public key"
     if (line.includes('--leaf calculator=pi.leaf')) {
       await copyFile(join(hub, 'pi.leaf'), join(pi, 'pi.leaf'));
+      await copyFile(join(hub, 'brain.pub'), join(pi, 'brain.pub'));
     }
   }
 
@@ -130,11 +132,13 @@ test('a hub with the brain and a leaf server with a calculator, from the docs: t
   registry = new Registry({ nc: brainNc, sweepIntervalMs: 300, sweepWindowMs: 150 });
   await registry.start();
   await waitFor(() => registry!.tool('calculator'), 'the brain to discover the Pi', 30_000);
-  const dispatcher = createDispatcher({ nc: brainNc });
+  // it signs its calls (ADR 0052): the Pi's worker trusts brain.pub
+  const signer = new GrantSigner((await readNkeySeed(join(hub, 'brain.nk'))).seed);
+  const dispatcher = createDispatcher({ nc: brainNc, signer });
   const reply = await dispatcher.dispatch(
     'calculator',
     { expression: '17 * 23' },
-    { decisionId: 'd-leaf', deadline: Date.now() + 10_000 },
+    { decisionId: 'd-leaf', deadline: Date.now() + 10_000, policySha256: '0'.repeat(64) },
   );
   expect(reply, JSON.stringify(reply)).toMatchObject({ success: true, result: { value: 391 } });
 

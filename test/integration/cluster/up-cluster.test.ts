@@ -3,7 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { connectBus, startNatsServer } from '../../../src/bus/index.js';
+import { connectBus, readNkeySeed, startNatsServer } from '../../../src/bus/index.js';
+import { GrantSigner } from '../../../src/protocol/grant.js';
 import { alive, runCli, startCli, type RunningCli } from '../../helpers/cli.js';
 import { rawDispatch } from '../../helpers/dispatch.js';
 import { natsServerPid } from '../../helpers/nats.js';
@@ -138,6 +139,8 @@ test('caesar up --cluster 3: three routed servers on loopback, the URL list in r
   expect(killed.filter(alive)).toEqual([]);
 
   // every restarted server rejoined the cluster: a call sent through each one alone is answered
+  // (signed with the brain's key: the worker runs nothing else, ADR 0052)
+  const signer = new GrantSigner((await readNkeySeed(join(dir, 'nkeys', 'brain.nk'))).seed);
   for (const n of nodes) {
     const nc = await connectBus({
       servers: n.url,
@@ -146,7 +149,7 @@ test('caesar up --cluster 3: three routed servers on loopback, the URL list in r
     try {
       const { reply } = await waitFor(async () => {
         // no responders (the route not up yet) rejects the request: try again
-        const r = await rawDispatch(nc, 'calculator', { expression: '2 * 21' }).catch(
+        const r = await rawDispatch(nc, 'calculator', { expression: '2 * 21' }, { signer }).catch(
           () => undefined,
         );
         return r?.reply.success ? r : undefined;
