@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inboxPrefix, ToolNameSchema } from '../protocol/index.js';
-import { isTimeZone } from '../text/index.js';
+import { NKEY_USER_PUBLIC_KEY, isTimeZone } from '../text/index.js';
 import {
   durationField,
   fieldMeta,
@@ -18,9 +18,6 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The embedded server of `caesar up`, on loopback. */
 const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
-
-/** An NKEY user's public key; `caesar legion serve-tool` checks its CRC at start. */
-const NKEY_USER_KEY = /^U[A-Z2-7]{55}$/;
 
 /** The three ways to authenticate to NATS; at most one may be set. */
 export const BUS_AUTH_KEYS = ['nkey_seed_file', 'creds_file', 'token'] as const;
@@ -117,7 +114,7 @@ const WorkerSchema = z
       z
         .string()
         .regex(
-          NKEY_USER_KEY,
+          NKEY_USER_PUBLIC_KEY,
           'expected an NKEY public key (U and 55 letters or digits), as `caesar legion identity new <name> --brain` prints',
         ),
     )

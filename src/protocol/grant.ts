@@ -3,7 +3,7 @@ import { Prefix, fromSeed } from '@nats-io/nkeys';
 // The codec is the nkeys library's own base32 + CRC-16 reader; its package root does not
 // export it. The signer checks what it decodes against the library's public key, below.
 import { Codec } from '@nats-io/nkeys/lib/codec.js';
-import { canonicalJson } from '../text/index.js';
+import { NKEY_USER_PUBLIC_KEY, canonicalJson } from '../text/index.js';
 import { sha256Hex } from './canonical.js';
 
 /**
@@ -22,7 +22,6 @@ import { sha256Hex } from './canonical.js';
 
 const VERSION = 'v1';
 const DOMAIN = 'caesar-grant/v1';
-const NKEY_USER = /^U[A-Z2-7]{55}$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const SIGNATURE = /^[A-Za-z0-9_-]{86}$/;
 
@@ -137,7 +136,7 @@ export class GrantVerifier {
     const key = this.#keys.get(kid);
     if (key === undefined) {
       return refused(
-        NKEY_USER.test(kid)
+        NKEY_USER_PUBLIC_KEY.test(kid)
           ? `the grant is signed by ${kid}, which is not in worker.trusted_brains`
           : 'the grant names no brain key',
       );
@@ -189,7 +188,7 @@ function refused(reason: string): GrantVerdict {
 
 /** Whether `text` is an NKEY user public key (`U` and 55 base32 characters). */
 function isNkeyUserKey(text: string): boolean {
-  if (!NKEY_USER.test(text)) return false;
+  if (!NKEY_USER_PUBLIC_KEY.test(text)) return false;
   try {
     rawPublicKey(text);
     return true;

@@ -29,3 +29,4 @@ export { redactText } from './redact-text.js';
 export { findPrototypeKey } from './prototype-keys.js';
 export { formatYamlIssue, readYaml, yamlFlowText } from './yaml.js';
 export type { YamlDocument, YamlIssue } from './yaml.js';
+export { NKEY_USER_PUBLIC_KEY } from './nkey-shape.js';

@@ -9,6 +9,7 @@ import {
   workerPermissions,
   type NatsPermissions,
 } from '../../protocol/index.js';
+import { NKEY_USER_PUBLIC_KEY } from '../../text/index.js';
 import { EXIT_USAGE } from '../exit.js';
 
 /** `caesar nats config`'s flags. */
@@ -268,7 +269,7 @@ function commaList(text: string): string[] {
 
 /** A user's public key (`U…`), or the public key of the seed in a file (the seed stays there). */
 async function publicKeyOf(value: string, flag: string): Promise<string> {
-  if (/^U[A-Z2-7]{55}$/.test(value)) {
+  if (NKEY_USER_PUBLIC_KEY.test(value)) {
     try {
       fromPublic(value);
       return value;

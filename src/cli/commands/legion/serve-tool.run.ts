@@ -7,6 +7,7 @@ import {
 } from '../../../config/index.js';
 import { GrantVerifier, runTools } from '../../../legion/index.js';
 import { createLogger } from '../../../log/index.js';
+import { NKEY_USER_PUBLIC_KEY } from '../../../text/index.js';
 import { loadShippedTools } from '../../../../workers/index.js';
 import { withIdentity } from '../../bus-identity.js';
 import type { BusFlags } from '../../flags.js';
@@ -96,8 +97,6 @@ function busOf(
   return { ...bus, auth: { kind: 'nkey', seedFile } };
 }
 
-const NKEY_PUBLIC = /^U[A-Z2-7]{55}$/;
-
 /**
  * The grant check (ADR 0052): the brains `worker.trusted_brains`, `--trusted-brain` and a
  * joined stack's runtime.json (`brain_key`) name. With `worker.require_grant: false` there is
@@ -147,7 +146,7 @@ function configSeed(config: CaesarConfig): string | undefined {
 
 /** A public key as given, or read from the file `given` names. */
 async function brainKeyOf(given: string): Promise<string> {
-  if (NKEY_PUBLIC.test(given)) return given;
+  if (NKEY_USER_PUBLIC_KEY.test(given)) return given;
   let text: string;
   try {
     text = (await readFile(given, 'utf8')).trim();
@@ -158,7 +157,7 @@ async function brainKeyOf(given: string): Promise<string> {
       { cause: err },
     );
   }
-  if (!NKEY_PUBLIC.test(text)) {
+  if (!NKEY_USER_PUBLIC_KEY.test(text)) {
     throw new Error(
       `--trusted-brain ${given}: the file does not hold an NKEY public key (U…); ` +
         "give the brain's <name>.pub, never its seed",
