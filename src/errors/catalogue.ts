@@ -445,6 +445,15 @@ export const ERROR_CATALOGUE = {
     summary: 'the tokens file cannot be read',
     fix: 'check `api.tokens_file` and permissions',
   },
+  api_port_taken: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message:
+      'port {port} on {host} is taken (another caesar brain or caesar up, or another server): stop it, or pick another port with --api-port (0 = any free port; CAESAR_API__PORT, api.port)',
+    summary: "the HTTP API's port is in use",
+    fix: 'stop what holds it, or `--api-port 0`',
+  },
   api_bind_refused: {
     kind: 'local',
     status: 500,

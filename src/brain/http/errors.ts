@@ -58,6 +58,16 @@ export function invalidRequest(details: readonly FieldIssue[]): HttpApiError {
   return new HttpApiError('invalid_request', message, { details });
 }
 
+/** The API's port is taken: says what to do instead of `EADDRINUSE`. */
+export class HttpPortTakenError extends CaesarError {
+  declare readonly code: 'api_port_taken';
+  override readonly name = 'HttpPortTakenError';
+
+  constructor(host: string, port: number, options?: { cause?: unknown }) {
+    super('api_port_taken', errorMessage('api_port_taken', { host, port: String(port) }), options);
+  }
+}
+
 /** A non-loopback bind was asked for while no API token exists. */
 export class HttpBindError extends CaesarError {
   declare readonly code: 'api_bind_refused';

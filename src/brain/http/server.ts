@@ -12,7 +12,7 @@ import type { BrainService } from '../api/index.js';
 import { actorOf, authHook } from './auth.js';
 import { clientErrorHandler, CONNECTIONS_CHECK_INTERVAL_MS } from './client-errors.js';
 import { logMapped, mapError, sendMappedError, type MappedError } from './error-map.js';
-import { HttpApiError, HttpBindError } from './errors.js';
+import { HttpApiError, HttpBindError, HttpPortTakenError } from './errors.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { isLoopbackHost } from './loopback.js';
 import type { BrainMetrics } from './metrics.js';
@@ -175,7 +175,13 @@ export async function startHttpServer(
   }
   const loopback = isLoopbackHost(listen.host);
   if (!loopback && tokens.size === 0) throw new HttpBindError(listen.host);
-  const url = await app.listen({ host: listen.host, port: listen.port });
+  let url: string;
+  try {
+    url = await app.listen({ host: listen.host, port: listen.port });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    throw new HttpPortTakenError(listen.host, listen.port, { cause: err });
+  }
   if (!loopback) {
     const why = 'bearer tokens travel in clear text unless TLS terminates in front';
     app.log.warn({ url }, `HTTP API on a non-loopback address: ${why}`);
