@@ -8,6 +8,7 @@ import {
 } from '../../../brain/preflight/index.js';
 import { discoverServices, type DiscoveredTool } from '../../../brain/registry/index.js';
 import { connectBus } from '../../../bus/index.js';
+import { CaesarError } from '../../../errors/index.js';
 import type { BusFlags } from '../../flags.js';
 import { loadClientConfig } from '../../load-config.js';
 
@@ -18,8 +19,22 @@ export type ListFlags = BusFlags & { json?: boolean; wait: string };
 export async function runList(flags: ListFlags): Promise<void> {
   // No --nats-url and no configured URL: the running stack's, from <data-dir>/runtime.json,
   // as the operator identity its embedded server was started with.
-  const { config } = await loadClientConfig(flags);
-  const nc = await connectBus({ ...config.busOptions, name: 'caesar-cli' });
+  const { config, stack } = await loadClientConfig(flags);
+  let nc: NatsConnection;
+  try {
+    nc = await connectBus({ ...config.busOptions, name: 'caesar-cli' });
+  } catch (err) {
+    // no URL on the command line or in the env, and no stack found to take one from: say how
+    // to start or find one
+    const defaulted = flags.natsUrl === undefined && process.env.CAESAR_BUS__URL === undefined;
+    if (!(err instanceof CaesarError) || stack.missing === undefined || !defaulted) throw err;
+    throw new CaesarError(
+      err.code,
+      `${err.message}; ${stack.missing} Start the stack with \`caesar up\`, pass ` +
+        '--data-dir <its data dir>, or point at a NATS server with --nats-url',
+      { cause: err },
+    );
+  }
   try {
     const tools = await listTools(nc, Number(flags.wait));
     if (flags.json) console.log(JSON.stringify(tools, null, 2));
