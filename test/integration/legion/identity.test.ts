@@ -66,6 +66,18 @@ describe('caesar legion identity new', () => {
     });
   }, 60_000);
 
+  /** `caesar legion serve-tool calculator` on the test server, as the calculator identity. */
+  const serveCalculator = (...extra: string[]) => [
+    'legion',
+    'serve-tool',
+    'calculator',
+    '--nats-url',
+    nats.url,
+    '--nkey-seed-file',
+    ids.calculator.seedFile,
+    ...extra,
+  ];
+
   afterAll(async () => {
     await Promise.all([stopProcess(brain?.proc), stopProcess(calculator)]);
     await nats?.stop();
@@ -131,30 +143,12 @@ describe('caesar legion identity new', () => {
   }, 60_000);
 
   test('a worker that requires grants and trusts no brain does not start, naming the key and the flag', async () => {
-    const run = await runCli([
-      'legion',
-      'serve-tool',
-      'calculator',
-      '--nats-url',
-      nats.url,
-      '--nkey-seed-file',
-      ids.calculator.seedFile,
-    ]);
+    const run = await runCli(serveCalculator());
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('worker.trusted_brains: no brain is trusted');
     expect(run.stderr).toContain('--trusted-brain');
     expect(run.stderr).toContain('CAESAR_WORKER__REQUIRE_GRANT=false');
-    const seedAsKey = await runCli([
-      'legion',
-      'serve-tool',
-      'calculator',
-      '--nats-url',
-      nats.url,
-      '--nkey-seed-file',
-      ids.calculator.seedFile,
-      '--trusted-brain',
-      ids.brain.seedFile,
-    ]);
+    const seedAsKey = await runCli(serveCalculator('--trusted-brain', ids.brain.seedFile));
     expect(seedAsKey.code).toBe(1);
     expect(seedAsKey.stderr).toContain("give the brain's <name>.pub, never its seed");
     const seed = (await readFile(ids.brain.seedFile, 'utf8')).trim();
@@ -162,20 +156,9 @@ describe('caesar legion identity new', () => {
   }, 60_000);
 
   test('a worker with worker.require_grant: false says so at start', async () => {
-    const w = startCli(
-      [
-        'legion',
-        'serve-tool',
-        'calculator',
-        '--nats-url',
-        nats.url,
-        '--nkey-seed-file',
-        ids.calculator.seedFile,
-        '--log-level',
-        'warn',
-      ],
-      { CAESAR_WORKER__REQUIRE_GRANT: 'false' },
-    );
+    const w = startCli(serveCalculator('--log-level', 'warn'), {
+      CAESAR_WORKER__REQUIRE_GRANT: 'false',
+    });
     try {
       await waitFor(() => /dispatch grants are off/.test(w.stderr()), 'the warn line', 60_000);
     } finally {

@@ -4,6 +4,7 @@ import {
   toolConfigSections,
   type CaesarConfig,
   type RunningStack,
+  type RuntimeInfo,
 } from '../../../config/index.js';
 import { GrantVerifier, runTools } from '../../../legion/index.js';
 import { createLogger } from '../../../log/index.js';
@@ -80,12 +81,8 @@ function busOf(
   names: string[],
 ): CaesarConfig['busOptions'] {
   const bus = config.busOptions;
-  const info = stack.info;
-  const fromStack =
-    info?.nats_seed_file !== undefined &&
-    bus.auth?.kind === 'nkey' &&
-    bus.auth.seedFile === info.nats_seed_file;
-  if (!fromStack) return bus;
+  const info = joinedStack(config, stack);
+  if (info?.nats_seed_file === undefined) return bus;
   const seedFile = names.length === 1 ? info.tool_seed_files?.[names[0]!] : undefined;
   if (seedFile === undefined) {
     throw new Error(
@@ -111,10 +108,8 @@ async function grantsOf(
   if (!config.worker.requireGrant) return undefined;
   const trusted = [...config.worker.trustedBrains];
   for (const given of flags.trustedBrain ?? []) trusted.push(await brainKeyOf(given));
-  const joined = stack.info?.brain_key;
-  if (joined !== undefined && stack.info?.nats_seed_file === configSeed(config)) {
-    trusted.push(joined);
-  }
+  const joined = joinedStack(config, stack)?.brain_key;
+  if (joined !== undefined) trusted.push(joined);
   if (trusted.length === 0) {
     throw new ConfigError([
       {
@@ -138,10 +133,15 @@ async function grantsOf(
   }
 }
 
-/** The seed file the config's NKEY identity reads, if it has one. */
-function configSeed(config: CaesarConfig): string | undefined {
+/**
+ * The running stack this worker joins: the one whose runtime.json supplied the bus settings
+ * (its operator seed, or none when `embedded.nats_config` manages auth); undefined when the
+ * worker's NATS settings are its own.
+ */
+function joinedStack(config: CaesarConfig, stack: RunningStack): RuntimeInfo | undefined {
   const auth = config.busOptions.auth;
-  return auth?.kind === 'nkey' ? auth.seedFile : undefined;
+  const seed = auth?.kind === 'nkey' ? auth.seedFile : undefined;
+  return stack.info?.nats_seed_file === seed ? stack.info : undefined;
 }
 
 /** A public key as given, or read from the file `given` names. */
