@@ -32,15 +32,21 @@ function onPath(bin) {
 }
 
 /** Debian package names for the binaries the stack and its tests run. */
-const OS_PACKAGES = { 'nats-server': 'nats-server', radicale: 'radicale', sqlite3: 'sqlite3' };
+const OS_PACKAGES = {
+  'nats-server': 'nats-server',
+  radicale: 'radicale',
+  sqlite3: 'sqlite3',
+  curl: 'curl',
+};
 
 /**
  * What each entry point needs on the machine: the stack needs nats-server; the tests also
- * use the sqlite3 shell (audit tamper tests) and a real CalDAV server (radicale).
+ * use the sqlite3 shell (audit tamper tests), a real CalDAV server (radicale) and curl (the
+ * docs' shell examples, run as written).
  */
 const NEEDS = {
   start: ['nats-server'],
-  test: ['nats-server', 'sqlite3', 'radicale'],
+  test: ['nats-server', 'sqlite3', 'radicale', 'curl'],
   bench: ['nats-server'],
 };
 

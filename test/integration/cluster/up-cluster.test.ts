@@ -13,6 +13,8 @@ import { waitFor } from '../../helpers/wait.js';
 
 // Issue 14, scope 3: `caesar up --cluster 3` runs three routed nats-servers on loopback, each
 // kept alive by its own keeper; the brain, the workers and the CLI get the whole URL list.
+// docs/operations.md's `caesar up --cluster 3` is this command (with ports and a data dir a
+// test can own).
 
 let dir: string;
 let up: RunningCli | undefined;
