@@ -113,6 +113,18 @@ describe('caesar chat', () => {
     ]);
   });
 
+  test('piped stdin runs /tools and /session as commands, not chat messages, and stops at /exit', async () => {
+    const input = Readable.from(['/tools\n', 'what is 2 * 3\n', '/session\n', '/exit\n', 'after']);
+    const out = io({ input });
+    expect(await runChat([], flags(), out)).toBe(EXIT_OK);
+    expect(out.stdout[0]).toMatch(/^calculator\s+allow\s+1 instance\(s\)$/);
+    expect(out.stdout.slice(-2)).toEqual(['2 * 3 = 6', 'session sess-new']);
+    expect(stub.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET /v1/tools',
+      'POST /v1/chat',
+    ]);
+  });
+
   test('piped stdin with --json prints one JSON object per line', async () => {
     const out = io({ input: Readable.from(['a\nb\n']) });
     expect(await runChat([], { ...flags(), json: true }, out)).toBe(EXIT_OK);
