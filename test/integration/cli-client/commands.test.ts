@@ -83,7 +83,7 @@ describe('caesar chat', () => {
     ]);
   });
 
-  test('--json prints the ChatResponse; --session continues a session', async () => {
+  test('--json prints the ChatResponse; --session continues a session or starts it by that name', async () => {
     const out = io();
     const code = await runChat(['hello'], { ...flags(), json: true, session: 'abc_1' }, out);
     expect(code).toBe(EXIT_OK);
@@ -92,7 +92,11 @@ describe('caesar chat', () => {
       reply: 'echo: hello',
       planner: 'none',
     });
-    expect(stub.requests[0]!.body).toEqual({ message: 'hello', session_id: 'abc_1' });
+    expect(stub.requests[0]!.body).toEqual({
+      message: 'hello',
+      session_id: 'abc_1',
+      create_session: true,
+    });
   });
 
   test('a tool call waiting for approval prints the confirm command', async () => {

@@ -49,9 +49,13 @@ export class ChatSession {
    * saying why) on a failure.
    */
   async send(message: string, jsonLines: boolean): Promise<boolean> {
+    // `--session <name>` continues that session, or starts it under that name (ADR 0056);
+    // a session the brain started is only ever continued
+    const named = this.session !== undefined && this.session === this.flags.session;
     const request = {
       message,
       ...(this.session === undefined ? {} : { session_id: this.session }),
+      ...(named ? { create_session: true } : {}),
     };
     const printer = this.flags.json ? undefined : new TurnPrinter(this.io, this.flags.verbose);
     let res: ChatResponse;
