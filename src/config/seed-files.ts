@@ -1,5 +1,4 @@
-import { constants } from 'node:fs';
-import { access, copyFile, mkdir } from 'node:fs/promises';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CaesarError, errorMessage } from '../errors/index.js';
 import {
@@ -82,9 +81,11 @@ async function seedOne(rule: FileRule): Promise<SeededFile> {
   }
   // the data dir, for its owner only, as `caesar up` makes it
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  const text = await readFile(shipped);
   try {
-    // COPYFILE_EXCL: an existing copy, edited or not, is never replaced
-    await copyFile(shipped, file, constants.COPYFILE_EXCL);
+    // `wx`: an existing copy, edited or not, is never replaced. Mode 0600 whatever the
+    // shipped file's (a read-only install would hand the operator a copy they cannot edit)
+    await writeFile(file, text, { flag: 'wx', mode: 0o600 });
     return { file, copied: true, shipped };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return { file, copied: false, shipped };

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -68,6 +68,8 @@ describe('caesar up from any directory', () => {
     );
     expect(await readFile(policy, 'utf8')).toBe(await readFile(SHIPPED_POLICY, 'utf8'));
     expect(await readFile(intents, 'utf8')).toBe(await readFile(SHIPPED_INTENTS, 'utf8'));
+    // the operator's to edit, whatever the mode of the installed package's files
+    for (const f of [policy, intents]) expect((await stat(f)).mode & 0o777).toBe(0o600);
 
     const chat = await runCli(['chat', 'what is 17 * 23'], {}, { cwd });
     expect(chat.code).toBe(0);
