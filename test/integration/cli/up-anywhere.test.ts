@@ -10,6 +10,7 @@ import { CLI, runCli, startCli, type RunningCli } from '../../helpers/cli.js';
 // (found from the installed package, not the working directory) are copied into the data
 // dir on first start and used from there after (ADR 0056). Every run below has a fresh temp
 // dir outside the repository for its working directory.
+// docs/operations.md ("From any directory") shows this run and its first lines.
 
 const PACKAGE = join(import.meta.dirname, '../../..');
 const SHIPPED_POLICY = join(PACKAGE, 'policy', 'policy.yaml');
