@@ -7,8 +7,11 @@ import {
 import type { BusFlags } from './flags.js';
 import { isRecord } from '../text/index.js';
 
-/** The shared flags, and command-specific overrides in caesar.yaml's snake_case shape. */
-type ConfigFlags = BusFlags & { raw?: Record<string, unknown> };
+/**
+ * The shared flags, the servers' `--policy` and `--intents`, and command-specific overrides
+ * in caesar.yaml's snake_case shape.
+ */
+type ConfigFlags = BusFlags & { policy?: string; intents?: string; raw?: Record<string, unknown> };
 
 /**
  * Loads the config the way every command does: defaults < caesar.yaml < CAESAR_* env <
@@ -48,7 +51,7 @@ function mergeDeep(
 }
 
 /** Config overrides from flags (snake_case, as in caesar.yaml); flags beat env and file. */
-function overridesFromFlags(flags: BusFlags): Record<string, unknown> {
+function overridesFromFlags(flags: ConfigFlags): Record<string, unknown> {
   const bus: Record<string, unknown> = {};
   if (flags.natsUrl) bus.url = flags.natsUrl;
   if (flags.nkeySeedFile) bus.nkey_seed_file = flags.nkeySeedFile;
@@ -58,5 +61,7 @@ function overridesFromFlags(flags: BusFlags): Record<string, unknown> {
   if (Object.keys(bus).length > 0) out.bus = bus;
   if (flags.logLevel) out.log = { level: flags.logLevel };
   if (flags.dataDir) out.data_dir = flags.dataDir;
+  if (flags.policy !== undefined) out.policy = { file: flags.policy };
+  if (flags.intents !== undefined) out.brain = { intents_file: flags.intents };
   return out;
 }

@@ -12,3 +12,4 @@ export {
   writeRuntimeFile,
 } from './runtime-file.js';
 export type { RunningStack, RuntimeInfo, RuntimeInfoInput } from './runtime-file.js';
+export { seedDefaultFiles } from './seed-files.js';

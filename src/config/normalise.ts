@@ -7,7 +7,7 @@ import {
   type ModelProvider,
   type ParsedConfig,
 } from './schema.js';
-import { SHIPPED_INTENTS_FILE } from './shipped.js';
+import { DEFAULT_INTENTS_FILE_NAME, DEFAULT_POLICY_FILE_NAME } from './shipped.js';
 import type {
   BusAuth,
   BusConfig,
@@ -36,6 +36,7 @@ interface NormaliseContext {
  */
 export type ResolvedConfig = ParsedConfig & {
   readonly worker: { readonly host: string };
+  readonly policy: { readonly file: string };
   readonly audit: { readonly file: string };
   readonly api: { readonly tokens_file: string };
   readonly brain: {
@@ -46,8 +47,8 @@ export type ResolvedConfig = ParsedConfig & {
 };
 
 /**
- * Fills the defaults that depend on other keys or on the machine (`<data_dir>/audit.db`, the
- * host name, the shipped intents file) and resolves relative paths against `ctx.cwd`.
+ * Fills the defaults that depend on other keys or on the machine (`<data_dir>/audit.db`,
+ * `<data_dir>/policy.yaml`, the host name) and resolves relative paths against `ctx.cwd`.
  * A key whose `fieldMeta` has a `defaultText` must be filled here.
  */
 export function resolveConfig(raw: ParsedConfig, ctx: NormaliseContext): ResolvedConfig {
@@ -64,7 +65,10 @@ export function resolveConfig(raw: ParsedConfig, ctx: NormaliseContext): Resolve
     },
     worker: { ...raw.worker, host: raw.worker.host ?? ctx.hostname },
     embedded: { ...raw.embedded, nats_config: absOpt(raw.embedded.nats_config) },
-    policy: { ...raw.policy, file: abs(raw.policy.file) },
+    policy: {
+      ...raw.policy,
+      file: pathOr(raw.policy.file, join(dataDir, DEFAULT_POLICY_FILE_NAME), abs),
+    },
     audit: { ...raw.audit, file: pathOr(raw.audit.file, join(dataDir, 'audit.db'), abs) },
     api: {
       ...raw.api,
@@ -72,7 +76,7 @@ export function resolveConfig(raw: ParsedConfig, ctx: NormaliseContext): Resolve
     },
     brain: {
       ...raw.brain,
-      intents_file: pathOr(raw.brain.intents_file, SHIPPED_INTENTS_FILE, abs),
+      intents_file: pathOr(raw.brain.intents_file, join(dataDir, DEFAULT_INTENTS_FILE_NAME), abs),
       time_zone: raw.brain.time_zone ?? ctx.timeZone,
       conversations_file: pathOr(
         raw.brain.conversations_file,

@@ -26,6 +26,8 @@ CAESAR reads its settings from four places; each one overrides the ones before i
 
 The commands that look for a running stack (\`legion list\`, \`audit …\`, \`policy …\`) also read \`<data_dir>/runtime.json\`, which \`caesar up\` (or a \`caesar brain\` run alone) writes, between 1 and 2: the running stack's NATS URL (with its operator seed), audit log and policy file ([ADR 0039](adr/0039-cli-seams.md)). Of the servers only \`caesar legion serve-tool\` reads it, when no NATS URL is set above it: it joins that stack under the worker identity the stack minted for its tool (\`tool_seed_files\`), never under the operator's seed.
 
+\`policy.file\` and \`brain.intents_file\` default to \`<data_dir>/policy.yaml\` and \`<data_dir>/intents.yaml\`: on first start \`caesar up\` and \`caesar brain\` copy the package's shipped \`policy/policy.yaml\` and \`config/intents.yaml\` there (never over an existing file) and print both paths, so a stack runs from any directory. Set by \`--policy\`/\`--intents\`, an env var or caesar.yaml (in that order of precedence), the file must exist: a missing one stops the start with an error naming it ([ADR 0056](adr/0056-defaults-in-the-data-dir.md)).
+
 ## Rules
 
 - Keys are snake_case. An unknown key is an error naming \`file:line:column\` and the key path. Every problem is reported at once, each with the file position or env var it came from.

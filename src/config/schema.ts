@@ -11,6 +11,7 @@ import {
   secretField,
   serverListField,
 } from './fields.js';
+import { DEFAULT_INTENTS_FILE_NAME, DEFAULT_POLICY_FILE_NAME } from './shipped.js';
 
 /** pino levels; `silent` turns logging off. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -159,7 +160,15 @@ const EmbeddedSchema = z
 
 const PolicySchema = z
   .strictObject({
-    file: pathField().default('./policy/policy.yaml').describe('The policy file (default deny).'),
+    file: pathField()
+      .optional()
+      .describe(
+        'The policy file (default deny). `caesar up` and `caesar brain` copy the shipped `policy/policy.yaml` to the default place on first start, never over an existing file.',
+      )
+      .register(fieldMeta, {
+        defaultText: `\`<data_dir>/${DEFAULT_POLICY_FILE_NAME}\``,
+        example: './policy/policy.yaml',
+      }),
     max_file_bytes: z
       .number()
       .int()
@@ -279,9 +288,11 @@ const BrainSchema = z
       ),
     intents_file: pathField()
       .optional()
-      .describe('Local intent rules (sentence templates with slots).')
+      .describe(
+        'Local intent rules (sentence templates with slots). `caesar up` and `caesar brain` copy the shipped `config/intents.yaml` to the default place on first start, never over an existing file.',
+      )
       .register(fieldMeta, {
-        defaultText: 'the shipped `config/intents.yaml`',
+        defaultText: `\`<data_dir>/${DEFAULT_INTENTS_FILE_NAME}\``,
         example: './config/intents.yaml',
       }),
     conversations_file: pathField()

@@ -395,6 +395,15 @@ export const ERROR_CATALOGUE = {
       'the configuration could not be loaded; every problem names its source (file:line:col or env var) and key',
     fix: 'fix the key the message names (`caesar config show` prints the merged settings)',
   },
+  config_file_missing: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{key} names {file}, which does not exist: {next}',
+    summary:
+      'a policy or intents file given by flag, env var or caesar.yaml does not exist; only the default place in the data dir is filled from the shipped copy',
+    fix: 'create the file (the message names the shipped one to copy), or drop the setting to use `<data_dir>/policy.yaml` / `<data_dir>/intents.yaml`',
+  },
   intents_invalid: {
     kind: 'local',
     status: 500,

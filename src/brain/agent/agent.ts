@@ -83,8 +83,10 @@ export class Agent {
   }
 
   /**
-   * Answers one message in a session (a new one when `session_id` is absent).
-   * @throws the conversation store's SessionNotFoundError for an unknown or foreign session.
+   * Answers one message in a session (a new one when `session_id` is absent, or unknown
+   * with `create_session`).
+   * @throws the conversation store's SessionNotFoundError for a foreign session, or an
+   *   unknown one without `create_session`.
    */
   async chat(
     request: ChatRequest,
@@ -93,7 +95,8 @@ export class Agent {
   ): Promise<ChatResponse> {
     const started = performance.now();
     const conv = this.#o.conversations;
-    const sessionId = conv.ensureSession(request.session_id, caller.actor);
+    const create = request.create_session === true;
+    const sessionId = conv.ensureSession(request.session_id, caller.actor, create);
     if (request.session_id === undefined) {
       for (const t of options.seed ?? []) {
         if (t.role === 'user') conv.appendUser(sessionId, t.content);

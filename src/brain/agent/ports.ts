@@ -56,8 +56,11 @@ export interface ConversationTurn {
 }
 
 export interface Conversations {
-  /** The session to use: `id` when it exists and belongs to `actor`, else a new one. */
-  ensureSession(id: string | undefined, actor: string): string;
+  /**
+   * The session to use: `id` when it exists and belongs to `actor`; a new one when `id` is
+   * undefined, or unknown and `create` is set (then under `id`).
+   */
+  ensureSession(id: string | undefined, actor: string, create?: boolean): string;
   appendUser(sessionId: string, text: string): void;
   appendAssistant(sessionId: string, text: string): void;
   appendTool(sessionId: string, record: ToolTurnRecord): void;

@@ -69,6 +69,11 @@ export const ChatRequestSchema = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected 1-64 letters, digits, `_` or `-`')
     .optional(),
+  /**
+   * With `session_id`: start that session, owned by this token, when it does not exist yet
+   * (a named session, such as `kitchen`), instead of answering 404 (ADR 0056).
+   */
+  create_session: z.boolean().optional(),
 });
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 

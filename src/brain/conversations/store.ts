@@ -122,16 +122,25 @@ export class ConversationStore implements Disposable {
 
   /**
    * The session a chat request continues: `id` when it exists and belongs to `actor`, a new
-   * session of `actor` when `id` is undefined.
-   * @throws SessionNotFoundError when `id` is unknown or belongs to another actor (the same
-   *   error, so ids cannot be probed); an unknown id is never adopted as a new session.
+   * session of `actor` when `id` is undefined, and with `create`, a new session of `actor`
+   * under `id` when no session has that id (a named session, ADR 0056; creating it evicts
+   * as {@link createSession} does).
+   * @throws SessionNotFoundError when `id` belongs to another actor, or is unknown and
+   *   `create` is false (the same error, so ids cannot be probed): an unknown id is adopted
+   *   only when the caller asks for it.
    */
-  ensureSession(id: string | undefined, actor: string): string {
+  ensureSession(id: string | undefined, actor: string, create = false): string {
     assertActor(actor);
     if (id === undefined) return this.createSession(actor);
-    const row = this.#run('reading a session', () => this.#sql.selectSession.get(id));
-    if (row === undefined || row.actor !== actor) throw new SessionNotFoundError(id);
-    return id;
+    return this.#run('reading a session', () =>
+      this.#write(() => {
+        const row = this.#sql.selectSession.get(id);
+        if (row !== undefined && row.actor === actor) return id;
+        if (row !== undefined || !create) throw new SessionNotFoundError(id);
+        this.#create(id, actor, this.#now());
+        return id;
+      }),
+    );
   }
 
   /** A session with its turns (oldest first), or undefined. Does not check the owner. */

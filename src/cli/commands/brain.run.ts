@@ -11,6 +11,7 @@ import { createLogger } from '../../log/index.js';
 import { withIdentity } from '../bus-identity.js';
 import type { BusFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
+import { seedFiles } from '../seed-files.js';
 import { stopOnSignal } from '../signals.js';
 import {
   leaveSupervisor,
@@ -24,13 +25,15 @@ export interface BrainFlags extends BusFlags {
   apiHost?: string;
   apiPort?: string;
   policy?: string;
+  intents?: string;
 }
 
 /**
  * `caesar brain`: runs the brain until SIGINT or SIGTERM. Under `caesar up` it says when it is
- * ready; run alone it writes `<data_dir>/runtime.json` (removed on the way out), so client
- * commands find it as they find a `caesar up` stack, and refuses a data dir another live
- * stack or brain has published.
+ * ready; run alone it copies the shipped policy and intents into the data dir when they are
+ * not there yet (ADR 0056), writes `<data_dir>/runtime.json` (removed on the way out), so
+ * client commands find it as they find a `caesar up` stack, and refuses a data dir another
+ * live stack or brain has published.
  */
 export async function runBrain(flags: BrainFlags): Promise<number> {
   const api: Record<string, unknown> = {};
@@ -38,12 +41,13 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   if (flags.apiPort !== undefined) api.port = Number(flags.apiPort);
   const raw: Record<string, unknown> = {};
   if (Object.keys(api).length > 0) raw.api = api;
-  if (flags.policy !== undefined) raw.policy = { file: flags.policy };
   const config = await loadCliConfig({ ...flags, raw });
   const alone = !underSupervisor();
   if (alone) await refuseLiveStack(config.dataDir);
   // the audit log, conversations and tokens file are for the brain's user only
   process.umask(0o077);
+  // under `caesar up`, which seeded them and passes both paths
+  if (alone) await seedFiles(config, (line) => console.log(line));
   const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
   const brain = await startBrain(config, { logger }).catch(async (err: unknown) => {
     throw await withIdentity(err, config.busOptions.auth, "the brain's identity");

@@ -12,7 +12,14 @@ export function register(program: Command): void {
       )
       .option('--api-host <address>', 'address the HTTP API listens on (default 127.0.0.1)')
       .option('--api-port <port>', 'port of the HTTP API (default 8420; 0 = any free port)')
-      .option('--policy <file>', 'policy file (default ./policy/policy.yaml)'),
+      .option(
+        '--policy <file>',
+        'policy file (default <data-dir>/policy.yaml, copied from the shipped one on first start)',
+      )
+      .option(
+        '--intents <file>',
+        'intent rules (default <data-dir>/intents.yaml, copied from the shipped one on first start)',
+      ),
   ).action(async (flags: BrainFlags) => {
     const { runBrain } = await import('./brain.run.js');
     process.exitCode = await runBrain(flags);

@@ -11,6 +11,14 @@ export function register(program: Command): void {
     )
     .option('--config <file>', 'caesar.yaml to read')
     .option('--data-dir <dir>', 'where runtime state lives (default ./var)')
+    .option(
+      '--policy <file>',
+      'policy file (default <data-dir>/policy.yaml, copied from the shipped one on first start)',
+    )
+    .option(
+      '--intents <file>',
+      'intent rules (default <data-dir>/intents.yaml, copied from the shipped one on first start)',
+    )
     .option('--nats-port <port>', 'client port for the embedded nats-server (0 = any free port)')
     .option('--api-port <port>', "port of the brain's HTTP API (default 8420; 0 = any free port)")
     .option(

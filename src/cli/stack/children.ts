@@ -31,6 +31,9 @@ interface ChildPlan {
   dataDir: string;
   /** `--config` as `caesar up` was given it. */
   configFile?: string;
+  /** The policy and intents files `caesar up` resolved (and seeded): the brain reads these. */
+  policyFile: string;
+  intentsFile: string;
   /** `--api-port` as `caesar up` was given it. */
   apiPort?: string;
   /** @default 'warn' */
@@ -56,6 +59,7 @@ const BRAIN_MALLOC_ARENAS = '2';
 
 function brainSpec(plan: ChildPlan): ChildSpec {
   const args = [...CHILD_NODE_FLAGS, MAIN, 'brain', ...commonArgs(plan)];
+  args.push('--policy', plan.policyFile, '--intents', plan.intentsFile);
   if (plan.apiPort !== undefined) args.push('--api-port', plan.apiPort);
   const env = plan.auth
     ? envWithIdentity(plan.auth.brainSeedFile, EMBEDDED_BRAIN_INBOX)

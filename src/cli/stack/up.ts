@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { shippedToolNames } from '../../../workers/index.js';
 import { readRuntimeFile, type CaesarConfig, type RuntimeInfoInput } from '../../config/index.js';
 import { loadCliConfig } from '../load-config.js';
+import { seedFiles } from '../seed-files.js';
 import { stopOnSignal } from '../signals.js';
 import { childEvents } from './child-events.js';
 import { BRAIN, childSpecs } from './children.js';
@@ -21,6 +22,8 @@ export interface UpFlags {
   logLevel?: string;
   tools?: string;
   cluster?: string;
+  policy?: string;
+  intents?: string;
 }
 
 /** Where `caesar up` writes: its status lines, and its children's log lines. */
@@ -52,6 +55,7 @@ interface Stack {
  */
 export async function runUp(flags: UpFlags, out: UpOutput): Promise<number> {
   const { config, tools, cluster } = await prepare(flags);
+  await seedFiles(config, out.say);
   const nats =
     cluster === undefined
       ? await startEmbeddedNats(config, tools, out.say)
@@ -81,7 +85,12 @@ async function prepare(
   if (flags.dataDir) raw.data_dir = flags.dataDir;
   if (flags.natsPort !== undefined) raw.embedded = { nats_port: Number(flags.natsPort) };
   if (flags.apiPort !== undefined) raw.api = { port: Number(flags.apiPort) };
-  const config = await loadCliConfig({ config: flags.config, raw });
+  const config = await loadCliConfig({
+    config: flags.config,
+    policy: flags.policy,
+    intents: flags.intents,
+    raw,
+  });
   const tools = pickTools(flags.tools);
   const cluster = clusterSize(flags.cluster, config);
   await claimDataDir(config.dataDir);
@@ -152,6 +161,8 @@ function startChildren(
     natsUrl: nats.urls.join(','),
     dataDir: config.dataDir,
     configFile: flags.config,
+    policyFile: config.policy.file,
+    intentsFile: config.brain.intentsFile,
     apiPort: flags.apiPort,
     logLevel: flags.logLevel,
     tools,

@@ -12,6 +12,7 @@ import type { RunningBrain } from '../../../src/brain/daemon/brain.js';
 import { connectBus, startNatsServer } from '../../../src/bus/index.js';
 import type { NatsServer } from '../../../src/bus/launcher.js';
 import { loadConfig } from '../../../src/config/index.js';
+import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
 import { defineTool, serveTools, type ToolWorker } from '../../../src/legion/index.js';
 import { calculatorTool } from '../../../workers/calculator/index.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
@@ -72,6 +73,8 @@ beforeAll(async () => {
       CAESAR_BUS__RECONNECT_JITTER: '50ms',
       CAESAR_DATA_DIR: dataDir,
       CAESAR_POLICY__FILE: join(dir, 'policy.yaml'),
+      // the brain's own intent rules: in-process, nothing copies them to the data dir
+      CAESAR_BRAIN__INTENTS_FILE: SHIPPED_INTENTS_FILE,
       CAESAR_API__PORT: '0',
       CAESAR_BRAIN__CALL_TIMEOUT: '30s',
       CAESAR_LOG__LEVEL: 'silent',

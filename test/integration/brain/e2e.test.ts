@@ -170,6 +170,26 @@ describe('brain end to end (nats, brain and calculator processes, HTTP)', () => 
     expect(unknown.body.error.code).toBe('session_not_found');
   });
 
+  test('create_session starts a named session on first use and continues it after', async () => {
+    const ask = (message: string) =>
+      call(brain, 'POST', '/v1/chat', { message, session_id: 'kitchen', create_session: true });
+    const first = await ask('what is 2 + 2');
+    expect(first.status).toBe(200);
+    expect(first.body.session_id).toBe('kitchen');
+    expect(first.body.reply).toContain('4');
+    const next = await ask('what is 17 * 23');
+    expect(next.status).toBe(200);
+    expect(next.body.session_id).toBe('kitchen');
+    // without the flag the same name is an ordinary id, and now it exists
+    const plain = await call(brain, 'POST', '/v1/chat', {
+      message: 'what is 1 + 1',
+      session_id: 'kitchen',
+    });
+    expect(plain.status).toBe(200);
+    const rows = await call(brain, 'GET', '/v1/audit?session_id=kitchen&type=chat.completed');
+    expect(rows.body).toHaveLength(3);
+  });
+
   test('an unlisted tool is denied with tool.denied and a reason', async () => {
     const res = await call(brain, 'POST', '/v1/tools/web_search/invoke', { input: { query: 'x' } });
     expect(res.status).toBe(200);

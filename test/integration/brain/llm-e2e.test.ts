@@ -8,6 +8,7 @@ import type { ChatResponse } from '../../../src/brain/api/index.js';
 import { startBrain } from '../../../src/brain/daemon/index.js';
 import type { RunningBrain } from '../../../src/brain/daemon/brain.js';
 import { loadConfig } from '../../../src/config/index.js';
+import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
 import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
 import { calculatorTool } from '../../../workers/calculator/index.js';
 import { createEchoTool } from '../../fixtures/tools.js';
@@ -86,6 +87,8 @@ async function brainWith(env: Record<string, string>): Promise<Brain> {
       CAESAR_BUS__URL: nats.url,
       CAESAR_DATA_DIR: dataDir,
       CAESAR_POLICY__FILE: join(dir, 'policy.yaml'),
+      // the brain's own intent rules: in-process, nothing copies them to the data dir
+      CAESAR_BRAIN__INTENTS_FILE: SHIPPED_INTENTS_FILE,
       CAESAR_API__PORT: '0',
       CAESAR_LOG__LEVEL: 'silent',
       ...env,

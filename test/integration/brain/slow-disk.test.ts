@@ -5,6 +5,7 @@ import { expect, test } from 'vitest';
 import { z } from 'zod';
 import { startBrain } from '../../../src/brain/daemon/index.js';
 import { loadConfig } from '../../../src/config/index.js';
+import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
 import { defineTool, serveTools } from '../../../src/legion/index.js';
 import { startNats } from '../../helpers/nats.js';
 import { firstToken } from '../../helpers/tokens.js';
@@ -41,6 +42,8 @@ test('with a 1 s fsync, /healthz, /readyz and /v1/tools answer while a call wait
         CAESAR_BUS__URL: nats.url,
         CAESAR_DATA_DIR: dataDir,
         CAESAR_POLICY__FILE: join(dir, 'policy.yaml'),
+        // the brain's own intent rules: in-process, nothing copies them to the data dir
+        CAESAR_BRAIN__INTENTS_FILE: SHIPPED_INTENTS_FILE,
         CAESAR_API__PORT: '0',
         CAESAR_LOG__LEVEL: 'silent',
       },

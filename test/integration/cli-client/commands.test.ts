@@ -83,7 +83,7 @@ describe('caesar chat', () => {
     ]);
   });
 
-  test('--json prints the ChatResponse; --session continues a session', async () => {
+  test('--json prints the ChatResponse; --session continues a session or starts it by that name', async () => {
     const out = io();
     const code = await runChat(['hello'], { ...flags(), json: true, session: 'abc_1' }, out);
     expect(code).toBe(EXIT_OK);
@@ -92,7 +92,11 @@ describe('caesar chat', () => {
       reply: 'echo: hello',
       planner: 'none',
     });
-    expect(stub.requests[0]!.body).toEqual({ message: 'hello', session_id: 'abc_1' });
+    expect(stub.requests[0]!.body).toEqual({
+      message: 'hello',
+      session_id: 'abc_1',
+      create_session: true,
+    });
   });
 
   test('a tool call waiting for approval prints the confirm command', async () => {
@@ -110,6 +114,18 @@ describe('caesar chat', () => {
       { message: 'what is 2 * 3' },
       { message: 'what is 17 * 23', session_id: 'sess-new' },
       { message: 'thanks', session_id: 'sess-new' },
+    ]);
+  });
+
+  test('piped stdin runs /tools and /session as commands, not chat messages, and stops at /exit', async () => {
+    const input = Readable.from(['/tools\n', 'what is 2 * 3\n', '/session\n', '/exit\n', 'after']);
+    const out = io({ input });
+    expect(await runChat([], flags(), out)).toBe(EXIT_OK);
+    expect(out.stdout[0]).toMatch(/^calculator\s+allow\s+1 instance\(s\)$/);
+    expect(out.stdout.slice(-2)).toEqual(['2 * 3 = 6', 'session sess-new']);
+    expect(stub.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET /v1/tools',
+      'POST /v1/chat',
     ]);
   });
 

@@ -25,6 +25,21 @@ describe('usage errors', () => {
     }
   }, 60_000);
 
+  test('--policy and --intents of up and brain without a file exit 2, naming the option', async () => {
+    const runs = [
+      ['up', '--policy'],
+      ['up', '--intents'],
+      ['brain', '--policy'],
+      ['brain', '--intents'],
+    ];
+    const results = await Promise.all(runs.map((c) => runCli(c)));
+    for (const [i, run] of results.entries()) {
+      const [command, flag] = runs[i]!;
+      expect({ command, flag, code: run.code }).toEqual({ command, flag, code: 2 });
+      expect(run.stderr).toContain(`option '${flag} <file>' argument missing`);
+    }
+  }, 60_000);
+
   test('an unknown command exits 2; --help and --version exit 0', async () => {
     const [unknown, help, version] = await Promise.all([
       runCli(['no-such-command']),

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startBrain } from '../../../src/brain/daemon/index.js';
 import { startRegistry, type Registry } from '../../../src/brain/registry/index.js';
 import { loadConfig } from '../../../src/config/index.js';
+import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
 import { defineTool, serveTools, type ToolWorker } from '../../../src/legion/index.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -144,6 +145,8 @@ test('the brain audits registry.spec_changed and still asks for confirmation', a
         CAESAR_BUS__URL: nats.url,
         CAESAR_DATA_DIR: dataDir,
         CAESAR_POLICY__FILE: join(dir, 'policy.yaml'),
+        // the brain's own intent rules: in-process, nothing copies them to the data dir
+        CAESAR_BRAIN__INTENTS_FILE: SHIPPED_INTENTS_FILE,
         CAESAR_API__PORT: '0',
         CAESAR_LOG__LEVEL: 'silent',
       },

@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { BRAIN, childSpecs } from '../../../src/cli/stack/children.js';
 
-const plan = { natsUrl: 'nats://127.0.0.1:4222', dataDir: '/tmp/caesar', tools: ['calculator'] };
+const plan = {
+  natsUrl: 'nats://127.0.0.1:4222',
+  dataDir: '/tmp/caesar',
+  policyFile: '/tmp/caesar/policy.yaml',
+  intentsFile: '/etc/caesar/intents.yaml',
+  tools: ['calculator'],
+};
 const saved = process.env.MALLOC_ARENA_MAX;
 
 afterEach(() => {
@@ -16,6 +22,14 @@ describe("caesar up's children", () => {
     expect(brain?.name).toBe(BRAIN);
     expect(brain?.env?.MALLOC_ARENA_MAX).toBe('2');
     expect(worker?.env?.MALLOC_ARENA_MAX).toBeUndefined();
+  });
+
+  test('the brain reads the policy and intents files caesar up resolved and seeded', () => {
+    const [brain, worker] = childSpecs(plan);
+    const args = brain!.args.join(' ');
+    expect(args).toContain('--policy /tmp/caesar/policy.yaml');
+    expect(args).toContain('--intents /etc/caesar/intents.yaml');
+    expect(worker!.args).not.toContain('--policy');
   });
 
   test("the operator's MALLOC_ARENA_MAX wins", () => {

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { BusOptions } from '../../../src/bus/index.js';
 import { ConfigError, loadConfig, type CaesarConfig } from '../../../src/config/index.js';
-import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
 import { tempDir } from './temp-dir.js';
 
 function isDeepFrozen(value: unknown): boolean {
@@ -34,7 +33,7 @@ describe('loadConfig defaults', () => {
       },
       worker: { host: hostname(), graceMs: 10_000, trustedBrains: [], requireGrant: true },
       embedded: { natsHost: '127.0.0.1', natsPort: 4222 },
-      policy: { file: join(dir.path, 'policy', 'policy.yaml'), maxFileBytes: 524_288 },
+      policy: { file: join(dir.path, 'var', 'policy.yaml'), maxFileBytes: 524_288 },
       audit: { file: join(dir.path, 'var', 'audit.db'), retentionDays: 90, writerIdleMs: 60_000 },
       api: {
         host: '127.0.0.1',
@@ -49,7 +48,7 @@ describe('loadConfig defaults', () => {
         confirmationTtlMs: 120_000,
         historyLimit: 40,
         messageMaxChars: 8000,
-        intentsFile: SHIPPED_INTENTS_FILE,
+        intentsFile: join(dir.path, 'var', 'intents.yaml'),
         conversationsFile: join(dir.path, 'var', 'conversations.db'),
         preferLocal: true,
       },
@@ -311,7 +310,8 @@ describe('normalisation', () => {
     await dir.write('etc/caesar.yaml', 'log:\n  level: warn\n');
     const config = await loadConfig({ file: 'etc/caesar.yaml', env: {}, cwd: dir.path });
     expect(config.dataDir).toBe(join(dir.path, 'var'));
-    expect(config.policy.file).toBe(join(dir.path, 'policy', 'policy.yaml'));
+    expect(config.policy.file).toBe(join(dir.path, 'var', 'policy.yaml'));
+    expect(config.brain.intentsFile).toBe(join(dir.path, 'var', 'intents.yaml'));
   });
 
   test('the audit file follows data_dir from any layer', async () => {

@@ -85,6 +85,37 @@ describe('sessions', () => {
     expect(scalar(file, 'SELECT count(*) FROM turns')).toBe(1);
   });
 
+  test('ensureSession with create starts a named session once, then continues it', () => {
+    using dir = tempDir();
+    const file = dir.file('c.db');
+    using store = openStore(file);
+    expect(store.ensureSession('kitchen', 'alice', true)).toBe('kitchen');
+    store.appendUser('kitchen', 'turn on the light');
+    expect(store.ensureSession('kitchen', 'alice', true)).toBe('kitchen');
+    expect(store.history('kitchen').map((t) => t.content)).toEqual(['turn on the light']);
+    expect(store.getSession('kitchen')).toMatchObject({ actor: 'alice' });
+    expect(scalar(file, 'SELECT count(*) FROM sessions')).toBe(1);
+  });
+
+  test("ensureSession with create never adopts another actor's session", () => {
+    using dir = tempDir();
+    const file = dir.file('c.db');
+    using store = openStore(file);
+    store.ensureSession('kitchen', 'alice', true);
+    store.appendUser('kitchen', 'secret plans');
+    expect(() => store.ensureSession('kitchen', 'mallory', true)).toThrow(SessionNotFoundError);
+    expect(store.getSession('kitchen')).toMatchObject({ actor: 'alice' });
+    expect(scalar(file, 'SELECT count(*) FROM turns')).toBe(1);
+  });
+
+  test('named sessions count against maxSessions like any other', () => {
+    using dir = tempDir();
+    const file = dir.file('c.db');
+    using store = openStore(file, { maxSessions: 2 });
+    for (const name of ['a', 'b', 'c']) store.ensureSession(name, 'alice', true);
+    expect(scalar(file, 'SELECT count(*) FROM sessions')).toBe(2);
+  });
+
   test('an unknown id and a foreign id give the same error message shape', () => {
     using dir = tempDir();
     using store = openStore(dir.file('c.db'));

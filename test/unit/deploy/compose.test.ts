@@ -86,10 +86,14 @@ async function serviceConfig(service: Service, flags: Map<string, string | true>
     }),
   );
   const dataDir = flags.get('--data-dir');
+  const policy = flags.get('--policy');
   return loadConfig({
     env,
     cwd: workdir,
-    ...(typeof dataDir === 'string' ? { overrides: { data_dir: dataDir } } : {}),
+    overrides: {
+      ...(typeof dataDir === 'string' ? { data_dir: dataDir } : {}),
+      ...(typeof policy === 'string' ? { policy: { file: policy } } : {}),
+    },
   });
 }
 
@@ -277,9 +281,9 @@ describe('Dockerfile', () => {
     expect(instruction('USER')).toBe('caesar');
   });
 
-  test('VOLUME names the directories the default config uses from WORKDIR', async () => {
+  test('VOLUME names the default data dir from WORKDIR and the policy directory compose mounts', async () => {
     const config = await loadConfig({ env: {}, cwd: workdir });
     const volumes = JSON.parse(instruction('VOLUME')) as string[];
-    expect(volumes.sort()).toEqual([dirname(config.policy.file), config.dataDir].sort());
+    expect(volumes.sort()).toEqual([posix.join(workdir, 'policy'), config.dataDir].sort());
   });
 });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -130,12 +130,15 @@ describe('caesar policy check', () => {
     expect(flag.stdout[0]).toContain(path('good.yaml'));
   });
 
-  test('with no config at all it checks ./policy/policy.yaml under the working directory', async () => {
+  test('with no config at all it checks <data_dir>/policy.yaml, the copy caesar up makes', async () => {
     const io = collector(dir);
     expect(await runPolicyCheck(undefined, {}, io)).toBe(EXIT_FAILED);
-    expect(io.stderr[0]).toContain(join(dir, 'policy', 'policy.yaml'));
-    const repo = collector(process.cwd());
-    expect(await runPolicyCheck(undefined, {}, repo)).toBe(EXIT_OK);
+    expect(io.stderr[0]).toContain(join(dir, 'var', 'policy.yaml'));
+    const seeded = collector(path('seeded'));
+    await mkdir(path('seeded/var'), { recursive: true });
+    await copyFile('policy/policy.yaml', path('seeded/var/policy.yaml'));
+    expect(await runPolicyCheck(undefined, {}, seeded)).toBe(EXIT_OK);
+    expect(seeded.stdout[0]).toContain(path('seeded/var/policy.yaml'));
   });
 
   test('a config file that does not load is reported, exit 1', async () => {

@@ -10,7 +10,7 @@ export function register(program: Command): void {
       .command('chat')
       .description('talk to the brain: one message, or a session when none is given')
       .argument('[message...]', 'the message (words are joined with spaces)')
-      .option('--session <id>', 'continue this session')
+      .option('--session <id>', 'continue this session, or start it under this name (e.g. kitchen)')
       .option('--json', 'print the ChatResponse as JSON (one line per message from stdin)')
       .option(
         '-v, --verbose',

@@ -18,6 +18,11 @@ const PROMPT = 'you> ';
 /** The session id pattern of the API contract, for `--session`. */
 export const SESSION_ID = ChatRequestSchema.shape.session_id;
 
+/** `/exit` or `/quit`: ends a session, typed or piped. */
+function isExit(text: string): boolean {
+  return text === '/exit' || text === '/quit';
+}
+
 export function usage(io: ApiCliIo, msg: string): number {
   io.err(`caesar chat: ${msg}`);
   return EXIT_USAGE;
@@ -44,9 +49,13 @@ export class ChatSession {
    * saying why) on a failure.
    */
   async send(message: string, jsonLines: boolean): Promise<boolean> {
+    // `--session <name>` continues that session, or starts it under that name (ADR 0056);
+    // a session the brain started is only ever continued
+    const named = this.session !== undefined && this.session === this.flags.session;
     const request = {
       message,
       ...(this.session === undefined ? {} : { session_id: this.session }),
+      ...(named ? { create_session: true } : {}),
     };
     const printer = this.flags.json ? undefined : new TurnPrinter(this.io, this.flags.verbose);
     let res: ChatResponse;
@@ -70,16 +79,21 @@ export class ChatSession {
     return true;
   }
 
-  /** Piped stdin: one message per line; stops at the first failure. */
+  /**
+   * Piped stdin: one message per line, and the terminal's commands (`/tools`, `/session`,
+   * `/exit`) run as they do there; stops at the first failed message.
+   */
   async lines(): Promise<number> {
     const rl = createInterface({ input: this.io.input ?? process.stdin, terminal: false });
     let sent = 0;
     try {
       for await (const line of rl) {
-        const message = line.trim();
-        if (message === '') continue;
+        const text = line.trim();
+        if (text === '') continue;
         sent++;
-        if (!(await this.send(message, true))) return EXIT_FAILED;
+        if (isExit(text)) break;
+        if (text.startsWith('/')) await this.command(text);
+        else if (!(await this.send(text, true))) return EXIT_FAILED;
       }
     } finally {
       rl.close();
@@ -102,7 +116,7 @@ export class ChatSession {
     try {
       for await (const line of rl) {
         const text = line.trim();
-        if (text === '/exit' || text === '/quit') break;
+        if (isExit(text)) break;
         if (text.startsWith('/')) await this.command(text);
         else if (text !== '') await this.send(text, false);
         rl.prompt();

@@ -8,7 +8,7 @@ import { usageExit } from '../../exit.js';
 
 /** Which policy file a subcommand loads, and `--json`. */
 export interface PolicyFileOptions {
-  /** The policy file; default: the configured one (`policy.file`, `./policy/policy.yaml`). */
+  /** The policy file; default: the configured one (`policy.file`, `<data_dir>/policy.yaml`). */
   policy?: string;
   /** caesar.yaml to read the configured policy file from. */
   config?: string;
