@@ -85,3 +85,49 @@ describe('caesar legion serve-tool --module', () => {
     expect(r.stderr).toContain('name a shipped tool, or give --module');
   });
 });
+
+describe('serve-tool names with --module', () => {
+  test('a name picks one tool of a module; a module none of whose tools is named is a usage error', async () => {
+    const two =
+      "import a from './greeter/tool.js';\nexport default [a, { ...a, name: 'greeter_two' }];\n";
+    await writeFile(join(root, 'two.js'), two);
+    const picked = await cli([
+      'legion',
+      'serve-tool',
+      'greeter_two',
+      '--module',
+      './two.js',
+      '--check',
+    ]);
+    expect(picked).toMatchObject({ code: 0, stdout: '{"tools":["greeter_two"]}' });
+    const all = await cli(['legion', 'serve-tool', '--module', './two.js', '--check']);
+    expect(all.stdout).toBe('{"tools":["greeter","greeter_two"]}');
+    const none = await cli([
+      'legion',
+      'serve-tool',
+      'calculator',
+      '--module',
+      './two.js',
+      '--check',
+    ]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(
+      '--module ./two.js defines greeter, greeter_two, none of the tools named (calculator)',
+    );
+  });
+});
+
+describe('caesar up with worker.modules', () => {
+  test('a module that does not load stops up before anything starts, naming the key and the file', async () => {
+    const r = await runCli(
+      ['up', '--nats-port', '0', '--api-port', '0', '--data-dir', join(root, 'var-up')],
+      { CAESAR_WORKER__MODULES: './nowhere.js' },
+      { cwd: root },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `worker.modules: tool module ${join(root, 'nowhere.js')}: no such file: ${join(root, 'nowhere.js')}`,
+    );
+    expect(r.stdout).not.toContain('nats-server');
+  });
+});

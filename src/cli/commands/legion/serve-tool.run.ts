@@ -6,10 +6,12 @@ import {
   type RunningStack,
   type RuntimeInfo,
 } from '../../../config/index.js';
+import { CaesarError } from '../../../errors/index.js';
 import { GrantVerifier, runTools } from '../../../legion/index.js';
 import { createLogger } from '../../../log/index.js';
 import { NKEY_USER_PUBLIC_KEY } from '../../../text/index.js';
 import { withIdentity } from '../../bus-identity.js';
+import { EXIT_USAGE } from '../../exit.js';
 import type { BusFlags } from '../../flags.js';
 import { loadClientConfig } from '../../load-config.js';
 import { loadServedTools } from './module-tools.js';
@@ -37,7 +39,14 @@ export interface ServeFlags extends BusFlags {
  * (runtime.json), under the identity that stack minted for the tool.
  */
 export async function serveTool(shipped: string[], flags: ServeFlags): Promise<number> {
-  const tools = await loadServedTools(shipped, flags.module ?? [], process.cwd());
+  let tools;
+  try {
+    tools = await loadServedTools(shipped, flags.module ?? [], process.cwd());
+  } catch (err) {
+    if (!(err instanceof CaesarError && err.code === 'usage')) throw err;
+    console.error(`caesar legion serve-tool: ${err.message}`);
+    return EXIT_USAGE;
+  }
   const names = tools.map((t) => t.name);
   if (flags.check === true) {
     // `caesar up` reads this line to mint each module tool's identity before it starts them
