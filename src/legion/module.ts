@@ -147,9 +147,17 @@ function toolOf(def: unknown, where: string, specifier: string): ToolDefinition 
   const output = schema('output');
   const config = schema('config');
   if (issues.length > 0 || input === undefined || output === undefined) throw invalid(name, issues);
+  const handler = plain.handler;
   try {
     return defineTool({
       ...(plain as unknown as Parameters<typeof defineTool>[0]),
+      handler: async (...args: unknown[]) => {
+        try {
+          return await handler(...args);
+        } catch (err) {
+          throw codedError(err);
+        }
+      },
       input,
       output,
       ...(config === undefined ? {} : { config }),
@@ -158,4 +166,29 @@ function toolOf(def: unknown, where: string, specifier: string): ToolDefinition 
     if (err instanceof ToolDefinitionError) throw invalid(name, err.issues);
     throw err;
   }
+}
+
+/** The worker codes a module's handler may throw without CAESAR's classes. */
+const HANDLER_CODES: ReadonlySet<string> = new Set([
+  'invalid_input',
+  'not_configured',
+  'backend_error',
+  'upstream_empty',
+  'timeout',
+]);
+
+/**
+ * A module imports nothing of CAESAR's, so it cannot throw a CaesarError: an Error whose
+ * `code` is one of {@link HANDLER_CODES} (and, optionally, a boolean `retryable`) becomes
+ * one, so the caller gets `not_configured` with its message rather than `internal`. Any other
+ * throw goes on as it is, and is answered `internal`.
+ */
+function codedError(err: unknown): unknown {
+  if (!(err instanceof Error) || err instanceof CaesarError) return err;
+  const { code, retryable } = err as { code?: unknown; retryable?: unknown };
+  if (typeof code !== 'string' || !HANDLER_CODES.has(code)) return err;
+  return new CaesarError(code as 'not_configured', err.message, {
+    cause: err,
+    ...(typeof retryable === 'boolean' ? { retryable } : {}),
+  });
 }

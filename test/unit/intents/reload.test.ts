@@ -2,7 +2,8 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { IntentStore, type IntentsReloadEvent } from '../../../src/brain/intents/index.js';
+import { IntentStore } from '../../../src/brain/intents/index.js';
+import type { IntentsReloadEvent } from '../../../src/brain/intents/store.js';
 import { waitFor } from '../../helpers/wait.js';
 
 // Issue 15: the intents file reloads on save, as the policy does; a broken save keeps the

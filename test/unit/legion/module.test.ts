@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { scaffoldFiles } from '../../../src/cli/commands/legion/scaffold.js';
-import { loadToolModule, ToolModuleError } from '../../../src/legion/index.js';
+import { CaesarError, loadToolModule, ToolModuleError } from '../../../src/legion/index.js';
 import { suggestToolName, TOOL_NAME_PATTERN } from '../../../src/protocol/index.js';
 
 // ADR 0055: a tool outside the repository is a module whose default export is a plain
@@ -139,6 +139,53 @@ describe('loadToolModule', () => {
       expect(err.message).toContain(`tool module ./${file}`);
     },
   );
+});
+
+describe("a module's handler errors", () => {
+  test.each([
+    ['not_configured', undefined, 'not_configured', false],
+    ['backend_error', false, 'backend_error', false],
+    ['backend_error', undefined, 'backend_error', true],
+  ])(
+    'an Error with code %s (retryable %s) reaches the caller as %s',
+    async (code, retryable, expected, expectedRetryable) => {
+      const fields = JSON.stringify({ code, ...(retryable === undefined ? {} : { retryable }) });
+      const text = scaffolded((t) =>
+        t.replace(
+          /return \{ greeting: .*;/,
+          `throw Object.assign(new Error('set tools.greeter.url'), ${fields});`,
+        ),
+      );
+      const file = `coded-${code}-${String(retryable)}/tool.js`;
+      await write(file, text);
+      const [tool] = await loadToolModule(`./${file}`, root);
+      const err = await Promise.resolve(
+        tool!.handler({ who: 'Ada' }, { logger: { debug: () => undefined } } as never),
+      ).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CaesarError);
+      expect(err).toMatchObject({
+        code: expected,
+        message: 'set tools.greeter.url',
+        retryable: expectedRetryable,
+      });
+    },
+  );
+
+  test('any other throw goes on as it is (answered internal)', async () => {
+    const text = scaffolded((t) =>
+      t.replace(
+        /return \{ greeting: .*;/,
+        "throw Object.assign(new Error('boom'), { code: 'ECONNREFUSED' });",
+      ),
+    );
+    await write('uncoded/tool.js', text);
+    const [tool] = await loadToolModule('./uncoded/tool.js', root);
+    const err = await Promise.resolve(
+      tool!.handler({ who: 'Ada' }, { logger: { debug: () => undefined } } as never),
+    ).catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(CaesarError);
+    expect(err).toMatchObject({ message: 'boom', code: 'ECONNREFUSED' });
+  });
 });
 
 describe('suggestToolName', () => {

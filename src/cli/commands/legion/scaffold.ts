@@ -64,7 +64,9 @@ export default {
   // optional: upper bound on one call in ms (default 10000)
   timeoutMs: 2000,
   // required: the work. \`input\` is already valid; \`ctx\` has logger, signal (aborts at the
-  // deadline), config (tools.${name} in caesar.yaml), decisionId, deadline, worker.
+  // deadline), config (tools.${name} in caesar.yaml), decisionId, deadline, worker. A throw is
+  // answered \`internal\`; give the Error a code for a coded answer, e.g.
+  // throw Object.assign(new Error('set tools.${name}.url'), { code: 'not_configured' })
   async handler(input, ctx) {
     ctx.logger.debug({ who: input.who }, 'greeting');
     return { greeting: \`Hello, \${input.who}!\` };
@@ -107,12 +109,10 @@ function readme(name: string): string {
 
 Greets someone by name. A CAESAR tool made with \`caesar legion new ${name}\`.
 
-| field       | value                                  |
-| ----------- | -------------------------------------- |
-| input       | \`{"who": "<a name>"}\`                  |
-| output      | \`{"greeting": "Hello, <name>!"}\`       |
-| side effects | none (read-only, local, no network)   |
-| config      | none (\`tools.${name}\` in caesar.yaml) |
+- input: \`{"who": "<a name>"}\`
+- output: \`{"greeting": "Hello, <name>!"}\`
+- side effects: none (read-only, local, no network)
+- config: none (it would be \`tools.${name}\` in caesar.yaml)
 
 ## Test
 
@@ -121,9 +121,10 @@ Greets someone by name. A CAESAR tool made with \`caesar legion new ${name}\`.
 ## Serve
 
     caesar legion serve-tool --module ./${name} --check   # load and check it, no NATS
-    caesar legion serve-tool --module ./${name}           # join the running stack
 
-or add \`./${name}\` to \`worker.modules\` in caesar.yaml and run \`caesar up\`.
+Add \`./${name}\` to \`worker.modules\` in caesar.yaml and \`caesar up\` serves it beside the
+shipped tools. On another host: \`caesar legion serve-tool --module ./${name}\` with the bus
+flags of docs/operations.md in CAESAR.
 
 ## Grant and call
 

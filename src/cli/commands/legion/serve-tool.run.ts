@@ -106,8 +106,9 @@ function busOf(
   if (seedFile === undefined) {
     throw new Error(
       `the stack in ${info.data_dir} (pid ${info.pid}) has a worker identity for each shipped ` +
-        `tool, not one for ${names.join(' + ')}: serve one tool per process, or pass ` +
-        '--nkey-seed-file with an identity from `caesar legion identity new <name> --tools …`',
+        `tool and each tool of worker.modules, not one for ${names.join(' + ')}: serve one ` +
+        'tool per process, list its module in worker.modules, or pass --nkey-seed-file with ' +
+        'an identity from `caesar legion identity new <name> --tools …`',
     );
   }
   return { ...bus, auth: { kind: 'nkey', seedFile } };
