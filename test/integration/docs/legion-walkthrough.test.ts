@@ -90,7 +90,9 @@ describe("docs/legion.md's walkthrough, as written", () => {
           250,
         );
       } catch (err) {
-        throw new Error(`${(err as Error).message}; last answer: ${JSON.stringify(last)}`);
+        throw new Error(`${(err as Error).message}; last answer: ${JSON.stringify(last)}`, {
+          cause: err,
+        });
       }
     };
 
