@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { inboxPrefix } from '../protocol/index.js';
-import { isPlainObject } from '../text/index.js';
+import { isModulePath, isPlainObject } from '../text/index.js';
 import {
   DEFAULT_LLM_BASE_URLS,
   DEFAULT_TOKENS_FILE_NAME,
@@ -63,7 +63,12 @@ export function resolveConfig(raw: ParsedConfig, ctx: NormaliseContext): Resolve
       nkey_seed_file: absOpt(raw.bus.nkey_seed_file),
       creds_file: absOpt(raw.bus.creds_file),
     },
-    worker: { ...raw.worker, host: raw.worker.host ?? ctx.hostname },
+    worker: {
+      ...raw.worker,
+      host: raw.worker.host ?? ctx.hostname,
+      // a package name stays as written: it is found from node_modules, not from ctx.cwd
+      modules: raw.worker.modules.map((m) => (isModulePath(m) ? abs(m) : m)),
+    },
     embedded: { ...raw.embedded, nats_config: absOpt(raw.embedded.nats_config) },
     policy: {
       ...raw.policy,
@@ -102,6 +107,7 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
       graceMs: r.worker.grace,
       trustedBrains: r.worker.trusted_brains,
       requireGrant: r.worker.require_grant,
+      modules: r.worker.modules,
     },
     embedded: {
       natsHost: r.embedded.nats_host,

@@ -124,6 +124,12 @@ const WorkerSchema = z
         "Public keys of the brains whose signed dispatch grants a worker accepts (ADR 0052): the brain's NKEY identity. Two during a key rotation. `caesar up` sets it for its workers; `--trusted-brain` adds one (or a file holding one, such as the `<name>.pub` that `identity new --brain` writes).",
       )
       .register(fieldMeta, { example: 'UBRAIN…' }),
+    modules: listField(z.string().min(1, 'expected a file path or a package name'))
+      .prefault([])
+      .describe(
+        "Tools of your own that `caesar up` serves beside the shipped ones (ADR 0055): each a file path (starting with `./` or `/`, relative to the working directory) or an installed package name, whose default export is the tool's definition (docs/legion.md). `caesar legion new <name>` writes one.",
+      )
+      .register(fieldMeta, { example: '[./greeter]' }),
     require_grant: z
       .boolean()
       .default(true)

@@ -55,6 +55,8 @@ export interface CaesarConfig {
     readonly graceMs: number;
     /** Public keys whose dispatch grants count (ADR 0052). */
     readonly trustedBrains: readonly string[];
+    /** `worker.modules`: tool modules, paths made absolute, package names as written. */
+    readonly modules: readonly string[];
     readonly requireGrant: boolean;
   };
   readonly embedded: {

@@ -591,6 +591,56 @@ export const ERROR_CATALOGUE = {
     summary: '`caesar legion serve-tool` was given a tool this build does not ship',
     fix: 'pick one of the shipped tools',
   },
+  tool_module_not_found: {
+    kind: 'local',
+    status: 400,
+    retryable: false,
+    message: 'tool module {module}: {detail}',
+    summary:
+      '`serve-tool --module` (or `worker.modules`) names a file that does not exist or a package that is not installed',
+    fix: 'give a file path starting with ./ or /, or install the package where caesar runs (docs/legion.md)',
+  },
+  tool_module_no_export: {
+    kind: 'local',
+    status: 400,
+    retryable: false,
+    message: 'tool module {module} has no default export (it exports: {exports})',
+    summary: 'a tool module must default-export its definition (or an array of definitions)',
+    fix: 'add `export default { name, … }` (`caesar legion new <name>` writes one)',
+  },
+  tool_module_invalid: {
+    kind: 'local',
+    status: 400,
+    retryable: false,
+    message: 'tool module {module}: {detail}',
+    summary:
+      'a tool module failed to load, or its definition is not valid (the message names each field at fault)',
+    fix: 'fix every field the message names; docs/legion.md explains each one',
+  },
+  tool_module_clash: {
+    kind: 'local',
+    status: 400,
+    retryable: false,
+    message: "tool module {module} defines '{tool}', {clash}",
+    summary: 'a tool module uses the name of a shipped tool or of another module',
+    fix: 'rename the tool (its `name` field); names are unique across a stack',
+  },
+  tool_name_invalid: {
+    kind: 'local',
+    status: 400,
+    retryable: false,
+    message: "invalid tool name '{name}': {rule}; try '{suggestion}'",
+    summary: '`caesar legion new` was given a name that is not a valid tool name',
+    fix: 'use the suggested name, or another that matches ^[a-z][a-z0-9_]{0,63}$',
+  },
+  tool_scaffold_exists: {
+    kind: 'local',
+    status: 400,
+    retryable: false,
+    message: '{path} exists: caesar legion new never overwrites; remove it or pass --dir <another>',
+    summary: '`caesar legion new` found its target directory or one of its files already there',
+    fix: 'pick another directory with --dir, or remove the old one',
+  },
 
   // ── the CLI (src/cli) ───────────────────────────────────────────────────────────────────
   usage: {

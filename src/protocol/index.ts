@@ -1,4 +1,4 @@
-export { TOOL_NAME_PATTERN, ToolNameSchema, InstanceIdSchema } from './names.js';
+export { TOOL_NAME_PATTERN, ToolNameSchema, InstanceIdSchema, suggestToolName } from './names.js';
 export {
   REGISTRY_HELLO_SUBJECT,
   REGISTRY_BYE_SUBJECT,

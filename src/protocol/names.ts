@@ -11,3 +11,17 @@ export const ToolNameSchema = z
   .regex(TOOL_NAME_PATTERN, 'tool names match ^[a-z][a-z0-9_]{0,63}$');
 
 export const InstanceIdSchema = z.string().regex(INSTANCE_ID_PATTERN);
+
+/**
+ * The valid tool name closest to `name`, for a "try …" hint: lower case, every other
+ * character `_`, a leading non-letter prefixed with `tool_`, at most 64 characters.
+ */
+export function suggestToolName(name: string): string {
+  let fixed = name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  if (!/^[a-z]/.test(fixed)) fixed = `tool_${fixed}`.replace(/_+$/, '');
+  return fixed.slice(0, 64);
+}

@@ -30,3 +30,4 @@ export { findPrototypeKey } from './prototype-keys.js';
 export { formatYamlIssue, readYaml, yamlFlowText } from './yaml.js';
 export type { YamlDocument, YamlIssue } from './yaml.js';
 export { NKEY_USER_PUBLIC_KEY } from './nkey-shape.js';
+export { isModulePath } from './module-specifier.js';

@@ -19,7 +19,7 @@ import { createDispatcher } from '../dispatch/index.js';
 import { ToolGateway } from '../gateway/index.js';
 import { BrainMetrics, buildHttpServer, loadTokens, startHttpServer } from '../http/index.js';
 import { ensureTokensFile } from '../api/index.js';
-import { loadIntents } from '../intents/index.js';
+import { IntentStore } from '../intents/index.js';
 import { createPlanner } from '../llm/index.js';
 import { Registry } from '../registry/index.js';
 import { AuditHealth } from './audit-health.js';
@@ -106,7 +106,11 @@ async function assemble(
   cleanup: (() => Promise<void> | void)[],
   close: () => Promise<void>,
 ): Promise<RunningBrain> {
-  const intents = await loadIntents(config.brain.intentsFile);
+  const intents = await IntentStore.open({
+    file: config.brain.intentsFile,
+    logger: logger.child({ component: 'intents' }),
+  });
+  cleanup.push(() => intents.close());
   const createdTokensFile = await ensureTokensFile(config.api.tokensFile);
   const tokens = await loadTokens(config.api.tokensFile);
 

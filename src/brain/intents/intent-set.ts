@@ -8,7 +8,7 @@ import { renderReply, type IntentOutcome } from './reply.js';
 import { defaultSlot, fillSlot, type SlotContext, type SlotValue } from './slots.js';
 
 /** When `match` is asked: the moment and the IANA zone "today" and "this week" are read in. */
-interface MatchContext {
+export interface MatchContext {
   readonly now: Date;
   /** An IANA time zone name, such as `Europe/Berlin`. */
   readonly timeZone: string;

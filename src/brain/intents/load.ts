@@ -9,6 +9,14 @@ import type { IntentSet } from './intent-set.js';
  * unreadable, not UTF-8; retryable) or `intents_invalid` (with every problem located).
  */
 export async function loadIntents(file: string): Promise<IntentSet> {
+  return parseIntents(await readIntentsText(file), file);
+}
+
+/**
+ * The intents file's text, bounded and checked as UTF-8. Throws IntentsError
+ * `intents_unreadable` (missing, unreadable, too large, not UTF-8).
+ */
+export async function readIntentsText(file: string): Promise<string> {
   let text: string;
   try {
     // Refused before reading, with the reader's own bound and message.
@@ -24,5 +32,5 @@ export async function loadIntents(file: string): Promise<IntentSet> {
       retryable: true,
     });
   }
-  return parseIntents(text, file);
+  return text;
 }

@@ -7,7 +7,7 @@ export function register(program: Command): void {
   program
     .command('up')
     .description(
-      'start the embedded stack: nats-server on loopback, the brain and every shipped worker',
+      'start the embedded stack: nats-server on loopback, the brain, every shipped worker and your own (worker.modules)',
     )
     .option('--config <file>', 'caesar.yaml to read')
     .option('--data-dir <dir>', 'where runtime state lives (default ./var)')

@@ -6,7 +6,7 @@ import type { ChildSpec } from './supervisor.js';
 export const BRAIN = 'brain';
 
 /** The CLI entry point every child runs (`caesar brain`, `caesar legion serve-tool`). */
-const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
+export const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 
 /**
  * Node flags of every child. A young generation of at most 1 MB per semi-space (V8's
@@ -39,6 +39,8 @@ interface ChildPlan {
   /** @default 'warn' */
   logLevel?: string;
   tools: readonly string[];
+  /** The tools of `worker.modules`, each with its module (ADR 0055). @default none */
+  modules?: ReadonlyMap<string, string>;
   /** Each part's identity, when `caesar up` minted them. */
   auth?: EmbeddedAuth;
 }
@@ -70,6 +72,9 @@ function brainSpec(plan: ChildPlan): ChildSpec {
 
 function workerSpec(plan: ChildPlan, tool: string): ChildSpec {
   const args = [...WORKER_NODE_FLAGS, MAIN, 'legion', 'serve-tool', tool, ...commonArgs(plan)];
+  // a module's tool: its name picks that one tool of the module (one worker, one identity)
+  const module = plan.modules?.get(tool);
+  if (module !== undefined) args.push('--module', module);
   const seed = plan.auth?.toolSeedFiles.get(tool);
   const env = seed === undefined ? undefined : envWithIdentity(seed);
   // the brain of this run signs every dispatch with the identity minted for it (ADR 0052)

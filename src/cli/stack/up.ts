@@ -6,6 +6,7 @@ import { seedFiles } from '../seed-files.js';
 import { stopOnSignal } from '../signals.js';
 import { childEvents } from './child-events.js';
 import { BRAIN, childSpecs } from './children.js';
+import { moduleTools } from './modules.js';
 import { startEmbeddedCluster, startEmbeddedNats, type EmbeddedNats } from './embedded-nats.js';
 import { PreflightBoard } from './preflight.js';
 import { RuntimeRecord, runtimeInfo } from './runtime-record.js';
@@ -39,6 +40,8 @@ const READY_TIMEOUT_MS = 60_000;
 interface Stack {
   config: CaesarConfig;
   tools: string[];
+  /** The tools of `worker.modules`, each with its module. */
+  modules: ReadonlyMap<string, string>;
   nats: EmbeddedNats;
   supervisor: Supervisor;
   gate: StartupGate;
@@ -54,13 +57,13 @@ interface Stack {
  * @throws {Error} when the stack cannot start (everything started is stopped first).
  */
 export async function runUp(flags: UpFlags, out: UpOutput): Promise<number> {
-  const { config, tools, cluster } = await prepare(flags);
+  const { config, tools, modules, cluster } = await prepare(flags);
   await seedFiles(config, out.say);
   const nats =
     cluster === undefined
       ? await startEmbeddedNats(config, tools, out.say)
       : await startEmbeddedCluster(config, tools, cluster, out.say);
-  const stack = startChildren(flags, { config, tools, nats }, out);
+  const stack = startChildren(flags, { config, tools, modules, nats }, out);
   const stop = once(() => stopStack(stack, out.say));
   const stopped = stopOnSignal(stop);
   let info: RuntimeInfoInput;
@@ -77,10 +80,13 @@ export async function runUp(flags: UpFlags, out: UpOutput): Promise<number> {
   return 0;
 }
 
-/** The config, the tools and the cluster's size, and a data dir that is ours. */
-async function prepare(
-  flags: UpFlags,
-): Promise<{ config: CaesarConfig; tools: string[]; cluster?: number }> {
+/** The config, the tools (shipped, then the modules'), the cluster's size, and our data dir. */
+async function prepare(flags: UpFlags): Promise<{
+  config: CaesarConfig;
+  tools: string[];
+  modules: ReadonlyMap<string, string>;
+  cluster?: number;
+}> {
   const raw: Record<string, unknown> = {};
   if (flags.dataDir) raw.data_dir = flags.dataDir;
   if (flags.natsPort !== undefined) raw.embedded = { nats_port: Number(flags.natsPort) };
@@ -91,10 +97,11 @@ async function prepare(
     intents: flags.intents,
     raw,
   });
-  const tools = pickTools(flags.tools);
+  const modules = await moduleTools(config.worker.modules);
+  const tools = [...pickTools(flags.tools), ...modules.keys()];
   const cluster = clusterSize(flags.cluster, config);
   await claimDataDir(config.dataDir);
-  return { config, tools, ...(cluster === undefined ? {} : { cluster }) };
+  return { config, tools, modules, ...(cluster === undefined ? {} : { cluster }) };
 }
 
 /** The largest `--cluster`: one host's loopback cluster survives a dead server, not a dead host. */
@@ -147,10 +154,10 @@ async function claimDataDir(dataDir: string): Promise<void> {
 /** Starts the brain and the workers under a supervisor wired to the start-up gate. */
 function startChildren(
   flags: UpFlags,
-  started: Pick<Stack, 'config' | 'tools' | 'nats'>,
+  started: Pick<Stack, 'config' | 'tools' | 'modules' | 'nats'>,
   out: UpOutput,
 ): Stack {
-  const { config, tools, nats } = started;
+  const { config, tools, modules, nats } = started;
   const gate = new StartupGate([BRAIN, ...tools]);
   const preflight = new PreflightBoard();
   const record = new RuntimeRecord(config.dataDir, out.say);
@@ -166,6 +173,7 @@ function startChildren(
     apiPort: flags.apiPort,
     logLevel: flags.logLevel,
     tools,
+    modules,
     auth: nats.auth,
   };
   for (const spec of childSpecs(plan)) supervisor.start(spec);

@@ -42,4 +42,18 @@ describe("caesar up's children", () => {
     const [brain] = childSpecs(plan);
     expect(brain?.env?.PATH).toBe(process.env.PATH);
   });
+
+  test("a module's tool runs as `serve-tool <tool> --module <module>`: one tool per worker", () => {
+    const modules = new Map([['greeter', '/home/me/greeter']]);
+    const [, calculator, greeter] = childSpecs({
+      ...plan,
+      tools: ['calculator', 'greeter'],
+      modules,
+    });
+    expect(calculator?.args).not.toContain('--module');
+    expect(greeter?.name).toBe('greeter');
+    const at = greeter!.args.indexOf('serve-tool');
+    expect(greeter!.args.slice(at, at + 2)).toEqual(['serve-tool', 'greeter']);
+    expect(greeter!.args.slice(-2)).toEqual(['--module', '/home/me/greeter']);
+  });
 });

@@ -31,7 +31,13 @@ describe('loadConfig defaults', () => {
         reconnectJitterMs: 1000,
         connectTimeoutMs: 5000,
       },
-      worker: { host: hostname(), graceMs: 10_000, trustedBrains: [], requireGrant: true },
+      worker: {
+        host: hostname(),
+        graceMs: 10_000,
+        trustedBrains: [],
+        requireGrant: true,
+        modules: [],
+      },
       embedded: { natsHost: '127.0.0.1', natsPort: 4222 },
       policy: { file: join(dir.path, 'var', 'policy.yaml'), maxFileBytes: 524_288 },
       audit: { file: join(dir.path, 'var', 'audit.db'), retentionDays: 90, writerIdleMs: 60_000 },
@@ -91,6 +97,25 @@ describe('loadConfig defaults', () => {
     expect(two.audit.writerIdleMs).toBe(2000);
     const keep = await loadConfig({ env: { CAESAR_AUDIT__WRITER_IDLE: '0s' }, cwd: dir.path });
     expect(keep.audit.writerIdleMs).toBe(0);
+  });
+
+  test('worker.modules: paths become absolute against cwd, package names stay, env is a list', async () => {
+    await using dir = await tempDir();
+    await dir.write(
+      'caesar.yaml',
+      'worker:\n  modules: [./greeter, /opt/clock.js, caesar-tool-x]\n',
+    );
+    const fromFile = await loadConfig({ env: {}, cwd: dir.path });
+    expect(fromFile.worker.modules).toEqual([
+      join(dir.path, 'greeter'),
+      '/opt/clock.js',
+      'caesar-tool-x',
+    ]);
+    const fromEnv = await loadConfig({
+      env: { CAESAR_WORKER__MODULES: './a.js, @home/b' },
+      cwd: join(dir.path, 'var'),
+    });
+    expect(fromEnv.worker.modules).toEqual([join(dir.path, 'var', 'a.js'), '@home/b']);
   });
 
   test('the result is deep-frozen', async () => {

@@ -6,13 +6,15 @@ import {
   type RunningStack,
   type RuntimeInfo,
 } from '../../../config/index.js';
+import { CaesarError } from '../../../errors/index.js';
 import { GrantVerifier, runTools } from '../../../legion/index.js';
 import { createLogger } from '../../../log/index.js';
 import { NKEY_USER_PUBLIC_KEY } from '../../../text/index.js';
-import { loadShippedTools } from '../../../../workers/index.js';
 import { withIdentity } from '../../bus-identity.js';
+import { EXIT_USAGE } from '../../exit.js';
 import type { BusFlags } from '../../flags.js';
 import { loadClientConfig } from '../../load-config.js';
+import { loadServedTools } from './module-tools.js';
 import {
   leaveSupervisor,
   stopWithSupervisor,
@@ -23,22 +25,39 @@ import {
 /** `caesar legion serve-tool`'s flags. */
 export interface ServeFlags extends BusFlags {
   host?: string;
+  /** Tools of the operator's own, a file path or a package name each (ADR 0055). */
+  module?: string[];
+  /** Load and check the tools, print their names, exit: no NATS. */
+  check?: boolean;
   trustedBrain?: string[];
 }
 
 /**
- * Serves the shipped tools `names` over NATS until stopped; under `caesar up`, says when
+ * Serves the shipped tools `shipped` and each `--module`'s tools over NATS until stopped; under `caesar up`, says when
  * ready, then what each tool's preflight found. With no NATS URL of its own (flag, env,
  * caesar.yaml), it joins the stack running in the data dir, as the client commands find it
  * (runtime.json), under the identity that stack minted for the tool.
  */
-export async function serveTool(names: string[], flags: ServeFlags): Promise<number> {
+export async function serveTool(shipped: string[], flags: ServeFlags): Promise<number> {
+  let tools;
+  try {
+    tools = await loadServedTools(shipped, flags.module ?? [], process.cwd());
+  } catch (err) {
+    if (!(err instanceof CaesarError && err.code === 'usage')) throw err;
+    console.error(`caesar legion serve-tool: ${err.message}`);
+    return EXIT_USAGE;
+  }
+  const names = tools.map((t) => t.name);
+  if (flags.check === true) {
+    // `caesar up` reads this line to mint each module tool's identity before it starts them
+    console.log(JSON.stringify({ tools: names }));
+    return 0;
+  }
   const loaded = await loadClientConfig(flags);
   const config = loaded.config;
   const bus = busOf(config, loaded.stack, names);
   const logger = createLogger({ level: config.log.level, bindings: { component: 'worker' } });
   const grants = await grantsOf(config, flags, loaded.stack);
-  const tools = await loadShippedTools(names);
   stopWithSupervisor();
   let failed = false;
   try {
@@ -87,8 +106,9 @@ function busOf(
   if (seedFile === undefined) {
     throw new Error(
       `the stack in ${info.data_dir} (pid ${info.pid}) has a worker identity for each shipped ` +
-        `tool, not one for ${names.join(' + ')}: serve one tool per process, or pass ` +
-        '--nkey-seed-file with an identity from `caesar legion identity new <name> --tools …`',
+        `tool and each tool of worker.modules, not one for ${names.join(' + ')}: serve one ` +
+        'tool per process, list its module in worker.modules, or pass --nkey-seed-file with ' +
+        'an identity from `caesar legion identity new <name> --tools …`',
     );
   }
   return { ...bus, auth: { kind: 'nkey', seedFile } };

@@ -1,0 +1,53 @@
+import { CaesarError, errorMessage } from '../../../errors/index.js';
+import { loadToolModule, ToolModuleError, type ToolDefinition } from '../../../legion/index.js';
+import { loadShippedTools, shippedToolNames } from '../../../../workers/index.js';
+
+/**
+ * The tools one `serve-tool` serves (ADR 0055): every `--module`'s tools, or, when names are
+ * given, the named ones among the shipped tools and the modules' (so `caesar up` runs one
+ * tool of a module per worker, under that tool's identity). A module's tool may not take a
+ * shipped tool's name, nor another module's: the brain would see two tools under one name.
+ * @throws {ToolModuleError} naming the module, and the clash or the field at fault
+ */
+export async function loadServedTools(
+  names: readonly string[],
+  modules: readonly string[],
+  cwd: string,
+): Promise<ToolDefinition[]> {
+  const fromModules = new Map<string, { tool: ToolDefinition; module: string }>();
+  for (const module of modules) {
+    const tools = await loadToolModule(module, cwd);
+    for (const tool of tools) {
+      const clash = clashOf(tool.name, fromModules.get(tool.name)?.module);
+      if (clash !== undefined) {
+        const message = errorMessage('tool_module_clash', { module, tool: tool.name, clash });
+        throw new ToolModuleError('tool_module_clash', message, module, { tool: tool.name });
+      }
+      fromModules.set(tool.name, { tool, module });
+    }
+    if (names.length > 0 && !tools.some((t) => names.includes(t.name))) {
+      throw unpicked(module, tools, names);
+    }
+  }
+  if (names.length === 0) return [...fromModules.values()].map((m) => m.tool);
+  const shipped = await loadShippedTools(names.filter((n) => !fromModules.has(n)));
+  return names.map((n) => fromModules.get(n)?.tool ?? shipped.find((t) => t.name === n)!);
+}
+
+function clashOf(tool: string, otherModule: string | undefined): string | undefined {
+  if (shippedToolNames().includes(tool)) {
+    return `which is the name of a tool CAESAR ships: rename it (name: 'my_${tool}')`;
+  }
+  if (otherModule !== undefined) {
+    return `which module ${otherModule} defines too: rename one of them`;
+  }
+  return undefined;
+}
+
+/** Names were given, and none of them is one of this module's tools. */
+function unpicked(module: string, tools: ToolDefinition[], names: readonly string[]): Error {
+  const detail =
+    `--module ${module} defines ${tools.map((t) => t.name).join(', ')}, none of the tools ` +
+    `named (${names.join(', ')}): name its tool too, or give no names to serve all of its tools`;
+  return new CaesarError('usage', errorMessage('usage', { detail }));
+}

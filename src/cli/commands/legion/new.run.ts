@@ -1,0 +1,61 @@
+import { lstat, mkdir, writeFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { CaesarError, errorMessage } from '../../../errors/index.js';
+import { suggestToolName, TOOL_NAME_PATTERN } from '../../../protocol/index.js';
+import { EXIT_USAGE } from '../../exit.js';
+import { scaffoldFiles } from './scaffold.js';
+
+/** `caesar legion new`'s flags. */
+export interface NewFlags {
+  dir?: string;
+}
+
+/**
+ * Writes a new tool's files into `--dir` (default `./<name>`), refusing a name that is not a
+ * tool name (with a valid one to try) and any file that already exists: nothing is written
+ * unless every file is new. Prints what it wrote and the next steps.
+ */
+export async function newTool(name: string, flags: NewFlags): Promise<number> {
+  if (!TOOL_NAME_PATTERN.test(name)) {
+    const message = errorMessage('tool_name_invalid', {
+      name,
+      rule: 'a tool name is a lower-case letter, then lower-case letters, digits or _, at most 64 (^[a-z][a-z0-9_]{0,63}$)',
+      suggestion: suggestToolName(name),
+    });
+    console.error(`caesar legion new: ${message}`);
+    return EXIT_USAGE;
+  }
+  const dir = resolve(flags.dir ?? name);
+  const files = scaffoldFiles(name);
+  for (const file of Object.keys(files)) await refuseExisting(join(dir, file));
+  await mkdir(dir, { recursive: true });
+  for (const [file, text] of Object.entries(files)) {
+    await writeFile(join(dir, file), text, { flag: 'wx' });
+  }
+  const shown = relative(process.cwd(), dir) || '.';
+  const at = shown.startsWith('.') || shown.startsWith('/') ? shown : `./${shown}`;
+  console.log(`wrote ${at}/: ${Object.keys(files).join(', ')}`);
+  console.log(`test it:   (cd ${at} && npm test)`);
+  console.log(`check it:  caesar legion serve-tool --module ${at} --check`);
+  console.log(
+    `serve it:  caesar legion serve-tool --module ${at}  (or worker.modules in caesar.yaml)`,
+  );
+  console.log(
+    `grant it:  add "- tool: ${name}" under allowed_tools in policy.yaml (docs/legion.md)`,
+  );
+  return 0;
+}
+
+/** @throws {CaesarError} `tool_scaffold_exists` when `path` is there (a file, a link, anything) */
+async function refuseExisting(path: string): Promise<void> {
+  const found = await lstat(path).then(
+    () => true,
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return false;
+      throw err;
+    },
+  );
+  if (found) {
+    throw new CaesarError('tool_scaffold_exists', errorMessage('tool_scaffold_exists', { path }));
+  }
+}

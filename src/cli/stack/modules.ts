@@ -1,0 +1,49 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { CaesarError, errorMessage } from '../../errors/index.js';
+import { MAIN } from './children.js';
+
+/**
+ * The tools of `worker.modules` (ADR 0055), by name, each with the module that defines it.
+ * `caesar up` needs the names before it starts nats-server, to mint each tool's identity;
+ * it asks `caesar legion serve-tool --module <m> --check` in a child process, so the
+ * supervisor never runs an operator's module (nor loads the SDK and zod, ADR 0048), and the
+ * module is checked with the same loader and the same errors as `serve-tool`.
+ * @throws {Error} the check's own message (file missing, no export, a field at fault, a
+ *   shipped tool's name), or `tool_module_clash` when two modules define one tool
+ */
+export async function moduleTools(modules: readonly string[]): Promise<Map<string, string>> {
+  const checked = await Promise.all(modules.map(async (m) => [m, await check(m)] as const));
+  const tools = new Map<string, string>();
+  for (const [module, names] of checked) {
+    for (const tool of names) {
+      const other = tools.get(tool);
+      if (other !== undefined) {
+        const clash = `which module ${other} defines too: rename one of them`;
+        throw new CaesarError(
+          'tool_module_clash',
+          `worker.modules: ${errorMessage('tool_module_clash', { module, tool, clash })}`,
+        );
+      }
+      tools.set(tool, module);
+    }
+  }
+  return tools;
+}
+
+/** How long one module's check may take: an import and a schema check, on a busy machine. */
+const CHECK_TIMEOUT_MS = 30_000;
+
+async function check(module: string): Promise<string[]> {
+  const args = [MAIN, 'legion', 'serve-tool', '--module', module, '--check'];
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, args, {
+      timeout: CHECK_TIMEOUT_MS,
+    });
+    const line = stdout.trim().split('\n').at(-1) ?? '';
+    return (JSON.parse(line) as { tools: string[] }).tools;
+  } catch (err) {
+    const stderr = (err as { stderr?: string }).stderr?.trim().replace(/^caesar: /, '');
+    throw new Error(`worker.modules: ${stderr || (err as Error).message}`, { cause: err });
+  }
+}

@@ -1,0 +1,194 @@
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { CaesarError, errorMessage } from '../errors/index.js';
+import { summariseFieldIssues, type FieldIssue } from '../protocol/index.js';
+import { isModulePath } from '../text/index.js';
+import { defineTool, ToolDefinitionError, type ToolDefinition } from './define.js';
+
+/**
+ * A tool that lives outside the repository (ADR 0055): a module, a file or an installed
+ * package, whose default export is a plain definition (or an array of them) with the fields
+ * of `defineTool`. It imports nothing of CAESAR's, so it needs no build step and no copy of
+ * CAESAR where it lives; its `input`, `output` and `config` are JSON Schemas (or zod schemas,
+ * when the author has zod), turned into zod here. `defineTool` then checks the whole
+ * declaration, as it does a shipped tool's.
+ */
+
+type ModuleErrorCode =
+  'tool_module_not_found' | 'tool_module_no_export' | 'tool_module_invalid' | 'tool_module_clash';
+
+/** A tool module that cannot be served; the message names the module and what to fix. */
+export class ToolModuleError extends CaesarError {
+  declare readonly code: ModuleErrorCode;
+  override readonly name = 'ToolModuleError';
+  constructor(
+    code: ModuleErrorCode,
+    message: string,
+    readonly module: string,
+    options: { cause?: unknown; tool?: string } = {},
+  ) {
+    super(code, message, options);
+  }
+}
+
+/** What a module's definition must hold before `defineTool` sees it; the rest is its check. */
+const isFunction = (message: string) =>
+  z.custom<(...args: unknown[]) => unknown>((v) => typeof v === 'function', message);
+const SchemaValue = z.custom<object>(
+  (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+  'expected a JSON Schema object such as {"type": "object", "properties": {…}}',
+);
+const PlainDefinitionSchema = z.looseObject({
+  name: z.string({ error: 'expected a string: the tool name, e.g. "weather"' }),
+  input: SchemaValue,
+  output: SchemaValue,
+  config: SchemaValue.optional(),
+  handler: isFunction('expected a function: async handler(input, ctx) returning the output'),
+  preflight: isFunction('expected a function: async preflight(ctx)').optional(),
+  start: isFunction('expected a function: start(ctx)').optional(),
+  stop: isFunction('expected a function: stop()').optional(),
+});
+
+/**
+ * Loads the tools a module default-exports. `cwd` is where a relative path or a package name
+ * is resolved from.
+ * @throws {ToolModuleError} naming the module and the field at fault
+ */
+export async function loadToolModule(specifier: string, cwd: string): Promise<ToolDefinition[]> {
+  const file = resolveModule(specifier, cwd);
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (err) {
+    const detail = `cannot be imported (${file}): ${(err as Error).message}`;
+    throw new ToolModuleError(
+      'tool_module_invalid',
+      errorMessage('tool_module_invalid', { module: specifier, detail }),
+      specifier,
+      { cause: err },
+    );
+  }
+  if (loaded.default === undefined) {
+    const names = Object.keys(loaded);
+    const exports = names.length === 0 ? 'nothing' : names.join(', ');
+    throw new ToolModuleError(
+      'tool_module_no_export',
+      errorMessage('tool_module_no_export', { module: specifier, exports }),
+      specifier,
+    );
+  }
+  const defs = Array.isArray(loaded.default) ? loaded.default : [loaded.default];
+  return defs.map((def: unknown, i) =>
+    toolOf(def, Array.isArray(loaded.default) ? `default[${i}]` : 'default', specifier),
+  );
+}
+
+/** The module's file: a path against `cwd`, or a package from `cwd`'s node_modules. */
+function resolveModule(specifier: string, cwd: string): string {
+  const isPath = isModulePath(specifier);
+  try {
+    return createRequire(join(cwd, 'noop.js')).resolve(
+      isPath ? resolve(cwd, specifier) : specifier,
+    );
+  } catch (err) {
+    const detail = isPath
+      ? `no such file: ${resolve(cwd, specifier)}`
+      : `no installed package '${specifier}' in the node_modules above ${cwd} ` +
+        `(${(err as NodeJS.ErrnoException).code ?? 'not found'}); install it there, or give ` +
+        'a file path starting with ./ or /';
+    throw new ToolModuleError(
+      'tool_module_not_found',
+      errorMessage('tool_module_not_found', { module: specifier, detail }),
+      specifier,
+      { cause: err },
+    );
+  }
+}
+
+/** One exported definition as a checked tool. */
+function toolOf(def: unknown, where: string, specifier: string): ToolDefinition {
+  const invalid = (tool: string, issues: FieldIssue[]) => {
+    const listed = issues.map((i) => ({ path: `${where}.${i.path}`, message: i.message }));
+    const detail = `tool '${tool}' is not a valid definition: ${summariseFieldIssues(listed)}`;
+    return new ToolModuleError(
+      'tool_module_invalid',
+      errorMessage('tool_module_invalid', { module: specifier, detail }),
+      specifier,
+      { tool },
+    );
+  };
+  const parsed = PlainDefinitionSchema.safeParse(def);
+  const name =
+    typeof (def as { name?: unknown } | null)?.name === 'string'
+      ? (def as { name: string }).name
+      : '?';
+  if (!parsed.success) {
+    throw invalid(
+      name,
+      parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    );
+  }
+  const plain = parsed.data;
+  const issues: FieldIssue[] = [];
+  const schema = (key: 'input' | 'output' | 'config'): z.ZodType | undefined => {
+    const value = plain[key];
+    if (value === undefined) return undefined;
+    if (value instanceof z.ZodType) return value;
+    try {
+      return z.fromJSONSchema(value as Parameters<typeof z.fromJSONSchema>[0]);
+    } catch (err) {
+      issues.push({ path: key, message: `not a usable JSON Schema: ${(err as Error).message}` });
+      return undefined;
+    }
+  };
+  const input = schema('input');
+  const output = schema('output');
+  const config = schema('config');
+  if (issues.length > 0 || input === undefined || output === undefined) throw invalid(name, issues);
+  const handler = plain.handler;
+  try {
+    return defineTool({
+      ...(plain as unknown as Parameters<typeof defineTool>[0]),
+      handler: async (...args: unknown[]) => {
+        try {
+          return await handler(...args);
+        } catch (err) {
+          throw codedError(err);
+        }
+      },
+      input,
+      output,
+      ...(config === undefined ? {} : { config }),
+    });
+  } catch (err) {
+    if (err instanceof ToolDefinitionError) throw invalid(name, err.issues);
+    throw err;
+  }
+}
+
+/** The worker codes a module's handler may throw without CAESAR's classes. */
+const HANDLER_CODES: ReadonlySet<string> = new Set([
+  'invalid_input',
+  'not_configured',
+  'backend_error',
+  'upstream_empty',
+  'timeout',
+]);
+
+/**
+ * A module imports nothing of CAESAR's, so it cannot throw a CaesarError: an Error whose
+ * `code` is one of {@link HANDLER_CODES} (and, optionally, a boolean `retryable`) becomes
+ * one, so the caller gets `not_configured` with its message rather than `internal`. Any other
+ * throw goes on as it is, and is answered `internal`.
+ */
+function codedError(err: unknown): unknown {
+  if (!(err instanceof Error) || err instanceof CaesarError) return err;
+  const { code, retryable } = err as { code?: unknown; retryable?: unknown };
+  if (typeof code !== 'string' || !HANDLER_CODES.has(code)) return err;
+  return new CaesarError(code as 'not_configured', err.message, {
+    cause: err,
+    ...(typeof retryable === 'boolean' ? { retryable } : {}),
+  });
+}

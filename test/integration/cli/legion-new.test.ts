@@ -1,0 +1,133 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runCli } from '../../helpers/cli.js';
+
+// Issue 15: `caesar legion new` scaffolds a tool in the operator's own folder, and
+// `serve-tool --module` serves (or `--check`s) one with errors that say what to fix.
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'caesar-legion-new-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+const cli = (args: string[]) => runCli(args, {}, { cwd: root });
+
+describe('caesar legion new', () => {
+  test('writes the definition, a unit test that passes, a docs page and a package.json', async () => {
+    const r = await cli(['legion', 'new', 'greeter']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toContain('caesar legion serve-tool --module ./greeter --check');
+    expect((await readdir(join(root, 'greeter'))).sort()).toEqual([
+      'README.md',
+      'package.json',
+      'tool.js',
+      'tool.test.js',
+    ]);
+    // the scaffold's own test runs with node alone: nothing to install, nothing to build
+    const test = await promisify(execFile)(process.execPath, ['--test'], {
+      cwd: join(root, 'greeter'),
+    });
+    expect(test.stdout).toMatch(/# pass 2/);
+    const checked = await cli(['legion', 'serve-tool', '--module', './greeter', '--check']);
+    expect(checked).toMatchObject({ code: 0, stdout: '{"tools":["greeter"]}' });
+  });
+
+  test('--dir picks the folder; an existing file is never overwritten', async () => {
+    const r = await cli(['legion', 'new', 'clock', '--dir', 'tools/clock']);
+    expect(r.code).toBe(0);
+    const file = join(root, 'tools/clock/tool.js');
+    await writeFile(file, '// mine\n');
+    const again = await cli(['legion', 'new', 'clock', '--dir', 'tools/clock']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/package\.json exists: caesar legion new never overwrites/);
+    expect(await readFile(file, 'utf8')).toBe('// mine\n');
+  });
+
+  test.each([
+    ['My-Weather', 'my_weather'],
+    ['2fa', 'tool_2fa'],
+  ])('an invalid name %s exits 2 with the rule and a name to try', async (name, suggestion) => {
+    const r = await cli(['legion', 'new', name]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`invalid tool name '${name}'`);
+    expect(r.stderr).toContain(`try '${suggestion}'`);
+    expect(r.stderr).toContain('^[a-z][a-z0-9_]{0,63}$');
+  });
+});
+
+describe('caesar legion serve-tool --module', () => {
+  test('a tool named like a shipped one is refused, naming the module and a rename', async () => {
+    await cli(['legion', 'new', 'calculator', '--dir', 'clash']);
+    const r = await cli(['legion', 'serve-tool', '--module', './clash', '--check']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      "tool module ./clash defines 'calculator', which is the name of a tool CAESAR ships",
+    );
+  });
+
+  test('a missing file says which path it tried', async () => {
+    const r = await cli(['legion', 'serve-tool', '--module', './nowhere.js', '--check']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `tool module ./nowhere.js: no such file: ${join(root, 'nowhere.js')}`,
+    );
+  });
+
+  test('no tool and no module is a usage error', async () => {
+    const r = await cli(['legion', 'serve-tool']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('name a shipped tool, or give --module');
+  });
+});
+
+describe('serve-tool names with --module', () => {
+  test('a name picks one tool of a module; a module none of whose tools is named is a usage error', async () => {
+    const two =
+      "import a from './greeter/tool.js';\nexport default [a, { ...a, name: 'greeter_two' }];\n";
+    await writeFile(join(root, 'two.js'), two);
+    const picked = await cli([
+      'legion',
+      'serve-tool',
+      'greeter_two',
+      '--module',
+      './two.js',
+      '--check',
+    ]);
+    expect(picked).toMatchObject({ code: 0, stdout: '{"tools":["greeter_two"]}' });
+    const all = await cli(['legion', 'serve-tool', '--module', './two.js', '--check']);
+    expect(all.stdout).toBe('{"tools":["greeter","greeter_two"]}');
+    const none = await cli([
+      'legion',
+      'serve-tool',
+      'calculator',
+      '--module',
+      './two.js',
+      '--check',
+    ]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(
+      '--module ./two.js defines greeter, greeter_two, none of the tools named (calculator)',
+    );
+  });
+});
+
+describe('caesar up with worker.modules', () => {
+  test('a module that does not load stops up before anything starts, naming the key and the file', async () => {
+    const r = await runCli(
+      ['up', '--nats-port', '0', '--api-port', '0', '--data-dir', join(root, 'var-up')],
+      { CAESAR_WORKER__MODULES: './nowhere.js' },
+      { cwd: root },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `worker.modules: tool module ${join(root, 'nowhere.js')}: no such file: ${join(root, 'nowhere.js')}`,
+    );
+    expect(r.stdout).not.toContain('nats-server');
+  });
+});

@@ -1,0 +1,202 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { scaffoldFiles } from '../../../src/cli/commands/legion/scaffold.js';
+import { CaesarError, loadToolModule, ToolModuleError } from '../../../src/legion/index.js';
+import { suggestToolName, TOOL_NAME_PATTERN } from '../../../src/protocol/index.js';
+
+// ADR 0055: a tool outside the repository is a module whose default export is a plain
+// definition with JSON Schemas; the loader checks it and names the field at fault.
+
+let root: string;
+const write = async (path: string, text: string) => {
+  const file = join(root, path);
+  await mkdir(join(file, '..'), { recursive: true });
+  await writeFile(file, text);
+  return file;
+};
+/** The scaffold's own module, with `edit` applied to its text. */
+const scaffolded = (edit: (text: string) => string = (t) => t) =>
+  edit(scaffoldFiles('greeter')['tool.js']!);
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'caesar-module-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+async function failure(specifier: string): Promise<ToolModuleError> {
+  const err = await loadToolModule(specifier, root).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(ToolModuleError);
+  return err as ToolModuleError;
+}
+
+describe('loadToolModule', () => {
+  test("the scaffold's module loads as a checked tool whose handler runs", async () => {
+    await write('ok/tool.js', scaffolded());
+    const [tool, ...rest] = await loadToolModule('./ok/tool.js', root);
+    expect(rest).toEqual([]);
+    expect(tool!.spec).toMatchObject({
+      name: 'greeter',
+      version: '0.1.0',
+      execution_locality: 'local',
+      input_schema: { type: 'object', required: ['who'], additionalProperties: false },
+    });
+    expect(tool!.input.safeParse({ who: 'Ada', extra: 1 }).success).toBe(false);
+    const out = await tool!.handler({ who: 'Ada' }, {
+      logger: { debug: () => undefined },
+    } as never);
+    expect(out).toEqual({ greeting: 'Hello, Ada!' });
+  });
+
+  test('an installed package is found by name from the working directory', async () => {
+    const pkg = scaffoldFiles('greeter');
+    await write('node_modules/caesar-tool-greeter/package.json', pkg['package.json']!);
+    await write('node_modules/caesar-tool-greeter/tool.js', pkg['tool.js']!);
+    const tools = await loadToolModule('caesar-tool-greeter', root);
+    expect(tools.map((t) => t.name)).toEqual(['greeter']);
+  });
+
+  test('an array default export serves each tool', async () => {
+    const one = scaffolded((t) => t.replace('export default {', 'const a = {'));
+    await write('two/tool.js', `${one}\nexport default [a, { ...a, name: 'greeter_two' }];\n`);
+    const tools = await loadToolModule('./two/tool.js', root);
+    expect(tools.map((t) => t.name)).toEqual(['greeter', 'greeter_two']);
+  });
+
+  test.each([
+    ['a missing file', './missing.js', 'tool_module_not_found', /no such file: .*missing\.js/],
+    [
+      'a package not installed',
+      'caesar-tool-nope',
+      'tool_module_not_found',
+      /no installed package 'caesar-tool-nope'.*give a file path starting with \.\//,
+    ],
+  ])('%s is tool_module_not_found, saying where it looked', async (_, spec, code, message) => {
+    const err = await failure(spec);
+    expect(err.code).toBe(code);
+    expect(err.message).toMatch(message);
+  });
+
+  test('a module without a default export names what it does export', async () => {
+    await write(
+      'named/tool.js',
+      scaffolded((t) => t.replace('export default {', 'export const tool = {')),
+    );
+    const err = await failure('./named/tool.js');
+    expect(err.code).toBe('tool_module_no_export');
+    expect(err.message).toContain('(it exports: tool)');
+  });
+
+  test('a module that does not import is tool_module_invalid with the cause', async () => {
+    await write('broken/tool.js', 'export default {\n');
+    const err = await failure('./broken/tool.js');
+    expect(err.code).toBe('tool_module_invalid');
+    expect(err.message).toMatch(/cannot be imported/);
+  });
+
+  test.each([
+    ['no version', (t: string) => t.replace("version: '0.1.0',", ''), /default\.version: /],
+    [
+      'no handler',
+      (t: string) => t.replace('async handler(', 'async other('),
+      /default\.handler: expected a function/,
+    ],
+    [
+      'no annotations',
+      (t: string) => t.replace(/annotations: \{[^}]*\},/, ''),
+      /default\.annotations: /,
+    ],
+    [
+      'input not a schema',
+      (t: string) => t.replace(/input: \{/, "input: 'text', x: {"),
+      /default\.input: expected a JSON Schema object/,
+    ],
+    [
+      'an unusable JSON Schema',
+      (t: string) =>
+        t.replace(
+          "type: 'object',\n    properties: { who",
+          "type: 'bogus',\n    properties: { who",
+        ),
+      /default\.input: not a usable JSON Schema/,
+    ],
+    [
+      'a bad name',
+      (t: string) => t.replace("name: 'greeter'", "name: 'Greeter'"),
+      /default\.name: /,
+    ],
+  ])(
+    'a definition with %s is tool_module_invalid naming the field',
+    async (what, edit, message) => {
+      const file = `invalid-${what.replaceAll(' ', '-')}/tool.js`;
+      await write(file, scaffolded(edit));
+      const err = await failure(`./${file}`);
+      expect(err.code).toBe('tool_module_invalid');
+      expect(err.message).toMatch(message);
+      expect(err.message).toContain(`tool module ./${file}`);
+    },
+  );
+});
+
+describe("a module's handler errors", () => {
+  test.each([
+    ['not_configured', undefined, 'not_configured', false],
+    ['backend_error', false, 'backend_error', false],
+    ['backend_error', undefined, 'backend_error', true],
+  ])(
+    'an Error with code %s (retryable %s) reaches the caller as %s',
+    async (code, retryable, expected, expectedRetryable) => {
+      const fields = JSON.stringify({ code, ...(retryable === undefined ? {} : { retryable }) });
+      const text = scaffolded((t) =>
+        t.replace(
+          /return \{ greeting: .*;/,
+          `throw Object.assign(new Error('set tools.greeter.url'), ${fields});`,
+        ),
+      );
+      const file = `coded-${code}-${String(retryable)}/tool.js`;
+      await write(file, text);
+      const [tool] = await loadToolModule(`./${file}`, root);
+      const err = await Promise.resolve(
+        tool!.handler({ who: 'Ada' }, { logger: { debug: () => undefined } } as never),
+      ).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CaesarError);
+      expect(err).toMatchObject({
+        code: expected,
+        message: 'set tools.greeter.url',
+        retryable: expectedRetryable,
+      });
+    },
+  );
+
+  test('any other throw goes on as it is (answered internal)', async () => {
+    const text = scaffolded((t) =>
+      t.replace(
+        /return \{ greeting: .*;/,
+        "throw Object.assign(new Error('boom'), { code: 'ECONNREFUSED' });",
+      ),
+    );
+    await write('uncoded/tool.js', text);
+    const [tool] = await loadToolModule('./uncoded/tool.js', root);
+    const err = await Promise.resolve(
+      tool!.handler({ who: 'Ada' }, { logger: { debug: () => undefined } } as never),
+    ).catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(CaesarError);
+    expect(err).toMatchObject({ message: 'boom', code: 'ECONNREFUSED' });
+  });
+});
+
+describe('suggestToolName', () => {
+  test.each([
+    ['My-Weather', 'my_weather'],
+    ['weather station', 'weather_station'],
+    ['2fa', 'tool_2fa'],
+    ['-x-', 'x'],
+    ['a'.repeat(80), 'a'.repeat(64)],
+  ])('%s -> %s, a valid name', (name, suggested) => {
+    expect(suggestToolName(name)).toBe(suggested);
+    expect(TOOL_NAME_PATTERN.test(suggested)).toBe(true);
+  });
+});
