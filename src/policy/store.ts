@@ -21,7 +21,13 @@ import type {
   PolicyReloadedEvent,
   ReloadTrigger,
 } from './events.js';
-import { DEFAULT_POLICY_MAX_BYTES, loadPolicyFile, readPolicyText } from './load.js';
+import {
+  DEFAULT_POLICY_MAX_BYTES,
+  hashPolicyFile,
+  loadPolicyFile,
+  readPolicyText,
+} from './load.js';
+import { policyState, reloadErrorOf, type PolicyReloadError, type PolicyStatus } from './status.js';
 import type { ToolCall } from './tool-call.js';
 import { NO_POLICY_FILE, unconfiguredPolicy } from './unconfigured.js';
 
@@ -72,7 +78,12 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
   private signal: { name: NodeJS.Signals; handler: () => void } | null = null;
   private timer: NodeJS.Timeout | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  /** The sha the last refused reload read (null: it could not read the file). */
   private lastFailedSha: string | null = null;
+  /** Why the last reload was refused; null once one succeeds. */
+  private lastError: PolicyReloadError | null = null;
+  /** When the enforced policy was loaded. */
+  private loadedAt = new Date();
   private closed = false;
 
   /**
@@ -84,6 +95,9 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
     const read = { maxBytes: options.maxFileBytes ?? DEFAULT_POLICY_MAX_BYTES };
     const policy = path === null ? unconfiguredPolicy() : await loadPolicyFile(path, read);
     const store = new PolicyStore(options, path, policy);
+    if (path === null) {
+      store.lastError = reloadErrorOf(NO_POLICY_FILE, new PolicyNotConfiguredError(), new Date());
+    }
     for (const w of policy.warnings) {
       store.logger.warn({ file: policy.file, ...w }, `policy: ${w.message}`);
     }
@@ -118,6 +132,38 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
   /** See PolicyEngine.explain. */
   explain(call: ToolCall, ctx?: EvaluateContext): PolicyExplanation {
     return this.engine.explain(call, ctx);
+  }
+
+  /**
+   * The enforced policy, whether the file on disk still holds its bytes (read and hashed now,
+   * within `maxFileBytes`), and why the last reload was refused. A file that differs and was
+   * not refused yet is `stale`; one a reload refused, or one that cannot be read, `broken`.
+   */
+  async status(): Promise<PolicyStatus> {
+    const policy = this.engine.policy;
+    const enforced = {
+      path: policy.file,
+      sha256: policy.sha256,
+      loaded_at: this.loadedAt.toISOString(),
+      rules: policy.rules.length,
+    };
+    let diskSha: string | null = null;
+    let lastError = this.lastError;
+    if (this.path !== null) {
+      try {
+        diskSha = await hashPolicyFile(this.path, { maxBytes: this.maxBytes });
+      } catch (err) {
+        // not reloaded yet (no watcher event so far): the read says why all the same
+        lastError ??= reloadErrorOf(this.path, err, new Date());
+      }
+    }
+    const refused = this.lastError === null ? undefined : { sha: this.lastFailedSha };
+    return {
+      status: this.path === null ? 'broken' : policyState(diskSha, policy.sha256, refused),
+      enforced,
+      disk: { sha256: diskSha, matches_enforced: diskSha === policy.sha256 },
+      last_reload_error: lastError,
+    };
   }
 
   /**
@@ -207,19 +253,24 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
       const { text, sha256 } = await readPolicyText(path, { maxBytes: this.maxBytes });
       sha = sha256;
       if (trigger === 'watch') {
-        if (sha256 === previous.sha256 || sha256 === this.lastFailedSha) return null;
+        if (sha256 === this.lastFailedSha && this.lastError !== null) return null;
+        // the enforced bytes again after a refused edit: reloaded, so the error is cleared
+        if (sha256 === previous.sha256 && this.lastError === null) return null;
         if (!(await this.settled(path, sha256))) return null;
       }
       // sliced: requests keep being answered while a large file compiles
       const policy = await compilePolicySliced(text, { file: path, sha256 });
       if (this.closed && trigger === 'watch') return null;
       this.engine.swap(policy);
+      this.loadedAt = new Date();
       this.lastFailedSha = null;
+      this.lastError = null;
       const duration = performance.now() - started;
       return this.publish(reloaded(path, previous, policy, duration, trigger));
     } catch (err) {
       this.lastFailedSha = sha;
-      return this.publish(failed(path, previous, err, trigger));
+      this.lastError = reloadErrorOf(path, err, new Date());
+      return this.publish(failed(path, previous, err, trigger, this.lastError));
     }
   }
 
@@ -290,6 +341,7 @@ function failed(
   previous: CompiledPolicy,
   err: unknown,
   trigger: ReloadTrigger,
+  error: PolicyReloadError = reloadErrorOf(file, err, new Date()),
 ): PolicyReloadFailedEvent {
   return {
     type: 'policy.reload_failed',
@@ -298,6 +350,7 @@ function failed(
     error: err instanceof Error ? err.message : String(err),
     code: err instanceof PolicyError ? err.code : 'internal',
     issues: err instanceof PolicyLoadError ? err.issues : [],
+    first: error,
     trigger,
   };
 }
