@@ -294,7 +294,8 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
       const { warnings, ...rest } = event;
       this.logger.info({ ...rest, warnings: warnings.length }, 'policy reloaded');
     } else {
-      const { issues, ...rest } = event;
+      // `first` repeats the head of `error`, which the log line already carries
+      const { issues, first: _first, ...rest } = event;
       this.logger.warn(
         { ...rest, issues: issues.length },
         'policy reload failed; keeping the last good policy',
