@@ -32,4 +32,4 @@ export {
   formatReloadFailed,
   formatReloaded,
 } from './format.js';
-export type { PolicyReloadError, PolicyState, PolicyStatus } from './status.js';
+export type { PolicyStatus } from './status.js';

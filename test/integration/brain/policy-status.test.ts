@@ -3,6 +3,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { PolicyStatusSchema } from '../../../src/brain/api/index.js';
 import {
   callBrain,
   pollBrain,
@@ -51,7 +52,9 @@ describe('policy state of a running brain', () => {
     writeFileSync(tmp, text);
     renameSync(tmp, policyFile);
   };
-  const status = async () => (await callBrain(brain, 'GET', '/v1/policy')).body;
+  /** GET /v1/policy, checked against the contract's schema. */
+  const status = async () =>
+    PolicyStatusSchema.parse((await callBrain(brain, 'GET', '/v1/policy')).body);
   const cli = (args: string[]) => runCli([...args, '--data-dir', dir]);
 
   beforeAll(async () => {
