@@ -7,8 +7,8 @@ import { PolicyError, PolicyLoadError } from './errors.js';
  */
 
 /**
- * `ok`: the file on disk is the enforced policy. `stale`: the file differs but has not been
- * refused (a reload is about to run, or none can: the watcher failed). `broken`: the file on
+ * `ok`: the file on disk is the enforced policy. `stale`: the file differs but loads (a
+ * reload is about to run, or none can: the watcher failed). `broken`: the file on
  * disk cannot be loaded (bad YAML or grammar, missing, unreadable, too large), so the last
  * good policy stays enforced.
  */

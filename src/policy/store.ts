@@ -82,6 +82,8 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
   private lastFailedSha: string | null = null;
   /** Why the last reload was refused; null once one succeeds. */
   private lastError: PolicyReloadError | null = null;
+  /** A file on disk no reload has seen yet, compiled once by `status()`: does it load? */
+  private probed: { sha: string; error: PolicyReloadError | null } | null = null;
   /** When the enforced policy was loaded. */
   private loadedAt = new Date();
   private closed = false;
@@ -136,8 +138,9 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
 
   /**
    * The enforced policy, whether the file on disk still holds its bytes (read and hashed now,
-   * within `maxFileBytes`), and why the last reload was refused. A file that differs and was
-   * not refused yet is `stale`; one a reload refused, or one that cannot be read, `broken`.
+   * within `maxFileBytes`), and why the last reload was refused. A file that differs is
+   * `broken` when it cannot be read or loaded (a reload refused it, or, before any reload ran,
+   * a compile of it here fails; once per content), else `stale`.
    */
   async status(): Promise<PolicyStatus> {
     const policy = this.engine.policy;
@@ -158,12 +161,40 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
       }
     }
     const refused = this.lastError === null ? undefined : { sha: this.lastFailedSha };
+    let state = this.path === null ? 'broken' : policyState(diskSha, policy.sha256, refused);
+    if (state === 'stale' && this.path !== null) {
+      // changed and not reloaded yet: stale if it loads, broken (saying where) if it does not
+      const error = await this.probe(this.path);
+      if (error !== null) [state, lastError] = ['broken', error];
+    }
     return {
-      status: this.path === null ? 'broken' : policyState(diskSha, policy.sha256, refused),
+      status: state,
       enforced,
       disk: { sha256: diskSha, matches_enforced: diskSha === policy.sha256 },
       last_reload_error: lastError,
     };
+  }
+
+  /**
+   * Null when the file on disk loads, else why not; compiled (sliced) once per content, so
+   * repeated probes of a file the watcher never reloads cost one read and one hash each.
+   */
+  private async probe(path: string): Promise<PolicyReloadError | null> {
+    let read;
+    try {
+      read = await readPolicyText(path, { maxBytes: this.maxBytes });
+    } catch (err) {
+      return reloadErrorOf(path, err, new Date());
+    }
+    if (this.probed?.sha === read.sha256) return this.probed.error;
+    let error: PolicyReloadError | null = null;
+    try {
+      await compilePolicySliced(read.text, { file: path, sha256: read.sha256 });
+    } catch (err) {
+      error = reloadErrorOf(path, err, new Date());
+    }
+    this.probed = { sha: read.sha256, error };
+    return error;
   }
 
   /**

@@ -199,7 +199,7 @@ export type HttpError = z.infer<typeof HttpErrorSchema>;
 
 /** `GET /v1/policy`: the enforced policy, the file on disk, and the last refused reload. */
 export const PolicyStatusSchema = z.object({
-  /** ok: disk == enforced; stale: disk differs, not refused (yet); broken: disk fails to load. */
+  /** ok: disk == enforced; stale: disk differs but loads (not reloaded yet); broken: disk fails to load. */
   status: z.enum(['ok', 'stale', 'broken']),
   enforced: z.object({
     path: z.string(),

@@ -96,6 +96,19 @@ describe('PolicyStore.status', () => {
     expect(formatPolicyStatus(status).join('\n')).toContain(`fix: correct ${file}:4:5 and save`);
   });
 
+  test('broken: a file that does not load is broken before any reload ran, saying where', async () => {
+    const store = await open(false);
+    await writeFile(file, BROKEN);
+    const status = await store.status();
+    expect(status).toMatchObject({
+      status: 'broken',
+      enforced: { sha256: sha(GOOD) },
+      disk: { sha256: sha(BROKEN), matches_enforced: false },
+      last_reload_error: { code: 'policy_invalid', file, line: 4, col: 5 },
+    });
+    expect(store.evaluate(tool('calculator')).policy_sha256).toBe(sha(GOOD));
+  });
+
   test('broken: a missing file has no sha and says why', async () => {
     const store = await open(false);
     await unlink(file);
