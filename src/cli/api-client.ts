@@ -4,12 +4,14 @@ import {
   ChatResponseSchema,
   ConfirmResponseSchema,
   HttpErrorSchema,
+  PolicyStatusSchema,
   ToolCallReportSchema,
   ToolViewSchema,
   type ChatEvent,
   type ChatRequest,
   type ChatResponse,
   type ConfirmResponse,
+  type PolicyStatusView,
   type ToolCallReport,
   type ToolView,
 } from '../brain/api/index.js';
@@ -120,6 +122,8 @@ export interface ApiClient {
   confirm(id: string, approve: boolean): Promise<ConfirmResponse>;
   /** `GET /v1/tools`. */
   tools(): Promise<ToolView[]>;
+  /** `GET /v1/policy`: the enforced policy, the file on disk, the last refused reload. */
+  policyStatus(): Promise<PolicyStatusView>;
 }
 
 /** How long one request may take by default: a chat turn may run several tools. */
@@ -160,6 +164,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         approve,
       }),
     tools: () => call('GET', 'v1/tools', ToolViewsSchema),
+    policyStatus: () => call('GET', 'v1/policy', PolicyStatusSchema),
   };
 }
 

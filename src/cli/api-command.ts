@@ -117,10 +117,19 @@ export function printReport(
   if (report.outcome === 'ok') io.out(showValue(report.result));
   if (report.error) io.out(`error: ${report.error.code}: ${report.error.message}`);
   if (report.reason && !report.error) io.out(`reason: ${report.reason}`);
-  if (report.rule) io.out(`rule: ${report.rule}`);
+  if (report.rule) io.out(`rule: ${ruleLine(report)}`);
   if (report.outcome === 'confirmation_required' && report.confirmation) {
     confirmationLines(report.confirmation, flags).forEach((l) => io.out(l));
   }
+}
+
+/**
+ * `<id> (<file:line:col> in policy sha256 <12 hex>)`: the rule as the enforced policy has it
+ * (a brain before issue 15 sends the id alone).
+ */
+function ruleLine(report: ToolCallReport): string {
+  if (report.rule_at === undefined || report.policy_sha256 === undefined) return report.rule ?? '';
+  return `${report.rule} (${report.rule_at} in policy sha256 ${report.policy_sha256.slice(0, 12)})`;
 }
 
 /** What to run to approve or reject, with the flags that found this brain. */

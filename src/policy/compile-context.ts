@@ -9,6 +9,8 @@ export class CompileContext {
   constructor(
     readonly file: string,
     readonly source: YamlSource,
+    /** SHA-256 of the file's bytes: every citation names the policy it points into. */
+    readonly sha256: string,
   ) {}
 
   /** The rule's reference: its explicit id, else `list[index]`, and where it starts. */
@@ -18,9 +20,14 @@ export class CompileContext {
     return Object.freeze({ id, file: this.file, line: at.line, column: at.column, list, index });
   }
 
-  /** `<id> (<file>:<line>:<col>)` */
+  /**
+   * `<id> (<file>:<line>:<col> in policy sha256 <12 hex>)`: the line and column are those of
+   * the file as it was compiled, so the citation names that version. Once the file on disk is
+   * edited (or broken) while this policy stays enforced, its lines may hold something else;
+   * the sha says which text the position belongs to (`caesar policy status`).
+   */
   label(ref: RuleRef): string {
-    return `${ref.id} (${ref.file}:${ref.line}:${ref.column})`;
+    return citeRule(ref, this.sha256);
   }
 
   /** Reserves a limiter slot for a rate-limited rule. */
@@ -28,4 +35,9 @@ export class CompileContext {
     this.rateSlots.push({ fingerprint, calls, windowMs });
     return this.rateSlots.length - 1;
   }
+}
+
+/** `<id> (<file>:<line>:<col> in policy sha256 <12 hex>)`: a rule as the enforced policy has it. */
+export function citeRule(ref: RuleRef, sha256: string): string {
+  return `${ref.id} (${ref.file}:${ref.line}:${ref.column} in policy sha256 ${sha256.slice(0, 12)})`;
 }

@@ -81,7 +81,7 @@ function* compileSteps(text: string, options: CompileOptions): Generator<void, C
   if (source.value === null || source.value === undefined) {
     const empty = PolicyFileSchema.parse({});
     const warning: PolicyIssue = { path: '', line: 1, column: 1, message: EMPTY_FILE_WARNING };
-    return yield* build(new CompileContext(file, source), empty, sha256, [warning]);
+    return yield* build(new CompileContext(file, source, sha256), empty, sha256, [warning]);
   }
   const spec = yield* validate(source);
   const issues = [...spec.issues, ...duplicateIds(source)];
@@ -89,7 +89,7 @@ function* compileSteps(text: string, options: CompileOptions): Generator<void, C
     throw new PolicyLoadError(file, issues.sort(byPosition));
   }
   yield;
-  return yield* build(new CompileContext(file, source), spec.file, sha256, []);
+  return yield* build(new CompileContext(file, source, sha256), spec.file, sha256, []);
 }
 
 /**

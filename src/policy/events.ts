@@ -1,4 +1,5 @@
 import type { PolicyIssue } from './issues.js';
+import type { PolicyReloadError } from './status.js';
 
 /**
  * What started a reload: the file watcher, the reload signal (SIGHUP), or an explicit
@@ -36,6 +37,8 @@ export interface PolicyReloadFailedEvent {
   readonly error: string;
   readonly code: string;
   readonly issues: readonly PolicyIssue[];
+  /** The refusal as `GET /v1/policy` reports it: the first problem's file:line:col. */
+  readonly first: PolicyReloadError;
   readonly trigger: ReloadTrigger;
 }
 

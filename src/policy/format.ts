@@ -1,6 +1,9 @@
+import { citeRule } from './compile-context.js';
 import type { CompiledPolicy } from './compiled.js';
-import type { Obligation, PolicyDecision, PolicyExplanation, RuleRef } from './decision.js';
+import type { Obligation, PolicyDecision, PolicyExplanation } from './decision.js';
+import type { PolicyReloadedEvent, PolicyReloadFailedEvent } from './events.js';
 import { formatIssue } from './issues.js';
+import { reloadErrorPlace, type PolicyReloadError, type PolicyStatus } from './status.js';
 
 /** Plain-text renderings for the CLI and logs. */
 
@@ -10,10 +13,6 @@ const VERDICT: Record<PolicyDecision['outcome'], string> = {
   confirm: 'CONFIRM',
   rate_limited: 'RATE-LIMITED',
 };
-
-function where(ref: RuleRef): string {
-  return `${ref.id} (${ref.file}:${ref.line}:${ref.column})`;
-}
 
 function formatObligation(o: Obligation): string {
   switch (o.type) {
@@ -27,8 +26,9 @@ function formatObligation(o: Obligation): string {
 /** A decision and its trace, one fact per line. */
 export function formatExplanation(explanation: PolicyExplanation): string[] {
   const { decision, trace } = explanation;
+  const sha = decision.policy_sha256;
   const lines = [
-    `${VERDICT[decision.outcome]}  ${where(decision.rule)}`,
+    `${VERDICT[decision.outcome]}  ${citeRule(decision.rule, sha)}`,
     `reason: ${decision.reason}`,
   ];
   for (const o of decision.obligations) lines.push(`obligation: ${formatObligation(o)}`);
@@ -39,7 +39,7 @@ export function formatExplanation(explanation: PolicyExplanation): string[] {
     lines.push('rules considered:');
     for (const step of trace) {
       const detail = step.detail === undefined ? '' : `: ${step.detail}`;
-      lines.push(`  ${step.result.padEnd(11)} ${where(step.rule)}${detail}`);
+      lines.push(`  ${step.result.padEnd(11)} ${citeRule(step.rule, sha)}${detail}`);
     }
   }
   return lines;
@@ -55,4 +55,77 @@ export function formatPolicySummary(policy: CompiledPolicy): string[] {
   ];
   for (const w of policy.warnings) lines.push(`warning: ${formatIssue(policy.file, w)}`);
   return lines;
+}
+
+/** `sha256 1a2b3c4d5e6f`: a policy version as the terminal lines name it. */
+function short(sha256: string): string {
+  return `sha256 ${sha256.slice(0, 12)}`;
+}
+
+/** `<file:line:col>: <problem> [<code>]`: a refused reload in one phrase. */
+function refusal(error: PolicyReloadError): string {
+  return `${reloadErrorPlace(error)}: ${error.message} [${error.code}]`;
+}
+
+/**
+ * The terminal line of a refused reload (`caesar brain`, `caesar up`): where, what, that the
+ * last good policy stays enforced, and what to do.
+ */
+export function formatReloadFailed(event: PolicyReloadFailedEvent): string {
+  return (
+    `policy: NOT loaded: ${refusal(event.first)}; still enforcing the last good policy ` +
+    `(${short(event.kept_sha256)}); fix the file and save it again ` +
+    `(\`caesar policy check -p ${event.path}\` shows every problem)`
+  );
+}
+
+/** The terminal line of a new policy going live; `recovered`: it ends a refused state. */
+export function formatReloaded(event: PolicyReloadedEvent, recovered: boolean): string {
+  const rules = `${event.rules} rule${event.rules === 1 ? '' : 's'}`;
+  const head = `policy: loaded ${event.path} (${short(event.policy_sha256)}, ${rules})`;
+  return recovered ? `${head}; the file is good again, the reload error is cleared` : head;
+}
+
+const STATE_TEXT: Record<PolicyStatus['status'], string> = {
+  ok: 'ok: the file on disk is the enforced policy',
+  stale: 'stale: the file on disk differs from the enforced policy and is not loaded yet',
+  broken: 'broken: the file on disk cannot be loaded; the last good policy stays enforced',
+};
+
+/** What `caesar policy status` prints. */
+export function formatPolicyStatus(s: PolicyStatus): string[] {
+  const e = s.enforced;
+  const lines = [
+    `policy ${STATE_TEXT[s.status]}`,
+    `enforced: ${e.path} (${short(e.sha256)}, ${e.rules} rule${e.rules === 1 ? '' : 's'}, loaded ${e.loaded_at})`,
+    `on disk:  ${s.disk.sha256 === null ? 'missing or unreadable' : short(s.disk.sha256)}` +
+      (s.disk.matches_enforced ? ' (same as enforced)' : ' (differs from enforced)'),
+  ];
+  const err = s.last_reload_error;
+  if (err !== null) lines.push(`last reload error (${err.at}): ${refusal(err)}`);
+  if (s.status === 'broken') {
+    lines.push(
+      `fix: correct ${err === null ? e.path : reloadErrorPlace(err)} and save; ` +
+        `\`caesar policy check -p ${e.path}\` lists every problem`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * One line for a probe or a listing while the file on disk is not the enforced policy (broken,
+ * or changed and not loaded yet); null while it is.
+ */
+export function formatPolicyWarning(s: PolicyStatus): string | null {
+  if (s.status === 'ok') return null;
+  const kept = `the last good policy (${short(s.enforced.sha256)}) stays enforced`;
+  if (s.status === 'stale') {
+    return `policy file ${s.enforced.path} changed on disk and is not loaded yet; ${kept}`;
+  }
+  const err = s.last_reload_error;
+  const what = err === null ? `${s.enforced.path} cannot be loaded` : refusal(err);
+  return (
+    `policy file broken: ${what}; ${kept}; fix the file and save it ` +
+    `(\`caesar policy check -p ${s.enforced.path}\` lists every problem)`
+  );
 }

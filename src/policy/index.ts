@@ -24,4 +24,12 @@ export { formatIssue } from './issues.js';
 
 export { parsePolicyCases, runPolicyCases } from './cases.js';
 export type { PolicyCaseResult } from './cases.js';
-export { formatExplanation, formatPolicySummary } from './format.js';
+export {
+  formatExplanation,
+  formatPolicyStatus,
+  formatPolicySummary,
+  formatPolicyWarning,
+  formatReloadFailed,
+  formatReloaded,
+} from './format.js';
+export type { PolicyStatus } from './status.js';

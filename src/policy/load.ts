@@ -37,6 +37,18 @@ export async function readPolicyText(
   }
 }
 
+/**
+ * SHA-256 of the file's bytes, as `readPolicyText` computes it (bytes that are not UTF-8 hash
+ * too). Throws PolicyReadError or PolicyTooLargeError as it does.
+ */
+export async function hashPolicyFile(
+  path: string,
+  options: ReadPolicyOptions = {},
+): Promise<string> {
+  const bytes = await readBounded(path, options.maxBytes ?? DEFAULT_POLICY_MAX_BYTES);
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
 /** At most `maxBytes` of the file; a byte more proves it too large. */
 async function readBounded(path: string, maxBytes: number): Promise<Buffer> {
   let handle;

@@ -21,7 +21,13 @@ import type {
   PolicyReloadedEvent,
   ReloadTrigger,
 } from './events.js';
-import { DEFAULT_POLICY_MAX_BYTES, loadPolicyFile, readPolicyText } from './load.js';
+import {
+  DEFAULT_POLICY_MAX_BYTES,
+  hashPolicyFile,
+  loadPolicyFile,
+  readPolicyText,
+} from './load.js';
+import { policyState, reloadErrorOf, type PolicyReloadError, type PolicyStatus } from './status.js';
 import type { ToolCall } from './tool-call.js';
 import { NO_POLICY_FILE, unconfiguredPolicy } from './unconfigured.js';
 
@@ -72,7 +78,14 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
   private signal: { name: NodeJS.Signals; handler: () => void } | null = null;
   private timer: NodeJS.Timeout | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  /** The sha the last refused reload read (null: it could not read the file). */
   private lastFailedSha: string | null = null;
+  /** Why the last reload was refused; null once one succeeds. */
+  private lastError: PolicyReloadError | null = null;
+  /** A file on disk no reload has seen yet, compiled once by `status()`: does it load? */
+  private probed: { sha: string; error: PolicyReloadError | null } | null = null;
+  /** When the enforced policy was loaded. */
+  private loadedAt = new Date();
   private closed = false;
 
   /**
@@ -84,6 +97,9 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
     const read = { maxBytes: options.maxFileBytes ?? DEFAULT_POLICY_MAX_BYTES };
     const policy = path === null ? unconfiguredPolicy() : await loadPolicyFile(path, read);
     const store = new PolicyStore(options, path, policy);
+    if (path === null) {
+      store.lastError = reloadErrorOf(NO_POLICY_FILE, new PolicyNotConfiguredError(), new Date());
+    }
     for (const w of policy.warnings) {
       store.logger.warn({ file: policy.file, ...w }, `policy: ${w.message}`);
     }
@@ -118,6 +134,67 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
   /** See PolicyEngine.explain. */
   explain(call: ToolCall, ctx?: EvaluateContext): PolicyExplanation {
     return this.engine.explain(call, ctx);
+  }
+
+  /**
+   * The enforced policy, whether the file on disk still holds its bytes (read and hashed now,
+   * within `maxFileBytes`), and why the last reload was refused. A file that differs is
+   * `broken` when it cannot be read or loaded (a reload refused it, or, before any reload ran,
+   * a compile of it here fails; once per content), else `stale`.
+   */
+  async status(): Promise<PolicyStatus> {
+    const policy = this.engine.policy;
+    const enforced = {
+      path: policy.file,
+      sha256: policy.sha256,
+      loaded_at: this.loadedAt.toISOString(),
+      rules: policy.rules.length,
+    };
+    let diskSha: string | null = null;
+    let lastError = this.lastError;
+    if (this.path !== null) {
+      try {
+        diskSha = await hashPolicyFile(this.path, { maxBytes: this.maxBytes });
+      } catch (err) {
+        // not reloaded yet (no watcher event so far): the read says why all the same
+        lastError ??= reloadErrorOf(this.path, err, new Date());
+      }
+    }
+    const refused = this.lastError === null ? undefined : { sha: this.lastFailedSha };
+    let state = this.path === null ? 'broken' : policyState(diskSha, policy.sha256, refused);
+    if (state === 'stale' && this.path !== null) {
+      // changed and not reloaded yet: stale if it loads, broken (saying where) if it does not
+      const error = await this.probe(this.path);
+      if (error !== null) [state, lastError] = ['broken', error];
+    }
+    return {
+      status: state,
+      enforced,
+      disk: { sha256: diskSha, matches_enforced: diskSha === policy.sha256 },
+      last_reload_error: lastError,
+    };
+  }
+
+  /**
+   * Null when the file on disk loads, else why not; compiled (sliced) once per content, so
+   * repeated probes of a file the watcher never reloads cost one read and one hash each.
+   */
+  private async probe(path: string): Promise<PolicyReloadError | null> {
+    let read;
+    try {
+      read = await readPolicyText(path, { maxBytes: this.maxBytes });
+    } catch (err) {
+      return reloadErrorOf(path, err, new Date());
+    }
+    if (this.probed?.sha === read.sha256) return this.probed.error;
+    let error: PolicyReloadError | null = null;
+    try {
+      await compilePolicySliced(read.text, { file: path, sha256: read.sha256 });
+    } catch (err) {
+      error = reloadErrorOf(path, err, new Date());
+    }
+    this.probed = { sha: read.sha256, error };
+    return error;
   }
 
   /**
@@ -207,19 +284,24 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
       const { text, sha256 } = await readPolicyText(path, { maxBytes: this.maxBytes });
       sha = sha256;
       if (trigger === 'watch') {
-        if (sha256 === previous.sha256 || sha256 === this.lastFailedSha) return null;
+        if (sha256 === this.lastFailedSha && this.lastError !== null) return null;
+        // the enforced bytes again after a refused edit: reloaded, so the error is cleared
+        if (sha256 === previous.sha256 && this.lastError === null) return null;
         if (!(await this.settled(path, sha256))) return null;
       }
       // sliced: requests keep being answered while a large file compiles
       const policy = await compilePolicySliced(text, { file: path, sha256 });
       if (this.closed && trigger === 'watch') return null;
       this.engine.swap(policy);
+      this.loadedAt = new Date();
       this.lastFailedSha = null;
+      this.lastError = null;
       const duration = performance.now() - started;
       return this.publish(reloaded(path, previous, policy, duration, trigger));
     } catch (err) {
       this.lastFailedSha = sha;
-      return this.publish(failed(path, previous, err, trigger));
+      this.lastError = reloadErrorOf(path, err, new Date());
+      return this.publish(failed(path, previous, err, trigger, this.lastError));
     }
   }
 
@@ -243,7 +325,8 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
       const { warnings, ...rest } = event;
       this.logger.info({ ...rest, warnings: warnings.length }, 'policy reloaded');
     } else {
-      const { issues, ...rest } = event;
+      // `first` repeats the head of `error`, which the log line already carries
+      const { issues, first: _first, ...rest } = event;
       this.logger.warn(
         { ...rest, issues: issues.length },
         'policy reload failed; keeping the last good policy',
@@ -290,6 +373,7 @@ function failed(
   previous: CompiledPolicy,
   err: unknown,
   trigger: ReloadTrigger,
+  error: PolicyReloadError = reloadErrorOf(file, err, new Date()),
 ): PolicyReloadFailedEvent {
   return {
     type: 'policy.reload_failed',
@@ -298,6 +382,7 @@ function failed(
     error: err instanceof Error ? err.message : String(err),
     code: err instanceof PolicyError ? err.code : 'internal',
     issues: err instanceof PolicyLoadError ? err.issues : [],
+    first: error,
     trigger,
   };
 }

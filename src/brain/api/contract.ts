@@ -54,6 +54,13 @@ export const ToolCallReportSchema = z.object({
   reason: z.string().optional(),
   /** The policy rule that decided (`rule.id`), when a rule did. */
   rule: z.string().optional(),
+  /**
+   * Where that rule sits, `<file>:<line>:<col>`, in the policy that decided (`policy_sha256`):
+   * the enforced policy, whose text may differ from the file on disk (`GET /v1/policy`).
+   */
+  rule_at: z.string().optional(),
+  /** SHA-256 of the enforced policy that decided. */
+  policy_sha256: z.string().optional(),
   result: z.unknown().optional(),
   error: ErrorBodySchema.optional(),
   confirmation: ConfirmationTicketSchema.optional(),
@@ -161,13 +168,24 @@ export const ToolViewSchema = z.object({
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
 
+/**
+ * One readiness check. `warning` is set when the part works but needs attention (the policy
+ * file on disk is broken while the last good policy is enforced): it does not make the brain
+ * not ready.
+ */
+const ReadinessCheckSchema = z.object({
+  ok: z.boolean(),
+  detail: z.string().optional(),
+  warning: z.string().optional(),
+});
+
 /** `GET /readyz`. */
 export const ReadinessSchema = z.object({
   ready: z.boolean(),
   checks: z.object({
-    nats: z.object({ ok: z.boolean(), detail: z.string().optional() }),
-    audit: z.object({ ok: z.boolean(), detail: z.string().optional() }),
-    policy: z.object({ ok: z.boolean(), detail: z.string().optional() }),
+    nats: ReadinessCheckSchema,
+    audit: ReadinessCheckSchema,
+    policy: ReadinessCheckSchema,
   }),
 });
 export type Readiness = z.infer<typeof ReadinessSchema>;
@@ -183,3 +201,32 @@ export const HttpErrorSchema = z.object({
   request_id: z.string(),
 });
 export type HttpError = z.infer<typeof HttpErrorSchema>;
+
+/** `GET /v1/policy`: the enforced policy, the file on disk, and the last refused reload. */
+export const PolicyStatusSchema = z.object({
+  /** ok: disk == enforced; stale: disk differs but loads (not reloaded yet); broken: disk fails to load. */
+  status: z.enum(['ok', 'stale', 'broken']),
+  enforced: z.object({
+    path: z.string(),
+    sha256: z.string(),
+    loaded_at: z.string(),
+    rules: z.int().nonnegative(),
+  }),
+  disk: z.object({
+    /** Null when the file is missing or unreadable. */
+    sha256: z.string().nullable(),
+    matches_enforced: z.boolean(),
+  }),
+  last_reload_error: z
+    .object({
+      at: z.string(),
+      /** A catalogue code (docs/errors.md): policy_invalid, policy_unreadable, ... */
+      code: z.string(),
+      message: z.string(),
+      file: z.string(),
+      line: z.int().positive().nullable(),
+      col: z.int().positive().nullable(),
+    })
+    .nullable(),
+});
+export type PolicyStatusView = z.infer<typeof PolicyStatusSchema>;

@@ -8,6 +8,7 @@ export {
   ExplainRequestSchema,
   HttpErrorSchema,
   InvokeRequestSchema,
+  PolicyStatusSchema,
   ToolCallReportSchema,
   ToolViewSchema,
 } from './contract.js';
@@ -19,6 +20,7 @@ export type {
   ChatResponse,
   ConfirmResponse,
   ConfirmationTicket,
+  PolicyStatusView,
   Readiness,
   ToolCallReport,
   ToolView,

@@ -7,6 +7,7 @@ import type {
   ChatRequest,
   ChatResponse,
   ConfirmResponse,
+  PolicyStatusView,
   Readiness,
   ToolCallReport,
   ToolView,
@@ -56,6 +57,8 @@ export interface BrainService {
    */
   confirm(id: string, approve: boolean, caller: Caller): Promise<ConfirmResponse>;
   explain(tool: string, input: unknown): PolicyExplanation;
+  /** `GET /v1/policy`: the enforced policy, the file on disk, the last refused reload. */
+  policyStatus(): Promise<PolicyStatusView>;
   auditQuery(query: AuditQuery): AuditRecord[];
   auditCounts(filter: AuditFilter): AuditCounts;
   readiness(): Promise<Readiness>;

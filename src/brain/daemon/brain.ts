@@ -54,6 +54,11 @@ interface StartBrainOptions {
   sweepIntervalMs?: number;
   /** Test hook: every audit commit takes this much longer, as on a slow disk. @default 0 */
   auditCommitDelayMs?: number;
+  /**
+   * Called with every policy reload event after it is audited and logged: `caesar brain`
+   * prints a readable line for the operator's terminal.
+   */
+  onPolicyEvent?: (event: PolicyEvent) => void;
 }
 
 /** A running brain. `close()` stops it in reverse order of start. */
@@ -135,6 +140,7 @@ async function assemble(
     auditHealth.append(policyAuditEvent(event)).catch((err: unknown) => {
       logger.error({ err, event: event.type }, 'could not audit a policy reload');
     });
+    options.onPolicyEvent?.(event);
   };
   const policy: PolicyStore = await openPolicyStore({
     path: config.policy.file,

@@ -1,5 +1,10 @@
 import type { AuditFilter, AuditLog, AuditQuery } from '../../audit/index.js';
-import type { PolicyExplanation, PolicyStore } from '../../policy/index.js';
+import {
+  formatPolicyWarning,
+  type PolicyExplanation,
+  type PolicyStatus,
+  type PolicyStore,
+} from '../../policy/index.js';
 import { CaesarError, matchesTags, type TagFilter } from '../../protocol/index.js';
 import type { Agent } from '../agent/index.js';
 import type {
@@ -88,6 +93,10 @@ export class BrainCore implements BrainService {
     return this.#p.gateway.explain(tool, input);
   }
 
+  policyStatus(): Promise<PolicyStatus> {
+    return this.#p.policy.status();
+  }
+
   auditQuery(query: AuditQuery) {
     this.#readableAudit();
     return this.#p.audit.query(query);
@@ -109,17 +118,25 @@ export class BrainCore implements BrainService {
     }
   }
 
-  readiness(): Promise<Readiness> {
+  async readiness(): Promise<Readiness> {
     const nats = this.#p.connection.status();
     const audit = this.#p.auditHealth.status();
-    const policy = this.#p.policy.policy;
-    const policyCheck =
-      policy.denyAllReason === null
-        ? { ok: true, detail: `${policy.file} (sha256 ${policy.sha256.slice(0, 12)})` }
-        : { ok: false, detail: policy.denyAllReason };
-    return Promise.resolve({
+    const policyCheck = await this.#policyCheck();
+    return {
       ready: nats.ok && audit.ok && policyCheck.ok,
       checks: { nats, audit, policy: policyCheck },
-    });
+    };
+  }
+
+  /**
+   * Ready while a policy is enforced; a file on disk that is broken or not loaded yet is a
+   * warning (the last good policy still decides), naming where and what to do.
+   */
+  async #policyCheck(): Promise<Readiness['checks']['policy']> {
+    const policy = this.#p.policy.policy;
+    if (policy.denyAllReason !== null) return { ok: false, detail: policy.denyAllReason };
+    const detail = `${policy.file} (sha256 ${policy.sha256.slice(0, 12)})`;
+    const warning = formatPolicyWarning(await this.#p.policy.status());
+    return warning === null ? { ok: true, detail } : { ok: true, detail, warning };
   }
 }

@@ -8,14 +8,25 @@ import type { PolicyDecision } from '../../policy/index.js';
 import type { ErrorBody } from '../../protocol/index.js';
 import type { CallOutcome, Caller, ConfirmationTicket, ToolCallReport } from '../api/index.js';
 
-/** The decision as the audit log stores it: `rule` is the rule's id, plus where it sits. */
+/**
+ * `<file>:<line>:<col>` of the rule that decided, in the policy that decided (`policy_sha256`):
+ * the file as it was when that policy loaded, not as it is now.
+ */
+function ruleAt(d: PolicyDecision): string {
+  return `${d.rule.file}:${d.rule.line}:${d.rule.column}`;
+}
+
+/**
+ * The decision as the audit log stores it: `rule` is the rule's id, `rule_at` where it sits
+ * in the enforced policy `policy_sha256`.
+ */
 export function auditDecision(d: PolicyDecision) {
   return {
     allowed: d.allowed,
     outcome: d.outcome,
     reason: d.reason,
     rule: d.rule.id,
-    rule_at: `${d.rule.file}:${d.rule.line}`,
+    rule_at: ruleAt(d),
     policy_sha256: d.policy_sha256,
     obligations: d.obligations,
   };
@@ -53,7 +64,11 @@ export function report(
     duration_ms: Math.round((performance.now() - ctx.started) * 1000) / 1000,
   };
   if (extra.reason !== undefined) out.reason = extra.reason;
-  if (extra.decision !== undefined) out.rule = extra.decision.rule.id;
+  if (extra.decision !== undefined) {
+    out.rule = extra.decision.rule.id;
+    out.rule_at = ruleAt(extra.decision);
+    out.policy_sha256 = extra.decision.policy_sha256;
+  }
   if (extra.result !== undefined) out.result = extra.result;
   if (extra.error !== undefined) out.error = extra.error;
   if (extra.confirmation !== undefined) out.confirmation = extra.confirmation;

@@ -122,6 +122,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     return service.confirm(id, approve, callerOf(req));
   });
 
+  app.get('/v1/policy', { config: { scope: 'read' } }, () => service.policyStatus());
+
   app.post('/v1/policy/explain', { config: { scope: 'read' } }, (req) => {
     const { tool, input } = parseRequest(ExplainRequestSchema, req.body);
     return service.explain(tool, input);

@@ -8,6 +8,7 @@ import {
   type RuntimeInfoInput,
 } from '../../config/index.js';
 import { createLogger } from '../../log/index.js';
+import { formatReloaded, formatReloadFailed, type PolicyEvent } from '../../policy/index.js';
 import { withIdentity } from '../bus-identity.js';
 import type { BusFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
@@ -49,9 +50,11 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   // under `caesar up`, which seeded them and passes both paths
   if (alone) await seedFiles(config, (line) => console.log(line));
   const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
-  const brain = await startBrain(config, { logger }).catch(async (err: unknown) => {
-    throw await withIdentity(err, config.busOptions.auth, "the brain's identity");
-  });
+  const brain = await startBrain(config, { logger, onPolicyEvent: policyLines() }).catch(
+    async (err: unknown) => {
+      throw await withIdentity(err, config.busOptions.auth, "the brain's identity");
+    },
+  );
   stopWithSupervisor();
   const stopped = stopOnSignal(async () => {
     await brain.close();
@@ -81,6 +84,24 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   await stopped;
   leaveSupervisor();
   return 0;
+}
+
+/**
+ * One readable line per policy change on stderr (under `caesar up` its terminal shows it as
+ * `[brain] policy: ...`): a refused reload names file:line:col, the problem and the fix; the
+ * next good load says the file is good again. The JSON log line is written as well.
+ */
+function policyLines(): (event: PolicyEvent) => void {
+  let refused = false;
+  return (event) => {
+    if (event.type === 'policy.reload_failed') {
+      refused = true;
+      console.error(formatReloadFailed(event));
+      return;
+    }
+    if (event.changed || refused) console.error(formatReloaded(event, refused));
+    refused = false;
+  };
 }
 
 /** A data dir whose runtime.json names a live process belongs to that stack or brain. */

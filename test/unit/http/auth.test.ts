@@ -13,6 +13,7 @@ const ROUTES: Array<{ method: 'GET' | 'POST'; url: string; payload?: unknown }> 
   { method: 'POST', url: '/v1/tools/calculator/invoke', payload: { input: { expression: '1' } } },
   { method: 'POST', url: '/v1/confirmations/c-1', payload: { approve: true } },
   { method: 'POST', url: '/v1/policy/explain', payload: { tool: 'calculator', input: {} } },
+  { method: 'GET', url: '/v1/policy' },
   { method: 'GET', url: '/v1/audit' },
   { method: 'GET', url: '/v1/audit/counts' },
   { method: 'GET', url: '/v1/no-such-route' },
@@ -127,6 +128,7 @@ describe('token scopes', () => {
         payload: { tool: 'calculator', input: {} },
         scope: 'read',
       },
+      { method: 'GET', url: '/v1/policy', scope: 'read' },
       { method: 'GET', url: '/v1/audit', scope: 'audit' },
       { method: 'GET', url: '/v1/audit/counts', scope: 'audit' },
     ];

@@ -12,6 +12,7 @@ import type {
   ChatRequest,
   ChatResponse,
   CompletionRequest,
+  PolicyStatusView,
   Readiness,
   ToolCallReport,
   ToolView,
@@ -158,6 +159,22 @@ export class RecordingBrain implements BrainService {
         obligations: [],
       },
       trace: [],
+    };
+  }
+
+  async policyStatus(): Promise<PolicyStatusView> {
+    this.record('policyStatus');
+    await Promise.resolve();
+    return {
+      status: 'ok',
+      enforced: {
+        path: '/srv/policy.yaml',
+        sha256: 'a'.repeat(64),
+        loaded_at: '2026-11-30T12:00:00.000Z',
+        rules: 2,
+      },
+      disk: { sha256: 'a'.repeat(64), matches_enforced: true },
+      last_reload_error: null,
     };
   }
 

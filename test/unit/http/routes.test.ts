@@ -7,7 +7,7 @@ import {
   ToolViewSchema,
   type Caller,
 } from '../../../src/brain/api/index.js';
-import { ReadinessSchema } from '../../../src/brain/api/contract.js';
+import { PolicyStatusSchema, ReadinessSchema } from '../../../src/brain/api/contract.js';
 import { CaesarError, InvalidInputError } from '../../../src/protocol/index.js';
 import { auth, CI, harness } from './harness.js';
 
@@ -211,6 +211,17 @@ describe('confirmations', () => {
 });
 
 describe('policy explain and audit', () => {
+  test('GET /v1/policy returns the policy status as the contract shapes it', async () => {
+    await using h = await harness();
+    const res = await h.app.inject({ method: 'GET', url: '/v1/policy', headers: auth() });
+    expect(res.statusCode).toBe(200);
+    expect(PolicyStatusSchema.parse(res.json())).toMatchObject({
+      status: 'ok',
+      disk: { matches_enforced: true },
+    });
+    expect(h.brain.callsTo('policyStatus')).toHaveLength(1);
+  });
+
   test('POST /v1/policy/explain returns the explanation', async () => {
     await using h = await harness();
     const res = await h.app.inject({

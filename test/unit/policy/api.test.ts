@@ -26,7 +26,7 @@ allowed_tools: [calculator]
     expect(PolicyDecisionSchema.strict().parse(d)).toEqual({
       allowed: true,
       outcome: 'allow',
-      reason: 'allowed by allowed_tools[0] (policy.yaml:6:17)',
+      reason: `allowed by allowed_tools[0] (policy.yaml:6:17 in policy sha256 ${engine.policy.sha256.slice(0, 12)})`,
       rule: {
         id: 'allowed_tools[0]',
         file: 'policy.yaml',

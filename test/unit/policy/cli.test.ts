@@ -156,7 +156,9 @@ describe('caesar policy explain', () => {
     expect(
       await runPolicyExplain('web_search', '{"query": "rome"}', { policy: path('good.yaml') }, io),
     ).toBe(EXIT_OK);
-    expect(io.stdout[0]).toMatch(/^ALLOW {2}allowed_tools\[1\] \(.*good\.yaml:8:5\)$/);
+    expect(io.stdout[0]).toMatch(
+      /^ALLOW {2}allowed_tools\[1\] \(.*good\.yaml:8:5 in policy sha256 [0-9a-f]{12}\)$/,
+    );
     expect(io.stdout[1]).toMatch(/^reason: allowed by allowed_tools\[1\]/);
     expect(io.stdout).toContain('obligation: filter_result_urls en.wikipedia.org');
   });
@@ -166,7 +168,9 @@ describe('caesar policy explain', () => {
     const json = '{"target": {"entity_id": "light.hall"}, "data": {"brightness": 3}}';
     const opts = { policy: path('good.yaml') };
     expect(await runPolicyExplain('light.turn_on', json, opts, io)).toBe(EXIT_OK);
-    expect(io.stdout[0]).toMatch(/^DENY {2}default_deny \(.*good\.yaml:2:1\)$/);
+    expect(io.stdout[0]).toMatch(
+      /^DENY {2}default_deny \(.*good\.yaml:2:1 in policy sha256 [0-9a-f]{12}\)$/,
+    );
     expect(io.stdout.join('\n')).toMatch(
       /rejected {4}lights \(.*\): target entity_id "light.hall" is not allowed by lights/,
     );

@@ -24,8 +24,7 @@ allowed_tools:
       outcome: 'confirm',
       rule: { id: 'garage' },
       decision_id: 'd1',
-      reason:
-        "service 'cover.open_cover' needs a human's approval before it runs (confirm: true on garage (policy.yaml:3:5))",
+      reason: `service 'cover.open_cover' needs a human's approval before it runs (confirm: true on garage (policy.yaml:3:5 in policy sha256 ${engine.policy.sha256.slice(0, 12)}))`,
     });
   });
 
@@ -75,7 +74,7 @@ allowed_tools:
       decision_id: 'x',
     });
     expect(limited.reason).toMatch(
-      /^tool 'calendar_read' is rate-limited: cal \(policy\.yaml:3:5\) allows 2 calls per 60000 ms; retry in 31000 ms$/,
+      /^tool 'calendar_read' is rate-limited: cal \(policy\.yaml:3:5 in policy sha256 [0-9a-f]{12}\) allows 2 calls per 60000 ms; retry in 31000 ms$/,
     );
     clock.now = 60_999;
     expect(engine.evaluate(tool('calendar_read')).outcome).toBe('rate_limited');

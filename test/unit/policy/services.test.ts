@@ -380,7 +380,7 @@ allowed_services:
   test('a rejection names the rule, its position and what failed', () => {
     const d = engine.evaluate(svc('light.turn_off', { entity_id: 'light.bedroom' }));
     expect(d.reason).toBe(
-      `service 'light.turn_off' is not allowed: off-listed (policy.yaml:5:5) rejects it: target entity_id "light.bedroom" is not allowed by off-listed`,
+      `service 'light.turn_off' is not allowed: off-listed (policy.yaml:5:5 in policy sha256 ${engine.policy.sha256.slice(0, 12)}) rejects it: target entity_id "light.bedroom" is not allowed by off-listed`,
     );
   });
 
@@ -389,7 +389,7 @@ allowed_services:
       svc('media_player.play_media', { entity_id: 'media_player.kids_room' }),
     );
     expect(d.reason).toBe(
-      "service 'media_player.play_media' is denied by kids-room (policy.yaml:37:5)",
+      `service 'media_player.play_media' is denied by kids-room (policy.yaml:37:5 in policy sha256 ${engine.policy.sha256.slice(0, 12)})`,
     );
     expect(d.rule).toMatchObject({
       id: 'kids-room',

@@ -161,7 +161,7 @@ allowed_tools:
     input: {a: 2}
 `);
     expect(e.evaluate(tool('t', { a: 3 })).reason).toBe(
-      "tool 't' is not allowed: first (policy.yaml:3:5) rejects it: input.a must equal 1, got 3; 1 other rule(s) rejected it too",
+      `tool 't' is not allowed: first (policy.yaml:3:5 in policy sha256 ${e.policy.sha256.slice(0, 12)}) rejects it: input.a must equal 1, got 3; 1 other rule(s) rejected it too`,
     );
     expect(e.evaluate(tool('t', { a: 2 })).rule?.id).toBe('second');
   });

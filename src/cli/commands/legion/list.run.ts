@@ -8,7 +8,11 @@ import {
 } from '../../../brain/preflight/index.js';
 import { discoverServices, type DiscoveredTool } from '../../../brain/registry/index.js';
 import { connectBus } from '../../../bus/index.js';
+import type { RunningStack } from '../../../config/index.js';
 import { CaesarError } from '../../../errors/index.js';
+import { formatPolicyWarning } from '../../../policy/index.js';
+import { describeFailure } from '../../api-command.js';
+import { openApiClient } from '../../api-target.js';
 import type { BusFlags } from '../../flags.js';
 import { loadClientConfig } from '../../load-config.js';
 
@@ -42,6 +46,37 @@ export async function runList(flags: ListFlags): Promise<void> {
   } finally {
     await nc.close();
   }
+  const warning = await policyWarning(flags, stack);
+  // beside the table on stdout; with --json on stderr, so the JSON stays one document
+  if (warning !== null) (flags.json ? console.error : console.log)(`\nwarning: ${warning}`);
+}
+
+/** How long `legion list` waits for the brain's policy status. */
+const POLICY_STATUS_TIMEOUT_MS = 3000;
+
+/**
+ * A warning when the stack's brain enforces a policy the file on disk no longer holds (broken
+ * or not loaded yet), or when it cannot be asked; null when it can and the file is the
+ * enforced policy, or when no stack is running (NATS alone has no policy to ask about).
+ */
+async function policyWarning(flags: ListFlags, stack: RunningStack): Promise<string | null> {
+  if (stack.info === undefined) return null;
+  const api = { timeout: POLICY_STATUS_TIMEOUT_MS, ...pick(flags) };
+  let target;
+  try {
+    const opened = await openApiClient(api);
+    target = opened.target;
+    return formatPolicyWarning(await opened.client.policyStatus());
+  } catch (err) {
+    return `could not ask the brain for its policy status (caesar policy status): ${describeFailure(err, target)}`;
+  }
+}
+
+function pick(flags: ListFlags): { config?: string; dataDir?: string } {
+  return {
+    ...(flags.config === undefined ? {} : { config: flags.config }),
+    ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
+  };
 }
 
 /** What `caesar legion list --json` prints per tool (the full spec is left out). */
