@@ -6,6 +6,7 @@ import { PausedTurns } from './paused.js';
 import { PlanLoop, type PlanOutcome, type TurnContext } from './plan-loop.js';
 import type {
   CallGate,
+  CapabilityReport,
   Conversations,
   IntentHit,
   IntentMatcher,
@@ -23,6 +24,14 @@ interface AgentOptions {
   planner?: Planner;
   /** The tools a planner may call (discovered, allowed, ready), computed per round. */
   plannerTools?: () => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
+  /**
+   * What the local rules can do right now (discovered, allowed, ready) and the step that
+   * enables each of the others, for the replies that list them.
+   * @default every rule's line as working (`intents.describe()`)
+   */
+  capabilities?: () => Promise<CapabilityReport>;
+  /** What to restart after the `llm` settings changed. @default "restart `caesar up`" */
+  restart?: string;
   /** Planner rounds per message. @default 5 */
   maxIterations?: number;
   /** Local intent rules before the planner on every message. @default true */
@@ -75,7 +84,7 @@ export class Agent {
             plannerTools: options.plannerTools ?? (() => []),
             maxIterations: options.maxIterations ?? 5,
             confirmationTtlMs: options.confirmationTtlMs ?? 120_000,
-            capabilities: () => options.intents.describe(),
+            capabilities: () => this.#capabilities(),
             now: options.now ?? (() => new Date()),
             timeZone: () => this.#zone(),
             logger: this.#log,
@@ -163,6 +172,11 @@ export class Agent {
     return { sessionId, caller, signal: options.signal ?? new AbortController().signal, emit };
   }
 
+  #capabilities(): Promise<CapabilityReport> {
+    if (this.#o.capabilities) return this.#o.capabilities();
+    return Promise.resolve({ ready: this.#o.intents.describe(), missing: [] });
+  }
+
   /**
    * The configured zone, else the machine's. Looked up when first needed: asking ICU maps
    * about 7 MiB of its date data, which an idle brain need not hold.
@@ -181,7 +195,10 @@ export class Agent {
       }
     }
     if (this.#loop) return planned(await this.#loop.run(turn));
-    const reply = offlineReply(this.#o.intents.describe());
+    const reply = offlineReply(
+      await this.#capabilities(),
+      this.#o.restart ?? 'restart `caesar up`',
+    );
     turn.emit({ type: 'text', delta: reply });
     return { reply, tool_calls: [], iterations: 0, capped: false, planner: 'none', keep: true };
   }

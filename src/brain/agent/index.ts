@@ -1,2 +1,8 @@
 export { Agent } from './agent.js';
-export type { PlanAttempt, PlanRound, PlannerTool } from './ports.js';
+export type {
+  CapabilityReport,
+  MissingCapability,
+  PlanAttempt,
+  PlanRound,
+  PlannerTool,
+} from './ports.js';

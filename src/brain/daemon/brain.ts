@@ -24,7 +24,9 @@ import { createPlanner } from '../llm/index.js';
 import { Registry } from '../registry/index.js';
 import { AuditHealth } from './audit-health.js';
 import { LlmMetrics } from './llm-metrics.js';
+import { Capabilities } from './capabilities.js';
 import { OfferedTools } from './offered-tools.js';
+import { brainRestart, type WorkerLaunch } from './worker-launch.js';
 import { BrainCore } from './core.js';
 import { policyAuditEvent } from './policy-audit.js';
 import { PreflightCache } from '../preflight/index.js';
@@ -52,6 +54,12 @@ interface StartBrainOptions {
   logger?: Logger;
   /** Registry sweep interval. @default 5000 */
   sweepIntervalMs?: number;
+  /**
+   * How workers start where this brain runs, for the "start it" steps of its replies: the
+   * shipped tools, and whether `caesar up` runs it (embedded) or it runs alone.
+   * @default embedded, every tool taken for a shipped one
+   */
+  launch?: { readonly shipped?: readonly string[]; readonly embedded: boolean };
   /** Test hook: every audit commit takes this much longer, as on a slow disk. @default 0 */
   auditCommitDelayMs?: number;
 }
@@ -224,9 +232,20 @@ async function assemble(
     tags: config.llm,
     logger: logger.child({ component: 'offered-tools' }),
   });
+  const launch: WorkerLaunch = {
+    embedded: true,
+    ...options.launch,
+    dataDir: config.dataDir,
+    ...(config.configFile === undefined ? {} : { configFile: config.configFile }),
+    ...(signer === undefined ? {} : { grantKey: signer.publicKey }),
+    busAuth: config.busOptions.auth.kind !== 'none',
+  };
+  const capabilities = new Capabilities({ intents, registry, policy, preflight, launch });
   const agent = new Agent({
     gate,
     intents,
+    capabilities: () => capabilities.report(),
+    restart: brainRestart(launch),
     conversations,
     audit: auditHealth,
     ...(planner === undefined ? {} : { planner, plannerTools: () => offered.tools() }),

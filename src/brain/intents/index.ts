@@ -5,3 +5,4 @@
  */
 export { parseIntents } from './compile.js';
 export { loadIntents } from './load.js';
+export type { IntentCapability } from './intent-set.js';

@@ -8,6 +8,7 @@ import {
   type RuntimeInfoInput,
 } from '../../config/index.js';
 import { createLogger } from '../../log/index.js';
+import { shippedToolNames } from '../../../workers/index.js';
 import { withIdentity } from '../bus-identity.js';
 import type { BusFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
@@ -45,7 +46,8 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   // the audit log, conversations and tokens file are for the brain's user only
   process.umask(0o077);
   const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
-  const brain = await startBrain(config, { logger }).catch(async (err: unknown) => {
+  const launch = { shipped: shippedToolNames(), embedded: !alone };
+  const brain = await startBrain(config, { logger, launch }).catch(async (err: unknown) => {
     throw await withIdentity(err, config.busOptions.auth, "the brain's identity");
   });
   stopWithSupervisor();
