@@ -5,4 +5,5 @@ export type {
   PlanAttempt,
   PlanRound,
   PlannerTool,
+  ToolStep,
 } from './ports.js';

@@ -45,6 +45,13 @@ export interface MissingCapability {
   readonly steps: readonly string[];
 }
 
+/** One thing that keeps a tool from working, and its step, in a reply's words. */
+export interface ToolStep {
+  readonly kind: 'start' | 'grant' | 'configure' | 'fix';
+  /** `web_search is not running; start it: \`caesar legion serve-tool web_search …\``. */
+  readonly text: string;
+}
+
 /** What the local rules can do right now (discovered, allowed, ready), and what they cannot. */
 export interface CapabilityReport {
   readonly ready: readonly string[];

@@ -26,7 +26,7 @@ import { AuditHealth } from './audit-health.js';
 import { LlmMetrics } from './llm-metrics.js';
 import { Capabilities } from './capabilities.js';
 import { OfferedTools } from './offered-tools.js';
-import { brainRestart, type WorkerLaunch } from './worker-launch.js';
+import { brainRestart, startStep, type WorkerLaunch } from './worker-launch.js';
 import { BrainCore } from './core.js';
 import { policyAuditEvent } from './policy-audit.js';
 import { PreflightCache } from '../preflight/index.js';
@@ -196,6 +196,14 @@ async function assemble(
   metrics.setInstanceSource(() =>
     registry.tools().map((t) => [t.name, t.instances.length] as const),
   );
+  const launch: WorkerLaunch = {
+    embedded: true,
+    ...options.launch,
+    dataDir: config.dataDir,
+    ...(config.configFile === undefined ? {} : { configFile: config.configFile }),
+    ...(signer === undefined ? {} : { grantKey: signer.publicKey }),
+    busAuth: config.busOptions.auth.kind !== 'none',
+  };
   const gate = new ToolGateway({
     tools: registry,
     policy,
@@ -208,6 +216,7 @@ async function assemble(
     }),
     callTimeoutMs: config.brain.callTimeoutMs,
     confirmationTtlMs: config.brain.confirmationTtlMs,
+    startStep: (tool) => startStep(launch, tool),
     metrics,
     logger: logger.child({ component: 'gateway' }),
   });
@@ -232,19 +241,12 @@ async function assemble(
     tags: config.llm,
     logger: logger.child({ component: 'offered-tools' }),
   });
-  const launch: WorkerLaunch = {
-    embedded: true,
-    ...options.launch,
-    dataDir: config.dataDir,
-    ...(config.configFile === undefined ? {} : { configFile: config.configFile }),
-    ...(signer === undefined ? {} : { grantKey: signer.publicKey }),
-    busAuth: config.busOptions.auth.kind !== 'none',
-  };
   const capabilities = new Capabilities({ intents, registry, policy, preflight, launch });
   const agent = new Agent({
     gate,
     intents,
     capabilities: () => capabilities.report(),
+    toolSteps: (tool) => capabilities.toolSteps(tool),
     restart: brainRestart(launch),
     conversations,
     audit: auditHealth,

@@ -1,4 +1,4 @@
-import type { CapabilityReport, MissingCapability } from '../agent/index.js';
+import type { CapabilityReport, MissingCapability, ToolStep } from '../agent/index.js';
 import type { IntentCapability } from '../intents/index.js';
 import { preflightView, type PreflightResult } from '../preflight/index.js';
 import { policyOffer, type OfferPolicy } from './policy-offer.js';
@@ -18,7 +18,13 @@ export interface CapabilitiesOptions {
 /** Why one tool cannot be used now, and the steps that enable it (in the order to take). */
 interface ToolGap {
   readonly tool: string;
-  readonly problems: readonly { readonly why: string; readonly step: string }[];
+  readonly problems: readonly Problem[];
+}
+
+interface Problem {
+  readonly kind: ToolStep['kind'];
+  readonly why: string;
+  readonly step: string;
 }
 
 /**
@@ -52,15 +58,25 @@ export class Capabilities {
     return { ready, missing };
   }
 
+  /** What keeps `tool` from working now, each with its step: `web_search is not running; start it: …`. */
+  async toolSteps(tool: string): Promise<ToolStep[]> {
+    const gap = await this.#gap(tool);
+    return gap.problems.map((p) => ({ kind: p.kind, text: `${tool} ${p.why}; ${p.step}` }));
+  }
+
   async #gap(tool: string): Promise<ToolGap> {
-    const problems: { why: string; step: string }[] = [];
+    const problems: Problem[] = [];
     const running = this.#o.registry.tools().some((t) => t.name === tool);
     if (!running) {
-      problems.push({ why: 'is not running', step: startStep(this.#o.launch, tool) });
+      problems.push({
+        kind: 'start',
+        why: 'is not running',
+        step: startStep(this.#o.launch, tool),
+      });
     }
     const policy = policyOffer(this.#o.policy, tool);
     if (!policy.offer) {
-      problems.push({ why: 'is not granted', step: `grant it: ${policy.grant}` });
+      problems.push({ kind: 'grant', why: 'is not granted', step: `grant it: ${policy.grant}` });
     }
     if (running) {
       const preflight = await this.#preflight(tool);
@@ -69,7 +85,7 @@ export class Capabilities {
     return { tool, problems };
   }
 
-  async #preflight(tool: string): Promise<{ why: string; step: string } | undefined> {
+  async #preflight(tool: string): Promise<Problem | undefined> {
     let result: PreflightResult;
     try {
       result = await this.#o.preflight.get(tool);
@@ -83,13 +99,18 @@ export class Capabilities {
         return undefined;
       case 'not_configured':
         return {
+          kind: 'configure',
           why: 'is not configured',
           step: `${detail.replace(/^configured: /, '')}, then ${restartStep(this.#o.launch, tool)}`,
         };
       case 'not_ready':
-        return { why: 'is not ready', step: `fix: ${detail}` };
+        return { kind: 'fix', why: 'is not ready', step: `fix: ${detail}` };
       case 'unknown':
-        return { why: 'did not answer its preflight', step: `check its worker's log (${detail})` };
+        return {
+          kind: 'fix',
+          why: 'did not answer its preflight',
+          step: `check its worker's log (${detail})`,
+        };
     }
   }
 }

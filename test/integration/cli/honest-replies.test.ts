@@ -144,6 +144,28 @@ describe('what can you do, on a caesar up stack where only the calculator works'
     expect(reply).not.toContain('serve-tool weather');
   }, 30_000);
 
+  test("a rule's call that finds no worker names the command that starts it for this stack", async () => {
+    expect(await ask('search for nats jetstream')).toBe(
+      'web_search failed: no live instance of web_search: start it: ' +
+        `\`caesar legion serve-tool web_search --data-dir ${varDir}\``,
+    );
+  }, 30_000);
+
+  test("a rule's refused call also gets the steps it does not state, so none is learned one failure at a time", async () => {
+    const calendar = await ask("what's on my calendar today");
+    expect(calendar).toMatch(/^I'm not allowed to use calendar_read: /);
+    expect(calendar).toContain(
+      '\nAlso: calendar_read is not configured; set CAESAR_TOOLS__CALENDAR__CALDAV_URL ' +
+        '(tools.calendar.caldav_url), then restart `caesar up`',
+    );
+    const weather = await ask('weather in Paris');
+    expect(weather).toContain(
+      '\nAlso: weather is not running; start the worker that serves weather (it is not a ' +
+        'shipped tool; docs/legion.md)',
+    );
+    expect(weather).not.toContain('serve-tool weather');
+  }, 30_000);
+
   test('the start command it names joins the stack, and the reply then names the key to set', async () => {
     const { args, env } = commandOf(await ask(), 'search the web');
     started.push(startCli(args, env));
