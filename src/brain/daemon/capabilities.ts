@@ -131,7 +131,7 @@ function steps(gaps: readonly ToolGap[]): string[] {
   }
   return [...byStep].map(([key, { tools, why }]) => {
     const step = key.slice(key.indexOf('\n') + 1);
-    const plural = tools.length > 1 ? why.replace(/^is /, 'are ').replace(/^did /, 'did ') : why;
+    const plural = tools.length > 1 ? why.replace(/^is /, 'are ') : why;
     return `${tools.join(' and ')} ${plural}; ${step}`;
   });
 }
