@@ -90,9 +90,9 @@ export const ERROR_CATALOGUE = {
     kind: 'brain',
     status: 503,
     retryable: true,
-    message: 'no live instance of {tool}: start `caesar legion serve-tool {tool}`',
+    message: 'no live instance of {tool}: {start}',
     summary: 'no instance of the tool is connected (NATS no-responders: answered at once)',
-    fix: 'start `caesar legion serve-tool <tool>`',
+    fix: 'start its worker: the message names the command for this stack',
   },
   bus_unavailable: {
     kind: 'brain',

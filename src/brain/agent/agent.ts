@@ -6,11 +6,13 @@ import { PausedTurns } from './paused.js';
 import { PlanLoop, type PlanOutcome, type TurnContext } from './plan-loop.js';
 import type {
   CallGate,
+  CapabilityReport,
   Conversations,
   IntentHit,
   IntentMatcher,
   Planner,
   PlannerTool,
+  ToolStep,
 } from './ports.js';
 import { offlineReply } from './replies.js';
 
@@ -23,6 +25,19 @@ interface AgentOptions {
   planner?: Planner;
   /** The tools a planner may call (discovered, allowed, ready), computed per round. */
   plannerTools?: () => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
+  /**
+   * What the local rules can do right now (discovered, allowed, ready) and the step that
+   * enables each of the others, for the replies that list them.
+   * @default every rule's line as working (`intents.describe()`)
+   */
+  capabilities?: () => Promise<CapabilityReport>;
+  /**
+   * What keeps a tool from working now, each with its step: a rule's call that was refused
+   * or found no worker gets the steps its reply did not already say. @default none
+   */
+  toolSteps?: (tool: string) => Promise<readonly ToolStep[]>;
+  /** What to restart after the `llm` settings changed. @default "restart `caesar up`" */
+  restart?: string;
   /** Planner rounds per message. @default 5 */
   maxIterations?: number;
   /** Local intent rules before the planner on every message. @default true */
@@ -75,7 +90,7 @@ export class Agent {
             plannerTools: options.plannerTools ?? (() => []),
             maxIterations: options.maxIterations ?? 5,
             confirmationTtlMs: options.confirmationTtlMs ?? 120_000,
-            capabilities: () => options.intents.describe(),
+            capabilities: () => this.#capabilities(),
             now: options.now ?? (() => new Date()),
             timeZone: () => this.#zone(),
             logger: this.#log,
@@ -166,6 +181,11 @@ export class Agent {
     return { sessionId, caller, signal: options.signal ?? new AbortController().signal, emit };
   }
 
+  #capabilities(): Promise<CapabilityReport> {
+    if (this.#o.capabilities) return this.#o.capabilities();
+    return Promise.resolve({ ready: this.#o.intents.describe(), missing: [] });
+  }
+
   /**
    * The configured zone, else the machine's. Looked up when first needed: asking ICU maps
    * about 7 MiB of its date data, which an idle brain need not hold.
@@ -184,7 +204,10 @@ export class Agent {
       }
     }
     if (this.#loop) return planned(await this.#loop.run(turn));
-    const reply = offlineReply(this.#o.intents.describe());
+    const reply = offlineReply(
+      await this.#capabilities(),
+      this.#o.restart ?? 'restart `caesar up`',
+    );
     turn.emit({ type: 'text', delta: reply });
     return { reply, tool_calls: [], iterations: 0, capped: false, planner: 'none', keep: true };
   }
@@ -195,6 +218,7 @@ export class Agent {
    */
   async #intent(matched: IntentHit, turn: TurnContext): Promise<Turn> {
     const calls: ToolCallReport[] = [];
+    const tools = [matched.tool, ...matched.lookups.map((l) => l.tool)];
     let hit = matched;
     if (hit.lookups.length > 0) {
       for (const [i, lookup] of hit.lookups.entries()) {
@@ -203,11 +227,34 @@ export class Agent {
         if (report.outcome !== 'ok') break;
       }
       const next = hit.resolve(calls);
-      if ('reply' in next) return this.#intentTurn(next.reply, calls, turn);
+      if ('reply' in next) {
+        const reply = next.reply + (await this.#stepsLeft(calls.at(-1)!, tools));
+        return this.#intentTurn(reply, calls, turn);
+      }
       hit = next;
     }
-    calls.push(await this.#call('intent', hit.tool, hit.input, turn));
-    return this.#intentTurn(hit.render(calls.at(-1)!), calls, turn);
+    const report = await this.#call('intent', hit.tool, hit.input, turn);
+    calls.push(report);
+    const reply = hit.render(report) + (await this.#stepsLeft(report, tools));
+    return this.#intentTurn(reply, calls, turn);
+  }
+
+  /**
+   * For a call refused by the policy, or that found no worker or no configuration: the other
+   * steps the rule's tools still need (the reply already says the one this call ran into),
+   * so that the operator learns them all at once rather than one failed message at a time.
+   */
+  async #stepsLeft(report: ToolCallReport, tools: readonly string[]): Promise<string> {
+    const said = statedStep(report);
+    if (said === undefined || this.#o.toolSteps === undefined) return '';
+    const steps: string[] = [];
+    for (const tool of new Set(tools)) {
+      for (const step of await this.#o.toolSteps(tool)) {
+        if (tool === report.tool && step.kind === said) continue;
+        steps.push(step.text);
+      }
+    }
+    return steps.map((text) => `\nAlso: ${text}`).join('');
   }
 
   #intentTurn(reply: string, calls: ToolCallReport[], turn: TurnContext): Turn {
@@ -274,6 +321,15 @@ export class Agent {
       this.#log.error({ err, sessionId: r.session_id }, 'could not audit chat.completed');
     }
   }
+}
+
+/** The kind of step a refused or failed call's own reason already tells. */
+function statedStep(report: ToolCallReport): ToolStep['kind'] | undefined {
+  if (report.outcome === 'denied') return 'grant';
+  if (report.outcome !== 'failed') return undefined;
+  if (report.error?.code === 'no_worker') return 'start';
+  if (report.error?.code === 'not_configured') return 'configure';
+  return undefined;
 }
 
 function planned(o: PlanOutcome): Turn {

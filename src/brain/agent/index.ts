@@ -1,2 +1,9 @@
 export { Agent } from './agent.js';
-export type { PlanAttempt, PlanRound, PlannerTool } from './ports.js';
+export type {
+  CapabilityReport,
+  MissingCapability,
+  PlanAttempt,
+  PlanRound,
+  PlannerTool,
+  ToolStep,
+} from './ports.js';

@@ -7,6 +7,7 @@ import { PlannerUnavailableError } from './errors.js';
 import type { PausedTurns } from './paused.js';
 import type {
   CallGate,
+  CapabilityReport,
   Conversations,
   PlanRound,
   PlannedCall,
@@ -42,8 +43,8 @@ interface PlanLoopDeps {
   readonly plannerTools: () => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
   readonly maxIterations: number;
   readonly confirmationTtlMs: number;
-  /** One line per thing the local rules can do, for the "no model" reply. */
-  readonly capabilities: () => readonly string[];
+  /** What the local rules can do right now, and what not, for the "no model" reply. */
+  readonly capabilities: () => Promise<CapabilityReport>;
   readonly now: () => Date;
   /** The IANA zone of the clock line the planner sees; asked once a round runs. */
   readonly timeZone: () => string;
@@ -70,7 +71,7 @@ export class PlanLoop {
     for (let iteration = from; iteration <= max; iteration++) {
       const step = await this.#ask(turn, iteration);
       if ('unavailable' in step) {
-        const reply = said(turn, unavailableReply(step.unavailable, this.#d.capabilities()));
+        const reply = said(turn, unavailableReply(step.unavailable, await this.#d.capabilities()));
         return { reply, calls: made, iterations: iteration, capped: false, paused: false };
       }
       if (step.type === 'reply') {

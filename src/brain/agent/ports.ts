@@ -37,6 +37,27 @@ export interface IntentMatcher {
   describe(): string[];
 }
 
+/** A thing the local rules could do that does not work now, and what would make it work. */
+export interface MissingCapability {
+  /** `search the web (e.g. 'search for the ISS orbit height')`. */
+  readonly what: string;
+  /** One per problem: `web_search is not running; start it: \`caesar legion serve-tool …\``. */
+  readonly steps: readonly string[];
+}
+
+/** One thing that keeps a tool from working, and its step, in a reply's words. */
+export interface ToolStep {
+  readonly kind: 'start' | 'grant' | 'configure' | 'fix';
+  /** `web_search is not running; start it: \`caesar legion serve-tool web_search …\``. */
+  readonly text: string;
+}
+
+/** What the local rules can do right now (discovered, allowed, ready), and what they cannot. */
+export interface CapabilityReport {
+  readonly ready: readonly string[];
+  readonly missing: readonly MissingCapability[];
+}
+
 /** A tool-call record kept in the conversation. */
 export interface ToolTurnRecord {
   name: string;

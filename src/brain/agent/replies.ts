@@ -1,16 +1,36 @@
 import type { ConfirmationTicket, ToolCallReport } from '../api/index.js';
-import type { PlannedCall } from './ports.js';
+import type { CapabilityReport, PlannedCall } from './ports.js';
 
-/** What the brain says when no intent matched and no LLM is configured. */
-export function offlineReply(capabilities: readonly string[]): string {
-  const lines = ["I can't answer that offline: no local rule matched, and no LLM is configured."];
-  if (capabilities.length > 0) {
-    lines.push('Offline, I can:', ...capabilities.map((c) => `- ${c}`));
-  }
-  lines.push(
-    'To answer anything else, configure an LLM planner (`llm.provider` in caesar.yaml; see docs/llm.md).',
-  );
+/**
+ * What the brain says when no intent matched and no LLM is configured: what the local rules
+ * can do right now, the step that enables each of the others, and how to add a model.
+ * `restart` names what reads the `llm` settings (`` restart `caesar up` ``).
+ */
+export function offlineReply(capabilities: CapabilityReport, restart: string): string {
+  const lines = [
+    "I can't answer that offline: no local rule matched it, and no language model is configured.",
+    ...capabilityLines(capabilities, 'Offline, I can:'),
+    'To answer anything else, add a language model: set `llm.provider` (openai, anthropic or ' +
+      'ollama) and `llm.model` in caesar.yaml, or CAESAR_LLM__PROVIDER and CAESAR_LLM__MODEL, ' +
+      `then ${restart}; openai and anthropic also need an API key (CAESAR_LLM__OPENAI__API_KEY, ` +
+      'CAESAR_LLM__ANTHROPIC__API_KEY). Examples: docs/llm.md.',
+  ];
   return lines.join('\n');
+}
+
+/** The working capabilities under `heading`, then the others with their steps. */
+function capabilityLines(c: CapabilityReport, heading: string): string[] {
+  const lines: string[] = [];
+  if (c.ready.length > 0) lines.push(heading, ...c.ready.map((what) => `- ${what}`));
+  else if (c.missing.length > 0) lines.push('None of my local rules can run yet.');
+  if (c.missing.length > 0) {
+    lines.push('Not available yet:');
+    for (const m of c.missing) {
+      if (m.steps.length === 1) lines.push(`- ${m.what}: ${m.steps[0]}`);
+      else lines.push(`- ${m.what}:`, ...m.steps.map((step) => `  - ${step}`));
+    }
+  }
+  return lines;
 }
 
 /** Longest input shown for a call that did not run. */
@@ -50,11 +70,9 @@ function describeCall(c: PlannedCall): string {
 }
 
 /** No model answered: say so plainly, with what was tried, and what still works offline. */
-export function unavailableReply(why: string, capabilities: readonly string[]): string {
+export function unavailableReply(why: string, capabilities: CapabilityReport): string {
   const lines = [`I couldn't get an answer from a language model: ${why}.`];
-  if (capabilities.length > 0) {
-    lines.push('Without a model, I can still:', ...capabilities.map((c) => `- ${c}`));
-  }
+  lines.push(...capabilityLines(capabilities, 'Without a model, I can still:'));
   return lines.join('\n');
 }
 

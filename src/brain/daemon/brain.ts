@@ -24,7 +24,9 @@ import { createPlanner } from '../llm/index.js';
 import { Registry } from '../registry/index.js';
 import { AuditHealth } from './audit-health.js';
 import { LlmMetrics } from './llm-metrics.js';
+import { Capabilities } from './capabilities.js';
 import { OfferedTools } from './offered-tools.js';
+import { brainRestart, startStep, type WorkerLaunch } from './worker-launch.js';
 import { BrainCore } from './core.js';
 import { policyAuditEvent } from './policy-audit.js';
 import { PreflightCache } from '../preflight/index.js';
@@ -52,6 +54,12 @@ interface StartBrainOptions {
   logger?: Logger;
   /** Registry sweep interval. @default 5000 */
   sweepIntervalMs?: number;
+  /**
+   * How workers start where this brain runs, for the "start it" steps of its replies: the
+   * shipped tools, and whether `caesar up` runs it (embedded) or it runs alone.
+   * @default embedded, every tool taken for a shipped one
+   */
+  launch?: { readonly shipped?: readonly string[]; readonly embedded: boolean };
   /** Test hook: every audit commit takes this much longer, as on a slow disk. @default 0 */
   auditCommitDelayMs?: number;
   /**
@@ -198,6 +206,14 @@ async function assemble(
   metrics.setInstanceSource(() =>
     registry.tools().map((t) => [t.name, t.instances.length] as const),
   );
+  const launch: WorkerLaunch = {
+    embedded: true,
+    ...options.launch,
+    dataDir: config.dataDir,
+    ...(config.configFile === undefined ? {} : { configFile: config.configFile }),
+    ...(signer === undefined ? {} : { grantKey: signer.publicKey }),
+    busAuth: config.busOptions.auth.kind !== 'none',
+  };
   const gate = new ToolGateway({
     tools: registry,
     policy,
@@ -210,6 +226,7 @@ async function assemble(
     }),
     callTimeoutMs: config.brain.callTimeoutMs,
     confirmationTtlMs: config.brain.confirmationTtlMs,
+    startStep: (tool) => startStep(launch, tool),
     metrics,
     logger: logger.child({ component: 'gateway' }),
   });
@@ -234,9 +251,13 @@ async function assemble(
     tags: config.llm,
     logger: logger.child({ component: 'offered-tools' }),
   });
+  const capabilities = new Capabilities({ intents, registry, policy, preflight, launch });
   const agent = new Agent({
     gate,
     intents,
+    capabilities: () => capabilities.report(),
+    toolSteps: (tool) => capabilities.toolSteps(tool),
+    restart: brainRestart(launch),
     conversations,
     audit: auditHealth,
     ...(planner === undefined ? {} : { planner, plannerTools: () => offered.tools() }),

@@ -1,21 +1,10 @@
 import { silentLogger, type Logger } from '../../log/index.js';
-import {
-  CALL_SERVICE_TOOL,
-  type PolicyExplanation,
-  type RuleSummary,
-  type ToolCall,
-} from '../../policy/index.js';
 import { matchesTags, type TagFilter } from '../../protocol/index.js';
 import type { PlannerTool } from '../agent/index.js';
-import { toolCard, type CardPolicy } from '../llm/card.js';
+import { toolCard } from '../llm/card.js';
+import { policyOffer, type OfferPolicy } from './policy-offer.js';
 import type { RegisteredTool } from '../registry/index.js';
 import { preflightView, type PreflightResult } from '../preflight/index.js';
-
-/** What OfferedTools reads of the policy; a PolicyStore is one. */
-interface OfferPolicy {
-  readonly policy: { readonly sha256: string; readonly rules: readonly RuleSummary[] };
-  explain(call: ToolCall): PolicyExplanation;
-}
 
 export interface OfferedToolsOptions {
   /** The live tools; a Registry is one. */
@@ -26,39 +15,6 @@ export interface OfferedToolsOptions {
   /** Which tools the model may see by tag: the config's `llm` section fits as is. @default all */
   readonly tags?: TagFilter;
   readonly logger?: Logger;
-}
-
-/** Whether the policy lets a tool be offered, and on what terms (see {@link CardPolicy}). */
-type PolicyOffer =
-  | { readonly offer: true; readonly terms: CardPolicy; readonly why: string }
-  | { readonly offer: false; readonly why: string };
-
-/**
- * What the policy says about offering `tool`, judged on a call with no particular input:
- * - `allow`, `confirm` or `rate_limited` (allowed, just not right now): offered;
- * - denied by a deny rule (a bare `denied_tools` entry, the `call_service` kill switch): never;
- * - denied by default: offered when an allow rule names the tool (for `call_service`, any
- *   `allowed_services` rule) but its constraints need input this empty call lacks; the real
- *   call is judged again at the gate. A tool no allow rule names is never offered.
- */
-function policyOffer(policy: OfferPolicy, tool: string): PolicyOffer {
-  const d = policy.explain({ tool, input: {} }).decision;
-  if (d.outcome !== 'deny') {
-    return { offer: true, terms: d.outcome === 'confirm' ? 'confirm' : 'allow', why: d.reason };
-  }
-  if (d.rule.list === 'denied_tools' || d.rule.list === 'denied_services') {
-    return { offer: false, why: d.reason };
-  }
-  const service = tool === CALL_SERVICE_TOOL;
-  const named = policy.policy.rules.some(
-    (r) =>
-      r.effect === 'allow' &&
-      (service ? r.ref.list === 'allowed_services' : r.ref.list === 'allowed_tools') &&
-      (service || r.subject === tool),
-  );
-  return named
-    ? { offer: true, terms: 'some_inputs', why: 'allowed for some inputs; each call is judged' }
-    : { offer: false, why: d.reason };
 }
 
 /**

@@ -44,6 +44,12 @@ interface ToolGatewayOptions {
   callTimeoutMs: number;
   /** How long a call may wait for confirmation. */
   confirmationTtlMs: number;
+  /**
+   * The step that starts a tool no worker serves, for the `no_worker` message (the brain's
+   * `startStep`, which knows how this stack starts workers).
+   * @default "start it: `caesar legion serve-tool <tool>`"
+   */
+  startStep?: (tool: string) => string;
   metrics?: GatewayMetrics;
   logger?: Logger;
 }
@@ -183,10 +189,18 @@ export class ToolGateway {
     if (tool === undefined) {
       return (
         (await this.#busDown(ctx, d)) ??
-        this.#undispatched(ctx, d, errorBodyOf('no_worker', { tool: ctx.tool }))
+        this.#undispatched(
+          ctx,
+          d,
+          errorBodyOf('no_worker', { tool: ctx.tool, start: this.#start(ctx.tool) }),
+        )
       );
     }
     return this.#busDown(ctx, d);
+  }
+
+  #start(tool: string): string {
+    return this.#o.startStep?.(tool) ?? `start it: \`caesar legion serve-tool ${tool}\``;
   }
 
   /** `tool.denied` for a decision that denies or rate-limits; undefined for any other. */

@@ -9,7 +9,7 @@ import type { SlotValue } from './slots.js';
  */
 
 /** The tool that resolves spoken device names (workers/ha_entities). */
-const ENTITY_LOOKUP_TOOL = 'ha_entities';
+export const ENTITY_LOOKUP_TOOL = 'ha_entities';
 /** Candidates named in a "which one?" question. */
 const MAX_CANDIDATES = 5;
 

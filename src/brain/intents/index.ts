@@ -7,3 +7,4 @@ export { parseIntents } from './compile.js';
 export { loadIntents } from './load.js';
 // the brain's live rules: reloaded when the file is saved, the last good set kept on a bad one
 export { IntentStore } from './store.js';
+export type { IntentCapability } from './intent-set.js';

@@ -1,7 +1,7 @@
 import type { CompiledIntent } from './compile-intent.js';
 import { isTimeZone } from '../../text/index.js';
 import { IntentsError } from './errors.js';
-import { lookupsFor, readLookup, type IntentLookup } from './entity.js';
+import { ENTITY_LOOKUP_TOOL, lookupsFor, readLookup, type IntentLookup } from './entity.js';
 import { renderInput } from './input-template.js';
 import { matchItems, toWords, type Item, type Words } from './matcher.js';
 import { renderReply, type IntentOutcome } from './reply.js';
@@ -96,16 +96,38 @@ export class IntentSet {
    * once; a rule without one reads `use <tool>`. Empty when the file has no rules.
    */
   describe(): string[] {
-    const seen = new Set<string>();
-    const lines: string[] = [];
-    for (const { tool, description, example } of this.intents) {
-      const what = description ?? `use ${tool}`;
-      if (seen.has(what)) continue;
-      seen.add(what);
-      lines.push(example === undefined ? what : `${what} (e.g. '${example}')`);
-    }
-    return lines;
+    return this.capabilities().map((c) => c.what);
   }
+
+  /**
+   * {@link describe}'s lines, each with every tool its rules call: the rule's own and the
+   * lookups an entity slot makes first (`ha_entities`), so a reply can list only what works.
+   */
+  capabilities(): IntentCapability[] {
+    const byWhat = new Map<string, { what: string; tools: Set<string> }>();
+    for (const intent of this.#intents) {
+      const key = intent.description ?? `use ${intent.tool}`;
+      const entry = byWhat.get(key) ?? { what: line(key, intent.example), tools: new Set() };
+      entry.tools.add(intent.tool);
+      for (const spec of intent.slots.values()) {
+        if (spec.type === 'entity') entry.tools.add(ENTITY_LOOKUP_TOOL);
+      }
+      byWhat.set(key, entry);
+    }
+    return [...byWhat.values()].map(({ what, tools }) => ({ what, tools: [...tools] }));
+  }
+}
+
+/** One thing the rules can do, and the tools it needs. */
+export interface IntentCapability {
+  /** `do arithmetic (e.g. 'what is 17 * 23')`. */
+  readonly what: string;
+  /** The tools its rules call, lookups included, in first-use order. */
+  readonly tools: readonly string[];
+}
+
+function line(what: string, example: string | undefined): string {
+  return example === undefined ? what : `${what} (e.g. '${example}')`;
 }
 
 function checkContext(ctx: MatchContext): void {

@@ -2,7 +2,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { parseIntents } from './compile.js';
-import type { IntentSet, MatchContext } from './intent-set.js';
+import type { IntentCapability, IntentSet, MatchContext } from './intent-set.js';
 import { readIntentsText } from './load.js';
 
 /** What a reload did: the new rules are live, or the file was refused and the old ones kept. */
@@ -71,6 +71,11 @@ export class IntentStore {
   /** See IntentSet.describe. */
   describe(): string[] {
     return this.#set.describe();
+  }
+
+  /** See IntentSet.capabilities: the live rules', so a saved rule is advertised at once. */
+  capabilities(): IntentCapability[] {
+    return this.#set.capabilities();
   }
 
   /** Re-reads the file now; resolves with what happened, never rejects for a bad file. */

@@ -9,6 +9,7 @@ import {
 } from '../../config/index.js';
 import { createLogger } from '../../log/index.js';
 import { formatReloaded, formatReloadFailed, type PolicyEvent } from '../../policy/index.js';
+import { shippedToolNames } from '../../../workers/index.js';
 import { withIdentity } from '../bus-identity.js';
 import type { BusFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
@@ -50,7 +51,8 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   // under `caesar up`, which seeded them and passes both paths
   if (alone) await seedFiles(config, (line) => console.log(line));
   const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
-  const brain = await startBrain(config, { logger, onPolicyEvent: policyLines() }).catch(
+  const launch = { shipped: shippedToolNames(), embedded: !alone };
+  const brain = await startBrain(config, { logger, launch, onPolicyEvent: policyLines() }).catch(
     async (err: unknown) => {
       throw await withIdentity(err, config.busOptions.auth, "the brain's identity");
     },

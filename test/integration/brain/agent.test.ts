@@ -105,7 +105,7 @@ describe('agent loop (real intents, gateway, NATS, audit log, conversations)', (
     const r = await agent.chat({ message: 'tell me a joke' }, { actor: 'ops' });
     expect(r.planner).toBe('none');
     expect(r.tool_calls).toEqual([]);
-    expect(r.reply).toMatch(/no LLM is configured/);
+    expect(r.reply).toMatch(/no language model is configured/);
     expect(r.reply).toMatch(/what is 17 \* 23/);
   });
 

@@ -43,9 +43,12 @@ describe('the one error catalogue', () => {
   });
 
   test('CaesarError.of fills the template; status and retryable come from the catalogue', () => {
-    const err = CaesarError.of('no_worker', { tool: 'calculator' });
+    const err = CaesarError.of('no_worker', {
+      tool: 'calculator',
+      start: 'start it: `caesar legion serve-tool calculator`',
+    });
     expect(err.message).toBe(
-      'no live instance of calculator: start `caesar legion serve-tool calculator`',
+      'no live instance of calculator: start it: `caesar legion serve-tool calculator`',
     );
     expect(err).toMatchObject({ code: 'no_worker', status: 503, retryable: true });
     expect(CaesarError.is(err, 'no_worker')).toBe(true);

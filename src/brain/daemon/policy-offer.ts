@@ -1,0 +1,67 @@
+import {
+  CALL_SERVICE_TOOL,
+  type PolicyExplanation,
+  type RuleSummary,
+  type ToolCall,
+} from '../../policy/index.js';
+import type { CardPolicy } from '../llm/card.js';
+
+/** What the brain reads of the policy to judge a tool as a whole; a PolicyStore is one. */
+export interface OfferPolicy {
+  readonly policy: {
+    readonly sha256: string;
+    readonly file: string;
+    readonly rules: readonly RuleSummary[];
+    /** Set when every call is denied for a reason no rule states (no policy file). */
+    readonly denyAllReason: string | null;
+  };
+  explain(call: ToolCall): PolicyExplanation;
+}
+
+/** Whether the policy lets a tool be offered, and on what terms (see {@link CardPolicy}). */
+export type PolicyOffer =
+  | { readonly offer: true; readonly terms: CardPolicy; readonly why: string }
+  | { readonly offer: false; readonly why: string; readonly grant: string };
+
+/**
+ * What the policy says about `tool` as a whole, judged on a call with no particular input:
+ * - `allow`, `confirm` or `rate_limited` (allowed, just not right now): offered;
+ * - denied by a deny rule (a bare `denied_tools` entry, the `call_service` kill switch): never;
+ * - denied by default: offered when an allow rule names the tool (for `call_service`, any
+ *   `allowed_services` rule) but its constraints need input this empty call lacks; the real
+ *   call is judged again at the gate. A tool no allow rule names is never offered.
+ * A tool not offered comes with the one edit of the policy file that would grant it.
+ */
+export function policyOffer(policy: OfferPolicy, tool: string): PolicyOffer {
+  const d = policy.explain({ tool, input: {} }).decision;
+  if (d.outcome !== 'deny') {
+    return { offer: true, terms: d.outcome === 'confirm' ? 'confirm' : 'allow', why: d.reason };
+  }
+  const file = policy.policy.file;
+  if (policy.policy.denyAllReason !== null) {
+    return { offer: false, why: d.reason, grant: policy.policy.denyAllReason };
+  }
+  if (d.rule.list === 'denied_tools' || d.rule.list === 'denied_services') {
+    const where = `${d.rule.id} (${d.rule.file}:${d.rule.line}:${d.rule.column})`;
+    return { offer: false, why: d.reason, grant: `remove or narrow ${where}, which denies it` };
+  }
+  const service = tool === CALL_SERVICE_TOOL;
+  const named = policy.policy.rules.some(
+    (r) =>
+      r.effect === 'allow' &&
+      (service ? r.ref.list === 'allowed_services' : r.ref.list === 'allowed_tools') &&
+      (service || r.subject === tool),
+  );
+  if (named) {
+    return {
+      offer: true,
+      terms: 'some_inputs',
+      why: 'allowed for some inputs; each call is judged',
+    };
+  }
+  const grant = service
+    ? `add the Home Assistant services it may call under \`allowed_services:\` in ${file}, ` +
+      'such as `- service: light.turn_on` and `- service: light.turn_off`'
+    : `add \`- tool: ${tool}\` under \`allowed_tools:\` in ${file}`;
+  return { offer: false, why: service ? 'no allowed_services rule' : d.reason, grant };
+}
