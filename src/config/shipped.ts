@@ -16,3 +16,6 @@ function packageFile(relative: string): string {
 
 /** The intent rules `brain.intents_file` defaults to. */
 export const SHIPPED_INTENTS_FILE = packageFile('config/intents.yaml');
+
+/** The dashboard's static files (`GET /`, docs/dashboard.md). */
+export const SHIPPED_DASHBOARD_DIR = packageFile('web/dashboard');

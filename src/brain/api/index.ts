@@ -19,6 +19,7 @@ export type {
   ChatResponse,
   ConfirmResponse,
   ConfirmationTicket,
+  PendingConfirmation,
   Readiness,
   ToolCallReport,
   ToolView,
