@@ -51,6 +51,8 @@ class TailStream {
     private readonly service: BrainService,
     afterSeq: number,
     private readonly stallMs: number,
+    /** Cuts the client off (its socket, not only this body: the response must end). */
+    private readonly cutOff: (err?: Error) => void,
   ) {
     this.#last = afterSeq;
   }
@@ -98,7 +100,7 @@ class TailStream {
     } catch (err) {
       // the log cannot be read now (its files turned read-only): end; the client reconnects
       this.#open = false;
-      this.body.destroy(err as Error);
+      this.cutOff(err as Error);
       return;
     }
     if (this.#open && this.body.writableNeedDrain) this.#awaitDrain();
@@ -107,7 +109,7 @@ class TailStream {
   /** Waits for the client to take the buffer; a client that does not is cut off. */
   #awaitDrain(): void {
     if (this.#stallTimer !== undefined) return;
-    this.#stallTimer = setTimeout(() => this.body.destroy(), this.stallMs).unref();
+    this.#stallTimer = setTimeout(() => this.cutOff(), this.stallMs).unref();
     this.body.once('drain', () => {
       clearTimeout(this.#stallTimer);
       this.#stallTimer = undefined;
@@ -137,11 +139,12 @@ export class AuditTail {
           'close another dashboard tab or `GET /v1/events` client and retry',
       );
     }
-    const stream = new TailStream(
-      this.service,
-      afterSeq ?? headSeq(this.service),
-      this.options.stallMs,
-    );
+    const from = afterSeq ?? headSeq(this.service);
+    const stream = new TailStream(this.service, from, this.options.stallMs, (err) => {
+      if (err === undefined) req.log.info('event stream closed: the client stopped reading');
+      else req.log.warn({ err }, 'event stream closed: the audit log could not be read');
+      reply.raw.destroy();
+    });
     this.#open++;
     const unsubscribe = this.service.onAuditAppended(() => stream.poke());
     const heartbeat = setInterval(() => stream.heartbeat(), this.options.heartbeatMs).unref();
