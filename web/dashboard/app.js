@@ -471,7 +471,13 @@ function init() {
     showLogin();
     return;
   }
-  login(saved).catch(() => logout('The brain refused the saved token; log in again.'));
+  login(saved).catch((err) => {
+    if (err instanceof ApiError && err.status === 401) {
+      logout('The brain refused the saved token; log in again.');
+    } else {
+      showLogin(`Could not reach the brain: ${why(err)}`);
+    }
+  });
 }
 
 init();

@@ -120,7 +120,8 @@ class TailStream {
 
 /** The `GET /v1/events` handler's state: how many streams are open, and their limit. */
 export class AuditTail {
-  #open = 0;
+  /** How to end each open stream. */
+  readonly #open = new Set<() => void>();
 
   constructor(
     private readonly service: BrainService,
@@ -128,11 +129,19 @@ export class AuditTail {
   ) {}
 
   /**
+   * Ends every open stream (the server is closing): their clients see the end and may
+   * reconnect; the server's close does not wait for streams that never end by themselves.
+   */
+  closeAll(): void {
+    for (const end of [...this.#open]) end();
+  }
+
+  /**
    * Serves the tail from the row after `afterSeq` (default: the newest row now, so only new
    * rows are sent). Throws HttpApiError 429 when `maxStreams` are open already.
    */
   serve(req: FastifyRequest, reply: FastifyReply, afterSeq: number | undefined): PassThrough {
-    if (this.#open >= this.options.maxStreams) {
+    if (this.#open.size >= this.options.maxStreams) {
       throw new HttpApiError(
         'too_many_requests',
         `at most ${this.options.maxStreams} event streams may be open at once; ` +
@@ -145,18 +154,15 @@ export class AuditTail {
       else req.log.warn({ err }, 'event stream closed: the audit log could not be read');
       reply.raw.destroy();
     });
-    this.#open++;
     const unsubscribe = this.service.onAuditAppended(() => stream.poke());
     const heartbeat = setInterval(() => stream.heartbeat(), this.options.heartbeatMs).unref();
-    let ended = false;
     const end = () => {
-      if (ended) return;
-      ended = true;
-      this.#open--;
+      if (!this.#open.delete(end)) return;
       unsubscribe();
       clearInterval(heartbeat);
       stream.close();
     };
+    this.#open.add(end);
     reply.raw.once('close', end);
     stream.body.once('close', end);
     req.log.debug({ afterSeq }, 'event stream opened');

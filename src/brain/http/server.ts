@@ -169,6 +169,10 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     heartbeatMs,
     stallMs: options.eventStallMs ?? DEFAULT_EVENT_STALL_MS,
   });
+  app.addHook('preClose', (done) => {
+    tail.closeAll();
+    done();
+  });
   registerRoutes(app, { service, metrics, messageMaxChars, heartbeatMs, tail });
   registerDashboard(app, options.dashboardDir ?? SHIPPED_DASHBOARD_DIR);
   await app.register(openAiRoutes, { service, messageMaxChars, bodyLimitBytes, heartbeatMs });

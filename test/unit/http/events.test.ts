@@ -2,7 +2,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { AuditRecord } from '../../../src/audit/index.js';
 import { TokenStore } from '../../../src/brain/http/token-store.js';
-import { waitFor } from '../../helpers/wait.js';
+import { waitFor, within } from '../../helpers/wait.js';
 import { harness, OPERATOR, type Harness } from './harness.js';
 import { StreamText } from './sse.js';
 
@@ -156,6 +156,15 @@ describe('GET /v1/events', () => {
     }
     expect(third?.res.statusCode).toBe(200);
     third?.close();
+  });
+
+  test('closing the server ends the open streams instead of waiting for them', async () => {
+    const h = await tailHarness();
+    const client = await get(h, '/v1/events');
+    const body = new StreamText(client.res);
+    await body.until((t) => t.startsWith(': ping'));
+    await within(h.app.close(), 'the server to close with an event stream open');
+    await within(body.all(), 'the stream to end');
   });
 
   test('a client that stops reading holds one buffer, not the log: the server stops reading rows and cuts it off', async () => {
