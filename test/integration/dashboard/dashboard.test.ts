@@ -98,13 +98,14 @@ function storedToken(page: Page): Promise<string | null> {
 describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium against a real stack', () => {
   let nats: TestNats;
   let dir: string;
+  let policyFile: string;
   let brain: BrainProcess;
   let calculator: RunningCli;
   let context: BrowserContext;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'caesar-dashboard-'));
-    const policyFile = join(dir, 'policy.yaml');
+    policyFile = join(dir, 'policy.yaml');
     writeFileSync(policyFile, POLICY);
     nats = await startNats();
     calculator = startCalculatorProcess(nats.url);
@@ -234,6 +235,24 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium against a real stack', () 
     await page.click('#explain-form button[type=submit]');
     await page.waitForSelector('#explain-result[data-outcome="confirm"]');
     expect(await page.textContent('#explain-result')).toContain('calc-confirm');
+
+    // a broken edit of the policy file: a brain with GET /v1/policy shows it after a reload
+    // of the page (which keeps the tab's token); one without it stays "not available"
+    if ((await page.getAttribute('#policy', 'data-status')) === 'ok') {
+      writeFileSync(policyFile, `${POLICY}  - tool: [not, a, name]\n`);
+      await pollBrain(
+        async () => (await callBrain(brain, 'GET', '/v1/policy')).body?.status === 'broken',
+        'the brain to see the broken policy file',
+      );
+      await page.reload();
+      await page.waitForSelector('#policy[data-status="broken"]');
+      expect(await page.textContent('#policy')).toMatch(/last reload error.*policy\.yaml:\d+/);
+      writeFileSync(policyFile, POLICY);
+      await pollBrain(
+        async () => (await callBrain(brain, 'GET', '/v1/policy')).body?.status === 'ok',
+        'the brain to see the fixed policy file',
+      );
+    }
 
     // readable on a phone: nothing wider than the screen; screenshots for a human to look at
     await page.screenshot({ path: join(ARTIFACTS, 'desktop-1280x800.png'), fullPage: true });
