@@ -95,7 +95,11 @@ function storedToken(page: Page): Promise<string | null> {
   return page.evaluate<string | null>("sessionStorage.getItem('caesar.token')");
 }
 
-describe.skipIf(!HAS_CHROMIUM)('dashboard in Chromium against a real stack', () => {
+const TITLE = HAS_CHROMIUM
+  ? 'dashboard in Chromium against a real stack'
+  : `dashboard in Chromium (skipped: ${CHROMIUM} is not installed; apt-get install -y chromium)`;
+
+describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
   let nats: TestNats;
   let dir: string;
   let policyFile: string;
