@@ -36,6 +36,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY config ./config
 COPY policy ./policy
+# the dashboard's static files, served by the brain at / (docs/dashboard.md)
+COPY web ./web
 RUN mkdir -p /app/var && chown caesar:caesar /app/var
 USER caesar
 # Runtime state (audit log, API tokens, conversations) and the policy (hot-reloaded).

@@ -40,6 +40,11 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard's script runs in the browser, not in Node (docs/dashboard.md).
+    files: ['web/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['test/**'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -4,6 +4,7 @@ export type { ConfigIssue } from './errors.js';
 export type { CaesarConfig, BusAuth, ConfigSetting } from './types.js';
 export { formatDuration } from '../text/index.js';
 export { redactSettings } from './redact.js';
+export { SHIPPED_DASHBOARD_DIR } from './shipped.js';
 export { toolConfigSections } from './tool-sections.js';
 export {
   RuntimeFileError,

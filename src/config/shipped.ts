@@ -25,3 +25,6 @@ export const DEFAULT_POLICY_FILE_NAME = 'policy.yaml';
 
 /** `brain.intents_file`'s default, in the data dir: `<data_dir>/intents.yaml`. */
 export const DEFAULT_INTENTS_FILE_NAME = 'intents.yaml';
+
+/** The dashboard's static files (`GET /`, docs/dashboard.md). */
+export const SHIPPED_DASHBOARD_DIR = packageFile('web/dashboard');

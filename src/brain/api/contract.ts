@@ -135,6 +135,27 @@ export const ConfirmResponseSchema = ToolCallReportSchema.extend({
 });
 export type ConfirmResponse = z.infer<typeof ConfirmResponseSchema>;
 
+/** One call waiting for a human (`GET /v1/confirmations`), oldest first. */
+export const PendingConfirmationSchema = z.object({
+  /** The id `POST /v1/confirmations/{id}` takes. */
+  id: z.string(),
+  tool: z.string(),
+  /** Plain language: exactly what would run. */
+  summary: z.string(),
+  /** The token name (or `cli`, `trigger:<name>`) that asked for the call. */
+  requested_by: z.string(),
+  session_id: z.string().optional(),
+  decision_id: z.string(),
+  /** The policy rule that asked for confirmation. */
+  rule: z.string(),
+  reason: z.string(),
+  /** ISO-8601 UTC. */
+  created_at: z.string(),
+  /** ISO-8601 UTC. */
+  expires_at: z.string(),
+});
+export type PendingConfirmation = z.infer<typeof PendingConfirmationSchema>;
+
 /** `POST /v1/policy/explain`: the call to judge, as `{tool, input}`. */
 export const ExplainRequestSchema = z.strictObject({
   tool: z.string().min(1),

@@ -7,6 +7,7 @@ import type {
   ChatRequest,
   ChatResponse,
   ConfirmResponse,
+  PendingConfirmation,
   PolicyStatusView,
   Readiness,
   ToolCallReport,
@@ -56,10 +57,17 @@ export interface BrainService {
    * @throws ConfirmationNotFoundError when the id is unknown, used, expired or voided.
    */
   confirm(id: string, approve: boolean, caller: Caller): Promise<ConfirmResponse>;
+  /** The calls waiting for a human, oldest first (`GET /v1/confirmations`). */
+  pendingConfirmations(): PendingConfirmation[];
   explain(tool: string, input: unknown): PolicyExplanation;
   /** `GET /v1/policy`: the enforced policy, the file on disk, the last refused reload. */
   policyStatus(): Promise<PolicyStatusView>;
   auditQuery(query: AuditQuery): AuditRecord[];
   auditCounts(filter: AuditFilter): AuditCounts;
+  /**
+   * Calls `listener` with the seq of each audit row once it is committed (the live tail,
+   * `GET /v1/events`, reads the rows themselves with `auditQuery`). Returns the unsubscribe.
+   */
+  onAuditAppended(listener: (seq: number) => void): () => void;
   readiness(): Promise<Readiness>;
 }

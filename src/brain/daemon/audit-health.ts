@@ -13,6 +13,7 @@ export class AuditHealth implements AuditSink {
   #failure: string | undefined;
   /** The last failure happened while the files were not writable: it ends when they are. */
   #failedUnwritable = false;
+  readonly #listeners = new Set<(seq: number) => void>();
 
   constructor(log: AuditLog) {
     this.#log = log;
@@ -23,6 +24,7 @@ export class AuditHealth implements AuditSink {
       const r = await this.#log.append(event);
       this.#failure = undefined;
       this.#failedUnwritable = false;
+      for (const listener of this.#listeners) listener(r.seq);
       return r;
     } catch (err) {
       const code = err instanceof CaesarError ? ` (${err.code})` : '';
@@ -30,6 +32,15 @@ export class AuditHealth implements AuditSink {
       this.#failure = `last append failed${code}: ${(err as Error).message}`;
       throw err;
     }
+  }
+
+  /**
+   * Calls `listener` with the seq of each row committed from now on (the live tail); returns
+   * the unsubscribe. A listener must not throw: it runs inside the appender's await.
+   */
+  onAppended(listener: (seq: number) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   status(): { ok: boolean; detail?: string } {

@@ -15,6 +15,7 @@ import type {
   ChatResponse,
   CompletionRequest,
   ConfirmResponse,
+  PendingConfirmation,
   Readiness,
   ToolCallReport,
   ToolView,
@@ -89,6 +90,10 @@ export class BrainCore implements BrainService {
     return chat === undefined ? report : { ...report, chat };
   }
 
+  pendingConfirmations(): PendingConfirmation[] {
+    return this.#p.gateway.pending();
+  }
+
   explain(tool: string, input: unknown): PolicyExplanation {
     return this.#p.gateway.explain(tool, input);
   }
@@ -105,6 +110,10 @@ export class BrainCore implements BrainService {
   auditCounts(filter: AuditFilter) {
     this.#readableAudit();
     return this.#p.audit.counts(filter);
+  }
+
+  onAuditAppended(listener: (seq: number) => void): () => void {
+    return this.#p.auditHealth.onAppended(listener);
   }
 
   /**

@@ -66,6 +66,12 @@ export class ConfirmationBook {
     return entry;
   }
 
+  /** The calls still waiting, oldest first (what is due is expired first). */
+  list(): PendingCall[] {
+    this.sweep();
+    return [...this.#pending.values()];
+  }
+
   /** Removes and returns the pending call; undefined when unknown, used or expired. */
   take(id: string): PendingCall | undefined {
     const entry = this.#pending.get(id);

@@ -14,7 +14,7 @@ import {
   type ErrorBody,
   type FieldIssue,
 } from '../../protocol/index.js';
-import type { Caller, ToolCallReport } from '../api/index.js';
+import type { Caller, PendingConfirmation, ToolCallReport } from '../api/index.js';
 import type { Dispatcher } from '../dispatch/index.js';
 import type { RegisteredTool } from '../registry/index.js';
 import { ConfirmationBook, type PendingCall, type VoidReason } from './confirmations.js';
@@ -81,6 +81,27 @@ export class ToolGateway {
   /** Calls waiting for a human. */
   get pendingConfirmations(): number {
     return this.#book.size;
+  }
+
+  /**
+   * The calls waiting for a human, oldest first, as `GET /v1/confirmations` shows them: what
+   * would run (the summary), who asked, and the rule that asked for confirmation. The input
+   * itself stays in the book: the summary names what runs, and the audit log holds the input
+   * redacted.
+   */
+  pending(): PendingConfirmation[] {
+    return this.#book.list().map((call) => ({
+      id: call.id,
+      tool: call.tool,
+      summary: call.summary,
+      requested_by: call.caller.actor,
+      ...(call.caller.sessionId === undefined ? {} : { session_id: call.caller.sessionId }),
+      decision_id: call.decisionId,
+      rule: call.decision.rule.id,
+      reason: call.decision.reason,
+      created_at: new Date(call.createdAt).toISOString(),
+      expires_at: new Date(call.expiresAt).toISOString(),
+    }));
   }
 
   async invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport> {

@@ -11,14 +11,16 @@ import {
 } from '../api/index.js';
 import type { BrainService } from '../api/index.js';
 import { AuditFilterParams, AuditQueryParams } from './audit-query.js';
+import type { AuditTail } from './audit-tail.js';
+import { DASHBOARD_ROUTES } from './dashboard.js';
 import { actorOf } from './auth.js';
 import { chatTurn } from './chat-stream.js';
 import type { BrainMetrics } from './metrics.js';
 import { acceptsEventStream, serveEventStream } from './sse.js';
 import { parseRequest } from './validate.js';
 
-/** Routes that need no token. */
-export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/healthz']);
+/** Routes that need no token: the probe, and the dashboard's static files (no data). */
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/healthz', ...DASHBOARD_ROUTES]);
 
 /** Routes probes and scrapers call often: logged at debug, not info. */
 export const QUIET_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
@@ -29,6 +31,8 @@ interface RouteDeps {
   readonly messageMaxChars: number;
   /** Interval of heartbeat comments on a streamed chat. */
   readonly heartbeatMs: number;
+  /** The live tail of the audit log (`GET /v1/events`). */
+  readonly tail: AuditTail;
 }
 
 const ToolParams = z.strictObject({ name: ToolNameSchema });
@@ -45,6 +49,14 @@ const TagList = z
 const ToolsQuery = z.strictObject({
   include_tags: TagList.optional(),
   exclude_tags: TagList.optional(),
+});
+/** `GET /v1/events?after_seq=N`: resume after the row with seq N. */
+const EventsQuery = z.strictObject({
+  after_seq: z
+    .string({ error: 'expected one value' })
+    .regex(/^\d{1,15}$/, 'expected a whole number')
+    .transform(Number)
+    .optional(),
 });
 const ConfirmationParams = z.strictObject({
   id: z
@@ -116,6 +128,10 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     return service.invoke(name, input, callerOf(req));
   });
 
+  app.get('/v1/confirmations', { config: { scope: 'confirm' } }, () =>
+    service.pendingConfirmations(),
+  );
+
   app.post('/v1/confirmations/:id', { config: { scope: 'confirm' } }, async (req) => {
     const { id } = parseRequest(ConfirmationParams, req.params);
     const { approve } = parseRequest(ConfirmRequestSchema, req.body);
@@ -135,6 +151,11 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     // The export shape (`caesar audit export`): snake_case columns, payload parsed.
     void reply.type('application/json; charset=utf-8');
     return `[${records.map(recordToJsonLine).join(',')}]`;
+  });
+
+  app.get('/v1/events', { config: { scope: 'audit' } }, (req, reply) => {
+    const { after_seq } = parseRequest(EventsQuery, req.query);
+    return deps.tail.serve(req, reply, after_seq);
   });
 
   app.get('/v1/audit/counts', { config: { scope: 'audit' } }, (req) => {

@@ -9,7 +9,10 @@ import {
 } from 'fastify';
 import type { Logger } from '../../log/index.js';
 import type { BrainService } from '../api/index.js';
+import { SHIPPED_DASHBOARD_DIR } from '../../config/index.js';
 import { actorOf, authHook } from './auth.js';
+import { AuditTail } from './audit-tail.js';
+import { registerDashboard } from './dashboard.js';
 import { clientErrorHandler, CONNECTIONS_CHECK_INTERVAL_MS } from './client-errors.js';
 import { logMapped, mapError, sendMappedError, type MappedError } from './error-map.js';
 import { HttpApiError, HttpBindError, HttpPortTakenError } from './errors.js';
@@ -45,6 +48,12 @@ export interface HttpServerOptions {
    * shorten it. @default 30000
    */
   readonly requestTimeoutMs?: number;
+  /** Where the dashboard's files are. @default the package's `web/dashboard` */
+  readonly dashboardDir?: string;
+  /** Live event streams (`GET /v1/events`) open at once. @default 8 */
+  readonly maxEventStreams?: number;
+  /** An event stream whose client has not read for this long is closed. @default 60000 */
+  readonly eventStallMs?: number;
 }
 
 interface ListenOptions {
@@ -58,6 +67,10 @@ interface ListenOptions {
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** A socket with no traffic at all for this long is closed (a chat may think for minutes). */
 const CONNECTION_TIMEOUT_MS = 600_000;
+/** Live event streams open at once. */
+const DEFAULT_MAX_EVENT_STREAMS = 8;
+/** An event stream whose client has not read for this long is closed. */
+const DEFAULT_EVENT_STALL_MS = 60_000;
 /** An idle keep-alive connection is closed after this. */
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
@@ -107,7 +120,11 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
   registerJsonBodyParser(app);
 
   app.addHook('onRequest', (req, reply, done) => {
-    reply.header(REQUEST_ID_HEADER, req.id).header('cache-control', 'no-store');
+    reply.header(REQUEST_ID_HEADER, req.id).headers({
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+    });
     done();
   });
   app.addHook('onRequest', authHook(tokens, PUBLIC_ROUTES));
@@ -147,7 +164,17 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     });
   }
   const { messageMaxChars, heartbeatMs = DEFAULT_HEARTBEAT_MS } = options;
-  registerRoutes(app, { service, metrics, messageMaxChars, heartbeatMs });
+  const tail = new AuditTail(service, {
+    maxStreams: options.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS,
+    heartbeatMs,
+    stallMs: options.eventStallMs ?? DEFAULT_EVENT_STALL_MS,
+  });
+  app.addHook('preClose', (done) => {
+    tail.closeAll();
+    done();
+  });
+  registerRoutes(app, { service, metrics, messageMaxChars, heartbeatMs, tail });
+  registerDashboard(app, options.dashboardDir ?? SHIPPED_DASHBOARD_DIR);
   await app.register(openAiRoutes, { service, messageMaxChars, bodyLimitBytes, heartbeatMs });
   app.setNotFoundHandler(rateLimitPerMinute > 0 ? { preHandler: app.rateLimit() } : {}, (req) => {
     const path = (req.url.split('?')[0] ?? '').slice(0, 200);

@@ -74,7 +74,9 @@ export async function runUp(flags: UpFlags, out: UpOutput): Promise<number> {
     throw err;
   }
   out.say(
-    `ready: CAESAR is up at ${info.api_url} (NATS ${nats.urls.join(', ')}) with ${tools.length} tool(s): ${tools.join(', ')}. Try: caesar chat "what is 17 * 23". Ctrl-C stops everything.`,
+    `ready: CAESAR is up at ${info.api_url} (NATS ${nats.urls.join(', ')}) with ${tools.length} tool(s): ${tools.join(', ')}. ` +
+      `Dashboard: open ${info.api_url}/ and paste the token from ${config.api.tokensFile}. ` +
+      'Try: caesar chat "what is 17 * 23". Ctrl-C stops everything.',
   );
   await stopped;
   return 0;

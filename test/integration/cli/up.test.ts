@@ -114,7 +114,15 @@ describe('caesar up', () => {
       nats_url: string;
       nats_seed_file: string;
       brain_key: string;
+      api_url: string;
     };
+    // the ready line points at the dashboard, which the brain serves at /
+    expect(output).toContain(
+      `Dashboard: open ${runtime.api_url}/ and paste the token from ${join(dir, 'api-tokens.yaml')}.`,
+    );
+    const page = await fetch(`${runtime.api_url}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/dashboard/app.js');
     const { nats, workers } = pidsFrom(up.lines);
     expect(workers.length).toBeGreaterThan(1); // the calculator and the brain
     for (const pid of [nats, ...workers]) expect(Number.isInteger(pid)).toBe(true);

@@ -10,7 +10,7 @@ import { firstToken } from '../../helpers/tokens.js';
 // brain writes on first start. An awk matching `/token:/` found the file's own comment
 // (`#     token: <32 random bytes, base64url>`) first, and every curl after it got 401.
 
-const DOCS = ['README.md', 'docs/api.md'];
+const DOCS = ['README.md', 'docs/api.md', 'docs/dashboard.md'];
 
 describe("the docs' TOKEN=$(…) line", () => {
   let dir: string;

@@ -272,6 +272,16 @@ describe('Dockerfile', () => {
     for (const script of scripts) expect(dockerfile).toContain(`COPY ${script} ./${script}`);
   });
 
+  test('the runtime stage has every folder the package ships (package.json "files")', () => {
+    const pkg = JSON.parse(read('package.json')) as { files: string[] };
+    const runtime = dockerfile.slice(dockerfile.indexOf(' AS runtime'));
+    for (const folder of pkg.files) {
+      expect(runtime).toMatch(
+        new RegExp(`^COPY (--from=build /app/)?${folder} \\./${folder}$`, 'm'),
+      );
+    }
+  });
+
   test('the runtime stage starts from node:20-bookworm-slim and runs as user caesar', () => {
     const stages = dockerfile.split('\n').filter((l) => l.startsWith('FROM '));
     expect(stages).toEqual([

@@ -12,6 +12,7 @@ import type {
   ChatRequest,
   ChatResponse,
   CompletionRequest,
+  PendingConfirmation,
   PolicyStatusView,
   Readiness,
   ToolCallReport,
@@ -138,6 +139,31 @@ export class RecordingBrain implements BrainService {
     return report('light', { on: true }, approve ? 'ok' : 'rejected');
   }
 
+  /** What `pendingConfirmations` answers. */
+  pending: PendingConfirmation[] = [];
+  /** The audit rows `auditQuery` reads when set (the live tail's tests); else one canned row. */
+  rows: AuditRecord[] | undefined;
+  readonly auditListeners = new Set<(seq: number) => void>();
+
+  pendingConfirmations(): PendingConfirmation[] {
+    this.record('pendingConfirmations');
+    return this.pending;
+  }
+
+  onAuditAppended(listener: (seq: number) => void): () => void {
+    this.auditListeners.add(listener);
+    return () => this.auditListeners.delete(listener);
+  }
+
+  /** Appends a row to `rows` and tells the listeners, as a committed append does. */
+  appendRow(row: Omit<AuditRecord, 'seq'>): AuditRecord {
+    this.rows ??= [];
+    const record = { ...row, seq: this.rows.length + 1 };
+    this.rows.push(record);
+    for (const listener of this.auditListeners) listener(record.seq);
+    return record;
+  }
+
   explain(tool: string, input: unknown): PolicyExplanation {
     this.record('explain', tool, input);
     const rule = {
@@ -180,6 +206,7 @@ export class RecordingBrain implements BrainService {
 
   auditQuery(query: AuditQuery): AuditRecord[] {
     this.record('auditQuery', query);
+    if (this.rows !== undefined) return tailOf(this.rows, query);
     return [
       {
         seq: 7,
@@ -237,4 +264,13 @@ export function report(
   outcome: ToolCallReport['outcome'],
 ): ToolCallReport {
   return { tool, input, outcome, decision_id: `dec-${tool}`, duration_ms: 1.5 };
+}
+
+/** `query` over `rows` as the log answers it: after a seq oldest first, else newest first. */
+function tailOf(rows: readonly AuditRecord[], query: AuditQuery): AuditRecord[] {
+  const limit = query.limit ?? 100;
+  if (query.afterSeq !== undefined) {
+    return rows.filter((r) => r.seq > (query.afterSeq ?? 0)).slice(0, limit);
+  }
+  return [...rows].reverse().slice(0, limit);
 }

@@ -1,0 +1,277 @@
+/* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return --
+   HTTP bodies of many shapes are read as JSON and checked by the assertions themselves. */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { PendingConfirmationSchema } from '../../../src/brain/api/contract.js';
+import {
+  callBrain,
+  pollBrain,
+  startBrainProcess,
+  startCalculatorProcess,
+  stopProcess,
+  type BrainProcess,
+} from '../../helpers/brain.js';
+import type { RunningCli } from '../../helpers/cli.js';
+import { startNats, type TestNats } from '../../helpers/nats.js';
+
+/**
+ * The dashboard in a real browser (Debian's Chromium driven by playwright-core) against a
+ * real stack: nats-server, the brain and the calculator as processes, a policy that asks for
+ * confirmation of every calculator call and denies web_search. No browser is downloaded:
+ * without /usr/bin/chromium the test is skipped and says so.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const HAS_CHROMIUM = existsSync(CHROMIUM);
+const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/dashboard/', import.meta.url));
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const POLICY = `version: 1
+allowed_tools:
+  - tool: calculator
+    id: calc-confirm
+    confirm: true
+denied_tools:
+  - tool: web_search
+    id: no-web-search
+`;
+
+if (!HAS_CHROMIUM) {
+  process.emitWarning(
+    `dashboard browser test skipped: ${CHROMIUM} is not installed (apt-get install -y chromium)`,
+  );
+}
+
+/** What a page reported that a clean dashboard never does. */
+interface PageProblems {
+  console: string[];
+  pageErrors: string[];
+}
+
+/** Records console errors and uncaught exceptions of `page` (CSP violations log as errors). */
+function watch(page: Page): PageProblems {
+  const problems: PageProblems = { console: [], pageErrors: [] };
+  page.on('console', (msg: ConsoleMessage) => {
+    if (msg.type() === 'error' || msg.type() === 'warning') {
+      problems.console.push(`${msg.type()}: ${msg.text()} (${msg.location().url})`);
+    }
+  });
+  page.on('pageerror', (err) => problems.pageErrors.push(String(err)));
+  return problems;
+}
+
+/**
+ * Runs before any script of every page (CDP injects it, so the CSP does not apply to it):
+ * collects the page's `securitypolicyviolation` events. Page code is written as strings:
+ * the tests compile without the DOM's types.
+ */
+const COLLECT_CSP_VIOLATIONS = `
+  window.__csp = [];
+  document.addEventListener('securitypolicyviolation', (e) => {
+    window.__csp.push(e.violatedDirective + ' ' + e.blockedURI);
+  });
+`;
+
+/** The `securitypolicyviolation` events the page saw. */
+function cspViolations(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>('window.__csp');
+}
+
+/** The token the page keeps in this tab's sessionStorage. */
+function storedToken(page: Page): Promise<string | null> {
+  return page.evaluate<string | null>("sessionStorage.getItem('caesar.token')");
+}
+
+const TITLE = HAS_CHROMIUM
+  ? 'dashboard in Chromium against a real stack'
+  : `dashboard in Chromium (skipped: ${CHROMIUM} is not installed; apt-get install -y chromium)`;
+
+describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
+  let nats: TestNats;
+  let dir: string;
+  let policyFile: string;
+  let brain: BrainProcess;
+  let calculator: RunningCli;
+  let context: BrowserContext;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'caesar-dashboard-'));
+    policyFile = join(dir, 'policy.yaml');
+    writeFileSync(policyFile, POLICY);
+    nats = await startNats();
+    calculator = startCalculatorProcess(nats.url);
+    brain = await startBrainProcess({ natsUrl: nats.url, dataDir: join(dir, 'var'), policyFile });
+    await pollBrain(
+      async () =>
+        (await callBrain(brain, 'GET', '/v1/tools')).body?.some?.(
+          (t: { name: string }) => t.name === 'calculator',
+        ),
+      'the brain to discover the calculator',
+      15_000,
+    );
+    context = await chromium.launchPersistentContext(join(dir, 'chromium-profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+      viewport: { width: 1280, height: 800 },
+    });
+    await context.addInitScript({ content: COLLECT_CSP_VIOLATIONS });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  }, 90_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await Promise.all([stopProcess(brain?.proc), stopProcess(calculator)]);
+    await nats?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  test('without a token the page shows only the login, and a wrong token is refused', async () => {
+    const page = await context.newPage();
+    const problems = watch(page);
+    const apiCalls: string[] = [];
+    page.on('request', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (path !== '/' && !path.startsWith('/dashboard/')) apiCalls.push(path);
+    });
+    const res = await page.goto(`${brain.url}/`);
+    expect(res?.status()).toBe(200);
+    const headers = res?.headers() ?? {};
+    expect(headers['content-security-policy']).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
+        "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    expect(headers['x-content-type-options']).toBe('nosniff');
+    expect(headers['referrer-policy']).toBe('no-referrer');
+    expect(headers['set-cookie']).toBeUndefined();
+
+    await expect.poll(() => page.isVisible('#login-form')).toBe(true);
+    expect(await page.isVisible('#board')).toBe(false);
+    expect(apiCalls).toEqual([]);
+
+    await page.fill('#token', 'not-a-token-of-this-brain');
+    await page.click('#login-form button[type=submit]');
+    await page.waitForSelector('#login-error:not([hidden])');
+    expect(await page.textContent('#login-error')).toContain('refused');
+    expect(await page.isVisible('#board')).toBe(false);
+    expect(await storedToken(page)).toBeNull();
+    // the refusal itself is the one error Chromium logs: the 401 of the token check
+    expect(problems.console).toEqual([expect.stringMatching(/status of 401.*\/readyz/)]);
+    expect(problems.pageErrors).toEqual([]);
+    expect(await cspViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  test('log in, approve a pending confirmation and see the call run; a denied call reaches the live tail', async () => {
+    const page = await context.newPage();
+    const problems = watch(page);
+    await page.goto(`${brain.url}/`);
+    await page.fill('#token', brain.token);
+    await page.click('#login-form button[type=submit]');
+    await page.waitForSelector('#board:not([hidden])');
+    expect(await page.isVisible('#login')).toBe(false);
+    expect(await storedToken(page)).toBe(brain.token);
+
+    // tools with their instances, hosts and preflight
+    const tool = page.locator('#tools li[data-tool="calculator"]');
+    await tool.waitFor();
+    expect(await tool.textContent()).toMatch(/policy: confirm.*preflight: \w+.*1 instance/s);
+    await page.waitForSelector('#events-note[data-state="live"]');
+
+    // a chat asks for the call; it waits for a human
+    await page.fill('#chat-message', 'what is 17 * 23');
+    await page.click('#chat-form button[type=submit]');
+    const card = page.locator('#confirmations li').first();
+    await card.waitFor();
+    expect(await card.textContent()).toContain('calculator');
+    const listed = await callBrain(brain, 'GET', '/v1/confirmations');
+    expect(listed.status).toBe(200);
+    const [pending] = PendingConfirmationSchema.array().length(1).parse(listed.body);
+    expect(await card.getAttribute('data-id')).toBe(pending!.id);
+    expect(pending).toMatchObject({ tool: 'calculator', rule: 'calc-confirm' });
+
+    // approve it in the page: the call runs, its result is shown, and the audit has it
+    await card.locator('button', { hasText: 'Approve' }).click();
+    await page.waitForSelector('#confirm-result[data-outcome="ok"]');
+    expect(await page.textContent('#confirm-result')).toMatch(/calculator: ok[\s\S]*391/);
+    const rows = await callBrain(
+      brain,
+      'GET',
+      `/v1/audit?decision_id=${pending!.decision_id}&order=oldest`,
+    );
+    expect(rows.body.map((r: { event_type: string }) => r.event_type)).toEqual([
+      'tool.confirmation_requested',
+      'tool.confirmed',
+      'tool.called',
+      'tool.result',
+    ]);
+    await page.waitForSelector('#events li[data-type="tool.result"]');
+    await page.waitForSelector('#confirmations li', { state: 'detached' });
+
+    // a call the policy denies shows up in the live tail as it happens
+    const denied = await callBrain(brain, 'POST', '/v1/tools/web_search/invoke', {
+      input: { query: 'weather' },
+    });
+    expect(denied.body.outcome).toBe('denied');
+    const row = page.locator('#events li[data-type="tool.denied"]');
+    await row.waitFor();
+    expect(await row.textContent()).toContain('web_search');
+
+    // the policy panel: GET /v1/policy when this brain has it, else "not available"
+    await expect
+      .poll(() => page.getAttribute('#policy', 'data-status'))
+      .toMatch(/^(ok|not_available)$/);
+    await page.fill('#explain-tool', 'calculator');
+    await page.fill('#explain-input', '{"expression": "1 + 1"}');
+    await page.click('#explain-form button[type=submit]');
+    await page.waitForSelector('#explain-result[data-outcome="confirm"]');
+    expect(await page.textContent('#explain-result')).toContain('calc-confirm');
+
+    // a broken edit of the policy file: a brain with GET /v1/policy shows it after a reload
+    // of the page (which keeps the tab's token); one without it stays "not available"
+    if ((await page.getAttribute('#policy', 'data-status')) === 'ok') {
+      writeFileSync(policyFile, `${POLICY}  - tool: [not, a, name]\n`);
+      await pollBrain(
+        async () => (await callBrain(brain, 'GET', '/v1/policy')).body?.status === 'broken',
+        'the brain to see the broken policy file',
+      );
+      await page.reload();
+      await page.waitForSelector('#policy[data-status="broken"]');
+      expect(await page.textContent('#policy')).toMatch(/last reload error.*policy\.yaml:\d+/);
+      writeFileSync(policyFile, POLICY);
+      await pollBrain(
+        async () => (await callBrain(brain, 'GET', '/v1/policy')).body?.status === 'ok',
+        'the brain to see the fixed policy file',
+      );
+    }
+
+    // readable on a phone: nothing wider than the screen; screenshots for a human to look at
+    await page.screenshot({ path: join(ARTIFACTS, 'desktop-1280x800.png'), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    const width = await page.evaluate<number>('document.documentElement.scrollWidth');
+    expect(width).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(ARTIFACTS, 'phone-390x844.png'), fullPage: true });
+
+    // a brain without GET /v1/policy (before issue15-policy) answers 404: Chromium logs it
+    const unexpected = problems.console.filter(
+      (line) => !/status of 404.*\/v1\/policy\)$/.test(line),
+    );
+    expect(unexpected).toEqual([]);
+    expect(problems.pageErrors).toEqual([]);
+    expect(await cspViolations(page)).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,483 @@
+// CAESAR dashboard (docs/dashboard.md). Plain browser script, no framework, no inline code
+// (the page's Content-Security-Policy allows only this file). Every piece of data comes
+// from the token-guarded API with `Authorization: Bearer`; the token lives in this tab's
+// sessionStorage only. Text from the API is always set with textContent, never as HTML.
+
+const TOKEN_KEY = 'caesar.token';
+const SESSION_KEY = 'caesar.session';
+/** Rows the live tail keeps on screen. */
+const MAX_EVENT_ROWS = 200;
+/** Rows of history shown before the live tail starts. */
+const BACKLOG_ROWS = 20;
+/** An event-stream frame larger than this ends the stream (a broken server, not a row). */
+const MAX_FRAME_CHARS = 1_048_576;
+const REFRESH_MS = 15_000;
+
+const $ = (id) => {
+  const el = document.getElementById(id);
+  if (el === null) throw new Error(`dashboard: no element #${id}`);
+  return el;
+};
+
+/** A non-2xx answer of the API, with its catalogue code. */
+class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+let session = null; // { abort: AbortController, timers: [] } while logged in
+
+function token() {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+/** One API call; JSON in and out. `accept` lists statuses that are answers, not errors. */
+async function api(method, path, body, { bearer = token(), accept = [] } = {}) {
+  const headers = { authorization: `Bearer ${bearer}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    cache: 'no-store',
+    credentials: 'omit',
+    signal: session?.abort.signal,
+  });
+  const text = await res.text();
+  let data = text;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    // not JSON: kept as text
+  }
+  if (res.ok || accept.includes(res.status)) return data;
+  const err = data?.error ?? {};
+  if (res.status === 401 && session !== null) logout('The brain no longer accepts this token.');
+  throw new ApiError(res.status, err.code ?? 'http_' + res.status, err.message ?? text);
+}
+
+function el(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (className) node.className = className;
+  return node;
+}
+
+function badge(text, tone) {
+  return el('span', text, `badge ${tone}`);
+}
+
+function toneOf(word) {
+  if (['ok', 'allow', 'allowed', 'ready', 'true'].includes(String(word))) return 'good';
+  if (['confirm', 'pending', 'stale', 'unknown', 'not_configured', 'confirmed'].includes(word))
+    return 'warn';
+  return 'bad';
+}
+
+function short(value, max = 240) {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (text === undefined) return '';
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+function when(iso) {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleTimeString();
+}
+
+/** Why a panel could not load, in words (a missing scope says which). */
+function why(err) {
+  if (err instanceof ApiError && err.status === 403) return err.message;
+  if (err instanceof ApiError) return `${err.code}: ${err.message}`;
+  return String(err?.message ?? err);
+}
+
+// ---- login -------------------------------------------------------------------------------
+
+async function login(candidate) {
+  // any valid token may read /readyz: a wrong one is 401 here, before it is stored
+  await api('GET', '/readyz', undefined, { bearer: candidate, accept: [503] });
+  sessionStorage.setItem(TOKEN_KEY, candidate);
+  start();
+}
+
+function showLogin(message) {
+  $('board').hidden = true;
+  $('logout').hidden = true;
+  $('whoami').textContent = '';
+  $('login').hidden = false;
+  $('login-error').hidden = message === undefined;
+  $('login-error').textContent = message ?? '';
+}
+
+function logout(message) {
+  sessionStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(SESSION_KEY);
+  if (session !== null) {
+    session.abort.abort();
+    session.timers.forEach(clearInterval);
+    session = null;
+  }
+  showLogin(message);
+}
+
+function start() {
+  session = { abort: new AbortController(), timers: [] };
+  $('login').hidden = true;
+  $('board').hidden = false;
+  $('logout').hidden = false;
+  $('whoami').textContent = 'logged in';
+  void refreshStatus();
+  void refreshTools();
+  void refreshConfirmations();
+  void refreshPolicy();
+  void startTail(session.abort.signal);
+  session.timers.push(
+    setInterval(() => {
+      void refreshStatus();
+      void refreshTools();
+      void refreshConfirmations();
+      void refreshPolicy();
+    }, REFRESH_MS),
+  );
+}
+
+// ---- status and tools --------------------------------------------------------------------
+
+async function refreshStatus() {
+  const list = $('status');
+  try {
+    const r = await api('GET', '/readyz', undefined, { accept: [503] });
+    list.replaceChildren(
+      ...Object.entries(r.checks ?? {}).map(([name, check]) => {
+        const li = el('li', name);
+        li.append(badge(check.ok ? 'ok' : 'not ready', check.ok ? 'good' : 'bad'));
+        if (check.detail) li.title = check.detail;
+        return li;
+      }),
+    );
+  } catch (err) {
+    list.replaceChildren(el('li', why(err), 'error'));
+  }
+}
+
+function toolItem(tool) {
+  const li = el('li');
+  li.dataset.tool = tool.name;
+  li.append(el('span', tool.name, 'name'));
+  li.append(badge(`policy: ${tool.policy.outcome}`, toneOf(tool.policy.outcome)));
+  li.append(badge(`preflight: ${tool.preflight.state}`, toneOf(tool.preflight.state)));
+  const hosts = tool.instances.map((i) => `${i.host} (${i.id}, v${i.version})`);
+  li.append(el('div', `${tool.instances.length} instance(s): ${hosts.join(', ')}`, 'muted'));
+  for (const line of tool.preflight.detail) li.append(el('div', line, 'muted'));
+  return li;
+}
+
+async function refreshTools() {
+  try {
+    const tools = await api('GET', '/v1/tools');
+    $('tools-note').textContent = tools.length === 0 ? 'No tool worker is connected.' : '';
+    $('tools').replaceChildren(...tools.map(toolItem));
+  } catch (err) {
+    $('tools-note').textContent = why(err);
+  }
+}
+
+// ---- confirmations -----------------------------------------------------------------------
+
+function confirmationItem(c) {
+  const li = el('li');
+  li.dataset.id = c.id;
+  li.append(el('span', c.tool, 'name'), badge(c.rule, 'warn'));
+  li.append(el('div', c.summary));
+  li.append(el('div', `asked by ${c.requested_by}, expires ${when(c.expires_at)}`, 'muted'));
+  const actions = el('div', undefined, 'actions');
+  const approve = el('button', 'Approve');
+  const reject = el('button', 'Reject', 'secondary');
+  approve.type = reject.type = 'button';
+  approve.addEventListener('click', () => void decide(c, true, [approve, reject]));
+  reject.addEventListener('click', () => void decide(c, false, [approve, reject]));
+  actions.append(approve, reject);
+  li.append(actions);
+  return li;
+}
+
+async function refreshConfirmations() {
+  try {
+    const pending = await api('GET', '/v1/confirmations');
+    $('confirmations-note').textContent = pending.length === 0 ? 'Nothing is waiting.' : '';
+    $('confirmations').replaceChildren(...pending.map(confirmationItem));
+  } catch (err) {
+    $('confirmations-note').textContent = why(err);
+  }
+}
+
+function describeReport(r) {
+  const lines = [`${r.tool}: ${r.outcome}`];
+  if (r.result !== undefined) lines.push(`result: ${short(r.result, 2000)}`);
+  if (r.reason) lines.push(r.reason);
+  if (r.error) lines.push(`${r.error.code}: ${r.error.message}`);
+  if (r.chat?.reply) lines.push(r.chat.reply);
+  return lines.join('\n');
+}
+
+async function decide(c, approve, buttons) {
+  buttons.forEach((b) => (b.disabled = true));
+  const out = $('confirm-result');
+  out.hidden = false;
+  try {
+    const report = await api('POST', `/v1/confirmations/${encodeURIComponent(c.id)}`, {
+      approve,
+    });
+    out.textContent = describeReport(report);
+    out.dataset.outcome = report.outcome;
+  } catch (err) {
+    out.textContent = why(err);
+    out.dataset.outcome = 'error';
+  }
+  await refreshConfirmations();
+}
+
+// ---- live tail ---------------------------------------------------------------------------
+
+let lastSeq = 0;
+
+function eventDetail(row) {
+  const p = row.payload ?? {};
+  if (row.event_type === 'tool.denied') return p.decision?.reason ?? p.code;
+  if (row.event_type === 'tool.result') return `result: ${short(p.result)}`;
+  if (row.event_type === 'tool.failed') return p.error ? `${p.error.code}: ${p.error.message}` : '';
+  if (row.event_type === 'tool.confirmation_requested') return p.summary;
+  if (row.event_type === 'tool.called' || row.event_type === 'service.called')
+    return `input: ${short(p.input)}`;
+  if (row.event_type === 'tool.rejected') return p.reason;
+  if (row.event_type === 'chat.completed') return short(p.reply ?? '');
+  return '';
+}
+
+function showEvent(row) {
+  if (row.seq <= lastSeq) return;
+  lastSeq = row.seq;
+  const li = el('li');
+  li.dataset.seq = row.seq;
+  li.dataset.type = row.event_type;
+  li.append(el('span', when(row.ts), 'when'));
+  const what = el('span', `${row.event_type}${row.tool ? ` ${row.tool}` : ''}`);
+  if (row.outcome) what.append(badge(row.outcome, toneOf(row.outcome)));
+  what.append(el('span', ` ${row.actor ?? ''}`, 'muted'));
+  li.append(what);
+  const detail = eventDetail(row);
+  if (detail) li.append(el('span', detail, 'detail'));
+  const list = $('events');
+  list.prepend(li);
+  while (list.childElementCount > MAX_EVENT_ROWS) list.lastElementChild.remove();
+  if (/^tool\.(confirmation_requested|confirmed|rejected)$/.test(row.event_type)) {
+    void refreshConfirmations();
+  }
+}
+
+/** Parses one server-sent event frame (`id:`, `event:`, `data:` lines). */
+function parseFrame(frame) {
+  let event = 'message';
+  const data = [];
+  for (const line of frame.split('\n')) {
+    if (line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'event') event = value;
+    else if (field === 'data') data.push(value);
+  }
+  return { event, data: data.join('\n') };
+}
+
+/** Reads one `GET /v1/events` response until it ends. */
+async function readStream(res) {
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value.replace(/\r\n?/g, '\n');
+    let end;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const { event, data } = parseFrame(buffer.slice(0, end));
+      buffer = buffer.slice(end + 2);
+      if (event === 'audit' && data !== '') showEvent(JSON.parse(data));
+    }
+    if (buffer.length > MAX_FRAME_CHARS) throw new Error('an event larger than 1 MiB');
+  }
+}
+
+/**
+ * The live tail: the last rows of the log, then `GET /v1/events` read with fetch() and a
+ * stream reader (EventSource cannot send the Authorization header), resumed after the last
+ * row shown whenever it drops.
+ */
+async function startTail(signal) {
+  const note = $('events-note');
+  try {
+    const rows = await api('GET', `/v1/audit?limit=${BACKLOG_ROWS}`);
+    rows.reverse().forEach(showEvent);
+  } catch (err) {
+    note.textContent = why(err);
+    if (err instanceof ApiError && err.status === 403) return;
+  }
+  let delay = 1000;
+  while (!signal.aborted) {
+    try {
+      const res = await fetch(`/v1/events?after_seq=${lastSeq}`, {
+        headers: { authorization: `Bearer ${token()}`, accept: 'text/event-stream' },
+        cache: 'no-store',
+        credentials: 'omit',
+        signal,
+      });
+      if (res.status === 401) return logout('The brain no longer accepts this token.');
+      if (!res.ok) {
+        const body = await res.json().catch(() => ({}));
+        note.textContent = body.error?.message ?? `event stream: HTTP ${res.status}`;
+        if (res.status === 403) return;
+      } else {
+        note.textContent = 'live';
+        note.dataset.state = 'live';
+        delay = 1000;
+        await readStream(res);
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      note.textContent = `event stream dropped (${why(err)}); reconnecting`;
+    }
+    note.dataset.state = 'reconnecting';
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, 30_000);
+  }
+}
+
+// ---- policy ------------------------------------------------------------------------------
+
+function fact(list, term, value, tone) {
+  const dd = el('dd', value);
+  if (tone) dd.append(badge(tone === 'good' ? 'ok' : '!', tone));
+  list.append(el('dt', term), dd);
+}
+
+async function refreshPolicy() {
+  const list = $('policy');
+  let p;
+  try {
+    p = await api('GET', '/v1/policy', undefined, { accept: [404] });
+  } catch (err) {
+    list.replaceChildren(el('dt', 'status'), el('dd', why(err), 'error'));
+    return;
+  }
+  list.replaceChildren();
+  if (p?.error?.code === 'not_found' || typeof p?.status !== 'string') {
+    list.append(el('dt', 'status'), el('dd', 'not available (this brain has no GET /v1/policy)'));
+    list.dataset.status = 'not_available';
+    return;
+  }
+  list.dataset.status = p.status;
+  fact(list, 'status', p.status, toneOf(p.status));
+  fact(list, 'file', p.enforced?.path);
+  fact(list, 'rules', p.enforced?.rules);
+  fact(list, 'sha256', String(p.enforced?.sha256 ?? '').slice(0, 16));
+  fact(list, 'loaded', p.enforced?.loaded_at ? when(p.enforced.loaded_at) : '');
+  fact(list, 'disk matches', String(p.disk?.matches_enforced), toneOf(p.disk?.matches_enforced));
+  const e = p.last_reload_error;
+  if (e) {
+    const where = [e.file, e.line, e.col].filter((v) => v !== null && v !== undefined).join(':');
+    fact(list, 'last reload error', `${e.code} at ${where}: ${e.message} (${when(e.at)})`, 'bad');
+  }
+}
+
+async function explain(form) {
+  const out = $('explain-result');
+  out.hidden = false;
+  let input;
+  try {
+    input = JSON.parse(form.input.value || '{}');
+  } catch (err) {
+    out.textContent = `Input is not JSON: ${err.message}`;
+    return;
+  }
+  try {
+    const { decision } = await api('POST', '/v1/policy/explain', {
+      tool: form.tool.value.trim(),
+      input,
+    });
+    out.dataset.outcome = decision.outcome;
+    out.textContent = `${decision.outcome} (rule ${decision.rule?.id})\n${decision.reason}`;
+  } catch (err) {
+    out.textContent = why(err);
+  }
+}
+
+// ---- chat --------------------------------------------------------------------------------
+
+async function sendChat(form) {
+  const message = form.message.value.trim();
+  if (message === '') return;
+  const log = $('chat-log');
+  log.append(el('li', `you: ${message}`, 'you'));
+  form.message.value = '';
+  const sessionId = sessionStorage.getItem(SESSION_KEY);
+  const body = sessionId === null ? { message } : { message, session_id: sessionId };
+  try {
+    const r = await api('POST', '/v1/chat', body);
+    sessionStorage.setItem(SESSION_KEY, r.session_id);
+    const li = el('li', `caesar: ${r.reply}`, 'caesar');
+    for (const call of r.tool_calls) {
+      li.append(el('div', `${call.tool}: ${call.outcome}`, `muted ${toneOf(call.outcome)}`));
+    }
+    log.append(li);
+    if (r.tool_calls.some((c) => c.outcome === 'confirmation_required')) {
+      await refreshConfirmations();
+    }
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'session_not_found') {
+      sessionStorage.removeItem(SESSION_KEY);
+    }
+    log.append(el('li', why(err), 'error'));
+  }
+  log.scrollTop = log.scrollHeight;
+}
+
+// ---- wiring ------------------------------------------------------------------------------
+
+function init() {
+  $('login-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const candidate = $('token').value.trim();
+    $('token').value = '';
+    login(candidate).catch((err) => {
+      const refused = err instanceof ApiError && err.status === 401;
+      showLogin(refused ? 'The brain refused this token.' : `Could not log in: ${why(err)}`);
+    });
+  });
+  $('logout').addEventListener('click', () => logout());
+  $('chat-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void sendChat(e.currentTarget);
+  });
+  $('explain-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void explain(e.currentTarget);
+  });
+  const saved = token();
+  if (saved === null) {
+    showLogin();
+    return;
+  }
+  login(saved).catch((err) => {
+    if (err instanceof ApiError && err.status === 401) {
+      logout('The brain refused the saved token; log in again.');
+    } else {
+      showLogin(`Could not reach the brain: ${why(err)}`);
+    }
+  });
+}
+
+init();
