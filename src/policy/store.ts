@@ -151,15 +151,18 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
       rules: policy.rules.length,
     };
     let diskSha: string | null = null;
-    let lastError = this.lastError;
+    let readError: PolicyReloadError | null = null;
     if (this.path !== null) {
       try {
         diskSha = await hashPolicyFile(this.path, { maxBytes: this.maxBytes });
       } catch (err) {
         // not reloaded yet (no watcher event so far): the read says why all the same
-        lastError ??= reloadErrorOf(this.path, err, new Date());
+        readError = reloadErrorOf(this.path, err, new Date());
       }
     }
+    // read after the await: a reload may have been refused meanwhile, and the state below
+    // is judged against it, so the error shown must be that one too
+    let lastError = this.lastError ?? readError;
     const refused = this.lastError === null ? undefined : { sha: this.lastFailedSha };
     let state = this.path === null ? 'broken' : policyState(diskSha, policy.sha256, refused);
     if (state === 'stale' && this.path !== null) {

@@ -119,6 +119,17 @@ describe('PolicyStore.status', () => {
     });
   });
 
+  test('a status asked while a reload is refused never says broken without the reason', async () => {
+    // the dashboard's browser test once saw `broken` with no last_reload_error: the status
+    // kept the error it read before its disk read, and the refused reload landed in between
+    const store = await open(false);
+    for (let i = 0; i < 40; i += 1) {
+      await writeFile(file, i % 2 === 0 ? `${BROKEN}# ${i}\n` : GOOD);
+      const [, status] = await Promise.all([store.reload().catch(() => undefined), store.status()]);
+      if (status.status === 'broken') expect(status.last_reload_error, `round ${i}`).not.toBeNull();
+    }
+  });
+
   test('a good file after a broken one is ok again and clears the error', async () => {
     const store = await open(false);
     await writeFile(file, BROKEN);
