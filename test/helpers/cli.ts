@@ -18,6 +18,11 @@ export interface RunningCli {
   /** Resolves with the first stdout line matching `re`. */
   waitForLine(re: RegExp, timeoutMs?: number): Promise<string>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * Resolves once the process exited and its stdout and stderr were read to the end ('exit'
+   * can come first: a loaded machine then reads the last output after it).
+   */
+  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stderr(): string;
 }
 
@@ -57,10 +62,14 @@ export function startCli(
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     lines,
     exited,
+    closed,
     stderr: () => err,
     waitForLine(re, timeoutMs = 20_000) {
       const hit = lines.find((l) => re.test(l));
@@ -95,10 +104,10 @@ export function startCli(
   };
 }
 
-/** Runs `caesar <args>` to completion. */
+/** Runs `caesar <args>` to completion, its output read to the end. */
 export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}, runAs: RunAs = {}) {
   const p = startCli(args, env, runAs);
-  const { code } = await p.exited;
+  const { code } = await p.closed;
   return { code, stdout: p.lines.join('\n'), stderr: p.stderr() };
 }
 

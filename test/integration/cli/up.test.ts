@@ -250,7 +250,7 @@ describe('caesar up', () => {
       { CAESAR_POLICY__FILE: policy },
     );
     const started = Date.now();
-    const exit = await up.exited;
+    const exit = await up.closed;
     expect(exit.code).toBe(1);
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(up.stderr()).toMatch(/brain could not start: .*broken-policy\.yaml/);

@@ -83,7 +83,7 @@ test('caesar up --cluster 3: three routed servers on loopback, the URL list in r
   };
   expect(runtime.nats_url).toBe(nodes.map((n) => n.url).join(','));
   const list = startCli(['legion', 'list', '--data-dir', dir]);
-  expect(await list.exited).toMatchObject({ code: 0 });
+  expect(await list.closed).toMatchObject({ code: 0 });
   expect(list.lines.join('\n')).toMatch(/^calculator\s+\S+\s+1\s/m);
 
   // nothing listens beyond loopback: the client ports, nor the route ports
