@@ -19,6 +19,24 @@ function exited(thread: Worker): Promise<unknown> {
   return once(thread, 'exit');
 }
 
+/**
+ * The writer threads a log starts, each with its exit promise made the moment it starts: an
+ * idle thread may be gone before the test's next await returns (a loaded machine), and a
+ * listener attached after its exit would wait forever.
+ */
+function threadBook() {
+  const threads: Worker[] = [];
+  const exits: Promise<unknown>[] = [];
+  return {
+    threads,
+    exits,
+    onWriterThread: (t: Worker) => {
+      threads.push(t);
+      exits.push(exited(t));
+    },
+  };
+}
+
 /** Calls `then` the moment the client posts `type` to `thread`, before the thread sees it. */
 function onPosted(thread: Worker, type: ToWriter['type'], then: () => void): void {
   const post = thread.postMessage.bind(thread);
@@ -31,16 +49,16 @@ function onPosted(thread: Worker, type: ToWriter['type'], then: () => void): voi
 describe('the audit writer thread when idle', () => {
   test('stops after writerIdleMs, and the next append starts a thread that continues the chain', async () => {
     using dir = tempDir();
-    const threads: Worker[] = [];
+    const { threads, exits, onWriterThread } = threadBook();
     await using log = openAuditLog({
       path: dir.file('audit.db'),
       writerIdleMs: 50,
-      onWriterThread: (t) => threads.push(t),
+      onWriterThread,
       ...noTimer,
     });
     await log.ready();
     const first = await log.append(toolCalled(1));
-    expect(await exited(threads[0]!)).toEqual([0]);
+    expect(await exits[0]).toEqual([0]);
     expect(log.writerStats().pending).toBe(0);
 
     const second = await log.append(toolCalled(2));
@@ -124,15 +142,15 @@ describe('the audit writer thread when idle', () => {
 
   test('a sweep after a stop starts a thread too', async () => {
     using dir = tempDir();
-    const threads: Worker[] = [];
+    const { threads, exits, onWriterThread } = threadBook();
     await using log = openAuditLog({
       path: dir.file('audit.db'),
       writerIdleMs: 20,
-      onWriterThread: (t) => threads.push(t),
+      onWriterThread,
       retention: { days: 30, intervalMs: 0 },
     });
     await log.ready();
-    await exited(threads[0]!);
+    await exits[0];
     const result = await log.sweepRetention();
     expect(result.deleted).toBe(0);
     expect(threads).toHaveLength(2);
@@ -141,24 +159,24 @@ describe('the audit writer thread when idle', () => {
   test('writerIdleMs 0 keeps the thread while another log with an idle time stops its own', async () => {
     using dir = tempDir();
     const kept: Worker[] = [];
-    const stopped: Worker[] = [];
     await using keep = openAuditLog({
       path: dir.file('keep.db'),
       writerIdleMs: 0,
       onWriterThread: (t) => kept.push(t),
       ...noTimer,
     });
+    const stopped = threadBook();
     await using stop = openAuditLog({
       path: dir.file('stop.db'),
       writerIdleMs: 20,
-      onWriterThread: (t) => stopped.push(t),
+      onWriterThread: stopped.onWriterThread,
       ...noTimer,
     });
     let keptExited = false;
     void exited(kept[0]!).then(() => (keptExited = true));
     await Promise.all([keep.append(toolCalled(1)), stop.append(toolCalled(1))]);
     // the second log's thread went quiet after the first's and has had its idle time
-    await exited(stopped[0]!);
+    await stopped.exits[0];
     expect(keptExited).toBe(false);
     expect((await keep.append(toolCalled(2))).seq).toBe(2);
     expect(kept).toHaveLength(1);
