@@ -40,6 +40,24 @@ export function addBusFlags(cmd: Command): Command {
     );
 }
 
+/** The brain's own files (`up`, `brain`); defaults in the data dir, seeded on first start (ADR 0056). */
+export interface BrainFileFlags {
+  policy?: string;
+  intents?: string;
+}
+
+export function addBrainFileFlags(cmd: Command): Command {
+  return cmd
+    .option(
+      '--policy <file>',
+      'policy file (default <data-dir>/policy.yaml, copied from the shipped one on first start)',
+    )
+    .option(
+      '--intents <file>',
+      'intent rules (default <data-dir>/intents.yaml, copied from the shipped one on first start)',
+    );
+}
+
 /** Flags of the commands that talk to the brain's HTTP API (`chat`, `invoke`, `confirm`). */
 export interface ApiFlags {
   config?: string;

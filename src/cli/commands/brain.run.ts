@@ -11,7 +11,7 @@ import { createLogger } from '../../log/index.js';
 import { formatReloaded, formatReloadFailed, type PolicyEvent } from '../../policy/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
 import { withIdentity } from '../bus-identity.js';
-import type { BusFlags } from '../flags.js';
+import type { BrainFileFlags, BusFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
 import { seedFiles } from '../seed-files.js';
 import { stopOnSignal } from '../signals.js';
@@ -23,11 +23,9 @@ import {
 } from '../stack/child.js';
 
 /** `caesar brain`'s flags. */
-export interface BrainFlags extends BusFlags {
+export interface BrainFlags extends BusFlags, BrainFileFlags {
   apiHost?: string;
   apiPort?: string;
-  policy?: string;
-  intents?: string;
 }
 
 /**

@@ -1,25 +1,19 @@
 import type { Command } from 'commander';
-import { addBusFlags } from '../flags.js';
+import { addBrainFileFlags, addBusFlags } from '../flags.js';
 import type { BrainFlags } from './brain.run.js';
 
 /** Adds `caesar brain`; the brain itself (`brain.run.ts`) loads when the command runs. */
 export function register(program: Command): void {
   addBusFlags(
-    program
-      .command('brain')
-      .description(
-        'run the brain alone (HTTP API, policy gate, audit log) against an existing NATS',
-      )
-      .option('--api-host <address>', 'address the HTTP API listens on (default 127.0.0.1)')
-      .option('--api-port <port>', 'port of the HTTP API (default 8420; 0 = any free port)')
-      .option(
-        '--policy <file>',
-        'policy file (default <data-dir>/policy.yaml, copied from the shipped one on first start)',
-      )
-      .option(
-        '--intents <file>',
-        'intent rules (default <data-dir>/intents.yaml, copied from the shipped one on first start)',
-      ),
+    addBrainFileFlags(
+      program
+        .command('brain')
+        .description(
+          'run the brain alone (HTTP API, policy gate, audit log) against an existing NATS',
+        )
+        .option('--api-host <address>', 'address the HTTP API listens on (default 127.0.0.1)')
+        .option('--api-port <port>', 'port of the HTTP API (default 8420; 0 = any free port)'),
+    ),
   ).action(async (flags: BrainFlags) => {
     const { runBrain } = await import('./brain.run.js');
     process.exitCode = await runBrain(flags);

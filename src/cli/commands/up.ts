@@ -1,24 +1,19 @@
 import type { Command } from 'commander';
 import { shippedToolNames } from '../../../workers/index.js';
+import { addBrainFileFlags } from '../flags.js';
 import type { UpFlags } from '../stack/index.js';
 
 /** Adds `caesar up`; the stack itself is `src/cli/stack`, loaded when the command runs. */
 export function register(program: Command): void {
-  program
-    .command('up')
-    .description(
-      'start the embedded stack: nats-server on loopback, the brain, every shipped worker and your own (worker.modules)',
-    )
-    .option('--config <file>', 'caesar.yaml to read')
-    .option('--data-dir <dir>', 'where runtime state lives (default ./var)')
-    .option(
-      '--policy <file>',
-      'policy file (default <data-dir>/policy.yaml, copied from the shipped one on first start)',
-    )
-    .option(
-      '--intents <file>',
-      'intent rules (default <data-dir>/intents.yaml, copied from the shipped one on first start)',
-    )
+  addBrainFileFlags(
+    program
+      .command('up')
+      .description(
+        'start the embedded stack: nats-server on loopback, the brain, every shipped worker and your own (worker.modules)',
+      )
+      .option('--config <file>', 'caesar.yaml to read')
+      .option('--data-dir <dir>', 'where runtime state lives (default ./var)'),
+  )
     .option('--nats-port <port>', 'client port for the embedded nats-server (0 = any free port)')
     .option('--api-port <port>', "port of the brain's HTTP API (default 8420; 0 = any free port)")
     .option(

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { shippedToolNames } from '../../../workers/index.js';
 import { readRuntimeFile, type CaesarConfig, type RuntimeInfoInput } from '../../config/index.js';
+import type { BrainFileFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
 import { seedFiles } from '../seed-files.js';
 import { stopOnSignal } from '../signals.js';
@@ -15,7 +16,7 @@ import { statusLine, type Say } from './status.js';
 import { Supervisor } from './supervisor.js';
 
 /** `caesar up`'s flags, as commander hands them over. */
-export interface UpFlags {
+export interface UpFlags extends BrainFileFlags {
   config?: string;
   dataDir?: string;
   natsPort?: string;
@@ -23,8 +24,6 @@ export interface UpFlags {
   logLevel?: string;
   tools?: string;
   cluster?: string;
-  policy?: string;
-  intents?: string;
 }
 
 /** Where `caesar up` writes: its status lines, and its children's log lines. */
