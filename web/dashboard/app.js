@@ -154,7 +154,12 @@ async function refreshStatus() {
     list.replaceChildren(
       ...Object.entries(r.checks ?? {}).map(([name, check]) => {
         const li = el('li', name);
-        li.append(badge(check.ok ? 'ok' : 'not ready', check.ok ? 'good' : 'bad'));
+        li.dataset.check = name;
+        if (!check.ok) li.append(badge('not ready', 'bad'));
+        else if (check.warning) li.append(badge('warning', 'warn'));
+        else li.append(badge('ok', 'good'));
+        // a working part that needs attention (a broken policy edit): said in words, not a tooltip
+        if (check.warning) li.append(el('div', check.warning, 'muted'));
         if (check.detail) li.title = check.detail;
         return li;
       }),

@@ -251,6 +251,10 @@ describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
       await page.reload();
       await page.waitForSelector('#policy[data-status="broken"]');
       expect(await page.textContent('#policy')).toMatch(/last reload error.*policy\.yaml:\d+/);
+      // the status panel says it too: the policy works (last good one) but needs attention
+      const check = page.locator('#status li[data-check="policy"]');
+      await check.locator('.badge.warn').waitFor();
+      expect(await check.textContent()).toMatch(/warning.*policy file broken/);
       writeFileSync(policyFile, POLICY);
       await pollBrain(
         async () => (await callBrain(brain, 'GET', '/v1/policy')).body?.status === 'ok',
