@@ -1,6 +1,7 @@
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CaesarError, errorMessage } from '../errors/index.js';
+import { envVarName } from '../text/index.js';
 import {
   DEFAULT_INTENTS_FILE_NAME,
   DEFAULT_POLICY_FILE_NAME,
@@ -56,18 +57,23 @@ export async function seedDefaultFiles(
   config: CaesarConfig,
 ): Promise<{ policy: SeededFile; intents: SeededFile }> {
   const policy = await seedOne({
-    key: 'policy.file (--policy, CAESAR_POLICY__FILE)',
+    key: keyName(['policy', 'file'], '--policy'),
     file: config.policy.file,
     defaultFile: join(config.dataDir, DEFAULT_POLICY_FILE_NAME),
     shipped: SHIPPED_POLICY_FILE,
   });
   const intents = await seedOne({
-    key: 'brain.intents_file (--intents, CAESAR_BRAIN__INTENTS_FILE)',
+    key: keyName(['brain', 'intents_file'], '--intents'),
     file: config.brain.intentsFile,
     defaultFile: join(config.dataDir, DEFAULT_INTENTS_FILE_NAME),
     shipped: SHIPPED_INTENTS_FILE,
   });
   return { policy, intents };
+}
+
+/** `policy.file (--policy, CAESAR_POLICY__FILE)`: the setting, its flag and its env var. */
+function keyName(path: readonly string[], flag: string): string {
+  return `${path.join('.')} (${flag}, ${envVarName(path)})`;
 }
 
 async function seedOne(rule: FileRule): Promise<SeededFile> {

@@ -20,23 +20,25 @@ export class AuditHealth implements AuditSink {
   }
 
   async append(event: AnyAuditEventInput): Promise<AppendResult> {
+    let r: AppendResult;
     try {
-      const r = await this.#log.append(event);
-      this.#failure = undefined;
-      this.#failedUnwritable = false;
-      for (const listener of this.#listeners) listener(r.seq);
-      return r;
+      r = await this.#log.append(event);
     } catch (err) {
       const code = err instanceof CaesarError ? ` (${err.code})` : '';
       this.#failedUnwritable = this.#log.writableProblem() !== undefined;
       this.#failure = `last append failed${code}: ${(err as Error).message}`;
       throw err;
     }
+    this.#failure = undefined;
+    this.#failedUnwritable = false;
+    // outside the try: a listener is not the log, so it can never mark an append failed
+    for (const listener of this.#listeners) listener(r.seq);
+    return r;
   }
 
   /**
    * Calls `listener` with the seq of each row committed from now on (the live tail); returns
-   * the unsubscribe. A listener must not throw: it runs inside the appender's await.
+   * the unsubscribe. A listener must not throw: it runs in the appender's turn.
    */
   onAppended(listener: (seq: number) => void): () => void {
     this.#listeners.add(listener);
