@@ -5,6 +5,7 @@ import {
   redactSettings,
   type ConfigSetting,
 } from '../../config/index.js';
+import { terminal } from '../terminal.js';
 
 /** Exit codes of `caesar config show`: ok, a configuration that does not load. */
 const EXIT_OK = 0;
@@ -32,7 +33,7 @@ export interface ConfigShowOptions {
 const FLAG_SOURCE = 'flag';
 const NOT_SET = '(not set)';
 
-const consoleIo: ConfigCliIo = { out: (l) => console.log(l), err: (l) => console.error(l) };
+const consoleIo: ConfigCliIo = { out: terminal.out, err: terminal.err };
 
 /**
  * `caesar config show`: every effective setting with its source, secrets masked. Text

@@ -4,6 +4,7 @@ import { CaesarError, errorMessage } from '../../../errors/index.js';
 import { suggestToolName, TOOL_NAME_PATTERN } from '../../../protocol/index.js';
 import { EXIT_USAGE } from '../../exit.js';
 import { scaffoldFiles } from './scaffold.js';
+import { terminal } from '../../terminal.js';
 
 /** `caesar legion new`'s flags. */
 export interface NewFlags {
@@ -22,7 +23,7 @@ export async function newTool(name: string, flags: NewFlags): Promise<number> {
       rule: 'a tool name is a lower-case letter, then lower-case letters, digits or _, at most 64 (^[a-z][a-z0-9_]{0,63}$)',
       suggestion: suggestToolName(name),
     });
-    console.error(`caesar legion new: ${message}`);
+    terminal.err(`caesar legion new: ${message}`);
     return EXIT_USAGE;
   }
   const dir = resolve(flags.dir ?? name);
@@ -34,13 +35,13 @@ export async function newTool(name: string, flags: NewFlags): Promise<number> {
   }
   const shown = relative(process.cwd(), dir) || '.';
   const at = shown.startsWith('.') || shown.startsWith('/') ? shown : `./${shown}`;
-  console.log(`wrote ${at}/: ${Object.keys(files).join(', ')}`);
-  console.log(`test it:   (cd ${at} && npm test)`);
-  console.log(`check it:  caesar legion serve-tool --module ${at} --check`);
-  console.log(
+  terminal.out(`wrote ${at}/: ${Object.keys(files).join(', ')}`);
+  terminal.out(`test it:   (cd ${at} && npm test)`);
+  terminal.out(`check it:  caesar legion serve-tool --module ${at} --check`);
+  terminal.out(
     `serve it:  caesar legion serve-tool --module ${at}  (or worker.modules in caesar.yaml)`,
   );
-  console.log(
+  terminal.out(
     `grant it:  add "- tool: ${name}" under allowed_tools in policy.yaml (docs/legion.md)`,
   );
   return 0;

@@ -21,6 +21,7 @@ import {
   tellSupervisor,
   underSupervisor,
 } from '../../stack/child.js';
+import { terminal } from '../../terminal.js';
 
 /** `caesar legion serve-tool`'s flags. */
 export interface ServeFlags extends BusFlags {
@@ -44,13 +45,13 @@ export async function serveTool(shipped: string[], flags: ServeFlags): Promise<n
     tools = await loadServedTools(shipped, flags.module ?? [], process.cwd());
   } catch (err) {
     if (!(err instanceof CaesarError && err.code === 'usage')) throw err;
-    console.error(`caesar legion serve-tool: ${err.message}`);
+    terminal.err(`caesar legion serve-tool: ${err.message}`);
     return EXIT_USAGE;
   }
   const names = tools.map((t) => t.name);
   if (flags.check === true) {
     // `caesar up` reads this line to mint each module tool's identity before it starts them
-    console.log(JSON.stringify({ tools: names }));
+    terminal.out(JSON.stringify({ tools: names }));
     return 0;
   }
   const loaded = await loadClientConfig(flags);

@@ -9,6 +9,7 @@ import {
   type ReadPolicyOptions,
 } from '../../../policy/index.js';
 import { EXIT_USAGE } from '../../exit.js';
+import { terminal } from '../../terminal.js';
 import type { PolicyFileOptions } from './flags.js';
 
 /**
@@ -32,10 +33,7 @@ export interface PolicyCliIo {
   env?: Record<string, string | undefined>;
 }
 
-export const consoleIo: PolicyCliIo = {
-  out: (l) => console.log(l),
-  err: (l) => console.error(l),
-};
+export const consoleIo: PolicyCliIo = { out: terminal.out, err: terminal.err };
 
 /**
  * Loads the policy file {@link policyPath} names; a file that does not load is reported
