@@ -75,6 +75,16 @@ export const ERROR_CATALOGUE = {
       'the call carried no grant a trusted brain signed for exactly this tool, input, decision and deadline, or the grant was expired or replayed',
     fix: "a call not sent by the brain is refused as it should be; for the brain's own calls, give the worker the brain's public key (`--trusted-brain`, `worker.trusted_brains`) and the brain an NKEY identity (docs/security.md)",
   },
+  result_too_large: {
+    kind: 'worker',
+    status: 502,
+    retryable: false,
+    message:
+      "{tool}'s reply is {bytes} bytes encoded, over the {limit} bytes {limitedBy} takes; the result is dropped: ask for less (fewer items, a narrower query)",
+    summary:
+      "the tool's reply was larger than the NATS server's `max_payload` or the 1 MiB envelope the brain accepts: answered at once in its place",
+    fix: 'ask for less; a tool author returns fewer or shorter items; an operator may raise `max_payload` (the 1 MiB envelope stays)',
+  },
   internal: {
     kind: 'worker',
     status: 500,
