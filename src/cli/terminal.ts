@@ -18,4 +18,10 @@ export const terminal = {
   write: (text: string): void => {
     process.stdout.write(terminalText(text));
   },
+  /** Resolves once everything printed so far is handed to the OS (before `process.exit`). */
+  flushed: async (): Promise<void> => {
+    const drained = (stream: NodeJS.WriteStream) =>
+      new Promise<void>((resolve) => stream.write('', () => resolve()));
+    await Promise.all([drained(process.stdout), drained(process.stderr)]);
+  },
 };

@@ -627,6 +627,16 @@ export const ERROR_CATALOGUE = {
       'a tool module failed to load, or its definition is not valid (the message names each field at fault)',
     fix: 'fix every field the message names; docs/legion.md explains each one',
   },
+  tool_module_import_timeout: {
+    kind: 'local',
+    status: 504,
+    retryable: false,
+    message:
+      "tool module {module} did not finish importing within {timeout} ({file}): its top-level code is still waiting (an await that never settles, a connection opened at import). Do that work in the definition's start(ctx) or in its handler, or raise worker.import_timeout (--import-timeout) if the import is only slow",
+    summary:
+      "a tool module's import (its top-level code) did not finish within `worker.import_timeout`",
+    fix: "move waiting work into the definition's `start(ctx)` or its handler; raise `worker.import_timeout` if the import is only slow",
+  },
   tool_module_clash: {
     kind: 'local',
     status: 400,

@@ -1,5 +1,10 @@
 import { CaesarError, errorMessage } from '../../../errors/index.js';
-import { loadToolModule, ToolModuleError, type ToolDefinition } from '../../../legion/index.js';
+import {
+  loadToolModule,
+  ToolModuleError,
+  type LoadToolModuleOptions,
+  type ToolDefinition,
+} from '../../../legion/index.js';
 import { loadShippedTools, shippedToolNames } from '../../../../workers/index.js';
 
 /**
@@ -13,10 +18,11 @@ export async function loadServedTools(
   names: readonly string[],
   modules: readonly string[],
   cwd: string,
+  options: LoadToolModuleOptions = {},
 ): Promise<ToolDefinition[]> {
   const fromModules = new Map<string, { tool: ToolDefinition; module: string }>();
   for (const module of modules) {
-    const tools = await loadToolModule(module, cwd);
+    const tools = await loadToolModule(module, cwd, options);
     for (const tool of tools) {
       const clash = clashOf(tool.name, fromModules.get(tool.name)?.module);
       if (clash !== undefined) {
