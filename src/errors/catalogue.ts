@@ -653,6 +653,15 @@ export const ERROR_CATALOGUE = {
     summary: '`caesar legion new` was given a name that is not a valid tool name',
     fix: 'use the suggested name, or another that matches ^[a-z][a-z0-9_]{0,63}$',
   },
+  tool_name_taken: {
+    kind: 'local',
+    status: 400,
+    retryable: false,
+    message:
+      "'{name}' is {why}, and serve-tool refuses a tool of your own under that name; try '{suggestion}'",
+    summary: '`caesar legion new` was given the name of a tool CAESAR ships',
+    fix: 'use the suggested name, or another that no shipped tool has',
+  },
   tool_scaffold_exists: {
     kind: 'local',
     status: 400,

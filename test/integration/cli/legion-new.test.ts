@@ -51,6 +51,18 @@ describe('caesar legion new', () => {
     expect(await readFile(file, 'utf8')).toBe('// mine\n');
   });
 
+  // issue 26, finding 7: `legion new calculator` wrote a module serve-tool then refused
+  test.each(['calculator', 'web_search'])(
+    "a shipped tool's name %s exits 2 saying why, with a name to try, and writes nothing",
+    async (name) => {
+      const r = await cli(['legion', 'new', name, '--dir', `shipped-${name}`]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`'${name}' is the name of a tool CAESAR ships`);
+      expect(r.stderr).toContain(`try 'my_${name}'`);
+      await expect(readdir(join(root, `shipped-${name}`))).rejects.toThrow(/ENOENT/);
+    },
+  );
+
   test.each([
     ['My-Weather', 'my_weather'],
     ['2fa', 'tool_2fa'],
@@ -65,7 +77,13 @@ describe('caesar legion new', () => {
 
 describe('caesar legion serve-tool --module', () => {
   test('a tool named like a shipped one is refused, naming the module and a rename', async () => {
-    await cli(['legion', 'new', 'calculator', '--dir', 'clash']);
+    // `legion new` refuses the name: take another, then rename it by hand
+    expect((await cli(['legion', 'new', 'my_calculator', '--dir', 'clash'])).code).toBe(0);
+    const file = join(root, 'clash', 'tool.js');
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replace("'my_calculator'", "'calculator'"),
+    );
     const r = await cli(['legion', 'serve-tool', '--module', './clash', '--check']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(

@@ -5,7 +5,8 @@ import {
   type LoadToolModuleOptions,
   type ToolDefinition,
 } from '../../../legion/index.js';
-import { loadShippedTools, shippedToolNames } from '../../../../workers/index.js';
+import { loadShippedTools } from '../../../../workers/index.js';
+import { takenToolName } from './own-tool-name.js';
 
 /**
  * The tools one `serve-tool` serves (ADR 0055): every `--module`'s tools, or, when names are
@@ -41,8 +42,9 @@ export async function loadServedTools(
 }
 
 function clashOf(tool: string, otherModule: string | undefined): string | undefined {
-  if (shippedToolNames().includes(tool)) {
-    return `which is the name of a tool CAESAR ships: rename it (name: 'my_${tool}')`;
+  const taken = takenToolName(tool);
+  if (taken !== undefined) {
+    return `which is ${taken.why}: rename it (name: '${taken.suggestion}')`;
   }
   if (otherModule !== undefined) {
     return `which module ${otherModule} defines too: rename one of them`;

@@ -3,6 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import { CaesarError, errorMessage } from '../../../errors/index.js';
 import { suggestToolName, TOOL_NAME_PATTERN } from '../../../protocol/index.js';
 import { EXIT_USAGE } from '../../exit.js';
+import { takenToolName } from './own-tool-name.js';
 import { scaffoldFiles } from './scaffold.js';
 import { terminal } from '../../terminal.js';
 
@@ -13,8 +14,9 @@ export interface NewFlags {
 
 /**
  * Writes a new tool's files into `--dir` (default `./<name>`), refusing a name that is not a
- * tool name (with a valid one to try) and any file that already exists: nothing is written
- * unless every file is new. Prints what it wrote and the next steps.
+ * tool name, or that serve-tool would refuse (a shipped tool's), with one to try, and any
+ * file that already exists: nothing is written unless every file is new. Prints what it
+ * wrote and the next steps.
  */
 export async function newTool(name: string, flags: NewFlags): Promise<number> {
   if (!TOOL_NAME_PATTERN.test(name)) {
@@ -23,6 +25,12 @@ export async function newTool(name: string, flags: NewFlags): Promise<number> {
       rule: 'a tool name is a lower-case letter, then lower-case letters, digits or _, at most 64 (^[a-z][a-z0-9_]{0,63}$)',
       suggestion: suggestToolName(name),
     });
+    terminal.err(`caesar legion new: ${message}`);
+    return EXIT_USAGE;
+  }
+  const taken = takenToolName(name);
+  if (taken !== undefined) {
+    const message = errorMessage('tool_name_taken', { name, ...taken });
     terminal.err(`caesar legion new: ${message}`);
     return EXIT_USAGE;
   }
