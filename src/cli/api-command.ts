@@ -21,7 +21,7 @@ export { EXIT_USAGE };
 /** `invoke`: the call waits for a human (`caesar confirm <id>`). */
 export const EXIT_CONFIRMATION = 3;
 
-/** Where command output goes; tests pass collectors, the CLI passes the console. */
+/** Where command output goes; tests pass collectors, the CLI passes `terminal` (ADR 0064). */
 export interface ApiCliIo {
   out(line: string): void;
   err(line: string): void;

@@ -11,7 +11,7 @@ import { terminal } from '../terminal.js';
 const EXIT_OK = 0;
 const EXIT_CONFIG = 2;
 
-/** Where command output goes; tests pass collectors, the CLI passes the console. */
+/** Where command output goes; tests pass collectors, the CLI passes `terminal` (ADR 0064). */
 interface ConfigCliIo {
   out(line: string): void;
   err(line: string): void;

@@ -34,7 +34,7 @@ export async function resolveAuditDb(opts: DbOptions): Promise<string> {
   return config.audit.file;
 }
 
-/** Where command output goes; tests pass collectors, the CLI passes the console. */
+/** Where command output goes; tests pass collectors, the CLI passes `terminal` (ADR 0064). */
 export interface AuditCliIo {
   out(line: string): void;
   err(line: string): void;

@@ -23,7 +23,7 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export { EXIT_USAGE };
 
-/** Where command output goes; tests pass collectors, the CLI passes the console. */
+/** Where command output goes; tests pass collectors, the CLI passes `terminal` (ADR 0064). */
 export interface PolicyCliIo {
   out(line: string): void;
   err(line: string): void;
