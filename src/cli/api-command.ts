@@ -4,6 +4,8 @@ import { ApiError, type ApiClient } from './api-client.js';
 import { ApiTargetError, openApiClient, type ApiTarget } from './api-target.js';
 import { EXIT_USAGE } from './exit.js';
 import type { ApiFlags } from './flags.js';
+import { terminal } from './terminal.js';
+import { terminalLine } from '../text/terminal-text.js';
 
 /**
  * What the commands that talk to the brain's HTTP API share (`chat`, `invoke`, `confirm`,
@@ -19,7 +21,7 @@ export { EXIT_USAGE };
 /** `invoke`: the call waits for a human (`caesar confirm <id>`). */
 export const EXIT_CONFIRMATION = 3;
 
-/** Where command output goes; tests pass collectors, the CLI passes the console. */
+/** Where command output goes; tests pass collectors, the CLI passes `terminal` (ADR 0064). */
 export interface ApiCliIo {
   out(line: string): void;
   err(line: string): void;
@@ -27,10 +29,7 @@ export interface ApiCliIo {
   input?: NodeJS.ReadableStream;
 }
 
-export const consoleIo: ApiCliIo = {
-  out: (l) => console.log(l),
-  err: (l) => console.error(l),
-};
+export const consoleIo: ApiCliIo = { out: terminal.out, err: terminal.err };
 
 /**
  * Opens the client the flags point at and runs `fn`; a failure to find or reach the brain,
@@ -55,9 +54,14 @@ export async function withClient(
 
 /**
  * One line for a failure to find, reach or be served by the brain; rethrows anything else
- * (a bug). Never includes the token.
+ * (a bug). Never includes the token. What the brain relays (its message, a field path) is
+ * shown escaped, on that one line.
  */
 export function describeFailure(err: unknown, target: ApiTarget | undefined): string {
+  return terminalLine(failureText(err, target));
+}
+
+function failureText(err: unknown, target: ApiTarget | undefined): string {
   const local =
     err instanceof ApiTargetError ||
     err instanceof TokensFileError ||
@@ -100,7 +104,11 @@ function detailsOf(details: unknown): string {
   return parts.length > 0 ? ` (${parts.join('; ')})` : '';
 }
 
-/** The report, as the person at the terminal reads it (or as JSON with `--json`). */
+/**
+ * The report, as the person at the terminal reads it (or as JSON with `--json`). Every line
+ * but the result's body holds text from outside (the tool's name, a worker's message, the
+ * model's input in a confirmation): each is one line, escaped (ADR 0064).
+ */
 export function printReport(
   report: ToolCallReport,
   flags: ApiFlags & { json?: boolean },
@@ -110,14 +118,15 @@ export function printReport(
     io.out(JSON.stringify(report, null, 2));
     return;
   }
+  const line = (text: string) => io.out(terminalLine(text));
   const outcome = report.outcome.replace('_', ' ');
-  io.out(
+  line(
     `${report.tool}: ${outcome} (decision ${report.decision_id}, ${Math.round(report.duration_ms)} ms)`,
   );
   if (report.outcome === 'ok') io.out(showValue(report.result));
-  if (report.error) io.out(`error: ${report.error.code}: ${report.error.message}`);
-  if (report.reason && !report.error) io.out(`reason: ${report.reason}`);
-  if (report.rule) io.out(`rule: ${ruleLine(report)}`);
+  if (report.error) line(`error: ${report.error.code}: ${report.error.message}`);
+  if (report.reason && !report.error) line(`reason: ${report.reason}`);
+  if (report.rule) line(`rule: ${ruleLine(report)}`);
   if (report.outcome === 'confirmation_required' && report.confirmation) {
     confirmationLines(report.confirmation, flags).forEach((l) => io.out(l));
   }
@@ -132,7 +141,10 @@ function ruleLine(report: ToolCallReport): string {
   return `${report.rule} (${report.rule_at} in policy sha256 ${report.policy_sha256.slice(0, 12)})`;
 }
 
-/** What to run to approve or reject, with the flags that found this brain. */
+/**
+ * What to run to approve or reject, with the flags that found this brain: one line each,
+ * escaped (the summary quotes the model's input).
+ */
 export function confirmationLines(
   ticket: { id: string; summary: string; expires_at: string },
   flags: ApiFlags,
@@ -153,7 +165,7 @@ export function confirmationLines(
     `confirmation ${ticket.id}, expires ${ticket.expires_at}`,
     `approve: caesar confirm ${id}${extra}`,
     `reject:  caesar reject ${id}${extra}`,
-  ];
+  ].map(terminalLine);
 }
 
 function showValue(value: unknown): string {

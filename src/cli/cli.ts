@@ -1,5 +1,5 @@
+import { reportFailure } from './fatal.js';
 import { buildProgram } from './program.js';
-import { leaveSupervisor, tellSupervisor } from './stack/child.js';
 
 // `caesar` itself: the command tree, run on this process's arguments, and a failure reported
 // on stderr (and to `caesar up`, when it runs this process). `main.ts` runs it, from the
@@ -8,9 +8,5 @@ import { leaveSupervisor, tellSupervisor } from './stack/child.js';
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (err) {
-  process.exitCode = process.exitCode || 1;
-  const message = err instanceof Error ? err.message : String(err);
-  console.error(`caesar: ${message}`);
-  // under `caesar up`: tell the supervisor why, so it can stop instead of restarting
-  tellSupervisor({ type: 'fatal', message }, leaveSupervisor);
+  await reportFailure(err);
 }

@@ -80,10 +80,11 @@ export function addApiFlags(cmd: Command): Command {
       '--token-name <name>',
       "which token of the file to use (default: runtime.json's, else operator, else the only one)",
     )
-    .option('--timeout <duration>', 'deadline of one request (default 120s)', timeoutMs);
+    .option('--timeout <duration>', 'deadline of one request (default 120s)', durationFlag);
 }
 
-function timeoutMs(text: string): number {
+/** A flag's duration in ms (`500ms`, `30s`, `2m`; more than zero), for commander. */
+export function durationFlag(text: string): number {
   const ms = parseDuration(text);
   if (ms === undefined || ms === 0) {
     throw new InvalidArgumentError('expected a duration such as 500ms, 30s or 2m');

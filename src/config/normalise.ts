@@ -108,6 +108,7 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
       trustedBrains: r.worker.trusted_brains,
       requireGrant: r.worker.require_grant,
       modules: r.worker.modules,
+      importTimeoutMs: r.worker.import_timeout,
     },
     embedded: {
       natsHost: r.embedded.nats_host,

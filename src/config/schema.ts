@@ -130,6 +130,11 @@ const WorkerSchema = z
         "Tools of your own that `caesar up` serves beside the shipped ones (ADR 0055): each a file path (starting with `./` or `/`, relative to the working directory) or an installed package name, whose default export is the tool's definition (docs/legion.md). `caesar legion new <name>` writes one.",
       )
       .register(fieldMeta, { example: '[./greeter]' }),
+    import_timeout: durationField()
+      .prefault('10s')
+      .describe(
+        "How long each tool module (`worker.modules`, `--module`) may take to import: its top-level code. One that is still importing then is refused, naming the module, and the worker ends rather than wait: move waiting work (a connection, a download) into the module's `start(ctx)` or its handler. `caesar legion serve-tool --import-timeout` overrides it.",
+      ),
     require_grant: z
       .boolean()
       .default(true)

@@ -57,6 +57,8 @@ export interface CaesarConfig {
     readonly trustedBrains: readonly string[];
     /** `worker.modules`: tool modules, paths made absolute, package names as written. */
     readonly modules: readonly string[];
+    /** `worker.import_timeout`: how long one tool module may take to import. */
+    readonly importTimeoutMs: number;
     readonly requireGrant: boolean;
   };
   readonly embedded: {

@@ -75,6 +75,16 @@ export const ERROR_CATALOGUE = {
       'the call carried no grant a trusted brain signed for exactly this tool, input, decision and deadline, or the grant was expired or replayed',
     fix: "a call not sent by the brain is refused as it should be; for the brain's own calls, give the worker the brain's public key (`--trusted-brain`, `worker.trusted_brains`) and the brain an NKEY identity (docs/security.md)",
   },
+  result_too_large: {
+    kind: 'worker',
+    status: 502,
+    retryable: false,
+    message:
+      "{tool}'s reply is {bytes} bytes encoded, over the {limit} bytes {limitedBy} takes; the result is dropped: ask for less (fewer items, a narrower query)",
+    summary:
+      "the tool's reply was larger than the NATS server's `max_payload` or the 1 MiB envelope the brain accepts: answered at once in its place",
+    fix: 'ask for less; a tool author returns fewer or shorter items; an operator may raise `max_payload` (the 1 MiB envelope stays)',
+  },
   internal: {
     kind: 'worker',
     status: 500,
@@ -617,6 +627,16 @@ export const ERROR_CATALOGUE = {
       'a tool module failed to load, or its definition is not valid (the message names each field at fault)',
     fix: 'fix every field the message names; docs/legion.md explains each one',
   },
+  tool_module_import_timeout: {
+    kind: 'local',
+    status: 504,
+    retryable: false,
+    message:
+      "tool module {module} did not finish importing within {timeout} ({file}): its top-level code is still waiting (an await that never settles, a connection opened at import). Do that work in the definition's start(ctx) or in its handler, or raise worker.import_timeout (--import-timeout) if the import is only slow",
+    summary:
+      "a tool module's import (its top-level code) did not finish within `worker.import_timeout`",
+    fix: "move waiting work into the definition's `start(ctx)` or its handler; raise `worker.import_timeout` if the import is only slow",
+  },
   tool_module_clash: {
     kind: 'local',
     status: 400,
@@ -632,6 +652,15 @@ export const ERROR_CATALOGUE = {
     message: "invalid tool name '{name}': {rule}; try '{suggestion}'",
     summary: '`caesar legion new` was given a name that is not a valid tool name',
     fix: 'use the suggested name, or another that matches ^[a-z][a-z0-9_]{0,63}$',
+  },
+  tool_name_taken: {
+    kind: 'local',
+    status: 400,
+    retryable: false,
+    message:
+      "'{name}' is {why}, and serve-tool refuses a tool of your own under that name; try '{suggestion}'",
+    summary: '`caesar legion new` was given the name of a tool CAESAR ships',
+    fix: 'use the suggested name, or another that no shipped tool has',
   },
   tool_scaffold_exists: {
     kind: 'local',

@@ -19,6 +19,7 @@ import { findPrototypeKey, formatPath, jsonTextTooDeepAt } from '../text/index.j
 import type { ToolContext } from './context.js';
 import type { ToolDefinition } from './define.js';
 import type { Limiter } from './limiter.js';
+import { ERROR_HEADER_BYTES, replyTooLarge } from './reply-limit.js';
 import type { EndpointStats } from './stats.js';
 
 const decoder = new TextDecoder();
@@ -36,6 +37,8 @@ interface CallHandlerDeps {
   inflight: Set<Promise<void>>;
   /** Checks each call's signed grant; unset, calls run without one. */
   grants?: GrantVerifier;
+  /** The `max_payload` of the server the connection is on now (see `reply-limit.ts`). */
+  maxPayload: () => number | undefined;
 }
 
 type Outcome = { ok: true; result: unknown } | { ok: false; error: ErrorBody };
@@ -92,29 +95,49 @@ function unexpected(deps: CallHandlerDeps, err: unknown): Outcome {
 
 function answer(deps: CallHandlerDeps, msg: Msg, started: number, outcome: Outcome): void {
   const durationMs = performance.now() - started;
-  const error = outcome.ok ? undefined : outcome.error;
-  deps.stats.record(durationMs, error ? `${error.code}: ${error.message}` : undefined);
-  if (!msg.reply) return;
-  const { worker } = deps;
-  const duration_ms = round(durationMs);
-  const body = outcome.ok
-    ? { v: 1, success: true, result: outcome.result, worker, duration_ms }
-    : { v: 1, success: false, error: outcome.error, worker, duration_ms };
   try {
-    // Buffer.from takes small strings from a shared pool: a few times cheaper than
-    // TextEncoder.encode for reply-sized payloads.
-    const payload = Buffer.from(JSON.stringify(body));
+    const reply = encodeReply(deps, outcome, round(durationMs));
+    const error = reply.outcome.ok ? undefined : reply.outcome.error;
+    deps.stats.record(durationMs, error ? `${error.code}: ${error.message}` : undefined);
+    if (!msg.reply) return;
     if (!error) {
-      msg.respond(payload);
+      msg.respond(reply.payload);
       return;
     }
     const h = natsHeaders();
     h.set(HEADERS.serviceError, error.message.slice(0, 512).replace(/[\r\n]+/g, ' '));
     h.set(HEADERS.serviceErrorCode, String(new CaesarError(error.code, '').status));
-    msg.respond(payload, { headers: h });
+    msg.respond(reply.payload, { headers: h });
   } catch (err) {
     deps.logger.error({ err }, 'could not send the dispatch reply');
   }
+}
+
+/**
+ * The reply envelope, encoded. One larger than the bus or the brain takes (a result over the
+ * server's `max_payload` could not be sent, and the brain would wait out the deadline) is
+ * answered `result_too_large` in its place, at once.
+ */
+function encodeReply(
+  deps: CallHandlerDeps,
+  outcome: Outcome,
+  duration_ms: number,
+): { outcome: Outcome; payload: Buffer } {
+  const { worker } = deps;
+  const body = outcome.ok
+    ? { v: 1, success: true, result: outcome.result, worker, duration_ms }
+    : { v: 1, success: false, error: outcome.error, worker, duration_ms };
+  // Buffer.from takes small strings from a shared pool: a few times cheaper than
+  // TextEncoder.encode for reply-sized payloads.
+  const payload = Buffer.from(JSON.stringify(body));
+  const headers = outcome.ok ? 0 : ERROR_HEADER_BYTES;
+  const tooLarge = replyTooLarge(deps.tool.spec.name, payload.length, headers, deps.maxPayload());
+  // the replacement is small; should even it not fit, it goes as it is, and the send says why
+  if (tooLarge === undefined || (!outcome.ok && outcome.error.code === tooLarge.code)) {
+    return { outcome, payload };
+  }
+  deps.logger.warn({ bytes: payload.length }, tooLarge.message);
+  return encodeReply(deps, { ok: false, error: tooLarge }, duration_ms);
 }
 
 /**

@@ -1,6 +1,7 @@
 export { defineTool, ToolDefinitionError } from './define.js';
 // Tools that live outside the repository: a module's plain default export (ADR 0055).
 export { loadToolModule, ToolModuleError } from './module.js';
+export type { LoadToolModuleOptions } from './module.js';
 export type { ToolDefinition, ToolDefinitionInput } from './define.js';
 export type { ToolContext, ToolStartContext, PreflightResult } from './context.js';
 export { serveTools, ToolConfigError } from './serve.js';

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { CaesarError, errorMessage } from '../errors/index.js';
 import { summariseFieldIssues, type FieldIssue } from '../protocol/index.js';
-import { isModulePath } from '../text/index.js';
+import { formatDuration, isModulePath } from '../text/index.js';
 import { defineTool, ToolDefinitionError, type ToolDefinition } from './define.js';
 
 /**
@@ -17,7 +17,11 @@ import { defineTool, ToolDefinitionError, type ToolDefinition } from './define.j
  */
 
 type ModuleErrorCode =
-  'tool_module_not_found' | 'tool_module_no_export' | 'tool_module_invalid' | 'tool_module_clash';
+  | 'tool_module_not_found'
+  | 'tool_module_no_export'
+  | 'tool_module_invalid'
+  | 'tool_module_import_timeout'
+  | 'tool_module_clash';
 
 /** A tool module that cannot be served; the message names the module and what to fix. */
 export class ToolModuleError extends CaesarError {
@@ -51,17 +55,31 @@ const PlainDefinitionSchema = z.looseObject({
   stop: isFunction('expected a function: stop()').optional(),
 });
 
+export interface LoadToolModuleOptions {
+  /**
+   * How long the module's import (its top-level code) may take; `caesar legion serve-tool`
+   * passes `worker.import_timeout`. @default 10000
+   */
+  importTimeoutMs?: number;
+}
+
 /**
  * Loads the tools a module default-exports. `cwd` is where a relative path or a package name
  * is resolved from.
- * @throws {ToolModuleError} naming the module and the field at fault
+ * @throws {ToolModuleError} naming the module and the field at fault, or the import that did
+ *   not finish in time
  */
-export async function loadToolModule(specifier: string, cwd: string): Promise<ToolDefinition[]> {
+export async function loadToolModule(
+  specifier: string,
+  cwd: string,
+  options: LoadToolModuleOptions = {},
+): Promise<ToolDefinition[]> {
   const file = resolveModule(specifier, cwd);
   let loaded: Record<string, unknown>;
   try {
-    loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    loaded = await importWithin(file, specifier, options.importTimeoutMs ?? 10_000);
   } catch (err) {
+    if (err instanceof ToolModuleError) throw err;
     const detail = `cannot be imported (${file}): ${(err as Error).message}`;
     throw new ToolModuleError(
       'tool_module_invalid',
@@ -83,6 +101,33 @@ export async function loadToolModule(specifier: string, cwd: string): Promise<To
   return defs.map((def: unknown, i) =>
     toolOf(def, Array.isArray(loaded.default) ? `default[${i}]` : 'default', specifier),
   );
+}
+
+/**
+ * Imports the module's file, or fails once `timeoutMs` passes with its top-level code still
+ * waiting. The timer is kept referenced: an import waiting on nothing (a promise no one will
+ * settle) would otherwise let the process end at once, exit 13, with no word of why. The
+ * import itself cannot be cancelled: the caller ends the process (serve-tool does).
+ */
+async function importWithin(
+  file: string,
+  specifier: string,
+  timeoutMs: number,
+): Promise<Record<string, unknown>> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const params = { module: specifier, timeout: formatDuration(timeoutMs), file };
+      const message = errorMessage('tool_module_import_timeout', params);
+      reject(new ToolModuleError('tool_module_import_timeout', message, specifier));
+    }, timeoutMs);
+  });
+  try {
+    const imported = import(pathToFileURL(file).href) as Promise<Record<string, unknown>>;
+    return await Promise.race([imported, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The module's file: a path against `cwd`, or a package from `cwd`'s node_modules. */

@@ -193,6 +193,7 @@ async function startOne(
     stats: dispatchStats,
     cutoff,
     inflight,
+    maxPayload: () => options.nc.info?.max_payload,
     ...(options.grants ? { grants: options.grants } : {}),
   });
   const onPreflight = createPreflightHandler(tool, ctx, preflightStats, logger);

@@ -21,6 +21,7 @@ import {
   tellSupervisor,
   underSupervisor,
 } from '../stack/child.js';
+import { terminal } from '../terminal.js';
 
 /** `caesar brain`'s flags. */
 export interface BrainFlags extends BusFlags, BrainFileFlags {
@@ -47,7 +48,7 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   // the audit log, conversations and tokens file are for the brain's user only
   process.umask(0o077);
   // under `caesar up`, which seeded them and passes both paths
-  if (alone) await seedFiles(config, (line) => console.log(line));
+  if (alone) await seedFiles(config, (line) => terminal.out(line));
   const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
   const launch = { shipped: shippedToolNames(), embedded: !alone };
   const brain = await startBrain(config, { logger, launch, onPolicyEvent: policyLines() }).catch(
@@ -75,11 +76,11 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
       config.dataDir,
       await runtimeInfo(config, brain.url, brain.grantKey),
     );
-    console.log(`brain ready: ${brain.url} (NATS nats://${brain.natsUrl})`);
-    console.log(
+    terminal.out(`brain ready: ${brain.url} (NATS nats://${brain.natsUrl})`);
+    terminal.out(
       `API tokens: ${config.api.tokensFile}${brain.createdTokensFile ? ' (created)' : ''}`,
     );
-    console.log(`runtime: ${runtimeFile} (client commands find this brain)`);
+    terminal.out(`runtime: ${runtimeFile} (client commands find this brain)`);
   }
   await stopped;
   leaveSupervisor();
@@ -96,10 +97,10 @@ function policyLines(): (event: PolicyEvent) => void {
   return (event) => {
     if (event.type === 'policy.reload_failed') {
       refused = true;
-      console.error(formatReloadFailed(event));
+      terminal.err(formatReloadFailed(event));
       return;
     }
-    if (event.changed || refused) console.error(formatReloaded(event, refused));
+    if (event.changed || refused) terminal.err(formatReloaded(event, refused));
     refused = false;
   };
 }

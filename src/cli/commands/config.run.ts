@@ -5,12 +5,13 @@ import {
   redactSettings,
   type ConfigSetting,
 } from '../../config/index.js';
+import { terminal } from '../terminal.js';
 
 /** Exit codes of `caesar config show`: ok, a configuration that does not load. */
 const EXIT_OK = 0;
 const EXIT_CONFIG = 2;
 
-/** Where command output goes; tests pass collectors, the CLI passes the console. */
+/** Where command output goes; tests pass collectors, the CLI passes `terminal` (ADR 0064). */
 interface ConfigCliIo {
   out(line: string): void;
   err(line: string): void;
@@ -32,7 +33,7 @@ export interface ConfigShowOptions {
 const FLAG_SOURCE = 'flag';
 const NOT_SET = '(not set)';
 
-const consoleIo: ConfigCliIo = { out: (l) => console.log(l), err: (l) => console.error(l) };
+const consoleIo: ConfigCliIo = { out: terminal.out, err: terminal.err };
 
 /**
  * `caesar config show`: every effective setting with its source, secrets masked. Text

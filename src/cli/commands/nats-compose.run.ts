@@ -6,6 +6,7 @@ import { readNkeySeed } from '../../bus/index.js';
 import { EXIT_USAGE } from '../exit.js';
 import { writeSeed } from './legion/identity.run.js';
 import { natsConfigText } from './nats-config.run.js';
+import { terminal } from '../terminal.js';
 
 /** `caesar nats compose-secrets`'s flags. */
 export interface ComposeSecretsFlags {
@@ -65,7 +66,7 @@ export async function writeComposeSecrets(flags: ComposeSecretsFlags): Promise<n
     await writeFile(join(flags.dir, SERVER_CONFIG), await serverConfig(flags.dir, parts), {
       mode: 0o644,
     });
-    console.log(`wrote ${SERVER_CONFIG}: ${parts.length} NKEY users, public keys only`);
+    terminal.out(`wrote ${SERVER_CONFIG}: ${parts.length} NKEY users, public keys only`);
     const brainKey = keys.get('brain')!;
     const settings = new Map([[BRAIN_KEY_VAR, brainKey]]);
     if (owner !== undefined) {
@@ -74,12 +75,12 @@ export async function writeComposeSecrets(flags: ComposeSecretsFlags): Promise<n
     }
     await writeEnvFile(join(flags.dir, ENV_FILE), env, settings);
     const set = [...settings].map(([k, v]) => `${k}=${v}`).join(', ');
-    console.log(`wrote ${ENV_FILE}: ${set}`);
-    console.log('next: docker compose up -d --build');
+    terminal.out(`wrote ${ENV_FILE}: ${set}`);
+    terminal.out('next: docker compose up -d --build');
     return 0;
   } catch (err) {
     if (!(err instanceof ComposeSecretsError)) throw err;
-    console.error(`caesar nats compose-secrets: ${err.message}`);
+    terminal.err(`caesar nats compose-secrets: ${err.message}`);
     return EXIT_USAGE;
   }
 }
@@ -126,16 +127,16 @@ async function ensureSeed(dir: string, part: Part, owner: Owner | undefined): Pr
     const publicKey = kp.getPublicKey();
     await writeSeed(file, kp.getSeed());
     kp.clear();
-    console.log(`minted ${seedOf(part)} (${part.role}) ${publicKey}`);
+    terminal.out(`minted ${seedOf(part)} (${part.role}) ${publicKey}`);
     return publicKey;
   }
   const { publicKey } = await readNkeySeed(file);
   if (!publicKey.startsWith('U')) {
     throw new ComposeSecretsError(`${seedOf(part)} does not hold an NKEY user seed (SU…)`);
   }
-  console.log(`kept   ${seedOf(part)} (${part.role}) ${publicKey}`);
+  terminal.out(`kept   ${seedOf(part)} (${part.role}) ${publicKey}`);
   if ((existing.mode & 0o077) !== 0 || (owner !== undefined && existing.uid !== owner.uid)) {
-    console.log(
+    terminal.out(
       `  warning: ${seedOf(part)} is mode ${(existing.mode & 0o777).toString(8)}, owned by ` +
         `uid ${existing.uid}; the container reads it as CAESAR_UID: chown it and chmod 600 it`,
     );

@@ -11,6 +11,7 @@ import {
 } from '../../protocol/index.js';
 import { NKEY_USER_PUBLIC_KEY } from '../../text/index.js';
 import { EXIT_USAGE } from '../exit.js';
+import { terminal } from '../terminal.js';
 
 /** `caesar nats config`'s flags. */
 export interface NatsConfigFlags {
@@ -67,17 +68,17 @@ export async function writeNatsConfig(flags: NatsConfigFlags): Promise<number> {
     text = await natsConfigText(flags, made);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    console.error(`caesar nats config: ${err.message}`);
+    terminal.err(`caesar nats config: ${err.message}`);
     return EXIT_USAGE;
   }
   if (flags.out === undefined) {
-    process.stdout.write(text);
-    for (const line of made) console.error(line);
+    terminal.write(text);
+    for (const line of made) terminal.err(line);
     return 0;
   }
   await writeFile(flags.out, text, { mode: 0o600 });
-  console.log(`wrote ${flags.out}; check it with: nats-server -t -c ${flags.out}`);
-  for (const line of made) console.log(line);
+  terminal.out(`wrote ${flags.out}; check it with: nats-server -t -c ${flags.out}`);
+  for (const line of made) terminal.out(line);
   return 0;
 }
 

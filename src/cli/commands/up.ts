@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { shippedToolNames } from '../../../workers/index.js';
 import { addBrainFileFlags } from '../flags.js';
+import { terminal } from '../terminal.js';
+import { terminalLine } from '../../text/terminal-text.js';
 import type { UpFlags } from '../stack/index.js';
 
 /** Adds `caesar up`; the stack itself is `src/cli/stack`, loaded when the command runs. */
@@ -29,9 +31,11 @@ export function register(program: Command): void {
       // before the stack's modules load; node:v8 loads only for `up`, not for --help
       (await import('../supervisor-v8.js')).leanSupervisorV8();
       const { runUp } = await import('../stack/index.js');
+      // each a line: a status line quotes what workers say (preflight), a log line is a
+      // child's output; escaped as one line each (ADR 0064)
       process.exitCode = await runUp(flags, {
-        say: (line) => console.log(line),
-        log: (line) => console.error(line),
+        say: (line) => terminal.out(terminalLine(line)),
+        log: (line) => terminal.err(terminalLine(line)),
       });
     });
 }

@@ -9,11 +9,19 @@ import { MAIN } from './children.js';
  * it asks `caesar legion serve-tool --module <m> --check` in a child process, so the
  * supervisor never runs an operator's module (nor loads the SDK and zod, ADR 0048), and the
  * module is checked with the same loader and the same errors as `serve-tool`.
+ * Each module may take `importTimeoutMs` (`worker.import_timeout`) to import, as it will when
+ * served.
  * @throws {Error} the check's own message (file missing, no export, a field at fault, a
- *   shipped tool's name), or `tool_module_clash` when two modules define one tool
+ *   shipped tool's name, an import that did not finish), or `tool_module_clash` when two
+ *   modules define one tool
  */
-export async function moduleTools(modules: readonly string[]): Promise<Map<string, string>> {
-  const checked = await Promise.all(modules.map(async (m) => [m, await check(m)] as const));
+export async function moduleTools(
+  modules: readonly string[],
+  importTimeoutMs: number,
+): Promise<Map<string, string>> {
+  const checked = await Promise.all(
+    modules.map(async (m) => [m, await check(m, importTimeoutMs)] as const),
+  );
   const tools = new Map<string, string>();
   for (const [module, names] of checked) {
     for (const tool of names) {
@@ -31,14 +39,18 @@ export async function moduleTools(modules: readonly string[]): Promise<Map<strin
   return tools;
 }
 
-/** How long one module's check may take: an import and a schema check, on a busy machine. */
-const CHECK_TIMEOUT_MS = 30_000;
+/**
+ * How long one module's check may take beyond its import: starting the CLI and checking the
+ * schemas, on a busy machine. The import's own bound is the check's to report.
+ */
+const CHECK_MARGIN_MS = 30_000;
 
-async function check(module: string): Promise<string[]> {
-  const args = [MAIN, 'legion', 'serve-tool', '--module', module, '--check'];
+async function check(module: string, importTimeoutMs: number): Promise<string[]> {
+  const timeout = ['--import-timeout', `${importTimeoutMs}ms`];
+  const args = [MAIN, 'legion', 'serve-tool', '--module', module, '--check', ...timeout];
   try {
     const { stdout } = await promisify(execFile)(process.execPath, args, {
-      timeout: CHECK_TIMEOUT_MS,
+      timeout: importTimeoutMs + CHECK_MARGIN_MS,
     });
     const line = stdout.trim().split('\n').at(-1) ?? '';
     return (JSON.parse(line) as { tools: string[] }).tools;

@@ -98,7 +98,7 @@ async function prepare(flags: UpFlags): Promise<{
     intents: flags.intents,
     raw,
   });
-  const modules = await moduleTools(config.worker.modules);
+  const modules = await moduleTools(config.worker.modules, config.worker.importTimeoutMs);
   const tools = [...pickTools(flags.tools), ...modules.keys()];
   const cluster = clusterSize(flags.cluster, config);
   await claimDataDir(config.dataDir);

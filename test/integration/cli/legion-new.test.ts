@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runCli } from '../../helpers/cli.js';
+import { runCli, startCli } from '../../helpers/cli.js';
+import { startNats } from '../../helpers/nats.js';
+import { waitFor, within } from '../../helpers/wait.js';
 
 // Issue 15: `caesar legion new` scaffolds a tool in the operator's own folder, and
 // `serve-tool --module` serves (or `--check`s) one with errors that say what to fix.
@@ -49,6 +51,18 @@ describe('caesar legion new', () => {
     expect(await readFile(file, 'utf8')).toBe('// mine\n');
   });
 
+  // issue 26, finding 7: `legion new calculator` wrote a module serve-tool then refused
+  test.each(['calculator', 'web_search'])(
+    "a shipped tool's name %s exits 2 saying why, with a name to try, and writes nothing",
+    async (name) => {
+      const r = await cli(['legion', 'new', name, '--dir', `shipped-${name}`]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`'${name}' is the name of a tool CAESAR ships`);
+      expect(r.stderr).toContain(`try 'my_${name}'`);
+      await expect(readdir(join(root, `shipped-${name}`))).rejects.toThrow(/ENOENT/);
+    },
+  );
+
   test.each([
     ['My-Weather', 'my_weather'],
     ['2fa', 'tool_2fa'],
@@ -63,7 +77,13 @@ describe('caesar legion new', () => {
 
 describe('caesar legion serve-tool --module', () => {
   test('a tool named like a shipped one is refused, naming the module and a rename', async () => {
-    await cli(['legion', 'new', 'calculator', '--dir', 'clash']);
+    // `legion new` refuses the name: take another, then rename it by hand
+    expect((await cli(['legion', 'new', 'my_calculator', '--dir', 'clash'])).code).toBe(0);
+    const file = join(root, 'clash', 'tool.js');
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replace("'my_calculator'", "'calculator'"),
+    );
     const r = await cli(['legion', 'serve-tool', '--module', './clash', '--check']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
@@ -117,6 +137,76 @@ describe('serve-tool names with --module', () => {
   });
 });
 
+// Issue 26, finding 7: a module whose import never settled made serve-tool exit 13 with no
+// message (Node's unsettled top-level await), or never end when the import waited on a timer;
+// `--check` on a module that left a timer running never ended.
+describe(
+  'serve-tool --module: imports that never end, modules that leave timers',
+  { timeout: 120_000 },
+  () => {
+    /** `caesar <args>` in the test folder; one still running after 60 s is killed and fails. */
+    async function ended(args: string[], env: NodeJS.ProcessEnv = {}) {
+      const p = startCli(args, env, { cwd: root });
+      try {
+        const { code } = await within(p.closed, `caesar ${args.join(' ')} to end`, 60_000);
+        return { code, stdout: p.lines.join('\n'), stderr: p.stderr() };
+      } finally {
+        p.child.kill('SIGKILL');
+      }
+    }
+
+    // a valid module that starts a timer at import and never stops it
+    beforeAll(async () => {
+      expect((await cli(['legion', 'new', 'ticker'])).code).toBe(0);
+      const file = join(root, 'ticker', 'tool.js');
+      await writeFile(file, `setInterval(() => {}, 1000);\n${await readFile(file, 'utf8')}`);
+    });
+
+    test('an import that never settles is cut off, naming the module and what to do', async () => {
+      await writeFile(join(root, 'stuck.js'), 'await new Promise(() => {});\nexport default {};\n');
+      const args = ['legion', 'serve-tool', '--module', './stuck.js', '--check'];
+      const r = await ended([...args, '--import-timeout', '1s']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('tool module ./stuck.js did not finish importing within 1s');
+      expect(r.stderr).toContain('start(ctx)');
+      expect(r.stderr).toContain('worker.import_timeout');
+    });
+
+    test('an import waiting on a live timer is cut off too (worker.import_timeout), and the process ends', async () => {
+      const waiting = 'await new Promise(() => setInterval(() => {}, 1000));\nexport default {};\n';
+      await writeFile(join(root, 'waiting.js'), waiting);
+      const args = ['legion', 'serve-tool', '--module', './waiting.js', '--check'];
+      const r = await ended(args, { CAESAR_WORKER__IMPORT_TIMEOUT: '1s' });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('tool module ./waiting.js did not finish importing within 1s');
+    });
+
+    test('--check ends when its checks are done, whatever the module left running', async () => {
+      const r = await ended(['legion', 'serve-tool', '--module', './ticker', '--check']);
+      expect(r).toMatchObject({ code: 0, stdout: '{"tools":["ticker"]}' });
+    });
+
+    test('serving a module that left a timer running still ends on SIGTERM', async () => {
+      await using nats = await startNats();
+      const args = ['legion', 'serve-tool', '--module', './ticker', '--nats-url', nats.url];
+      const p = startCli(
+        [...args, '--log-level', 'info'],
+        { CAESAR_WORKER__REQUIRE_GRANT: 'false' },
+        { cwd: root },
+      );
+      try {
+        // the worker's log (stderr) says when its tools are served
+        await waitFor(() => p.stderr().includes('"msg":"ready"'), 'the worker to be ready', 60_000);
+        p.child.kill('SIGTERM');
+        const exit = await within(p.exited, 'serve-tool to end after SIGTERM', 30_000);
+        expect(exit).toEqual({ code: 0, signal: null });
+      } finally {
+        p.child.kill('SIGKILL');
+      }
+    });
+  },
+);
+
 describe('caesar up with worker.modules', () => {
   test('a module that does not load stops up before anything starts, naming the key and the file', async () => {
     const r = await runCli(
@@ -127,6 +217,23 @@ describe('caesar up with worker.modules', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
       `worker.modules: tool module ${join(root, 'nowhere.js')}: no such file: ${join(root, 'nowhere.js')}`,
+    );
+    expect(r.stdout).not.toContain('nats-server');
+  });
+
+  test('a module whose import never settles stops up within worker.import_timeout, saying so', async () => {
+    await writeFile(
+      join(root, 'stuck-up.js'),
+      'await new Promise(() => {});\nexport default {};\n',
+    );
+    const r = await runCli(
+      ['up', '--nats-port', '0', '--api-port', '0', '--data-dir', join(root, 'var-up-stuck')],
+      { CAESAR_WORKER__MODULES: './stuck-up.js', CAESAR_WORKER__IMPORT_TIMEOUT: '1s' },
+      { cwd: root },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `worker.modules: tool module ${join(root, 'stuck-up.js')} did not finish importing within 1s`,
     );
     expect(r.stdout).not.toContain('nats-server');
   });

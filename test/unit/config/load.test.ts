@@ -37,6 +37,7 @@ describe('loadConfig defaults', () => {
         trustedBrains: [],
         requireGrant: true,
         modules: [],
+        importTimeoutMs: 10_000,
       },
       embedded: { natsHost: '127.0.0.1', natsPort: 4222 },
       policy: { file: join(dir.path, 'var', 'policy.yaml'), maxFileBytes: 524_288 },

@@ -8,6 +8,8 @@ import {
 import { ConfigError, RuntimeFileError } from '../../../config/index.js';
 import { EXIT_USAGE } from '../../exit.js';
 import { loadClientConfig } from '../../load-config.js';
+import { terminalLine } from '../../../text/terminal-text.js';
+import { terminal } from '../../terminal.js';
 import type { DbOptions } from './flags.js';
 
 /**
@@ -32,7 +34,7 @@ export async function resolveAuditDb(opts: DbOptions): Promise<string> {
   return config.audit.file;
 }
 
-/** Where command output goes; tests pass collectors, the CLI passes the console. */
+/** Where command output goes; tests pass collectors, the CLI passes `terminal` (ADR 0064). */
 export interface AuditCliIo {
   out(line: string): void;
   err(line: string): void;
@@ -40,17 +42,19 @@ export interface AuditCliIo {
   signal?: AbortSignal;
 }
 
-export const consoleIo: AuditCliIo = {
-  out: (l) => console.log(l),
-  err: (l) => console.error(l),
-};
+export const consoleIo: AuditCliIo = { out: terminal.out, err: terminal.err };
 
+/**
+ * One line per row, whatever its columns hold: a row is written by whatever may append (a
+ * tool name a model chose, a payload a tool returned) or by hand, so each is escaped as one
+ * line (ADR 0064); a JSON line reads back as the stored value.
+ */
 export function printRecords(
   records: readonly AuditRecord[],
   json: boolean | undefined,
   io: AuditCliIo,
 ): void {
-  for (const r of records) io.out(json ? recordToJsonLine(r) : formatRecord(r));
+  for (const r of records) io.out(terminalLine(json ? recordToJsonLine(r) : formatRecord(r)));
 }
 
 /** Runs `fn` with a read-only view of the log; operational errors become exit code 1. */

@@ -1,5 +1,6 @@
 import { consoleIo, type ApiCliIo } from '../../api-command.js';
 import type { ApiFlags } from '../../flags.js';
+import { terminal } from '../../terminal.js';
 
 /** `caesar chat`'s flags, and where its output goes. */
 
@@ -18,14 +19,9 @@ export interface ChatCliIo extends ApiCliIo {
   /**
    * Writes streamed reply text to stdout as it arrives, adding no newline. Without it, the
    * streamed text is printed as one line (`out`) when the turn ends.
-   * @default process.stdout.write
+   * @default `terminal.write`: stdout, control characters escaped
    */
   write?(text: string): void;
 }
 
-export const chatConsoleIo: ChatCliIo = {
-  ...consoleIo,
-  write: (text) => {
-    process.stdout.write(text);
-  },
-};
+export const chatConsoleIo: ChatCliIo = { ...consoleIo, write: terminal.write };

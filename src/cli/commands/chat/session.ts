@@ -10,6 +10,7 @@ import {
   type ApiCliIo,
 } from '../../api-command.js';
 import type { ApiTarget } from '../../api-target.js';
+import { terminalLine } from '../../../text/terminal-text.js';
 import type { ChatCliIo, ChatFlags } from './io.js';
 import { TurnPrinter } from './turn-printer.js';
 
@@ -129,7 +130,9 @@ export class ChatSession {
 
   private async command(text: string): Promise<void> {
     if (text === '/session') {
-      this.io.out(this.session === undefined ? 'no session yet' : `session ${this.session}`);
+      this.io.out(
+        this.session === undefined ? 'no session yet' : terminalLine(`session ${this.session}`),
+      );
     } else if (text === '/tools') {
       await this.printTools();
     } else {
@@ -143,7 +146,8 @@ export class ChatSession {
       if (tools.length === 0) this.io.out('no tools connected');
       for (const t of tools) {
         const up = t.instances.length;
-        this.io.out(`${t.name.padEnd(16)} ${t.policy.outcome.padEnd(12)} ${up} instance(s)`);
+        const row = `${t.name.padEnd(16)} ${t.policy.outcome.padEnd(12)} ${up} instance(s)`;
+        this.io.out(terminalLine(row));
       }
     } catch (err) {
       this.io.err(`caesar chat: ${describeFailure(err, this.target)}`);

@@ -1,10 +1,13 @@
 import type { ChatEvent, ChatResponse, ToolCallReport } from '../../../brain/api/index.js';
+import { terminalLine } from '../../../text/terminal-text.js';
 import type { ChatCliIo } from './io.js';
 
 /**
  * Prints one turn as it streams: text on stdout as it arrives, a line on stderr per tool
  * call when its report arrives, and at the end the reply if no text came (an intent or
  * offline reply, or a brain that does not stream) and, with `--verbose`, how it came about.
+ * The reply is the model's and keeps its line breaks; the io escapes its controls. A tool
+ * line holds names the model chose: it is escaped here as one line (ADR 0064).
  */
 export class TurnPrinter {
   #events = 0;
@@ -37,7 +40,9 @@ export class TurnPrinter {
     if (!this.verbose) return;
     const capped = res.capped ? ', capped' : '';
     this.io.err(
-      `[chat] session ${res.session_id}, planner ${res.planner}, ${res.iterations} iteration(s)${capped}`,
+      terminalLine(
+        `[chat] session ${res.session_id}, planner ${res.planner}, ${res.iterations} iteration(s)${capped}`,
+      ),
     );
   }
 
@@ -52,10 +57,14 @@ export class TurnPrinter {
     this.endLine();
     const ms = `${Math.round(c.duration_ms)} ms`;
     if (!this.verbose) {
-      this.io.err(`· ${c.tool} → ${c.outcome}${c.error ? `: ${c.error.code}` : ''} (${ms})`);
+      this.io.err(
+        terminalLine(`· ${c.tool} → ${c.outcome}${c.error ? `: ${c.error.code}` : ''} (${ms})`),
+      );
       return;
     }
     const why = c.error ? `: ${c.error.code}` : c.reason ? `: ${c.reason}` : '';
-    this.io.err(`[tool] ${c.tool} ${c.outcome}${why} (decision ${c.decision_id}, ${ms})`);
+    this.io.err(
+      terminalLine(`[tool] ${c.tool} ${c.outcome}${why} (decision ${c.decision_id}, ${ms})`),
+    );
   }
 }

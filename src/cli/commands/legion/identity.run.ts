@@ -7,6 +7,7 @@ import {
   type NatsPermissions,
 } from '../../../protocol/index.js';
 import { EXIT_USAGE } from '../../exit.js';
+import { terminal } from '../../terminal.js';
 
 /** `caesar legion identity new`'s flags. */
 export interface IdentityFlags {
@@ -27,7 +28,7 @@ const NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export async function newIdentity(name: string, flags: IdentityFlags): Promise<number> {
   const problem = usageProblem(name, flags);
   if (problem !== undefined) {
-    console.error(`caesar legion identity new: ${problem}`);
+    terminal.err(`caesar legion identity new: ${problem}`);
     return EXIT_USAGE;
   }
   const kp = createUser();
@@ -37,16 +38,16 @@ export async function newIdentity(name: string, flags: IdentityFlags): Promise<n
   await writeSeed(file, kp.getSeed());
   kp.clear();
   const block = { nkey: publicKey, ...(role.permissions ? { permissions: role.permissions } : {}) };
-  console.log(`wrote ${file} (mode 0600): the seed of ${name}; keep it on that host only`);
-  console.log(`public key: ${publicKey}`);
-  console.log(`nats-server user for ${role.what} (paste into authorization.users):`);
-  console.log(`  ${JSON.stringify(block)}`);
-  console.log(`on that host: ${role.run(file)}`);
+  terminal.out(`wrote ${file} (mode 0600): the seed of ${name}; keep it on that host only`);
+  terminal.out(`public key: ${publicKey}`);
+  terminal.out(`nats-server user for ${role.what} (paste into authorization.users):`);
+  terminal.out(`  ${JSON.stringify(block)}`);
+  terminal.out(`on that host: ${role.run(file)}`);
   if (flags.brain === true) {
     // public, for the worker hosts: the key that checks the grants this brain signs (ADR 0052)
     const pub = publicKeyFile(file);
     await writeFile(pub, `${publicKey}\n`, { mode: 0o644 });
-    console.log(
+    terminal.out(
       `wrote ${pub}: its public key; workers trust this brain's grants with ` +
         `--trusted-brain ${pub} (or CAESAR_WORKER__TRUSTED_BRAINS=${publicKey})`,
     );

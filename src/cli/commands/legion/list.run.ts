@@ -11,10 +11,12 @@ import { connectBus } from '../../../bus/index.js';
 import type { RunningStack } from '../../../config/index.js';
 import { CaesarError } from '../../../errors/index.js';
 import { formatPolicyWarning } from '../../../policy/index.js';
+import { terminalLine } from '../../../text/index.js';
 import { describeFailure } from '../../api-command.js';
 import { openApiClient } from '../../api-target.js';
 import type { BusFlags } from '../../flags.js';
 import { loadClientConfig } from '../../load-config.js';
+import { terminal } from '../../terminal.js';
 
 /** `caesar legion list`'s flags. */
 export type ListFlags = BusFlags & { json?: boolean; wait: string };
@@ -41,14 +43,16 @@ export async function runList(flags: ListFlags): Promise<void> {
   }
   try {
     const tools = await listTools(nc, Number(flags.wait));
-    if (flags.json) console.log(JSON.stringify(tools, null, 2));
+    if (flags.json) terminal.out(JSON.stringify(tools, null, 2));
     else printInstancesTable(tools);
   } finally {
     await nc.close();
   }
   const warning = await policyWarning(flags, stack);
   // beside the table on stdout; with --json on stderr, so the JSON stays one document
-  if (warning !== null) (flags.json ? console.error : console.log)(`\nwarning: ${warning}`);
+  if (warning !== null) {
+    (flags.json ? terminal.err : terminal.out)(`\nwarning: ${terminalLine(warning)}`);
+  }
 }
 
 /** How long `legion list` waits for the brain's policy status. */
@@ -111,29 +115,35 @@ const STATE_TEXT: Record<PreflightState, string> = {
   unknown: 'no answer',
 };
 
+/**
+ * A row per tool. Each cell is what a worker said about itself (its host name, its version,
+ * its preflight): escaped as one line before the columns are measured (ADR 0064).
+ */
 function printInstancesTable(tools: ListedTool[]): void {
   if (tools.length === 0) {
-    console.log(
+    terminal.out(
       'no tools connected (start one with `caesar legion serve-tool <name>` or `caesar up`)',
     );
     return;
   }
   const rows = [
     ['TOOL', 'VERSION', 'INSTANCES', 'HOSTS', 'IN-FLIGHT', 'REQUESTS', 'ERRORS', 'PREFLIGHT'],
-    ...tools.map((t) => [
-      t.tool,
-      t.version,
-      String(t.instances.length),
-      t.hosts.join(','),
-      String(t.inFlight),
-      String(t.requests),
-      String(t.errors),
-      STATE_TEXT[t.preflight.state],
-    ]),
+    ...tools.map((t) =>
+      [
+        t.tool,
+        t.version,
+        String(t.instances.length),
+        t.hosts.join(','),
+        String(t.inFlight),
+        String(t.requests),
+        String(t.errors),
+        STATE_TEXT[t.preflight.state],
+      ].map(terminalLine),
+    ),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   for (const r of rows)
-    console.log(
+    terminal.out(
       r
         .map((c, i) => c.padEnd(widths[i]!))
         .join('  ')
@@ -141,6 +151,6 @@ function printInstancesTable(tools: ListedTool[]): void {
     );
   const notReady = tools.filter((t) => t.preflight.state !== 'ready');
   if (notReady.length === 0) return;
-  console.log('');
-  for (const t of notReady) console.log(t.preflight.line);
+  terminal.out('');
+  for (const t of notReady) terminal.out(terminalLine(t.preflight.line));
 }

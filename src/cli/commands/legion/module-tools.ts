@@ -1,6 +1,12 @@
 import { CaesarError, errorMessage } from '../../../errors/index.js';
-import { loadToolModule, ToolModuleError, type ToolDefinition } from '../../../legion/index.js';
-import { loadShippedTools, shippedToolNames } from '../../../../workers/index.js';
+import {
+  loadToolModule,
+  ToolModuleError,
+  type LoadToolModuleOptions,
+  type ToolDefinition,
+} from '../../../legion/index.js';
+import { loadShippedTools } from '../../../../workers/index.js';
+import { takenToolName } from './own-tool-name.js';
 
 /**
  * The tools one `serve-tool` serves (ADR 0055): every `--module`'s tools, or, when names are
@@ -13,10 +19,11 @@ export async function loadServedTools(
   names: readonly string[],
   modules: readonly string[],
   cwd: string,
+  options: LoadToolModuleOptions = {},
 ): Promise<ToolDefinition[]> {
   const fromModules = new Map<string, { tool: ToolDefinition; module: string }>();
   for (const module of modules) {
-    const tools = await loadToolModule(module, cwd);
+    const tools = await loadToolModule(module, cwd, options);
     for (const tool of tools) {
       const clash = clashOf(tool.name, fromModules.get(tool.name)?.module);
       if (clash !== undefined) {
@@ -35,8 +42,9 @@ export async function loadServedTools(
 }
 
 function clashOf(tool: string, otherModule: string | undefined): string | undefined {
-  if (shippedToolNames().includes(tool)) {
-    return `which is the name of a tool CAESAR ships: rename it (name: 'my_${tool}')`;
+  const taken = takenToolName(tool);
+  if (taken !== undefined) {
+    return `which is ${taken.why}: rename it (name: '${taken.suggestion}')`;
   }
   if (otherModule !== undefined) {
     return `which module ${otherModule} defines too: rename one of them`;

@@ -3,7 +3,9 @@ import { join, relative, resolve } from 'node:path';
 import { CaesarError, errorMessage } from '../../../errors/index.js';
 import { suggestToolName, TOOL_NAME_PATTERN } from '../../../protocol/index.js';
 import { EXIT_USAGE } from '../../exit.js';
+import { takenToolName } from './own-tool-name.js';
 import { scaffoldFiles } from './scaffold.js';
+import { terminal } from '../../terminal.js';
 
 /** `caesar legion new`'s flags. */
 export interface NewFlags {
@@ -12,8 +14,9 @@ export interface NewFlags {
 
 /**
  * Writes a new tool's files into `--dir` (default `./<name>`), refusing a name that is not a
- * tool name (with a valid one to try) and any file that already exists: nothing is written
- * unless every file is new. Prints what it wrote and the next steps.
+ * tool name, or that serve-tool would refuse (a shipped tool's), with one to try, and any
+ * file that already exists: nothing is written unless every file is new. Prints what it
+ * wrote and the next steps.
  */
 export async function newTool(name: string, flags: NewFlags): Promise<number> {
   if (!TOOL_NAME_PATTERN.test(name)) {
@@ -22,7 +25,13 @@ export async function newTool(name: string, flags: NewFlags): Promise<number> {
       rule: 'a tool name is a lower-case letter, then lower-case letters, digits or _, at most 64 (^[a-z][a-z0-9_]{0,63}$)',
       suggestion: suggestToolName(name),
     });
-    console.error(`caesar legion new: ${message}`);
+    terminal.err(`caesar legion new: ${message}`);
+    return EXIT_USAGE;
+  }
+  const taken = takenToolName(name);
+  if (taken !== undefined) {
+    const message = errorMessage('tool_name_taken', { name, ...taken });
+    terminal.err(`caesar legion new: ${message}`);
     return EXIT_USAGE;
   }
   const dir = resolve(flags.dir ?? name);
@@ -34,13 +43,13 @@ export async function newTool(name: string, flags: NewFlags): Promise<number> {
   }
   const shown = relative(process.cwd(), dir) || '.';
   const at = shown.startsWith('.') || shown.startsWith('/') ? shown : `./${shown}`;
-  console.log(`wrote ${at}/: ${Object.keys(files).join(', ')}`);
-  console.log(`test it:   (cd ${at} && npm test)`);
-  console.log(`check it:  caesar legion serve-tool --module ${at} --check`);
-  console.log(
+  terminal.out(`wrote ${at}/: ${Object.keys(files).join(', ')}`);
+  terminal.out(`test it:   (cd ${at} && npm test)`);
+  terminal.out(`check it:  caesar legion serve-tool --module ${at} --check`);
+  terminal.out(
     `serve it:  caesar legion serve-tool --module ${at}  (or worker.modules in caesar.yaml)`,
   );
-  console.log(
+  terminal.out(
     `grant it:  add "- tool: ${name}" under allowed_tools in policy.yaml (docs/legion.md)`,
   );
   return 0;

@@ -1,4 +1,5 @@
 import { brainPermissions, workerPermissions } from '../../../protocol/index.js';
+import { terminal } from '../../terminal.js';
 
 /** `caesar legion permissions`'s flags. */
 export interface PermissionsFlags {
@@ -14,9 +15,9 @@ export function printPermissions(tools: readonly string[], flags: PermissionsFla
   if (flags.brain !== undefined) {
     if (tools.length > 0) throw new Error('give either tool names or --brain, not both');
     const identity = flags.brain === true ? 'brain' : flags.brain;
-    console.log(JSON.stringify(brainPermissions(identity), null, 2));
+    terminal.out(JSON.stringify(brainPermissions(identity), null, 2));
     return;
   }
   if (tools.length === 0) throw new Error('name the tools this host serves, or pass --brain');
-  console.log(JSON.stringify(workerPermissions(tools), null, 2));
+  terminal.out(JSON.stringify(workerPermissions(tools), null, 2));
 }

@@ -11,9 +11,10 @@ import { GrantVerifier, runTools } from '../../../legion/index.js';
 import { createLogger } from '../../../log/index.js';
 import { NKEY_USER_PUBLIC_KEY } from '../../../text/index.js';
 import { withIdentity } from '../../bus-identity.js';
-import { EXIT_USAGE } from '../../exit.js';
+import { endProcess, EXIT_USAGE } from '../../exit.js';
+import { reportFailure } from '../../fatal.js';
 import type { BusFlags } from '../../flags.js';
-import { loadClientConfig } from '../../load-config.js';
+import { loadClientConfig, loadCliConfig } from '../../load-config.js';
 import { loadServedTools } from './module-tools.js';
 import {
   leaveSupervisor,
@@ -21,6 +22,7 @@ import {
   tellSupervisor,
   underSupervisor,
 } from '../../stack/child.js';
+import { terminal } from '../../terminal.js';
 
 /** `caesar legion serve-tool`'s flags. */
 export interface ServeFlags extends BusFlags {
@@ -29,6 +31,8 @@ export interface ServeFlags extends BusFlags {
   module?: string[];
   /** Load and check the tools, print their names, exit: no NATS. */
   check?: boolean;
+  /** How long each module may take to import, ms. @default worker.import_timeout */
+  importTimeout?: number;
   trustedBrain?: string[];
 }
 
@@ -39,18 +43,39 @@ export interface ServeFlags extends BusFlags {
  * (runtime.json), under the identity that stack minted for the tool.
  */
 export async function serveTool(shipped: string[], flags: ServeFlags): Promise<number> {
+  const modules = flags.module ?? [];
+  if (modules.length === 0) return serveLoaded(shipped, modules, flags);
+  // A module is the operator's code: it may leave timers, sockets or an import that never
+  // settles behind it. Whatever it left, the process ends when the command does (the check
+  // done, the tools stopped, or why they could not be served said).
+  try {
+    return await endProcess(await serveLoaded(shipped, modules, flags));
+  } catch (err) {
+    await reportFailure(err);
+    return endProcess(1);
+  }
+}
+
+/** Loads the tools (each module within its import timeout), then checks or serves them. */
+async function serveLoaded(
+  shipped: string[],
+  modules: string[],
+  flags: ServeFlags,
+): Promise<number> {
   let tools;
   try {
-    tools = await loadServedTools(shipped, flags.module ?? [], process.cwd());
+    const importTimeoutMs = modules.length === 0 ? undefined : await importTimeoutOf(flags);
+    const options = importTimeoutMs === undefined ? {} : { importTimeoutMs };
+    tools = await loadServedTools(shipped, modules, process.cwd(), options);
   } catch (err) {
     if (!(err instanceof CaesarError && err.code === 'usage')) throw err;
-    console.error(`caesar legion serve-tool: ${err.message}`);
+    terminal.err(`caesar legion serve-tool: ${err.message}`);
     return EXIT_USAGE;
   }
   const names = tools.map((t) => t.name);
   if (flags.check === true) {
     // `caesar up` reads this line to mint each module tool's identity before it starts them
-    console.log(JSON.stringify({ tools: names }));
+    terminal.out(JSON.stringify({ tools: names }));
     return 0;
   }
   const loaded = await loadClientConfig(flags);
@@ -86,6 +111,11 @@ export async function serveTool(shipped: string[], flags: ServeFlags): Promise<n
     // An open IPC channel would keep this process alive after the tools stopped.
     if (!failed) leaveSupervisor();
   }
+}
+
+/** `--import-timeout`, else `worker.import_timeout` (caesar.yaml, env). */
+async function importTimeoutOf(flags: ServeFlags): Promise<number> {
+  return flags.importTimeout ?? (await loadCliConfig(flags)).worker.importTimeoutMs;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { shippedToolNames } from '../../../../workers/index.js';
-import { addBusFlags } from '../../flags.js';
+import { addBusFlags, durationFlag } from '../../flags.js';
 import type { ServeFlags } from './serve-tool.run.js';
 
 /** `caesar legion serve-tool [name...]`: serves tools over NATS until stopped (`serve-tool.run.ts`). */
@@ -20,6 +20,11 @@ export function addServeTool(legion: Command): void {
       .option(
         '--check',
         'load and check the tools, print their names as JSON, and exit without connecting',
+      )
+      .option(
+        '--import-timeout <duration>',
+        'how long each --module may take to import before it is refused (default 10s; worker.import_timeout)',
+        durationFlag,
       )
       .option('--host <name>', 'host name reported to the brain (default: this host)')
       .option(

@@ -1,5 +1,5 @@
 import { PolicyEngine, formatExplanation, type ToolCall } from '../../../policy/index.js';
-import { readYaml } from '../../../text/index.js';
+import { readYaml, terminalLine } from '../../../text/index.js';
 import {
   consoleIo,
   EXIT_FAILED,
@@ -50,7 +50,8 @@ export async function runPolicyExplain(
     confirmed: opts.confirmed ?? false,
   });
   if (opts.json) io.out(JSON.stringify(explanation.decision, null, 2));
-  else formatExplanation(explanation).forEach((l) => io.out(l));
+  // a line each, escaped: the reason and the trace quote the call's names and input
+  else formatExplanation(explanation).forEach((l) => io.out(terminalLine(l)));
   return EXIT_OK;
 }
 

@@ -9,6 +9,7 @@ import {
   type ReadPolicyOptions,
 } from '../../../policy/index.js';
 import { EXIT_USAGE } from '../../exit.js';
+import { terminal } from '../../terminal.js';
 import type { PolicyFileOptions } from './flags.js';
 
 /**
@@ -22,7 +23,7 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export { EXIT_USAGE };
 
-/** Where command output goes; tests pass collectors, the CLI passes the console. */
+/** Where command output goes; tests pass collectors, the CLI passes `terminal` (ADR 0064). */
 export interface PolicyCliIo {
   out(line: string): void;
   err(line: string): void;
@@ -32,10 +33,7 @@ export interface PolicyCliIo {
   env?: Record<string, string | undefined>;
 }
 
-export const consoleIo: PolicyCliIo = {
-  out: (l) => console.log(l),
-  err: (l) => console.error(l),
-};
+export const consoleIo: PolicyCliIo = { out: terminal.out, err: terminal.err };
 
 /**
  * Loads the policy file {@link policyPath} names; a file that does not load is reported

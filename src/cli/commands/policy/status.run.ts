@@ -1,6 +1,7 @@
 import { formatPolicyStatus } from '../../../policy/index.js';
 import { consoleIo, EXIT_FAILED, EXIT_OK, withClient, type ApiCliIo } from '../../api-command.js';
 import type { ApiFlags } from '../../flags.js';
+import { terminalLine } from '../../../text/terminal-text.js';
 
 /** `caesar policy status`'s flags. */
 export interface PolicyStatusFlags extends ApiFlags {
@@ -20,7 +21,8 @@ export async function runPolicyStatus(
   return withClient('policy status', flags, io, async (client) => {
     const status = await client.policyStatus();
     if (flags.json) io.out(JSON.stringify(status, null, 2));
-    else formatPolicyStatus(status).forEach((line) => io.out(line));
+    // the brain's words (a reload error quotes the file): a line each, escaped
+    else formatPolicyStatus(status).forEach((line) => io.out(terminalLine(line)));
     return status.status === 'ok' ? EXIT_OK : EXIT_FAILED;
   });
 }
