@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BrainService, Caller } from '../api/index.js';
 import { chatCompletionRequestSchema } from '../api/openai.js';
 import { actorOf } from './auth.js';
+import { clientGoneSignal } from './client-gone.js';
 import { logMapped, mapError, sendMappedError } from './error-map.js';
 import {
   chatCompletion,
@@ -52,7 +53,8 @@ export function openAiRoutes(
     const id = completionId();
     const created = Math.floor(Date.now() / 1000);
     if (body.stream !== true) {
-      return chatCompletion(id, created, await service.complete(request, caller));
+      const signal = clientGoneSignal(reply);
+      return chatCompletion(id, created, await service.complete(request, caller, { signal }));
     }
     const frames = new CompletionFrames(id, created, body.stream_options?.include_usage === true);
     const turn = completionTurn(frames, (onText, signal) =>

@@ -15,6 +15,7 @@ import type { AuditTail } from './audit-tail.js';
 import { DASHBOARD_ROUTES } from './dashboard.js';
 import { actorOf } from './auth.js';
 import { chatTurn } from './chat-stream.js';
+import { clientGoneSignal } from './client-gone.js';
 import type { BrainMetrics } from './metrics.js';
 import { acceptsEventStream, serveEventStream } from './sse.js';
 import { parseRequest } from './validate.js';
@@ -111,7 +112,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     if (acceptsEventStream(req.headers.accept)) {
       return serveEventStream(req, reply, chatTurn(service, body, caller), deps.heartbeatMs);
     }
-    return service.chat(body, caller);
+    return service.chat(body, caller, { signal: clientGoneSignal(reply) });
   });
 
   app.get('/v1/tools', { config: { scope: 'read' } }, async (req) => {
