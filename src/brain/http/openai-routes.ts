@@ -14,14 +14,15 @@ import {
   openAiErrorBody,
   toCompletionRequest,
 } from './openai-compat.js';
-import { serveEventStream } from './sse.js';
+import { serveEventStream, type ChatStreamOptions } from './sse.js';
 import { parseRequest } from './validate.js';
 
 interface OpenAiRouteDeps {
   readonly service: BrainService;
   readonly messageMaxChars: number;
   readonly bodyLimitBytes: number;
-  readonly heartbeatMs: number;
+  /** Heartbeats, stall time and slots of streamed turns (shared with `POST /v1/chat`). */
+  readonly chatStreams: ChatStreamOptions;
 }
 
 /**
@@ -35,7 +36,7 @@ export function openAiRoutes(
   deps: OpenAiRouteDeps,
   done: (err?: Error) => void,
 ): void {
-  const { service, heartbeatMs } = deps;
+  const { service, chatStreams } = deps;
   const schema = chatCompletionRequestSchema(deps.messageMaxChars);
 
   app.setErrorHandler((err, req, reply) => {
@@ -65,7 +66,7 @@ export function openAiRoutes(
         },
       }),
     );
-    return serveEventStream(req, reply, turn, heartbeatMs);
+    return serveEventStream(req, reply, turn, chatStreams);
   });
   done();
 }
