@@ -12,13 +12,17 @@
  *   was queued). Nothing else proves it.
  * - **stalled**: the response has been backed up, with no drain, for `stallMs`. Nothing more
  *   can reach the client: `onStalled` (the caller destroys the connection).
- * - **unproven**: not backed up, but no proof for `stallMs` either. For a stream that can be
- *   resumed (the audit tail, with `after_seq`) `onUnproven` ends it, so a client that never
- *   reads holds its slot for `stallMs` at most, and one that reads reconnects and goes on.
- *   A stream that cannot be resumed (a chat turn) passes no `onUnproven`: it is bounded by
- *   its turn.
+ * - **unproven**: no proof for `stallMs`. For a stream that can be resumed (the audit tail,
+ *   with `after_seq`) that ends it: `onStalled` when it is backed up at that moment (nothing
+ *   more would get through), else `onUnproven` (the caller ends it cleanly). So a client that
+ *   never reads holds its slot for `stallMs` at most, and one that reads reconnects and goes
+ *   on. A stream that cannot be resumed (a chat turn) passes no `onUnproven`: only the
+ *   stalled rule applies, and its turn bounds it otherwise.
  *
- * Checked every quarter of `stallMs`, so each fires within 1.25 × `stallMs`.
+ * A slow reader is not mistaken for one that stopped: what waits for it in the brain's own
+ * buffers is a batch or two (the streams stop producing while backed up), so taking any of
+ * its socket's backlog soon lets that drain. Checked every quarter of `stallMs`, so each
+ * rule fires within 1.25 × `stallMs`.
  */
 
 /** The side of a response the watch looks at (a ServerResponse). */
@@ -77,14 +81,14 @@ export class ReadWatch {
 
   #check(): void {
     const now = this.#now();
-    if (this.#res.writableNeedDrain) {
-      this.#backedUpSince ??= now;
-      if (now - this.#backedUpSince >= this.#o.stallMs) this.#fire(this.#o.onStalled);
-      return;
+    const backedUp = this.#res.writableNeedDrain;
+    if (backedUp) this.#backedUpSince ??= now;
+    else this.#backedUpSince = undefined;
+    const { stallMs, onStalled, onUnproven } = this.#o;
+    if (backedUp && now - (this.#backedUpSince ?? now) >= stallMs) this.#fire(onStalled);
+    else if (onUnproven !== undefined && now - this.#provenAt >= stallMs) {
+      this.#fire(backedUp ? onStalled : onUnproven);
     }
-    this.#backedUpSince = undefined;
-    const unproven = this.#o.onUnproven;
-    if (unproven !== undefined && now - this.#provenAt >= this.#o.stallMs) this.#fire(unproven);
   }
 
   #fire(callback: () => void): void {

@@ -97,12 +97,22 @@ describe('a backed-up stream', () => {
     w.watch.stop();
   });
 
-  test('backed up past the unproven time: stalled, not ended as quiet', () => {
+  test('a resumable stream backed up when its proof runs out is stalled then, not later', () => {
     const w = watch();
-    vi.advanceTimersByTime(STALL * 0.9);
+    vi.advanceTimersByTime(STALL * 0.8);
     w.res.writableNeedDrain = true;
-    vi.advanceTimersByTime(STALL * 1.5);
+    vi.advanceTimersByTime(STALL * 0.2);
     expect([w.stalled(), w.unproven()]).toEqual([1, 0]);
+  });
+
+  test('a chat stream (not resumable) backed up late gets the whole stall time from then', () => {
+    const w = watch(false);
+    vi.advanceTimersByTime(STALL * 0.8);
+    w.res.writableNeedDrain = true;
+    vi.advanceTimersByTime(STALL);
+    expect(w.stalled()).toBe(0);
+    vi.advanceTimersByTime(STALL / 2);
+    expect(w.stalled()).toBe(1);
   });
 });
 
