@@ -87,6 +87,8 @@ const chatCompleted = z.looseObject({
   reply: z.string(),
   iterations: z.number().int(),
   capped: z.boolean(),
+  /** The client left before the answer (outcome `error`); absent otherwise. */
+  cancelled: z.literal(true).optional(),
   planner: z.enum(['intent', 'llm', 'none']),
   tool_calls: z.array(
     z.looseObject({ tool: z.string(), decision_id: z.string(), outcome: z.string() }),

@@ -22,9 +22,12 @@ export interface FieldMeta {
 /** Registry of {@link FieldMeta} by schema instance (zod v4 registries). */
 export const fieldMeta = z.registry<FieldMeta>();
 
-/** A duration (`500ms`, `5s`, `2 hours`, `1d` or a number of ms), parsed to milliseconds. */
-export function durationField() {
-  return durationSchema(SETTING_DURATION).register(fieldMeta, { kind: 'duration' });
+/**
+ * A duration (`500ms`, `5s`, `2 hours`, `1d` or a number of ms), parsed to milliseconds, at
+ * least `min` ms. @default min 0
+ */
+export function durationField(min = 0) {
+  return durationSchema({ ...SETTING_DURATION, min }).register(fieldMeta, { kind: 'duration' });
 }
 
 /**

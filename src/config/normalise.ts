@@ -127,6 +127,11 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
       tokensFile: r.api.tokens_file,
       bodyLimitBytes: r.api.body_limit,
       rateLimitPerMinute: r.api.rate_limit,
+      streams: {
+        events: { max: r.api.max_event_streams, perToken: r.api.max_event_streams_per_token },
+        chat: { max: r.api.max_chat_streams, perToken: r.api.max_chat_streams_per_token },
+        stallMs: r.api.stream_stall,
+      },
     },
     brain: {
       maxIterations: r.brain.max_iterations,

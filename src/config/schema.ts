@@ -248,6 +248,41 @@ const ApiSchema = z
       .min(0)
       .default(600)
       .describe('Requests per minute per token; beyond it 429. 0 turns the limit off.'),
+    max_event_streams: z
+      .number()
+      .int()
+      .min(1)
+      .default(8)
+      .describe('Live audit streams (`GET /v1/events`) open at once; one more is answered 429.'),
+    max_event_streams_per_token: z
+      .number()
+      .int()
+      .min(1)
+      .default(3)
+      .describe(
+        'Live audit streams one token may hold at once, within `api.max_event_streams`; one more is answered 429.',
+      ),
+    max_chat_streams: z
+      .number()
+      .int()
+      .min(1)
+      .default(32)
+      .describe(
+        'Streamed chat turns (`POST /v1/chat` as events, `POST /v1/chat/completions` with `stream: true`) open at once; one more is answered 429.',
+      ),
+    max_chat_streams_per_token: z
+      .number()
+      .int()
+      .min(1)
+      .default(8)
+      .describe(
+        'Streamed chat turns one token may hold at once, within `api.max_chat_streams`; one more is answered 429.',
+      ),
+    stream_stall: durationField(100)
+      .prefault('60s')
+      .describe(
+        'A stream whose client has not shown for this long that it reads is closed and its slot freed: a live audit stream ends (the client resumes with `after_seq`), a streamed chat turn whose client stopped taking its events is cut and stopped (docs/api.md, "Streams").',
+      ),
   })
   .prefault({})
   .describe("The brain's HTTP API.");

@@ -81,6 +81,8 @@ export interface CaesarConfig {
     readonly bodyLimitBytes: number;
     /** Requests per minute per token; 0 means no limit. */
     readonly rateLimitPerMinute: number;
+    /** Slots of each stream kind, for the brain and per token, and the stall time. */
+    readonly streams: StreamLimitsConfig;
   };
   readonly brain: {
     readonly maxIterations: number;
@@ -107,6 +109,20 @@ export interface CaesarConfig {
   readonly ha: Readonly<Record<string, unknown>>;
   /** Per-tool sections as written (snake_case keys); each tool's schema parses its own. */
   readonly tools: { readonly [tool: string]: Readonly<Record<string, unknown>> };
+}
+
+/** How many streams of one kind may be open: in all, and per API token. */
+export interface StreamSlotsConfig {
+  readonly max: number;
+  readonly perToken: number;
+}
+
+/** The `api.*_streams*` and `api.stream_stall` settings, normalised. */
+export interface StreamLimitsConfig {
+  readonly events: StreamSlotsConfig;
+  readonly chat: StreamSlotsConfig;
+  /** A client that has not shown it reads for this long loses its stream. */
+  readonly stallMs: number;
 }
 
 /** One model endpoint, every key filled from the provider's section or the `llm` section. */

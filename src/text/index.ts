@@ -8,6 +8,7 @@ export { formatInstant, hostTimeZone, intlClock, isTimeZone } from './wall-clock
 export { canonicalJson } from './canonical-json.js';
 export {
   envVarName,
+  keyAndEnv,
   settingName,
   toolSectionPath,
   TOP_LEVEL_TOOL_SECTIONS,

@@ -14,6 +14,11 @@ export function envVarName(path: readonly string[]): string {
   return `CAESAR_${path.map((p) => p.toUpperCase()).join('__')}`;
 }
 
+/** A setting by its key path, with its env var: `api.max_event_streams (CAESAR_API__MAX_EVENT_STREAMS)`. */
+export function keyAndEnv(path: readonly string[]): string {
+  return `${path.join('.')} (${envVarName(path)})`;
+}
+
 /** The key path of a tool section: `web_search` -> `['tools', 'web_search']`, `ha` -> `['ha']`. */
 export function toolSectionPath(section: string): string[] {
   return TOP_LEVEL_TOOL_SECTIONS.includes(section) ? [section] : ['tools', section];

@@ -349,7 +349,11 @@ async function startTail(signal) {
         note.textContent = 'live';
         note.dataset.state = 'live';
         delay = 1000;
+        const opened = Date.now();
         await readStream(res);
+        // the brain ends a quiet stream once its stall time passes (docs/api.md, "Streams"):
+        // resume at once; only a stream that ends as soon as it opens waits before the next
+        if (Date.now() - opened >= 1000) continue;
       }
     } catch (err) {
       if (signal.aborted) return;

@@ -12,6 +12,7 @@ import type {
   IntentMatcher,
   Planner,
   PlannerTool,
+  SessionRef,
   ToolStep,
 } from './ports.js';
 import { offlineReply } from './replies.js';
@@ -59,7 +60,19 @@ interface AgentChatOptions {
   readonly seed?: readonly { readonly role: 'user' | 'assistant'; readonly content: string }[];
 }
 
-type Turn = Omit<ChatResponse, 'session_id'> & { readonly keep: boolean };
+type Turn = Omit<ChatResponse, 'session_id'> & {
+  /** The reply goes into the conversation as the assistant's words. */
+  readonly keep: boolean;
+  /** The client left before the answer (ends the turn as cancelled). */
+  readonly cancelled?: boolean;
+};
+
+/** The rest of a paused turn, and whose turn it is. */
+export interface ResumedTurn {
+  /** The actor that opened the turn: the only one the rest of it may be shown to. */
+  readonly owner: string;
+  readonly response: ChatResponse;
+}
 
 /**
  * The agent loop: local intent rules first (offline, deterministic; `preferLocal`), then the
@@ -111,34 +124,37 @@ export class Agent {
     const started = performance.now();
     const conv = this.#o.conversations;
     const create = request.create_session === true;
-    const sessionId = conv.ensureSession(request.session_id, caller.actor, create);
+    const session = conv.ensureSession(request.session_id, caller.actor, create);
     if (request.session_id === undefined) {
       for (const t of options.seed ?? []) {
-        if (t.role === 'user') conv.appendUser(sessionId, t.content);
-        else conv.appendAssistant(sessionId, t.content);
+        if (t.role === 'user') conv.appendUser(session, t.content);
+        else conv.appendAssistant(session, t.content);
       }
     }
-    conv.appendUser(sessionId, request.message);
-    const turn = this.#context(sessionId, { ...caller, sessionId }, options);
+    conv.appendUser(session, request.message);
+    const turn = this.#context(session, { ...caller, sessionId: session.id }, options);
     const answer = await this.#answer(request.message, turn);
     return this.#finish(turn, request.message, answer, started);
   }
 
   /**
    * Hands the decision on a confirmation back to the planner turn that waits for it, and
-   * goes on from the next round once no call of that round waits any more. Undefined when
+   * goes on from the next round once no call of that round waits any more: the rest of the
+   * turn lands in its owner's conversation and audit row, whoever decided. Undefined when
    * no paused turn holds the confirmation (a call made through `invoke`, or an intent's).
+   * The response is the owner's: the caller shows it only to `owner` (ADR 0063).
    */
   async resume(
     confirmationId: string,
     report: ToolCallReport,
     options: AgentChatOptions = {},
-  ): Promise<ChatResponse | undefined> {
+  ): Promise<ResumedTurn | undefined> {
     const taken = this.#paused.take(confirmationId);
     if (taken === undefined || this.#loop === undefined) return undefined;
     const started = performance.now();
     const { turn: paused, callId } = taken;
-    this.#o.conversations.appendTool(paused.sessionId, {
+    const owner = paused.caller.actor;
+    this.#o.conversations.appendTool(paused.session, {
       name: report.tool,
       decision_id: report.decision_id,
       call_id: callId,
@@ -150,7 +166,7 @@ export class Agent {
         ? { error: { code: report.outcome, message: report.reason } }
         : {}),
     });
-    const turn = this.#context(paused.sessionId, paused.caller, options);
+    const turn = this.#context(paused.session, paused.caller, options);
     const message = `(confirmation ${confirmationId} decided: ${report.outcome})`;
     if (paused.waiting.size > 0) {
       const reply = `Noted. Still waiting for ${paused.waiting.size} more approval(s): ${[...paused.waiting.keys()].join(', ')}.`;
@@ -162,13 +178,13 @@ export class Agent {
         planner: 'llm' as const,
         keep: false,
       };
-      return this.#finish(turn, message, answer, started);
+      return { owner, response: await this.#finish(turn, message, answer, started) };
     }
     const outcome = await this.#loop.run(turn, paused.iteration + 1, [report]);
-    return this.#finish(turn, message, planned(outcome), started);
+    return { owner, response: await this.#finish(turn, message, planned(outcome), started) };
   }
 
-  #context(sessionId: string, caller: Caller, options: AgentChatOptions): TurnContext {
+  #context(session: SessionRef, caller: Caller, options: AgentChatOptions): TurnContext {
     const sink = options.onEvent;
     const emit = (event: ChatEvent) => {
       if (sink === undefined) return;
@@ -178,7 +194,7 @@ export class Agent {
         this.#log.warn({ err }, 'a chat event listener threw');
       }
     };
-    return { sessionId, caller, signal: options.signal ?? new AbortController().signal, emit };
+    return { session, caller, signal: options.signal ?? new AbortController().signal, emit };
   }
 
   #capabilities(): Promise<CapabilityReport> {
@@ -273,7 +289,7 @@ export class Agent {
     turn.emit({ type: 'tool_call', call_id: callId, tool, input });
     const report = await this.#o.gate.invoke(tool, input, turn.caller);
     turn.emit({ type: 'tool_result', call_id: callId, report });
-    this.#o.conversations.appendTool(turn.sessionId, {
+    this.#o.conversations.appendTool(turn.session, {
       name: tool,
       decision_id: report.decision_id,
       outcome: report.outcome,
@@ -285,28 +301,36 @@ export class Agent {
   }
 
   async #finish(turn: TurnContext, message: string, answer: Turn, started: number) {
-    const { keep, ...rest } = answer;
-    // a paused turn's reply asks for approval; the model must not read it as its own words
-    if (keep) this.#o.conversations.appendAssistant(turn.sessionId, rest.reply);
-    const response: ChatResponse = { session_id: turn.sessionId, ...rest };
+    const { keep, cancelled = false, ...rest } = answer;
+    // a paused turn's reply asks for approval, a cancelled one's says nobody got an answer:
+    // the model must not read either as its own words
+    if (keep) this.#o.conversations.appendAssistant(turn.session, rest.reply);
+    const response: ChatResponse = { session_id: turn.session.id, ...rest };
     const durationMs = performance.now() - started;
-    await this.#audit(message, response, turn.caller, durationMs);
+    await this.#audit(message, response, turn.caller, durationMs, cancelled);
     this.#o.onChat?.(response.planner, durationMs);
     return response;
   }
 
-  async #audit(message: string, r: ChatResponse, caller: Caller, durationMs: number) {
+  async #audit(
+    message: string,
+    r: ChatResponse,
+    caller: Caller,
+    durationMs: number,
+    cancelled: boolean,
+  ) {
     try {
       await this.#o.audit.append({
         type: 'chat.completed',
         actor: caller.actor,
-        outcome: r.capped ? 'error' : 'ok',
+        outcome: r.capped || cancelled ? 'error' : 'ok',
         sessionId: r.session_id,
         payload: {
           message,
           reply: r.reply,
           iterations: r.iterations,
           capped: r.capped,
+          ...(cancelled ? { cancelled } : {}),
           planner: r.planner,
           tool_calls: r.tool_calls.map((c) => ({
             tool: c.tool,
@@ -340,6 +364,7 @@ function planned(o: PlanOutcome): Turn {
     iterations: o.iterations,
     capped: o.capped,
     planner: 'llm',
-    keep: !o.paused,
+    keep: !o.paused && !o.cancelled,
+    cancelled: o.cancelled,
   };
 }

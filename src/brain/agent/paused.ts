@@ -1,4 +1,5 @@
 import type { Caller } from '../api/index.js';
+import type { SessionRef } from './ports.js';
 
 /**
  * Planner turns waiting for a human. When a call of a planner round needs confirmation, the
@@ -12,7 +13,9 @@ import type { Caller } from '../api/index.js';
 const MAX_PAUSED = 1000;
 
 interface PausedTurn {
-  readonly sessionId: string;
+  /** The owner's conversation, where the rest of the turn goes. */
+  readonly session: SessionRef;
+  /** Who opened the turn: its owner, the only one the rest of the turn is answered to. */
   readonly caller: Caller;
   /** The round whose calls wait. */
   readonly iteration: number;

@@ -13,13 +13,16 @@ import type {
   PlannedCall,
   Planner,
   PlannerTool,
+  SessionRef,
 } from './ports.js';
-import { capReply, pausedReply, unavailableReply } from './replies.js';
+import { cancelledReply, capReply, pausedReply, unavailableReply } from './replies.js';
 
 /** One turn in progress: who asks, in which session, and where its events go. */
 export interface TurnContext {
-  readonly sessionId: string;
+  /** The conversation, named by its owner (the caller who opened it) and its id. */
+  readonly session: SessionRef;
   readonly caller: Caller;
+  /** Fires when the client left: the turn stops asking the model and ends as cancelled. */
   readonly signal: AbortSignal;
   readonly emit: (event: ChatEvent) => void;
 }
@@ -32,6 +35,11 @@ export interface PlanOutcome {
   readonly capped: boolean;
   /** The reply asks a human to approve a call; it is not kept in the conversation. */
   readonly paused: boolean;
+  /**
+   * The client left before the answer (`signal` fired): no model was asked after that, the
+   * reply is the brain's note of it and is not kept in the conversation.
+   */
+  readonly cancelled: boolean;
 }
 
 interface PlanLoopDeps {
@@ -68,42 +76,34 @@ export class PlanLoop {
   /** Runs rounds `from`..`maxIterations`; `made` holds calls already made in this turn. */
   async run(turn: TurnContext, from = 1, made: ToolCallReport[] = []): Promise<PlanOutcome> {
     const max = this.#d.maxIterations;
+    const ended = { capped: false, paused: false, cancelled: false };
     for (let iteration = from; iteration <= max; iteration++) {
+      // the client left while the last round's calls ran: nobody waits for another round
+      if (turn.signal.aborted) return cancelled(made, iteration - 1);
       const step = await this.#ask(turn, iteration);
+      if ('cancelled' in step) return cancelled(made, iteration);
       if ('unavailable' in step) {
         const reply = said(turn, unavailableReply(step.unavailable, await this.#d.capabilities()));
-        return { reply, calls: made, iterations: iteration, capped: false, paused: false };
+        return { ...ended, reply, calls: made, iterations: iteration };
       }
       if (step.type === 'reply') {
-        return {
-          reply: step.text,
-          calls: made,
-          iterations: iteration,
-          capped: false,
-          paused: false,
-        };
+        return { ...ended, reply: step.text, calls: made, iterations: iteration };
       }
       if (iteration === max) {
         const reply = said(turn, capReply(max, made, step.calls));
-        return { reply, calls: made, iterations: max, capped: true, paused: false };
+        return { ...ended, reply, calls: made, iterations: max, capped: true };
       }
-      if (step.text.trim() !== '') this.#d.conversations.appendAssistant(turn.sessionId, step.text);
+      if (step.text.trim() !== '') this.#d.conversations.appendAssistant(turn.session, step.text);
       const reports = await this.#runCalls(turn, step.calls);
       made.push(...reports);
       const tickets = this.#pauseIfWaiting(turn, iteration, step.calls, reports);
       if (tickets.length > 0) {
         const reply = said(turn, pausedReply(tickets));
-        return { reply, calls: made, iterations: iteration, capped: false, paused: true };
+        return { ...ended, reply, calls: made, iterations: iteration, paused: true };
       }
     }
     // unreachable: the last round always returns above
-    return {
-      reply: capReply(max, made, []),
-      calls: made,
-      iterations: max,
-      capped: true,
-      paused: false,
-    };
+    return { ...ended, reply: capReply(max, made, []), calls: made, iterations: max, capped: true };
   }
 
   /** One round: the model's step, or why no model answered. Audits `llm.called`. */
@@ -112,7 +112,7 @@ export class PlanLoop {
     const started = performance.now();
     try {
       const step = await this.#d.planner.plan({
-        history: this.#d.conversations.history(turn.sessionId),
+        history: this.#d.conversations.history(turn.session),
         tools,
         iteration,
         signal: turn.signal,
@@ -128,8 +128,9 @@ export class PlanLoop {
       return step;
     } catch (err) {
       if (err instanceof LlmError && err.kind === 'aborted') {
+        // the client left: the request was aborted, and is neither retried nor failed over
         await this.#auditRound(turn, iteration, 'error', 0, undefined, started);
-        return { unavailable: 'the request was cancelled' };
+        return { cancelled: true } as const;
       }
       if (!(err instanceof PlannerUnavailableError)) throw err;
       const round = { attempts: err.attempts };
@@ -143,7 +144,7 @@ export class PlanLoop {
     const reports = await Promise.all(calls.map((call) => this.#runCall(turn, call)));
     calls.forEach((call, i) => {
       const report = reports[i]!;
-      this.#d.conversations.appendTool(turn.sessionId, {
+      this.#d.conversations.appendTool(turn.session, {
         name: call.tool,
         decision_id: report.decision_id,
         call_id: call.id,
@@ -185,7 +186,7 @@ export class PlanLoop {
     });
     if (tickets.length === 0) return [];
     this.#d.paused.add({
-      sessionId: turn.sessionId,
+      session: turn.session,
       caller: turn.caller,
       iteration,
       waiting,
@@ -207,7 +208,7 @@ export class PlanLoop {
         type: 'llm.called',
         actor: turn.caller.actor,
         outcome,
-        sessionId: turn.sessionId,
+        sessionId: turn.session.id,
         payload: {
           iteration,
           ...(round?.provider === undefined ? {} : { provider: round.provider }),
@@ -225,9 +226,18 @@ export class PlanLoop {
         },
       });
     } catch (err) {
-      this.#d.logger.error({ err, sessionId: turn.sessionId }, 'could not audit llm.called');
+      this.#d.logger.error({ err, sessionId: turn.session.id }, 'could not audit llm.called');
     }
   }
+}
+
+/**
+ * A turn whose client left: its note is the reply (for the audit row; nobody reads the
+ * answer), and no text event is sent, since nobody reads the stream either.
+ */
+function cancelled(made: ToolCallReport[], iterations: number): PlanOutcome {
+  const reply = cancelledReply();
+  return { reply, calls: made, iterations, capped: false, paused: false, cancelled: true };
 }
 
 /** A reply the brain wrote (not the model): sent as one text event, since nothing streamed it. */

@@ -76,16 +76,25 @@ export interface ConversationTurn {
   readonly tool?: ToolTurnRecord;
 }
 
+/**
+ * A conversation as its owner names it: the owner (the actor, an API token name) and the
+ * session id it sends. The same id under two owners is two conversations (ADR 0063).
+ */
+export interface SessionRef {
+  readonly actor: string;
+  readonly id: string;
+}
+
 export interface Conversations {
   /**
-   * The session to use: `id` when it exists and belongs to `actor`; a new one when `id` is
-   * undefined, or unknown and `create` is set (then under `id`).
+   * The session to use: `actor`'s session `id` when it exists; a new one when `id` is
+   * undefined, or unknown to `actor` and `create` is set (then under `id`).
    */
-  ensureSession(id: string | undefined, actor: string, create?: boolean): string;
-  appendUser(sessionId: string, text: string): void;
-  appendAssistant(sessionId: string, text: string): void;
-  appendTool(sessionId: string, record: ToolTurnRecord): void;
-  history(sessionId: string): readonly ConversationTurn[];
+  ensureSession(id: string | undefined, actor: string, create?: boolean): SessionRef;
+  appendUser(session: SessionRef, text: string): void;
+  appendAssistant(session: SessionRef, text: string): void;
+  appendTool(session: SessionRef, record: ToolTurnRecord): void;
+  history(session: SessionRef): readonly ConversationTurn[];
 }
 
 /** A tool the planner may call: discovered, allowed by the policy, passing its preflight. */

@@ -76,6 +76,11 @@ export function unavailableReply(why: string, capabilities: CapabilityReport): s
   return lines.join('\n');
 }
 
+/** A turn whose client left before the answer: what the audit row says in place of one. */
+export function cancelledReply(): string {
+  return 'Cancelled: the client closed the connection before the answer; no model was asked after that.';
+}
+
 /** A planner turn paused for a human: what waits, and how to let it go on. */
 export function pausedReply(tickets: readonly ConfirmationTicket[]): string {
   const lines = tickets.map(

@@ -127,10 +127,14 @@ export const InvokeRequestSchema = z.strictObject({ input: z.unknown() });
 export const ConfirmRequestSchema = z.strictObject({ approve: z.boolean() });
 
 /**
- * The answer to a confirmation: the call's report and, when a planner turn waited for it,
- * the rest of that turn (`chat`): the model read the result and went on.
+ * The answer to a confirmation: the decision, the call's report and, when a planner turn of
+ * the same caller waited for it, the rest of that turn (`chat`): the model read the result
+ * and went on. The rest of another token's turn is never here: it goes to that turn's
+ * conversation (ADR 0063).
  */
 export const ConfirmResponseSchema = ToolCallReportSchema.extend({
+  /** What the human decided (the call's own outcome is `outcome`). Absent before ADR 0063. */
+  decision: z.enum(['approved', 'rejected']).optional(),
   chat: ChatResponseSchema.optional(),
 });
 export type ConfirmResponse = z.infer<typeof ConfirmResponseSchema>;

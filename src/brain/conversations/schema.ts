@@ -41,7 +41,45 @@ CREATE TABLE turns (
 CREATE INDEX turns_session_seq ON turns (session_id, seq);
 `;
 
-const MIGRATIONS: readonly Migration[] = [{ version: 1, sql: V1 }];
+// Sessions are per actor (ADR 0063): a session is named by its owner and its id together, so
+// two API tokens may use the same name (`kitchen`) for two separate conversations. `key` is
+// the old rowid, so `turns.seq` order and eviction order are kept; turns point at `key`.
+const V2 = `
+CREATE TABLE sessions_v2 (
+  key        INTEGER PRIMARY KEY,
+  actor      TEXT NOT NULL,
+  id         TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (actor, id)
+) STRICT;
+INSERT INTO sessions_v2 (key, actor, id, created_at, updated_at)
+  SELECT rowid, actor, id, created_at, updated_at FROM sessions;
+
+CREATE TABLE turns_v2 (
+  seq        INTEGER PRIMARY KEY,
+  session    INTEGER NOT NULL REFERENCES sessions_v2 (key) ON DELETE CASCADE,
+  role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+  content    TEXT NOT NULL,
+  at         INTEGER NOT NULL,
+  tool       TEXT CHECK ((role = 'tool') = (tool IS NOT NULL) AND (tool IS NULL OR json_valid(tool)))
+) STRICT;
+INSERT INTO turns_v2 (seq, session, role, content, at, tool)
+  SELECT t.seq, s.rowid, t.role, t.content, t.at, t.tool
+  FROM turns t JOIN sessions s ON s.id = t.session_id;
+
+DROP TABLE turns;
+DROP TABLE sessions;
+ALTER TABLE sessions_v2 RENAME TO sessions;
+ALTER TABLE turns_v2 RENAME TO turns;
+CREATE INDEX sessions_updated_at ON sessions (updated_at);
+CREATE INDEX turns_session_seq ON turns (session, seq);
+`;
+
+const MIGRATIONS: readonly Migration[] = [
+  { version: 1, sql: V1 },
+  { version: 2, sql: V2 },
+];
 
 /** The schema version this build writes and reads. */
 export const CONVERSATIONS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -1,9 +1,13 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { TurnRole } from './types.js';
 
-/** Every statement the store runs, prepared once at open. Times are epoch milliseconds. */
+/**
+ * Every statement the store runs, prepared once at open. Times are epoch milliseconds. A
+ * session is found by its owner and its id together (schema v2, ADR 0063); `key` is its row.
+ */
 
 export interface SessionRow {
+  readonly key: number;
   readonly id: string;
   readonly actor: string;
   readonly created_at: number;
@@ -18,44 +22,48 @@ export interface TurnRow {
 }
 
 export interface Statements {
-  readonly selectSession: Statement<[string], SessionRow>;
+  /** The session `id` of `actor`. */
+  readonly selectSession: Statement<[string, string], SessionRow>;
   readonly insertSession: Statement<[string, string, number, number]>;
   /** Deletes the least recently updated sessions until at most `keep` remain. */
   readonly evictOver: Statement<[{ keep: number }]>;
   readonly expireBefore: Statement<[number]>;
-  readonly touchSession: Statement<[number, string]>;
-  readonly insertTurn: Statement<[string, TurnRole, string, number, string | null]>;
+  /** Sets `updated_at` of the session `id` of `actor`; its key, or nothing when there is none. */
+  readonly touchSession: Statement<[number, string, string], { key: number }>;
+  readonly insertTurn: Statement<[number, TurnRole, string, number, string | null]>;
   /** Deletes a session's turns older than its newest `keep`. */
-  readonly trimTurns: Statement<[{ session: string; keep: number }]>;
+  readonly trimTurns: Statement<[{ session: number; keep: number }]>;
   /** A session's newest `limit` turns, newest first. */
-  readonly selectTurns: Statement<[string, number], TurnRow>;
+  readonly selectTurns: Statement<[number, number], TurnRow>;
 }
 
 export function prepareStatements(db: Database): Statements {
   return {
-    selectSession: db.prepare<[string], SessionRow>(
-      'SELECT id, actor, created_at, updated_at FROM sessions WHERE id = ?',
+    selectSession: db.prepare<[string, string], SessionRow>(
+      'SELECT key, id, actor, created_at, updated_at FROM sessions WHERE actor = ? AND id = ?',
     ),
     insertSession: db.prepare<[string, string, number, number]>(
-      'INSERT INTO sessions (id, actor, created_at, updated_at) VALUES (?, ?, ?, ?)',
+      'INSERT INTO sessions (actor, id, created_at, updated_at) VALUES (?, ?, ?, ?)',
     ),
     evictOver: db.prepare<{ keep: number }>(
-      `DELETE FROM sessions WHERE rowid IN (
-         SELECT rowid FROM sessions ORDER BY updated_at, rowid
+      `DELETE FROM sessions WHERE key IN (
+         SELECT key FROM sessions ORDER BY updated_at, key
          LIMIT max(0, (SELECT count(*) FROM sessions) - @keep))`,
     ),
     expireBefore: db.prepare<[number]>('DELETE FROM sessions WHERE updated_at < ?'),
-    touchSession: db.prepare<[number, string]>('UPDATE sessions SET updated_at = ? WHERE id = ?'),
-    insertTurn: db.prepare<[string, TurnRole, string, number, string | null]>(
-      'INSERT INTO turns (session_id, role, content, at, tool) VALUES (?, ?, ?, ?, ?)',
+    touchSession: db.prepare<[number, string, string], { key: number }>(
+      'UPDATE sessions SET updated_at = ? WHERE actor = ? AND id = ? RETURNING key',
     ),
-    trimTurns: db.prepare<{ session: string; keep: number }>(
-      `DELETE FROM turns WHERE session_id = @session AND seq <= (
-         SELECT seq FROM turns WHERE session_id = @session
+    insertTurn: db.prepare<[number, TurnRole, string, number, string | null]>(
+      'INSERT INTO turns (session, role, content, at, tool) VALUES (?, ?, ?, ?, ?)',
+    ),
+    trimTurns: db.prepare<{ session: number; keep: number }>(
+      `DELETE FROM turns WHERE session = @session AND seq <= (
+         SELECT seq FROM turns WHERE session = @session
          ORDER BY seq DESC LIMIT 1 OFFSET @keep)`,
     ),
-    selectTurns: db.prepare<[string, number], TurnRow>(
-      'SELECT role, content, at, tool FROM turns WHERE session_id = ? ORDER BY seq DESC LIMIT ?',
+    selectTurns: db.prepare<[number, number], TurnRow>(
+      'SELECT role, content, at, tool FROM turns WHERE session = ? ORDER BY seq DESC LIMIT ?',
     ),
   };
 }

@@ -13,7 +13,7 @@ import {
 import { newSessionId } from './session-id.js';
 import { prepareStatements, type SessionRow, type Statements, type TurnRow } from './statements.js';
 import { capText, decodeToolRecord, encodeToolRecord } from './truncate.js';
-import type { PruneResult, Session, ToolTurnInput, Turn, TurnRole } from './types.js';
+import type { PruneResult, Session, SessionRef, ToolTurnInput, Turn, TurnRole } from './types.js';
 
 /** Longest actor (API token name) accepted. */
 const MAX_ACTOR_CHARS = 256;
@@ -32,13 +32,15 @@ function assertActor(actor: string): void {
   }
 }
 
-type AppendFn = (sessionId: string, role: TurnRole, content: string, tool: string | null) => Turn;
+type AppendFn = (session: SessionRef, role: TurnRole, content: string, tool: string | null) => Turn;
 
 /**
  * Server-side conversations: one SQLite file of sessions and their turns. A client sends
  * only its new message; the brain reads the history from here. Each session belongs to the
- * actor that created it, keeps its newest `historyLimit` turns, and the file keeps at most
- * `maxSessions` sessions, none idle longer than `idleTtlMs` once `prune()` ran. Every
+ * actor that created it and is named by that actor and its id together (a `SessionRef`), so
+ * two actors' sessions of one name are two conversations and no method reaches another
+ * actor's (ADR 0063). A session keeps its newest `historyLimit` turns, and the file keeps at
+ * most `maxSessions` sessions, none idle longer than `idleTtlMs` once `prune()` ran. Every
  * method is synchronous and runs a few prepared statements.
  */
 export class ConversationStore implements Disposable {
@@ -58,18 +60,17 @@ export class ConversationStore implements Disposable {
     this.#settings = settings;
     this.#db = db;
     this.#sql = prepareStatements(db);
-    this.#append = db.transaction<AppendFn>((sessionId, role, content, tool) => {
+    this.#append = db.transaction<AppendFn>((session, role, content, tool) => {
       const now = this.#now();
-      if (this.#sql.touchSession.run(now, sessionId).changes === 0) {
-        throw new SessionNotFoundError(sessionId);
-      }
-      this.#sql.insertTurn.run(sessionId, role, content, now, tool);
-      this.#sql.trimTurns.run({ session: sessionId, keep: settings.historyLimit });
+      const row = this.#sql.touchSession.get(now, session.actor, session.id);
+      if (row === undefined) throw new SessionNotFoundError(session.id);
+      this.#sql.insertTurn.run(row.key, role, content, now, tool);
+      this.#sql.trimTurns.run({ session: row.key, keep: settings.historyLimit });
       return toTurn({ role, content, at: now, tool });
     });
     this.#create = db.transaction((id: string, actor: string, now: number) => {
       const { changes } = this.#sql.evictOver.run({ keep: settings.maxSessions - 1 });
-      this.#sql.insertSession.run(id, actor, now, now);
+      this.#sql.insertSession.run(actor, id, now, now);
       return changes;
     });
     this.#tx = db.transaction((fn: () => unknown) => fn());
@@ -102,10 +103,10 @@ export class ConversationStore implements Disposable {
   }
 
   /**
-   * Starts a session owned by `actor` (the API token name) and returns its new id. When the
-   * store is at `maxSessions`, the least recently updated session is deleted first.
+   * Starts a session owned by `actor` (the API token name) under a new id. When the store is
+   * at `maxSessions`, the least recently updated session is deleted first.
    */
-  createSession(actor: string): string {
+  createSession(actor: string): SessionRef {
     assertActor(actor);
     return this.#run('creating a session', () => {
       const id = newSessionId();
@@ -116,45 +117,44 @@ export class ConversationStore implements Disposable {
           'conversation store full: evicted the least recently updated session',
         );
       }
-      return id;
+      return { actor, id };
     });
   }
 
   /**
-   * The session a chat request continues: `id` when it exists and belongs to `actor`, a new
+   * The session a chat request continues: `actor`'s session `id` when it exists, a new
    * session of `actor` when `id` is undefined, and with `create`, a new session of `actor`
-   * under `id` when no session has that id (a named session, ADR 0056; creating it evicts
-   * as {@link createSession} does).
-   * @throws SessionNotFoundError when `id` belongs to another actor, or is unknown and
-   *   `create` is false (the same error, so ids cannot be probed): an unknown id is adopted
-   *   only when the caller asks for it.
+   * under `id` when `actor` has none of that id (a named session, ADR 0056; creating it
+   * evicts as {@link createSession} does). Another actor's session of the same id is neither
+   * seen nor touched: it is another conversation (ADR 0063).
+   * @throws SessionNotFoundError when `actor` has no session `id` and `create` is false:
+   *   an unknown id is adopted only when the caller asks for it.
    */
-  ensureSession(id: string | undefined, actor: string, create = false): string {
+  ensureSession(id: string | undefined, actor: string, create = false): SessionRef {
     assertActor(actor);
     if (id === undefined) return this.createSession(actor);
     return this.#run('reading a session', () =>
       this.#write(() => {
-        const row = this.#sql.selectSession.get(id);
-        if (row !== undefined && row.actor === actor) return id;
-        if (row !== undefined || !create) throw new SessionNotFoundError(id);
+        if (this.#sql.selectSession.get(actor, id) !== undefined) return { actor, id };
+        if (!create) throw new SessionNotFoundError(id);
         this.#create(id, actor, this.#now());
-        return id;
+        return { actor, id };
       }),
     );
   }
 
-  /** A session with its turns (oldest first), or undefined. Does not check the owner. */
-  getSession(id: string): Session | undefined {
+  /** A session with its turns (oldest first), or undefined. */
+  getSession(session: SessionRef): Session | undefined {
     return this.#run('reading a session', () =>
       this.#read((): Session | undefined => {
-        const row: SessionRow | undefined = this.#sql.selectSession.get(id);
+        const row = this.#sql.selectSession.get(session.actor, session.id);
         if (row === undefined) return undefined;
         return {
           id: row.id,
           actor: row.actor,
           created_at: iso(row.created_at),
           updated_at: iso(row.updated_at),
-          turns: this.#turns(id, this.#settings.historyLimit),
+          turns: this.#turns(row, this.#settings.historyLimit),
         };
       }),
     );
@@ -165,16 +165,15 @@ export class ConversationStore implements Disposable {
    * @param limit at most this many turns @default historyLimit
    * @throws SessionNotFoundError when the session does not exist (or was pruned)
    */
-  history(sessionId: string, limit: number = this.#settings.historyLimit): Turn[] {
+  history(session: SessionRef, limit: number = this.#settings.historyLimit): Turn[] {
     if (!Number.isSafeInteger(limit) || limit < 0) {
       throw new RangeError(`history limit must be a non-negative integer, got ${limit}`);
     }
     return this.#run('reading history', () =>
       this.#read(() => {
-        if (this.#sql.selectSession.get(sessionId) === undefined) {
-          throw new SessionNotFoundError(sessionId);
-        }
-        return this.#turns(sessionId, Math.min(limit, this.#settings.historyLimit));
+        const row = this.#sql.selectSession.get(session.actor, session.id);
+        if (row === undefined) throw new SessionNotFoundError(session.id);
+        return this.#turns(row, Math.min(limit, this.#settings.historyLimit));
       }),
     );
   }
@@ -184,13 +183,13 @@ export class ConversationStore implements Disposable {
    * is stored as "my password is [redacted]") and capped at `MAX_CONTENT_CHARS`, with a
    * marker. History read back, the current turn's included, is what was stored.
    */
-  appendUser(sessionId: string, text: string): Turn {
-    return this.#appendTurn(sessionId, 'user', capText(String(text)), null);
+  appendUser(session: SessionRef, text: string): Turn {
+    return this.#appendTurn(session, 'user', capText(String(text)), null);
   }
 
   /** Appends the assistant's reply (secrets redacted, capped at `MAX_CONTENT_CHARS`). */
-  appendAssistant(sessionId: string, text: string): Turn {
-    return this.#appendTurn(sessionId, 'assistant', capText(String(text)), null);
+  appendAssistant(session: SessionRef, text: string): Turn {
+    return this.#appendTurn(session, 'assistant', capText(String(text)), null);
   }
 
   /**
@@ -198,10 +197,10 @@ export class ConversationStore implements Disposable {
    * keys replaced, credentials in strings replaced) as JSON of at most
    * `MAX_TOOL_RECORD_BYTES`; a payload over its share becomes a string preview with a marker.
    */
-  appendTool(sessionId: string, record: ToolTurnInput): Turn {
+  appendTool(session: SessionRef, record: ToolTurnInput): Turn {
     const { content, ...tool } = record;
     const text = content ?? `${String(tool.name)}: ${String(tool.outcome)}`;
-    return this.#appendTurn(sessionId, 'tool', capText(String(text)), encodeToolRecord(tool));
+    return this.#appendTurn(session, 'tool', capText(String(text)), encodeToolRecord(tool));
   }
 
   /**
@@ -238,9 +237,9 @@ export class ConversationStore implements Disposable {
     this.close();
   }
 
-  #appendTurn(sessionId: string, role: TurnRole, content: string, tool: string | null): Turn {
+  #appendTurn(session: SessionRef, role: TurnRole, content: string, tool: string | null): Turn {
     return this.#run(`appending a ${role} turn`, () =>
-      this.#append.immediate(sessionId, role, content, tool),
+      this.#append.immediate(session, role, content, tool),
     );
   }
 
@@ -252,8 +251,8 @@ export class ConversationStore implements Disposable {
     return this.#tx.immediate(fn) as T;
   }
 
-  #turns(sessionId: string, limit: number): Turn[] {
-    return this.#sql.selectTurns.all(sessionId, limit).reverse().map(toTurn);
+  #turns(session: SessionRow, limit: number): Turn[] {
+    return this.#sql.selectTurns.all(session.key, limit).reverse().map(toTurn);
   }
 
   #now(): number {

@@ -36,6 +36,16 @@ export interface Turn {
   readonly tool?: ToolRecord;
 }
 
+/**
+ * A session as its owner names it: the id it sends (server-minted, or a name such as
+ * `kitchen`) and the actor (API token name) it belongs to. Two actors may use the same id for
+ * two separate sessions; every read and write names both, so one never reaches the other's.
+ */
+export interface SessionRef {
+  readonly actor: string;
+  readonly id: string;
+}
+
 export interface Session {
   readonly id: string;
   /** The API token name that created the session; only it may use the session. */

@@ -287,6 +287,7 @@ async function assemble(
     bodyLimitBytes: config.api.bodyLimitBytes,
     rateLimitPerMinute: config.api.rateLimitPerMinute,
     messageMaxChars: config.brain.messageMaxChars,
+    streams: config.api.streams,
   });
   cleanup.push(() => app.close());
   const url = await startHttpServer(app, { host: config.api.host, port: config.api.port });

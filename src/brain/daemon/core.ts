@@ -83,11 +83,18 @@ export class BrainCore implements BrainService {
     return this.#p.gateway.invoke(tool, input, caller);
   }
 
-  /** Decides a confirmation; a planner turn that waited for it goes on (`chat`). */
+  /**
+   * Decides a confirmation; a planner turn that waited for it goes on. The rest of the turn
+   * (`chat`) is answered to the turn's owner only: another approver (a `confirm`-only token,
+   * an operator) gets the decision and the call's report, and the owner finds the rest in its
+   * conversation (ADR 0063).
+   */
   async confirm(id: string, approve: boolean, caller: Caller): Promise<ConfirmResponse> {
     const report = await this.#p.gateway.confirm(id, approve, caller);
-    const chat = await this.#p.agent.resume(id, report);
-    return chat === undefined ? report : { ...report, chat };
+    const decided: ConfirmResponse = { ...report, decision: approve ? 'approved' : 'rejected' };
+    const resumed = await this.#p.agent.resume(id, report);
+    if (resumed === undefined || resumed.owner !== caller.actor) return decided;
+    return { ...decided, chat: resumed.response };
   }
 
   pendingConfirmations(): PendingConfirmation[] {

@@ -2,7 +2,8 @@ import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { recordToJsonLine } from '../../audit/index.js';
 import type { BrainService } from '../api/index.js';
-import { HttpApiError } from './errors.js';
+import { ReadWatch } from './read-watch.js';
+import type { StreamSlots } from './stream-slots.js';
 
 /**
  * The live tail of the audit log (`GET /v1/events`, docs/api.md, ADR 0057): every row the
@@ -10,8 +11,9 @@ import { HttpApiError } from './errors.js';
  * of `GET /v1/audit` and whose `id` is its seq. The rows are read back from the log (what is
  * shown is what was stored: clamped and redacted), never kept in memory per client: a stream
  * remembers only the last seq it sent. A client that reads slowly holds the stream's socket
- * buffer and one batch at most; one that stops reading for `stallMs` is disconnected; at most
- * `maxStreams` streams are open at once.
+ * buffer and one batch at most. Streams take slots (in all and per token, ADR 0063); a
+ * stream whose client has not shown for `stallMs` that it reads ends (cut off when its socket
+ * is backed up, ended cleanly when it is not: the client resumes with `after_seq`).
  */
 
 /** Rows read from the log per step; the next step waits until these are on their way. */
@@ -20,11 +22,11 @@ const BATCH = 100;
 const HEARTBEAT = ': ping\n\n';
 
 export interface AuditTailOptions {
-  /** Streams open at once; one more is answered 429. @default 8 */
-  readonly maxStreams: number;
+  /** Slots of event streams, in all and per token. */
+  readonly slots: StreamSlots;
   /** Interval of heartbeat comments. */
   readonly heartbeatMs: number;
-  /** A client whose buffer has not drained for this long is disconnected. @default 60000 */
+  /** A client that has not shown it reads for this long loses its stream. @default 60000 */
   readonly stallMs: number;
 }
 
@@ -45,16 +47,19 @@ class TailStream {
   #more = true;
   #scheduled = false;
   #open = true;
-  #stallTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly service: BrainService,
     afterSeq: number,
-    private readonly stallMs: number,
     /** Cuts the client off (its socket, not only this body: the response must end). */
-    private readonly cutOff: (err?: Error) => void,
+    private readonly cutOff: (err: Error) => void,
   ) {
     this.#last = afterSeq;
+  }
+
+  /** The seq of the last row sent. */
+  get last(): number {
+    return this.#last;
   }
 
   /**
@@ -75,10 +80,11 @@ class TailStream {
     if (this.#open && !this.body.writableNeedDrain) this.body.write(HEARTBEAT);
   }
 
-  close(): void {
+  /** Ends the body after `frames` (sent unless the client's buffer is full). */
+  close(frames = ''): void {
     if (!this.#open) return;
     this.#open = false;
-    clearTimeout(this.#stallTimer);
+    if (frames !== '' && !this.body.writableNeedDrain) this.body.write(frames);
     this.body.end();
   }
 
@@ -103,22 +109,13 @@ class TailStream {
       this.cutOff(err as Error);
       return;
     }
-    if (this.#open && this.body.writableNeedDrain) this.#awaitDrain();
-  }
-
-  /** Waits for the client to take the buffer; a client that does not is cut off. */
-  #awaitDrain(): void {
-    if (this.#stallTimer !== undefined) return;
-    this.#stallTimer = setTimeout(() => this.cutOff(), this.stallMs).unref();
-    this.body.once('drain', () => {
-      clearTimeout(this.#stallTimer);
-      this.#stallTimer = undefined;
-      this.#pump();
-    });
+    // the client has not taken what it was sent: go on when it has (the ReadWatch cuts a
+    // client that never does)
+    if (this.#open && this.body.writableNeedDrain) this.body.once('drain', () => this.#pump());
   }
 }
 
-/** The `GET /v1/events` handler's state: how many streams are open, and their limit. */
+/** The `GET /v1/events` handler's state: the open streams, and their slots. */
 export class AuditTail {
   /** How to end each open stream. */
   readonly #open = new Set<() => void>();
@@ -137,33 +134,54 @@ export class AuditTail {
   }
 
   /**
-   * Serves the tail from the row after `afterSeq` (default: the newest row now, so only new
-   * rows are sent). Throws HttpApiError 429 when `maxStreams` are open already.
+   * Serves the tail to `token` from the row after `afterSeq` (default: the newest row now,
+   * so only new rows are sent).
+   * @throws HttpApiError 429 when `token`, or every token together, holds its slots already.
    */
-  serve(req: FastifyRequest, reply: FastifyReply, afterSeq: number | undefined): PassThrough {
-    if (this.#open.size >= this.options.maxStreams) {
-      throw new HttpApiError(
-        'too_many_requests',
-        `at most ${this.options.maxStreams} event streams may be open at once; ` +
-          'close another dashboard tab or `GET /v1/events` client and retry',
-      );
+  serve(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    token: string,
+    afterSeq: number | undefined,
+  ): PassThrough {
+    const release = this.options.slots.take(token);
+    let from: number;
+    try {
+      from = afterSeq ?? headSeq(this.service);
+    } catch (err) {
+      release(); // the log cannot be read (503): the stream never opened
+      throw err;
     }
-    const from = afterSeq ?? headSeq(this.service);
-    const stream = new TailStream(this.service, from, this.options.stallMs, (err) => {
-      if (err === undefined) req.log.info('event stream closed: the client stopped reading');
-      else req.log.warn({ err }, 'event stream closed: the audit log could not be read');
-      reply.raw.destroy();
+    const res = reply.raw;
+    const stream = new TailStream(this.service, from, (err) => {
+      req.log.warn({ err }, 'event stream closed: the audit log could not be read');
+      res.destroy();
+    });
+    const watch = new ReadWatch(res, {
+      stallMs: this.options.stallMs,
+      onStalled: () => {
+        req.log.info({ token }, 'event stream closed: the client stopped reading');
+        res.destroy();
+      },
+      // a quiet stream cannot tell a reader from a client that never reads: it ends, and a
+      // reader resumes where it was (docs/api.md, "Streams")
+      onUnproven: () => {
+        req.log.debug({ token, lastSeq: stream.last }, 'event stream ended: no sign of reading');
+        stream.close(`: reconnect after_seq=${stream.last}\n\n`);
+      },
     });
     const unsubscribe = this.service.onAuditAppended(() => stream.poke());
     const heartbeat = setInterval(() => stream.heartbeat(), this.options.heartbeatMs).unref();
     const end = () => {
       if (!this.#open.delete(end)) return;
+      release();
+      watch.stop();
       unsubscribe();
       clearInterval(heartbeat);
       stream.close();
     };
     this.#open.add(end);
-    reply.raw.once('close', end);
+    res.once('close', end);
     stream.body.once('close', end);
     req.log.debug({ afterSeq }, 'event stream opened');
     void reply.code(200).headers({

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BrainService, Caller } from '../api/index.js';
 import { chatCompletionRequestSchema } from '../api/openai.js';
 import { actorOf } from './auth.js';
+import { clientGoneSignal } from './client-gone.js';
 import { logMapped, mapError, sendMappedError } from './error-map.js';
 import {
   chatCompletion,
@@ -13,14 +14,15 @@ import {
   openAiErrorBody,
   toCompletionRequest,
 } from './openai-compat.js';
-import { serveEventStream } from './sse.js';
+import { serveEventStream, type ChatStreamOptions } from './sse.js';
 import { parseRequest } from './validate.js';
 
 interface OpenAiRouteDeps {
   readonly service: BrainService;
   readonly messageMaxChars: number;
   readonly bodyLimitBytes: number;
-  readonly heartbeatMs: number;
+  /** Heartbeats, stall time and slots of streamed turns (shared with `POST /v1/chat`). */
+  readonly chatStreams: ChatStreamOptions;
 }
 
 /**
@@ -34,7 +36,7 @@ export function openAiRoutes(
   deps: OpenAiRouteDeps,
   done: (err?: Error) => void,
 ): void {
-  const { service, heartbeatMs } = deps;
+  const { service, chatStreams } = deps;
   const schema = chatCompletionRequestSchema(deps.messageMaxChars);
 
   app.setErrorHandler((err, req, reply) => {
@@ -52,7 +54,8 @@ export function openAiRoutes(
     const id = completionId();
     const created = Math.floor(Date.now() / 1000);
     if (body.stream !== true) {
-      return chatCompletion(id, created, await service.complete(request, caller));
+      const signal = clientGoneSignal(reply);
+      return chatCompletion(id, created, await service.complete(request, caller, { signal }));
     }
     const frames = new CompletionFrames(id, created, body.stream_options?.include_usage === true);
     const turn = completionTurn(frames, (onText, signal) =>
@@ -63,7 +66,7 @@ export function openAiRoutes(
         },
       }),
     );
-    return serveEventStream(req, reply, turn, heartbeatMs);
+    return serveEventStream(req, reply, turn, chatStreams);
   });
   done();
 }

@@ -15,8 +15,9 @@ import type { AuditTail } from './audit-tail.js';
 import { DASHBOARD_ROUTES } from './dashboard.js';
 import { actorOf } from './auth.js';
 import { chatTurn } from './chat-stream.js';
+import { clientGoneSignal } from './client-gone.js';
 import type { BrainMetrics } from './metrics.js';
-import { acceptsEventStream, serveEventStream } from './sse.js';
+import { acceptsEventStream, serveEventStream, type ChatStreamOptions } from './sse.js';
 import { parseRequest } from './validate.js';
 
 /** Routes that need no token: the probe, and the dashboard's static files (no data). */
@@ -29,8 +30,8 @@ interface RouteDeps {
   readonly service: BrainService;
   readonly metrics: BrainMetrics;
   readonly messageMaxChars: number;
-  /** Interval of heartbeat comments on a streamed chat. */
-  readonly heartbeatMs: number;
+  /** Heartbeats, stall time and slots of streamed chat turns. */
+  readonly chatStreams: ChatStreamOptions;
   /** The live tail of the audit log (`GET /v1/events`). */
   readonly tail: AuditTail;
 }
@@ -50,14 +51,15 @@ const ToolsQuery = z.strictObject({
   include_tags: TagList.optional(),
   exclude_tags: TagList.optional(),
 });
+/** A row's seq, as a query parameter or header gives it. */
+const SeqText = z
+  .string({ error: 'expected one value' })
+  .regex(/^\d{1,15}$/, 'expected a whole number')
+  .transform(Number);
 /** `GET /v1/events?after_seq=N`: resume after the row with seq N. */
-const EventsQuery = z.strictObject({
-  after_seq: z
-    .string({ error: 'expected one value' })
-    .regex(/^\d{1,15}$/, 'expected a whole number')
-    .transform(Number)
-    .optional(),
-});
+const EventsQuery = z.strictObject({ after_seq: SeqText.optional() });
+/** `Last-Event-ID`, which SSE clients send when they reconnect: the same as `after_seq`. */
+const EventsHeaders = z.looseObject({ 'last-event-id': SeqText.optional() });
 const ConfirmationParams = z.strictObject({
   id: z
     .string()
@@ -109,9 +111,9 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     const body = parseRequest(chat, req.body);
     const caller = callerOf(req, body.session_id);
     if (acceptsEventStream(req.headers.accept)) {
-      return serveEventStream(req, reply, chatTurn(service, body, caller), deps.heartbeatMs);
+      return serveEventStream(req, reply, chatTurn(service, body, caller), deps.chatStreams);
     }
-    return service.chat(body, caller);
+    return service.chat(body, caller, { signal: clientGoneSignal(reply) });
   });
 
   app.get('/v1/tools', { config: { scope: 'read' } }, async (req) => {
@@ -155,7 +157,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   app.get('/v1/events', { config: { scope: 'audit' } }, (req, reply) => {
     const { after_seq } = parseRequest(EventsQuery, req.query);
-    return deps.tail.serve(req, reply, after_seq);
+    const resumeAfter = after_seq ?? parseRequest(EventsHeaders, req.headers)['last-event-id'];
+    return deps.tail.serve(req, reply, callerOf(req).actor, resumeAfter);
   });
 
   app.get('/v1/audit/counts', { config: { scope: 'audit' } }, (req) => {

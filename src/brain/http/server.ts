@@ -23,6 +23,7 @@ import { openAiRoutes } from './openai-routes.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 import { PUBLIC_ROUTES, QUIET_ROUTES, registerRoutes } from './routes.js';
 import { DEFAULT_HEARTBEAT_MS } from './sse.js';
+import { CHAT_STREAMS, EVENT_STREAMS, StreamSlots, type StreamSlotLimits } from './stream-slots.js';
 import type { TokenStore } from './token-store.js';
 
 /** Everything the server needs; the daemon builds it from the config's `api` section. */
@@ -50,10 +51,21 @@ export interface HttpServerOptions {
   readonly requestTimeoutMs?: number;
   /** Where the dashboard's files are. @default the package's `web/dashboard` */
   readonly dashboardDir?: string;
-  /** Live event streams (`GET /v1/events`) open at once. @default 8 */
-  readonly maxEventStreams?: number;
-  /** An event stream whose client has not read for this long is closed. @default 60000 */
-  readonly eventStallMs?: number;
+  /** Slots of each stream kind and the stall time; each part has its default. */
+  readonly streams?: StreamOptions;
+}
+
+/** How the long-lived responses are bounded (config `api.*_streams*`, `api.stream_stall`). */
+export interface StreamOptions {
+  /** Live audit streams (`GET /v1/events`). @default {max: 8, perToken: 3} */
+  readonly events?: StreamSlotLimits;
+  /**
+   * Streamed chat turns (`/v1/chat` as events, `/v1/chat/completions` streamed).
+   * @default {max: 32, perToken: 8}
+   */
+  readonly chat?: StreamSlotLimits;
+  /** A client that has not shown it reads for this long loses its stream. @default 60000 */
+  readonly stallMs?: number;
 }
 
 interface ListenOptions {
@@ -67,10 +79,10 @@ interface ListenOptions {
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** A socket with no traffic at all for this long is closed (a chat may think for minutes). */
 const CONNECTION_TIMEOUT_MS = 600_000;
-/** Live event streams open at once. */
-const DEFAULT_MAX_EVENT_STREAMS = 8;
-/** An event stream whose client has not read for this long is closed. */
-const DEFAULT_EVENT_STALL_MS = 60_000;
+/** The defaults of the config's `api.max_event_streams*`, `api.max_chat_streams*`, `api.stream_stall`. */
+const DEFAULT_EVENT_SLOTS: StreamSlotLimits = { max: 8, perToken: 3 };
+const DEFAULT_CHAT_SLOTS: StreamSlotLimits = { max: 32, perToken: 8 };
+const DEFAULT_STALL_MS = 60_000;
 /** An idle keep-alive connection is closed after this. */
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
@@ -163,19 +175,25 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
         ),
     });
   }
-  const { messageMaxChars, heartbeatMs = DEFAULT_HEARTBEAT_MS } = options;
+  const { messageMaxChars, heartbeatMs = DEFAULT_HEARTBEAT_MS, streams = {} } = options;
+  const stallMs = streams.stallMs ?? DEFAULT_STALL_MS;
   const tail = new AuditTail(service, {
-    maxStreams: options.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS,
+    slots: new StreamSlots(EVENT_STREAMS, streams.events ?? DEFAULT_EVENT_SLOTS),
     heartbeatMs,
-    stallMs: options.eventStallMs ?? DEFAULT_EVENT_STALL_MS,
+    stallMs,
   });
+  const chatStreams = {
+    slots: new StreamSlots(CHAT_STREAMS, streams.chat ?? DEFAULT_CHAT_SLOTS),
+    heartbeatMs,
+    stallMs,
+  };
   app.addHook('preClose', (done) => {
     tail.closeAll();
     done();
   });
-  registerRoutes(app, { service, metrics, messageMaxChars, heartbeatMs, tail });
+  registerRoutes(app, { service, metrics, messageMaxChars, chatStreams, tail });
   registerDashboard(app, options.dashboardDir ?? SHIPPED_DASHBOARD_DIR);
-  await app.register(openAiRoutes, { service, messageMaxChars, bodyLimitBytes, heartbeatMs });
+  await app.register(openAiRoutes, { service, messageMaxChars, bodyLimitBytes, chatStreams });
   app.setNotFoundHandler(rateLimitPerMinute > 0 ? { preHandler: app.rateLimit() } : {}, (req) => {
     const path = (req.url.split('?')[0] ?? '').slice(0, 200);
     throw new HttpApiError('not_found', `no route ${req.method} ${path}`);

@@ -1,12 +1,16 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { actorOf } from './auth.js';
 import { logMapped, mapError, type MappedError } from './error-map.js';
+import { ReadWatch } from './read-watch.js';
+import type { StreamSlots } from './stream-slots.js';
 
 /**
  * Server-sent events (the WHATWG `text/event-stream` format) for the routes that stream a
  * chat turn: `POST /v1/chat` with `Accept: text/event-stream` and `POST
  * /v1/chat/completions` with `stream: true`. One job: run a turn, write its frames as they
- * come, keep the connection alive, end the stream, and stop the turn when the client leaves.
+ * come, keep the connection alive, end the stream, and stop the turn when the client leaves
+ * or stops reading. Each stream holds a slot (in all and per token) until it ends (ADR 0063).
  */
 
 /** Interval of heartbeat comments on an open stream. */
@@ -34,6 +38,16 @@ export function acceptsEventStream(accept: string | undefined): boolean {
     const q = params.find((p) => p.startsWith('q='));
     return q === undefined || Number(q.slice(2)) > 0;
   });
+}
+
+/** How the chat streams of one server are bounded. */
+export interface ChatStreamOptions {
+  /** Interval of heartbeat comments on an open stream. */
+  readonly heartbeatMs: number;
+  /** A stream backed up this long (its client took nothing) is cut and its turn stopped. */
+  readonly stallMs: number;
+  /** Slots of streamed chat turns, in all and per token. */
+  readonly slots: StreamSlots;
 }
 
 /** What a streamed route serves: the work, and how its end is written. */
@@ -81,11 +95,11 @@ class LazyEventBody {
     this.body.end();
   }
 
-  /** The client closed the connection before the end: stop the turn. */
-  clientGone(): void {
+  /** The client closed the connection (or was cut off) before the end: stop the turn. */
+  clientGone(why = 'the client closed the connection'): void {
     if (!this.#open) return;
     this.#stop();
-    this.controller.abort(new Error('the client closed the connection'));
+    this.controller.abort(new Error(why));
   }
 
   #stop(): void {
@@ -99,16 +113,33 @@ class LazyEventBody {
  * the first frame (a turn's event or a heartbeat, whichever comes first): a failure before
  * that is thrown, so the route answers it as a plain HTTP error (a bad session id is a 404,
  * not a 200 stream with an error event); a failure after it becomes `turn.failed`'s frames.
- * The client closing the connection aborts the turn's signal.
+ * The client closing the connection, or leaving it backed up for `stallMs`, aborts the turn's
+ * signal.
+ * @throws HttpApiError 429 before the turn runs when the caller's token, or every token
+ *   together, holds its streamed-turn slots already.
  */
 export async function serveEventStream<R>(
   req: FastifyRequest,
   reply: FastifyReply,
   turn: EventTurn<R>,
-  heartbeatMs: number,
+  options: ChatStreamOptions,
 ): Promise<PassThrough> {
-  const lazy = new LazyEventBody(heartbeatMs);
-  reply.raw.once('close', () => lazy.clientGone());
+  const res = reply.raw;
+  const release = options.slots.take(actorOf(req) ?? '');
+  const lazy = new LazyEventBody(options.heartbeatMs);
+  const watch = new ReadWatch(res, {
+    stallMs: options.stallMs,
+    onStalled: () => {
+      req.log.info('chat stream closed: the client stopped reading; the turn stops');
+      lazy.clientGone('the client stopped reading');
+      res.destroy();
+    },
+  });
+  res.once('close', () => {
+    release();
+    watch.stop();
+    lazy.clientGone();
+  });
   // A turn that throws instead of rejecting still settles `outcome` (and stops the timer).
   const outcome: Promise<Outcome<R>> = new Promise<R>((resolve) =>
     resolve(turn.run((frames) => lazy.write(frames), lazy.controller.signal)),

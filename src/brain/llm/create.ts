@@ -1,7 +1,7 @@
 import { ConfigError, type ConfigIssue } from '../../config/index.js';
 import type { LlmConfig, LlmEndpointConfig } from '../../config/types.js';
 import type { Logger } from '../../log/index.js';
-import { envVarName } from '../../text/index.js';
+import { envVarName, keyAndEnv } from '../../text/index.js';
 import type { Planner } from '../agent/ports.js';
 import { AnthropicProvider } from './anthropic.js';
 import { ProviderChain, type ChainOptions, type LlmObserver } from './chain.js';
@@ -77,8 +77,8 @@ function endpointIssues(e: LlmEndpointConfig, primary: boolean): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const role = primary ? 'the primary provider' : 'a fallback provider';
   if (e.model === undefined) {
-    const own = setting(['llm', e.provider, 'model']);
-    const keys = primary ? `${setting(['llm', 'model'])} or ${own}` : own;
+    const own = keyAndEnv(['llm', e.provider, 'model']);
+    const keys = primary ? `${keyAndEnv(['llm', 'model'])} or ${own}` : own;
     issues.push(
       issue(['llm', e.provider, 'model'], `${e.provider} is ${role} but has no model; set ${keys}`),
     );
@@ -89,16 +89,11 @@ function endpointIssues(e: LlmEndpointConfig, primary: boolean): ConfigIssue[] {
     issues.push(
       issue(
         path,
-        `${e.provider} at ${keyedAt} needs an API key; set ${setting(path)} (or ${envVarName(path)}_FILE naming a file that holds it)`,
+        `${e.provider} at ${keyedAt} needs an API key; set ${keyAndEnv(path)} (or ${envVarName(path)}_FILE naming a file that holds it)`,
       ),
     );
   }
   return issues;
-}
-
-/** `llm.model (CAESAR_LLM__MODEL)`. */
-function setting(path: readonly string[]): string {
-  return `${path.join('.')} (${envVarName(path)})`;
 }
 
 /** The setting is unset: what is in effect came from the defaults. */

@@ -178,6 +178,8 @@ describe('agent loop (real intents, gateway, NATS, audit log, conversations)', (
       { actor: 'ops' },
     );
     expect(again.session_id).toBe(r.session_id);
-    expect(conversations.history(r.session_id).filter((t) => t.role === 'user')).toHaveLength(2);
+    expect(
+      conversations.history({ actor: 'ops', id: r.session_id }).filter((t) => t.role === 'user'),
+    ).toHaveLength(2);
   });
 });

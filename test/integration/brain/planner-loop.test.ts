@@ -105,6 +105,39 @@ async function agentWith(planner: Planner, extra: { preferLocal?: boolean } = {}
 const rows = (type: string) => audit.query({ types: [type as 'tool.called'], order: 'oldest' });
 
 describe('planner rounds', () => {
+  test("a client that leaves while a round's calls run: no round is asked after, the turn ends cancelled", async () => {
+    const left = new AbortController();
+    const planner = new ScriptedPlanner([
+      () => {
+        left.abort(new Error('the client closed the connection'));
+        return {
+          type: 'tool_calls',
+          text: '',
+          calls: [{ id: 'call_e', tool: 'echo', input: { id: 'e', text: 'hi' } }],
+        };
+      },
+      { type: 'reply', text: 'an answer for nobody' },
+    ]);
+    const agent = await agentWith(planner);
+    const r = await agent.chat(
+      { message: 'echo hi, then go on' },
+      { actor: 'ops' },
+      {
+        signal: left.signal,
+      },
+    );
+    expect(planner.requests).toHaveLength(1);
+    // the call that was under way ran and is on the record
+    expect(r.tool_calls.map((c) => [c.tool, c.outcome])).toEqual([['echo', 'ok']]);
+    const [row] = rows('chat.completed');
+    expect(row).toMatchObject({ outcome: 'error', payload: { cancelled: true, iterations: 1 } });
+    // the conversation holds what happened, and no answer the client never got
+    expect(conversations.history({ actor: 'ops', id: r.session_id }).map((t) => t.role)).toEqual([
+      'user',
+      'tool',
+    ]);
+  });
+
   test("a round's calls run at once, each through the gate with its own decision id", async () => {
     const planner = new ScriptedPlanner([
       {
@@ -328,12 +361,16 @@ describe('a confirmation inside a planner turn', () => {
     expect(first.tool_calls[0]?.outcome).toBe('confirmation_required');
     expect(first.reply).toMatch(/^This needs your approval: .*caesar confirm /);
     // the approval request is not kept as the model's own words
-    expect(conversations.history(first.session_id).map((t) => t.role)).toEqual(['user', 'tool']);
+    expect(
+      conversations.history({ actor: 'ops', id: first.session_id }).map((t) => t.role),
+    ).toEqual(['user', 'tool']);
 
     const report = await gateway.confirm(ticket!.id, true, { actor: 'approver' });
     expect(report.outcome).toBe('ok');
     const resumed = await agent.resume(ticket!.id, report);
-    expect(resumed).toMatchObject({
+    // the rest of the turn is the owner's, whoever approved
+    expect(resumed?.owner).toBe('ops');
+    expect(resumed?.response).toMatchObject({
       session_id: first.session_id,
       reply: 'It ran: careful.',
       planner: 'llm',
@@ -361,6 +398,6 @@ describe('a confirmation inside a planner turn', () => {
     const first = await agent.chat({ message: 'do it' }, { actor: 'ops' });
     const id = first.tool_calls[0]!.confirmation!.id;
     const report = await gateway.confirm(id, false, { actor: 'approver' });
-    expect((await agent.resume(id, report))?.reply).toBe('seen: rejected');
+    expect((await agent.resume(id, report))?.response.reply).toBe('seen: rejected');
   });
 });

@@ -48,6 +48,11 @@ describe('loadConfig defaults', () => {
         tokensFile: join(dir.path, 'var', 'api-tokens.yaml'),
         bodyLimitBytes: 1_048_576,
         rateLimitPerMinute: 600,
+        streams: {
+          events: { max: 8, perToken: 3 },
+          chat: { max: 32, perToken: 8 },
+          stallMs: 60_000,
+        },
       },
       brain: {
         maxIterations: 5,

@@ -1,8 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { DEFAULT_IDLE_TTL_MS } from '../../../src/brain/conversations/options.js';
+import type { SessionRef } from '../../../src/brain/conversations/types.js';
 import { openStore, scalar, tempDir, TestClock } from './fixtures.js';
 
 const DAY = 24 * 60 * 60 * 1000;
+/** Turns whose session is gone: deleting a session must delete its turns. */
+const ORPHAN_TURNS = 'SELECT count(*) FROM turns WHERE session NOT IN (SELECT key FROM sessions)';
 
 describe('maxSessions', () => {
   test('creating a session past the cap evicts the least recently updated, turns included', () => {
@@ -10,23 +13,23 @@ describe('maxSessions', () => {
     const file = dir.file('c.db');
     const clock = new TestClock();
     using store = openStore(file, { maxSessions: 3, clock: clock.now });
-    const ids: string[] = [];
+    const ids: SessionRef[] = [];
     for (let i = 0; i < 3; i++) {
       ids.push(store.createSession('alice'));
       clock.advance(1000);
     }
-    const [oldest, middle, newest] = ids as [string, string, string];
+    const [oldest, middle, newest] = ids as [SessionRef, SessionRef, SessionRef];
     store.appendUser(oldest, 'keeps the oldest alive'); // now the most recently updated
     clock.advance(1000);
     store.appendUser(middle, 'gone soon');
     clock.advance(1000);
     const fourth = store.createSession('bob');
     expect(store.getSession(newest)).toBeUndefined();
-    expect(scalar(file, 'SELECT count(*) FROM turns WHERE session_id = ?', [newest])).toBe(0);
-    expect([oldest, middle, fourth].map((id) => store.getSession(id)?.id)).toEqual([
-      oldest,
-      middle,
-      fourth,
+    expect(scalar(file, ORPHAN_TURNS)).toBe(0);
+    expect([oldest, middle, fourth].map((s) => store.getSession(s)?.id)).toEqual([
+      oldest.id,
+      middle.id,
+      fourth.id,
     ]);
     expect(scalar(file, 'SELECT count(*) FROM sessions')).toBe(3);
   });
@@ -36,14 +39,14 @@ describe('maxSessions', () => {
     const file = dir.file('c.db');
     const clock = new TestClock();
     using store = openStore(file, { maxSessions: 5, clock: clock.now });
-    let last = '';
+    let last: SessionRef | undefined;
     for (let i = 0; i < 40; i++) {
       last = store.createSession('alice');
       store.appendUser(last, `m${i}`);
       clock.advance(10);
       expect(scalar(file, 'SELECT count(*) FROM sessions')).toBeLessThanOrEqual(5);
     }
-    expect(store.history(last).map((t) => t.content)).toEqual(['m39']);
+    expect(store.history(last!).map((t) => t.content)).toEqual(['m39']);
     expect(scalar(file, 'SELECT count(*) FROM turns')).toBe(5);
   });
 
@@ -84,7 +87,8 @@ describe('idle TTL', () => {
     clock.advance(2 * DAY); // stale idle 8 days, active idle 2 days
     expect(store.prune()).toEqual({ expired: 1, evicted: 0 });
     expect(store.getSession(stale)).toBeUndefined();
-    expect(scalar(file, 'SELECT count(*) FROM turns WHERE session_id = ?', [stale])).toBe(0);
+    expect(scalar(file, ORPHAN_TURNS)).toBe(0);
+    expect(scalar(file, 'SELECT count(*) FROM turns')).toBe(1);
     expect(store.history(active).map((t) => t.content)).toEqual(['still talking']);
   });
 

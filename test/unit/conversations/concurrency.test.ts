@@ -13,7 +13,8 @@ const COMPILED = fileURLToPath(
 );
 
 /**
- * A writer in its own process: `node -e CHILD <file> <own session> <other session> <n>`.
+ * A writer in its own process: `node -e CHILD <file> <own session> <other session> <n>`, each
+ * session written `<actor>:<id>`.
  * Appends to its own session until it has written `n` turns and has seen the other process
  * append meanwhile (so the two really overlapped), appends once more so the other sees it
  * too, then prints how many it wrote. With no
@@ -25,7 +26,10 @@ const { openConversationStore } = await import(process.env.STORE_URL);
 console.log('opening');
 const store = openConversationStore({ file, historyLimit: 50 });
 if (own === undefined) { store.createSession('racer'); store.close(); process.exit(0); }
-const latest = () => store.history(other, 1)[0]?.content;
+// a session as \`<actor>:<id>\`
+const ref = (s) => ({ actor: s.slice(0, s.indexOf(':')), id: s.slice(s.indexOf(':') + 1) });
+const [ownRef, otherRef] = [ref(own), ref(other)];
+const latest = () => store.history(otherRef, 1)[0]?.content;
 const first = latest();
 const pause = new Int32Array(new SharedArrayBuffer(4));
 let i = 0;
@@ -34,7 +38,7 @@ let sawOther = false;
 const deadline = Date.now() + 60000;
 while (i < Number(n) || !sawOther) {
   if (Date.now() > deadline) { console.error('the other writer never appended'); process.exit(2); }
-  store.appendUser(own, own + ':' + i++);
+  store.appendUser(ownRef, own + ':' + i++);
   if (!sawOther && latest() !== first) sawOther = true;
   // A breath between transactions: a writer that takes the lock again at once can starve the
   // other past SQLite's busy timeout, which tests the scheduler, not the store.
@@ -43,7 +47,7 @@ while (i < Number(n) || !sawOther) {
 // One more after seeing the other: the other read its first value before the append this one saw,
 // so if it is still looping it sees this one change. Without it, a child could exit right
 // after seeing the other's first append and leave the other waiting for a change.
-store.appendUser(own, own + ':' + i++);
+store.appendUser(ownRef, own + ':' + i++);
 store.close();
 console.log(String(i));
 `;
@@ -86,12 +90,12 @@ describe('two stores on one file', () => {
     using a = openStore(file, { historyLimit: 4 });
     using b = openStore(file, { historyLimit: 4 });
     const id = a.createSession('alice');
-    expect(b.ensureSession(id, 'alice')).toBe(id);
+    expect(b.ensureSession(id.id, 'alice')).toEqual(id);
     for (let i = 0; i < 6; i++) (i % 2 === 0 ? a : b).appendUser(id, `m${i}`);
     const expected = ['m2', 'm3', 'm4', 'm5'];
     expect(a.history(id).map((t) => t.content)).toEqual(expected);
     expect(b.history(id).map((t) => t.content)).toEqual(expected);
-    expect(() => b.ensureSession(id, 'mallory')).toThrow('not found');
+    expect(() => b.ensureSession(id.id, 'mallory')).toThrow('not found');
     expect(query(file, 'PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
   });
 
@@ -100,8 +104,10 @@ describe('two stores on one file', () => {
     using dir = tempDir();
     const file = dir.file('c.db');
     const setup = openStore(file);
-    const [x, y] = [setup.createSession('alice'), setup.createSession('bob')];
+    const sessions = [setup.createSession('alice'), setup.createSession('bob')];
     setup.close();
+    const [x, y] = sessions.map((r) => `${r.actor}:${r.id}`) as [string, string];
+    const refOf = (s: string) => sessions.find((r) => `${r.actor}:${r.id}` === s)!;
     const [rx, ry] = await Promise.all([
       runChild([file, x, y, '400']),
       runChild([file, y, x, '400']),
@@ -116,7 +122,7 @@ describe('two stores on one file', () => {
       const n = Number(r.out.trim());
       expect(n).toBeGreaterThanOrEqual(400);
       const newest = Array.from({ length: 50 }, (_, k) => `${id}:${n - 50 + k}`);
-      expect(store.history(id).map((t) => t.content)).toEqual(newest);
+      expect(store.history(refOf(id)).map((t) => t.content)).toEqual(newest);
     }
     expect(scalar(file, 'SELECT count(*) FROM turns')).toBe(100);
     expect(query(file, 'PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);

@@ -104,3 +104,54 @@ describe('opening the file', () => {
     expect(err.message).toContain(file);
   });
 });
+
+/** A conversations file as schema version 1 wrote it: sessions named by their id alone. */
+const V1_FILE = `
+PRAGMA application_id = ${CONVERSATIONS_APPLICATION_ID};
+PRAGMA user_version = 1;
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY, actor TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX sessions_updated_at ON sessions (updated_at);
+CREATE TABLE turns (
+  seq INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+  content TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  tool TEXT CHECK ((role = 'tool') = (tool IS NOT NULL) AND (tool IS NULL OR json_valid(tool)))
+) STRICT;
+CREATE INDEX turns_session_seq ON turns (session_id, seq);
+INSERT INTO sessions VALUES ('kitchen', 'alice', 1000, 4000), ('s-bob', 'bob', 2000, 3000);
+INSERT INTO turns VALUES
+  (1, 'kitchen', 'user', 'turn on the light', 1000, NULL),
+  (2, 's-bob', 'user', 'hello', 2000, NULL),
+  (3, 'kitchen', 'tool', 'light: ok', 3000, '{"name":"light","decision_id":"d","outcome":"ok"}'),
+  (4, 'kitchen', 'assistant', 'done', 4000, NULL);
+`;
+
+describe('migrating an older file', () => {
+  test('a version 1 file keeps every session and turn, in order, under its owner', () => {
+    using dir = tempDir();
+    const file = dir.file('conversations.db');
+    execSql(file, V1_FILE);
+    using store = openStore(file);
+    expect(scalar(file, 'PRAGMA user_version')).toBe(CONVERSATIONS_SCHEMA_VERSION);
+    const kitchen = store.getSession({ actor: 'alice', id: 'kitchen' });
+    expect(kitchen).toMatchObject({ id: 'kitchen', actor: 'alice' });
+    expect(kitchen?.turns.map((t) => [t.role, t.content])).toEqual([
+      ['user', 'turn on the light'],
+      ['tool', 'light: ok'],
+      ['assistant', 'done'],
+    ]);
+    expect(kitchen?.turns[1]?.tool).toEqual({ name: 'light', decision_id: 'd', outcome: 'ok' });
+    expect(store.history({ actor: 'bob', id: 's-bob' }).map((t) => t.content)).toEqual(['hello']);
+    // an old session is its owner's alone, and its name is free for another token
+    expect(store.getSession({ actor: 'bob', id: 'kitchen' })).toBeUndefined();
+    expect(store.ensureSession('kitchen', 'bob', true)).toEqual({ actor: 'bob', id: 'kitchen' });
+    store.appendUser({ actor: 'alice', id: 'kitchen' }, 'and the fan');
+    expect(store.history({ actor: 'alice', id: 'kitchen' }).at(-1)?.content).toBe('and the fan');
+    expect(query(file, 'PRAGMA foreign_key_check')).toEqual([]);
+    expect(query(file, 'PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+  });
+});

@@ -4,7 +4,7 @@ import {
   ConversationStoreError,
   SessionNotFoundError,
 } from '../../../src/brain/conversations/errors.js';
-import type { Turn } from '../../../src/brain/conversations/types.js';
+import type { SessionRef, Turn } from '../../../src/brain/conversations/types.js';
 import { openStore, scalar, tempDir, TestClock } from './fixtures.js';
 
 const roles = (turns: readonly Turn[]) => turns.map((t) => `${t.role}:${t.content}`);
@@ -13,7 +13,7 @@ describe('sessions', () => {
   test('a new session id is 22 base64url characters and ids differ', () => {
     using dir = tempDir();
     using store = openStore(dir.file('c.db'));
-    const ids = new Set(Array.from({ length: 50 }, () => store.createSession('alice')));
+    const ids = new Set(Array.from({ length: 50 }, () => store.createSession('alice').id));
     expect(ids.size).toBe(50);
     for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
@@ -28,7 +28,7 @@ describe('sessions', () => {
     clock.advance(1000);
     store.appendAssistant(id, 'hello');
     expect(store.getSession(id)).toEqual({
-      id,
+      id: id.id,
       actor: 'alice',
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:02.000Z',
@@ -42,7 +42,7 @@ describe('sessions', () => {
   test('getSession of an unknown id is undefined', () => {
     using dir = tempDir();
     using store = openStore(dir.file('c.db'));
-    expect(store.getSession('nope')).toBeUndefined();
+    expect(store.getSession({ actor: 'alice', id: 'nope' })).toBeUndefined();
   });
 
   test('ensureSession without an id creates a session owned by the actor', () => {
@@ -57,13 +57,13 @@ describe('sessions', () => {
     const file = dir.file('c.db');
     using store = openStore(file);
     const id = store.createSession('alice');
-    expect(store.ensureSession(id, 'alice')).toBe(id);
+    expect(store.ensureSession(id.id, 'alice')).toEqual(id);
     expect(scalar(file, 'SELECT count(*) FROM sessions')).toBe(1);
   });
 
   test.each([
     ['an unknown id', () => 'x'.repeat(22)],
-    ['another actor', (own: string) => own],
+    ['another actor', (own: SessionRef) => own.id],
   ])('ensureSession with %s throws session_not_found and creates nothing', (_case, pick) => {
     using dir = tempDir();
     const file = dir.file('c.db');
@@ -89,23 +89,39 @@ describe('sessions', () => {
     using dir = tempDir();
     const file = dir.file('c.db');
     using store = openStore(file);
-    expect(store.ensureSession('kitchen', 'alice', true)).toBe('kitchen');
-    store.appendUser('kitchen', 'turn on the light');
-    expect(store.ensureSession('kitchen', 'alice', true)).toBe('kitchen');
-    expect(store.history('kitchen').map((t) => t.content)).toEqual(['turn on the light']);
-    expect(store.getSession('kitchen')).toMatchObject({ actor: 'alice' });
+    const kitchen = { actor: 'alice', id: 'kitchen' };
+    expect(store.ensureSession('kitchen', 'alice', true)).toEqual(kitchen);
+    store.appendUser(kitchen, 'turn on the light');
+    expect(store.ensureSession('kitchen', 'alice', true)).toEqual(kitchen);
+    expect(store.history(kitchen).map((t) => t.content)).toEqual(['turn on the light']);
+    expect(store.getSession(kitchen)).toMatchObject({ actor: 'alice' });
     expect(scalar(file, 'SELECT count(*) FROM sessions')).toBe(1);
   });
 
-  test("ensureSession with create never adopts another actor's session", () => {
+  test("a name another actor uses starts the caller's own session; neither sees the other", () => {
     using dir = tempDir();
     const file = dir.file('c.db');
     using store = openStore(file);
-    store.ensureSession('kitchen', 'alice', true);
-    store.appendUser('kitchen', 'secret plans');
-    expect(() => store.ensureSession('kitchen', 'mallory', true)).toThrow(SessionNotFoundError);
-    expect(store.getSession('kitchen')).toMatchObject({ actor: 'alice' });
-    expect(scalar(file, 'SELECT count(*) FROM turns')).toBe(1);
+    const alice = store.ensureSession('kitchen', 'alice', true);
+    store.appendUser(alice, 'secret plans');
+    const mallory = store.ensureSession('kitchen', 'mallory', true);
+    expect(mallory).toEqual({ actor: 'mallory', id: 'kitchen' });
+    expect(store.history(mallory)).toEqual([]);
+    store.appendUser(mallory, 'what were the plans?');
+    expect(roles(store.history(alice))).toEqual(['user:secret plans']);
+    expect(roles(store.history(mallory))).toEqual(['user:what were the plans?']);
+    expect(store.getSession(alice)).toMatchObject({ actor: 'alice', id: 'kitchen' });
+    expect(scalar(file, 'SELECT count(*) FROM sessions')).toBe(2);
+  });
+
+  test('without create, a name only another actor uses is unknown to the caller', () => {
+    using dir = tempDir();
+    const file = dir.file('c.db');
+    using store = openStore(file);
+    store.appendUser(store.ensureSession('kitchen', 'alice', true), 'secret plans');
+    expect(() => store.ensureSession('kitchen', 'mallory')).toThrow(SessionNotFoundError);
+    expect(() => store.history({ actor: 'mallory', id: 'kitchen' })).toThrow(SessionNotFoundError);
+    expect(scalar(file, 'SELECT count(*) FROM sessions')).toBe(1);
   });
 
   test('named sessions count against maxSessions like any other', () => {
@@ -129,7 +145,7 @@ describe('sessions', () => {
       }
       throw new Error('expected a throw');
     };
-    expect(messageOf(own)).toBe(messageOf(unknown));
+    expect(messageOf(own.id)).toBe(messageOf(unknown));
   });
 
   test.each([
@@ -209,7 +225,13 @@ describe('turns', () => {
     for (let i = 0; i < n + 7; i++) store.appendUser(id, `m${i}`);
     const expected = Array.from({ length: n }, (_, i) => `user:m${i + 7}`);
     expect(roles(store.history(id))).toEqual(expected);
-    expect(scalar(file, 'SELECT count(*) FROM turns WHERE session_id = ?', [id])).toBe(n);
+    expect(
+      scalar(
+        file,
+        'SELECT count(*) FROM turns JOIN sessions ON sessions.key = turns.session WHERE sessions.id = ?',
+        [id.id],
+      ),
+    ).toBe(n);
     expect(roles(store.history(other))).toEqual(['user:untouched']);
   });
 
@@ -224,22 +246,22 @@ describe('turns', () => {
   });
 
   test.each([
-    ['appendUser', (s: ReturnType<typeof openStore>, id: string) => s.appendUser(id, 'x')],
+    ['appendUser', (s: ReturnType<typeof openStore>, id: SessionRef) => s.appendUser(id, 'x')],
     [
       'appendAssistant',
-      (s: ReturnType<typeof openStore>, id: string) => s.appendAssistant(id, 'x'),
+      (s: ReturnType<typeof openStore>, id: SessionRef) => s.appendAssistant(id, 'x'),
     ],
     [
       'appendTool',
-      (s: ReturnType<typeof openStore>, id: string) =>
+      (s: ReturnType<typeof openStore>, id: SessionRef) =>
         s.appendTool(id, { name: 't', decision_id: 'd', outcome: 'ok' }),
     ],
-    ['history', (s: ReturnType<typeof openStore>, id: string) => s.history(id)],
+    ['history', (s: ReturnType<typeof openStore>, id: SessionRef) => s.history(id)],
   ])('%s on an unknown session throws session_not_found and writes nothing', (_name, call) => {
     using dir = tempDir();
     const file = dir.file('c.db');
     using store = openStore(file);
-    expect(() => call(store, 'missing')).toThrow(SessionNotFoundError);
+    expect(() => call(store, { actor: 'alice', id: 'missing' })).toThrow(SessionNotFoundError);
     expect(scalar(file, 'SELECT count(*) FROM turns')).toBe(0);
     expect(scalar(file, 'SELECT count(*) FROM sessions')).toBe(0);
   });
@@ -265,7 +287,7 @@ describe('lifecycle', () => {
     first.appendUser(id, 'remember me');
     first.close();
     using second = openStore(file);
-    expect(second.ensureSession(id, 'alice')).toBe(id);
+    expect(second.ensureSession(id.id, 'alice')).toEqual(id);
     expect(roles(second.history(id))).toEqual(['user:remember me']);
   });
 
@@ -278,7 +300,7 @@ describe('lifecycle', () => {
     store.close();
     const calls = [
       () => store.createSession('alice'),
-      () => store.ensureSession(id, 'alice'),
+      () => store.ensureSession(id.id, 'alice'),
       () => store.getSession(id),
       () => store.history(id),
       () => store.appendUser(id, 'x'),

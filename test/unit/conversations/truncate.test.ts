@@ -5,11 +5,14 @@ import {
   MAX_TOOL_RECORD_BYTES,
   truncationMarker,
 } from '../../../src/brain/conversations/truncate.js';
+import type { SessionRef } from '../../../src/brain/conversations/types.js';
 import { openStore, query, tempDir } from './fixtures.js';
 
 const MB = 1024 * 1024;
 
-function withSession(run: (store: ReturnType<typeof openStore>, id: string, file: string) => void) {
+function withSession(
+  run: (store: ReturnType<typeof openStore>, id: SessionRef, file: string) => void,
+) {
   using dir = tempDir();
   const file = dir.file('c.db');
   using store = openStore(file);

@@ -139,18 +139,24 @@ describe('streamed chat: what still answers JSON', () => {
     ['Accept: application/json', 'application/json'],
     ['Accept: */*', '*/*'],
     ['text/event-stream with q=0', 'text/event-stream;q=0, application/json'],
-  ])('%s: the plain ChatResponse, and chat() gets no options', async (_why, accept) => {
-    await using h = await harness();
-    const res = await h.app.inject({
-      method: 'POST',
-      url: '/v1/chat',
-      headers: { ...auth(), ...(accept === undefined ? {} : { accept }) },
-      payload: { message: 'hi' },
-    });
-    expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(ChatResponseSchema.parse(res.json()).reply).toBe('echo: hi');
-    expect(h.brain.callsTo('chat')[0]?.args).toHaveLength(2);
-  });
+  ])(
+    '%s: the plain ChatResponse; chat() gets no listener, only the client-gone signal',
+    async (_why, accept) => {
+      await using h = await harness();
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/v1/chat',
+        headers: { ...auth(), ...(accept === undefined ? {} : { accept }) },
+        payload: { message: 'hi' },
+      });
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(ChatResponseSchema.parse(res.json()).reply).toBe('echo: hi');
+      const options = h.brain.callsTo('chat')[0]?.args[2] as ChatOptions;
+      expect(Object.keys(options)).toEqual(['signal']);
+      // the answer was written before the client left: the turn was not cancelled
+      expect(options.signal?.aborted).toBe(false);
+    },
+  );
 
   test.each([
     ['text/event-stream', true],

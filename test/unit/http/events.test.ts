@@ -2,6 +2,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { AuditRecord } from '../../../src/audit/index.js';
 import { TokenStore } from '../../../src/brain/http/token-store.js';
+import { CaesarError } from '../../../src/protocol/index.js';
 import { waitFor, within } from '../../helpers/wait.js';
 import { harness, OPERATOR, type Harness } from './harness.js';
 import { StreamText } from './sse.js';
@@ -141,8 +142,8 @@ describe('GET /v1/events', () => {
     ]);
   });
 
-  test('at most maxEventStreams are open at once; a closed one frees its place', async () => {
-    const h = await tailHarness({ maxEventStreams: 1 });
+  test('at most streams.events.max are open at once; a closed one frees its place', async () => {
+    const h = await tailHarness({ streams: { events: { max: 1, perToken: 2 } } });
     const first = await get(h, '/v1/events');
     expect(first.res.statusCode).toBe(200);
     const second = await get(h, '/v1/events');
@@ -171,7 +172,7 @@ describe('GET /v1/events', () => {
   });
 
   test('a client that stops reading holds one buffer, not the log: the server stops reading rows and cuts it off', async () => {
-    const h = await tailHarness({ maxEventStreams: 1, eventStallMs: 300 });
+    const h = await tailHarness({ streams: { events: { max: 1, perToken: 1 }, stallMs: 300 } });
     const client = await get(h, '/v1/events');
     client.res.pause(); // reads nothing more: the socket buffers fill
     const big = 'x'.repeat(16 * 1024);
@@ -197,5 +198,71 @@ describe('GET /v1/events', () => {
     const next = await get(h, '/v1/events');
     expect(next.res.statusCode).toBe(200);
     next.close();
+  });
+  test('a quiet stream with no sign of reading ends cleanly after the stall time; resuming misses nothing', async () => {
+    const h = await tailHarness({ streams: { stallMs: 300 } });
+    h.brain.appendRow(row('before'));
+    const client = await get(h, '/v1/events');
+    const body = new StreamText(client.res);
+    h.brain.appendRow(row('seen'));
+    await body.until((t) => auditEvents(t).length === 1);
+    const [[seen]] = auditEvents(body.text) as [[number, unknown]];
+    // heartbeats and one row never fill a socket: the stream cannot prove its client reads
+    const text = await within(body.all(), 'the quiet stream to end by itself');
+    expect(text.endsWith(`: reconnect after_seq=${seen}\n\n`)).toBe(true);
+    h.brain.appendRow(row('while away'));
+    const again = await get(h, `/v1/events?after_seq=${seen}`);
+    const resumed = new StreamText(again.res);
+    await resumed.until((t) => auditEvents(t).length === 1);
+    expect(auditEvents(resumed.text).map(([id, data]) => [id, data.tool])).toEqual([
+      [seen + 1, 'while away'],
+    ]);
+    again.close();
+  });
+
+  test('Last-Event-ID, which SSE clients send when they reconnect, resumes like after_seq', async () => {
+    const h = await tailHarness();
+    for (const tool of ['a', 'b', 'c']) h.brain.appendRow(row(tool));
+    const byHeader = await h.app.inject({
+      method: 'GET',
+      url: '/v1/events',
+      headers: { authorization: `Bearer ${OPERATOR}`, 'last-event-id': 'x' },
+    });
+    expect(byHeader.statusCode).toBe(400);
+    expect(byHeader.json().error.details).toEqual([
+      { path: 'last-event-id', message: 'expected a whole number' },
+    ]);
+    const url = new URL(h.url);
+    const resumed = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request({
+        host: url.hostname,
+        port: url.port,
+        path: '/v1/events',
+        headers: { authorization: `Bearer ${OPERATOR}`, 'last-event-id': '2' },
+      });
+      req.once('response', resolve).once('error', reject).end();
+    });
+    const body = new StreamText(resumed);
+    await body.until((t) => auditEvents(t).length === 1);
+    expect(auditEvents(body.text).map(([id]) => id)).toEqual([3]);
+    resumed.destroy();
+  });
+  test('a stream that cannot start (the log cannot be read) is 503 and keeps no slot', async () => {
+    const h = await tailHarness({ streams: { events: { max: 1, perToken: 1 } } });
+    const query = h.brain.auditQuery.bind(h.brain);
+    h.brain.auditQuery = () => {
+      throw new CaesarError('audit_unavailable', 'audit log cannot be read safely: read-only');
+    };
+    const refused = await h.app.inject({
+      method: 'GET',
+      url: '/v1/events',
+      headers: { authorization: `Bearer ${OPERATOR}` },
+    });
+    expect(refused.statusCode).toBe(503);
+    h.brain.auditQuery = query;
+    h.brain.appendRow(row('readable again'));
+    const client = await get(h, '/v1/events');
+    expect(client.res.statusCode).toBe(200);
+    client.close();
   });
 });

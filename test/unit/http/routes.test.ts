@@ -33,6 +33,7 @@ describe('chat', () => {
     expect(call?.args).toEqual([
       { message: 'what is 1+1', session_id: 'kitchen_1' },
       { actor: 'ci', requestId: 'req-42', sessionId: 'kitchen_1' } satisfies Caller,
+      { signal: expect.any(AbortSignal) as AbortSignal },
     ]);
   });
 
