@@ -14,11 +14,13 @@ import {
   type ErrorBody,
   type WorkerRef,
 } from '../protocol/index.js';
-import type { GrantVerifier } from '../protocol/grant.js';
+import { grantNonce, type GrantVerifier } from '../protocol/grant.js';
+import type { ReplySigner } from '../protocol/reply-signature.js';
 import { findPrototypeKey, formatPath, jsonTextTooDeepAt } from '../text/index.js';
 import type { ToolContext } from './context.js';
 import type { ToolDefinition } from './define.js';
 import type { Limiter } from './limiter.js';
+import { replyBody, type Outcome, type SignFor } from './reply-body.js';
 import type { EndpointStats } from './stats.js';
 
 const decoder = new TextDecoder();
@@ -36,9 +38,9 @@ interface CallHandlerDeps {
   inflight: Set<Promise<void>>;
   /** Checks each call's signed grant; unset, calls run without one. */
   grants?: GrantVerifier;
+  /** Signs the answer to each call that carries a grant (ADR 0060); unset, none is signed. */
+  replies?: ReplySigner;
 }
-
-type Outcome = { ok: true; result: unknown } | { ok: false; error: ErrorBody };
 
 /**
  * The worker side of a call: builds the message callback of a tool's dispatch endpoint,
@@ -61,24 +63,25 @@ export function createCallHandler(deps: CallHandlerDeps): (msg: Msg) => void {
   );
   return (msg) => {
     const started = performance.now();
+    const to: SignFor = {};
     let outcome: Outcome | Promise<Outcome>;
     try {
-      outcome = startCall(deps, armed, msg);
+      outcome = startCall(deps, armed, msg, to);
     } catch (err) {
       outcome = unexpected(deps, err);
     }
     if (!(outcome instanceof Promise)) {
-      answer(deps, msg, started, outcome);
+      answer(deps, msg, started, outcome, to);
       return;
     }
     const call: Promise<void> = outcome.then(
       (o) => {
         deps.inflight.delete(call);
-        answer(deps, msg, started, o);
+        answer(deps, msg, started, o, to);
       },
       (err: unknown) => {
         deps.inflight.delete(call);
-        answer(deps, msg, started, unexpected(deps, err));
+        answer(deps, msg, started, unexpected(deps, err), to);
       },
     );
     deps.inflight.add(call);
@@ -90,19 +93,21 @@ function unexpected(deps: CallHandlerDeps, err: unknown): Outcome {
   return failure(err);
 }
 
-function answer(deps: CallHandlerDeps, msg: Msg, started: number, outcome: Outcome): void {
+function answer(
+  deps: CallHandlerDeps,
+  msg: Msg,
+  started: number,
+  outcome: Outcome,
+  to: SignFor,
+): void {
   const durationMs = performance.now() - started;
   const error = outcome.ok ? undefined : outcome.error;
   deps.stats.record(durationMs, error ? `${error.code}: ${error.message}` : undefined);
   if (!msg.reply) return;
-  const { worker } = deps;
-  const duration_ms = round(durationMs);
-  const body = outcome.ok
-    ? { v: 1, success: true, result: outcome.result, worker, duration_ms }
-    : { v: 1, success: false, error: outcome.error, worker, duration_ms };
   try {
     // Buffer.from takes small strings from a shared pool: a few times cheaper than
     // TextEncoder.encode for reply-sized payloads.
+    const body = replyBody(deps.worker, outcome, round(durationMs), deps.replies, to);
     const payload = Buffer.from(JSON.stringify(body));
     if (!error) {
       msg.respond(payload);
@@ -179,6 +184,7 @@ function startCall(
   deps: CallHandlerDeps,
   armed: Set<CallControl>,
   msg: Msg,
+  to: SignFor,
 ): Outcome | Promise<Outcome> {
   const { tool, limiter } = deps;
   if (msg.data.length > MAX_ENVELOPE_BYTES) {
@@ -210,6 +216,9 @@ function startCall(
   }
   const req = DispatchRequestSchema.safeParse(raw);
   if (!req.success) return invalid('malformed dispatch envelope', fieldIssuesOf(req.error));
+  // from here on every answer, a refusal too, is signed for this call
+  to.decisionId = req.data.decision_id;
+  if (req.data.grant !== undefined) to.nonce = grantNonce(req.data.grant);
   if (req.data.tool !== tool.spec.name) {
     return invalid(
       `envelope names tool '${req.data.tool}' but this endpoint serves '${tool.spec.name}'`,
