@@ -4,15 +4,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/nats-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connectBus } from '../../../src/bus/index.js';
+import { connectBus, readNkeySeed } from '../../../src/bus/index.js';
 import { childSpecs } from '../../../src/cli/stack/children.js';
 import { mintEmbeddedAuth, type EmbeddedAuth } from '../../../src/cli/stack/embedded-auth.js';
 import {
+  DispatchRequestSchema,
+  SRV_METADATA,
   SrvInfoSchema,
   dispatchSubject,
   serviceName,
   srvSubject,
+  type DispatchRequest,
 } from '../../../src/protocol/index.js';
+import { grantNonce } from '../../../src/protocol/grant.js';
+import { ReplySigner } from '../../../src/protocol/reply-signature.js';
 import { callBrain, pollBrain, stopProcess, type BrainProcess } from '../../helpers/brain.js';
 import { startCli, type RunningCli } from '../../helpers/cli.js';
 import {
@@ -54,11 +59,21 @@ const FORGED_RESULT = {
   ],
 };
 
+/** An instance the operator makes up, and answers for on its own INFO subject. */
+const PHANTOM = 'PHANTOMINSTANCE000000000';
+/** The operator identity's key, which it signs its forgeries with (set once minted). */
+let operatorSigner: ReplySigner;
+
 const LOCK = { domain: 'lock', service: 'lock', target: { entity_id: 'lock.front_door' } };
 const PORCH = { domain: 'light', service: 'turn_on', target: { entity_id: 'light.porch' } };
 
 /** What a forger publishes to the reply subject of one dispatch it saw. */
-type Forgery = (ctx: { instanceId: string; earlier: Uint8Array | undefined }) => {
+type Forgery = (ctx: {
+  instanceId: string;
+  earlier: Uint8Array | undefined;
+  /** The dispatch the forger saw. */
+  call: DispatchRequest;
+}) => {
   data: Uint8Array;
   headers?: ReturnType<typeof natsHeaders>;
 };
@@ -114,6 +129,20 @@ const FORGERIES: [name: string, reason: string, forge: Forgery][] = [
     }),
   ],
   ['a reply that is not JSON', 'malformed', () => ({ data: enc.encode('{"v":1,') })],
+  [
+    "an ok validly signed with the operator's own key, naming a phantom instance it confirms on that instance's own INFO subject",
+    'untrusted_key',
+    ({ call }) => {
+      const outcome = { success: true as const, result: FORGED_RESULT };
+      const signature = operatorSigner.sign({
+        decisionId: call.decision_id,
+        nonce: grantNonce(call.grant!)!,
+        instanceId: PHANTOM,
+        outcome,
+      });
+      return forgedOk({ id: PHANTOM, host: 'kitchen' }, { signature });
+    },
+  ],
 ];
 
 describe('forged replies to a call, under the identities caesar up mints', () => {
@@ -206,7 +235,20 @@ describe('forged replies to a call, under the identities caesar up mints', () =>
         timeout: 5000,
       },
     );
-    instanceId = SrvInfoSchema.parse(JSON.parse(dec.decode(info.data))).id;
+    const real = SrvInfoSchema.parse(JSON.parse(dec.decode(info.data)));
+    instanceId = real.id;
+    operatorSigner = new ReplySigner((await readNkeySeed(auth.operatorSeedFile)).seed);
+    // the phantom: the real instance's INFO, with another id and the operator's reply key
+    const phantom = {
+      ...real,
+      id: PHANTOM,
+      metadata: { ...real.metadata, [SRV_METADATA.replyKey]: operatorSigner.publicKey },
+    };
+    operator.subscribe(srvSubject('INFO', serviceName('call_service'), PHANTOM), {
+      callback: (_err, msg) => {
+        msg.respond(enc.encode(JSON.stringify(phantom)));
+      },
+    });
     operator.subscribe(dispatchSubject('call_service'), {
       callback: (_err, msg: Msg) => {
         const next = forge;
@@ -215,7 +257,8 @@ describe('forged replies to a call, under the identities caesar up mints', () =>
           release();
           return;
         }
-        const { data, headers } = next({ instanceId, earlier });
+        const call = DispatchRequestSchema.parse(JSON.parse(dec.decode(msg.data)));
+        const { data, headers } = next({ instanceId, earlier, call });
         operator.publish(msg.reply, data, headers ? { headers } : {});
         // the forgery is at the server before Home Assistant lets the real call finish
         void operator.flush().then(release);
