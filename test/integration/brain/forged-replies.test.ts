@@ -275,6 +275,11 @@ describe('forged replies to a call, under the identities caesar up mints', () =>
     await rm(dir, { recursive: true, force: true });
   }, 30_000);
 
+  /** Refusals counted so far, by reason: each forgery must add one. */
+  const refusedBefore: Record<string, number> = Object.fromEntries(
+    FORGERIES.map(([, reason]) => [reason, 0]),
+  );
+
   function invoke(input: unknown) {
     return callBrain(brain!, 'POST', '/v1/tools/call_service/invoke', { input });
   }
@@ -322,13 +327,17 @@ describe('forged replies to a call, under the identities caesar up mints', () =>
       expect(res.body.result.summary).toMatch(/Front door stayed unlocked/);
       expect(ha.calls.length).toBe(callsBefore + 1);
 
-      // counted, and one warn line for the call
-      const metrics = await callBrain(brain!, 'GET', '/metrics');
+      // counted, and one warn line for the call (a no-responders status is judged after a
+      // PING, which may come back after the real answer)
       const series = new RegExp(
         `^caesar_replies_refused_total\\{tool="call_service",reason="${reason}"\\} (\\d+)$`,
         'm',
       );
-      expect(Number(series.exec(String(metrics.body))?.[1] ?? 0)).toBeGreaterThanOrEqual(1);
+      const expected = (refusedBefore[reason] = refusedBefore[reason]! + 1);
+      await pollBrain(async () => {
+        const metrics = await callBrain(brain!, 'GET', '/metrics');
+        return Number(series.exec(String(metrics.body))?.[1] ?? 0) >= expected;
+      }, `caesar_replies_refused_total{reason="${reason}"} to count the forgery`);
       const decisionId = res.body.decision_id as string;
       await waitFor(
         () => brain!.proc.stderr().includes(decisionId),

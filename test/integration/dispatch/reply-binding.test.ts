@@ -9,6 +9,8 @@ import {
   DISPATCH_QUEUE_GROUP,
   DispatchRequestSchema,
   dispatchSubject,
+  serviceName,
+  srvSubject,
 } from '../../../src/protocol/index.js';
 import { GrantSigner, GrantVerifier } from '../../../src/protocol/grant.js';
 import { ReplySigner } from '../../../src/protocol/reply-signature.js';
@@ -213,6 +215,15 @@ describe('replies bound to their call', () => {
     await waitFor(() => registry.instance('echo', id), 'the registry to list echo');
     // its connection dropped: no bye, so it stays listed until sweeps miss it
     await own.close();
+    // the server has dropped its subscriptions once its own PING subject has no responders
+    await waitFor(
+      () =>
+        nc.request(srvSubject('PING', serviceName('echo'), id), undefined, { timeout: 1000 }).then(
+          () => false,
+          (err: unknown) => /no responders/i.test(String(err)),
+        ),
+      'the server to drop the closed connection',
+    );
     expect(registry.instance('echo', id)).toBeDefined();
     const started = performance.now();
     const { input, opts } = call(10_000);
