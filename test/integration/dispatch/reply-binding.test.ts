@@ -76,8 +76,11 @@ describe('replies bound to their call', () => {
   };
 
   test('a worker that requires grants signs its answer; the brain takes it', async () => {
-    const w = await serve({ grants: trust() });
-    const { dispatcher, refused } = await checkedDispatcher();
+    const replies = ReplySigner.ephemeral();
+    const w = await serve({ grants: trust(), replies });
+    const { registry, dispatcher, refused } = await checkedDispatcher();
+    // the key its own INFO subject declared
+    expect(registry.instance('echo', w.instances[0]!.id)?.replyKey).toBe(replies.publicKey);
     const { input, opts } = call();
     const reply = await dispatcher.dispatch('echo', input, opts);
     expect(reply).toMatchObject({ success: true, result: { id: input.id } });
