@@ -1,10 +1,12 @@
 /**
- * What signed dispatch grants cost (ADR 0052, issue 14): the CPU of one signature and one
- * verification of the calculator call's grant, against the CPU the direct path spends per
- * call in all; and the governed HTTP path's throughput with grants (the brain signs, the
- * worker verifies: the default) against the same path without (no brain key, the worker
- * with `worker.require_grant: false`), two stacks side by side, alternating round by
- * round at concurrency 32; each figure is the median round.
+ * What signed dispatch grants and signed replies cost (ADR 0052, issue 14; ADR 0060, issue
+ * 26): the CPU of one signature and one verification of the calculator call's grant, and of
+ * its reply (the worker signs, the brain verifies), and of the reply subject's random token;
+ * and the governed HTTP path's throughput with grants and bound replies (the brain signs
+ * grants and checks replies, the worker verifies grants and signs replies: the default)
+ * against the same path without (no brain key, the worker with `worker.require_grant:
+ * false`), two stacks side by side, alternating round by round at concurrency 32; each
+ * figure is the median round.
  *
  *   npm run bench -- grants
  */
@@ -14,8 +16,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createUser } from '@nats-io/nkeys';
 import { startNatsServer } from '../src/bus/index.js';
+import { ReplyBinding, readReply } from '../src/brain/dispatch/reply-check.js';
+import { replyToken } from '../src/brain/dispatch/reply-mux.js';
 import { newDecisionId } from '../src/brain/gateway/ids.js';
-import { GrantSigner, GrantVerifier } from '../src/protocol/grant.js';
+import { GrantSigner, GrantVerifier, grantNonce } from '../src/protocol/grant.js';
+import { ReplySigner } from '../src/protocol/reply-signature.js';
 import { opsPerSecond, percentile, type BenchContext } from './harness.js';
 import { CALC_INPUT, CALC_TOOL, type LoadResult } from './load.js';
 import { cpuPerCall } from './brain-probes.js';
@@ -28,13 +33,19 @@ const POLICY = 'a'.repeat(64);
 
 export async function run(ctx: BenchContext): Promise<void> {
   ctx.section(
-    'Grants: sign + verify CPU per call, and the governed path with grants vs without ' +
-      `(c=${CONCURRENCY}, median of ${ROUNDS} alternating rounds)`,
+    'Grants and bound replies: sign + verify CPU per call, and the governed path with them ' +
+      `vs without (c=${CONCURRENCY}, median of ${ROUNDS} alternating rounds)`,
   );
   const { signUs, verifyUs } = cryptoCost();
   ctx.figure('grant sign (brain), CPU per call', signUs, 'us');
   ctx.figure('grant verify (worker), CPU per call', verifyUs, 'us');
   ctx.figure('grant sign + verify, CPU per call', signUs + verifyUs, 'us', { target: '<= 150 us' });
+  const replies = replyCost();
+  ctx.figure('reply token (brain), CPU per call', replies.tokenUs, 'us');
+  ctx.figure('reply sign (worker), CPU per call', replies.signUs, 'us');
+  ctx.figure('reply check (brain), CPU per call', replies.checkUs, 'us');
+  const all = signUs + verifyUs + replies.tokenUs + replies.signUs + replies.checkUs;
+  ctx.figure('grant + reply, sign + verify, CPU per call', all, 'us');
 
   const dir = await mkdtemp(join(tmpdir(), 'caesar-bench-grants-'));
   // a server each: both calculators would otherwise share one queue group
@@ -85,7 +96,7 @@ export async function run(ctx: BenchContext): Promise<void> {
         50,
       );
     ctx.figure('governed HTTP invoke, no grants (baseline)', median(off, 'rate'), 'req/s');
-    ctx.figure('governed HTTP invoke, grants signed + verified', median(on, 'rate'), 'req/s', {
+    ctx.figure('governed HTTP invoke, grants + bound replies', median(on, 'rate'), 'req/s', {
       baseline: median(off, 'rate'),
       target: '>= 0.90x',
     });
@@ -142,4 +153,65 @@ function cryptoCost(): { signUs: number; verifyUs: number } {
     });
   if (refused > 0) throw new Error(`${refused} bench grants were refused`);
   return { signUs, verifyUs };
+}
+
+/**
+ * Microseconds for the brain to draw a reply token, for the worker to sign the calculator
+ * call's reply (the digest of its outcome included), and for the brain to check it (reading
+ * the envelope, the digest, the lookup of the instance's key, the Ed25519 verification), each
+ * alone on this thread.
+ */
+function replyCost(): { tokenUs: number; signUs: number; checkUs: number } {
+  const tokenUs = 1e6 / opsPerSecond(() => void replyToken());
+  const worker = createUser();
+  const signer = new ReplySigner(worker.getSeed());
+  const grants = new GrantSigner(createUser().getSeed());
+  const result = { expression: CALC_INPUT.expression, result: '391', value: 391 };
+  const instanceId = 'BENCHINSTANCE00000000000';
+  const calls = Array.from({ length: 2_000 }, () => {
+    const decisionId = newDecisionId();
+    const grant = grants.sign({
+      tool: CALC_TOOL,
+      input: CALC_INPUT,
+      decisionId,
+      deadline: Date.now() + 3_600_000,
+      policySha256: POLICY,
+    });
+    return { decisionId, nonce: grantNonce(grant)! };
+  });
+  let i = 0;
+  const signUs =
+    1e6 /
+    opsPerSecond(() => {
+      const { decisionId, nonce } = calls[i++ % calls.length]!;
+      signer.sign({ decisionId, nonce, instanceId, outcome: { success: true, result } });
+    });
+  const envelopes = calls.map(({ decisionId, nonce }) => {
+    const outcome = { success: true as const, result };
+    const signature = signer.sign({ decisionId, nonce, instanceId, outcome });
+    const body = { v: 1, ...outcome, worker: { id: instanceId, host: 'h' }, duration_ms: 0.2 };
+    return { decisionId, nonce, data: Buffer.from(JSON.stringify({ ...body, signature })) };
+  });
+  const listed = { replyKey: signer.publicKey };
+  const binding = new ReplyBinding({
+    instances: {
+      instance: () => listed,
+      confirmInstance: () => Promise.resolve(undefined),
+      anyAnswers: () => Promise.resolve(false),
+    },
+  });
+  let refused = 0;
+  // the brain reads every reply envelope anyway: only what binding adds to that counts
+  const readUs = 1e6 / opsPerSecond(() => void readReply(envelopes[i++ % envelopes.length]!.data));
+  const checkedUs =
+    1e6 /
+    opsPerSecond(() => {
+      const { decisionId, nonce, data } = envelopes[i++ % envelopes.length]!;
+      const read = readReply(data);
+      if (typeof read === 'string' || binding.check(CALC_TOOL, read, decisionId, nonce) !== true) {
+        refused++;
+      }
+    });
+  if (refused > 0) throw new Error(`${refused} bench replies were refused`);
+  return { tokenUs, signUs, checkUs: checkedUs - readUs };
 }

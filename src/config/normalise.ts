@@ -143,6 +143,7 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
       intentsFile: r.brain.intents_file,
       conversationsFile: r.brain.conversations_file,
       preferLocal: r.brain.prefer_local,
+      trustedWorkers: trustedWorkers(r.brain.trusted_workers),
     },
     llm: normaliseLlm(r.llm),
     ha: copyValue(r.ha) as CaesarConfig['ha'],
@@ -238,5 +239,18 @@ function copyValue(value: unknown): unknown {
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) if (v !== undefined) out[key] = copyValue(v);
+  return out;
+}
+
+/** `brain.trusted_workers` entries (`<tool>=<key>`, checked by the schema) by tool. */
+function trustedWorkers(entries: readonly string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const entry of entries) {
+    const at = entry.indexOf('=');
+    const tool = entry.slice(0, at);
+    const key = entry.slice(at + 1);
+    const keys = (out[tool] ??= []);
+    if (!keys.includes(key)) keys.push(key);
+  }
   return out;
 }

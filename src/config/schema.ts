@@ -23,6 +23,15 @@ const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 /** The three ways to authenticate to NATS; at most one may be set. */
 export const BUS_AUTH_KEYS = ['nkey_seed_file', 'creds_file', 'token'] as const;
 
+/** `<tool>=<NKEY public key>`: one entry of `brain.trusted_workers`. */
+function isTrustedWorker(entry: string): boolean {
+  const at = entry.indexOf('=');
+  return (
+    ToolNameSchema.safeParse(entry.slice(0, at)).success &&
+    NKEY_USER_PUBLIC_KEY.test(entry.slice(at + 1))
+  );
+}
+
 function isInboxIdentity(identity: string): boolean {
   try {
     inboxPrefix(identity);
@@ -341,6 +350,19 @@ const BrainSchema = z
         defaultText: `\`<data_dir>/${DEFAULT_INTENTS_FILE_NAME}\``,
         example: './config/intents.yaml',
       }),
+    trusted_workers: listField(
+      z
+        .string()
+        .refine(
+          isTrustedWorker,
+          'expected `<tool>=<NKEY public key>`, the key of an identity that serves the tool',
+        ),
+    )
+      .prefault([])
+      .describe(
+        "Reply keys per tool (ADR 0060): `<tool>=<public key>` entries, the NKEY identities that serve each tool (several for one tool when its workers run under several). A listed tool's replies count only when signed by one of its keys; an unlisted tool's, when signed by the key its instance declared on its own discovery subject. `caesar up` lists the identity it minted for each of its tools.",
+      )
+      .register(fieldMeta, { example: '[call_service=UKITCHEN…]' }),
     conversations_file: pathField()
       .optional()
       .describe('SQLite file of the server-side conversations.')

@@ -100,6 +100,8 @@ export interface CaesarConfig {
     readonly conversationsFile: string;
     /** Local intent rules before the LLM on every message. */
     readonly preferLocal: boolean;
+    /** Reply keys the brain accepts per tool, when it knows them (ADR 0060). */
+    readonly trustedWorkers: Readonly<Record<string, readonly string[]>>;
   };
   readonly llm: LlmConfig;
   /**

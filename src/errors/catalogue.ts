@@ -127,8 +127,9 @@ export const ERROR_CATALOGUE = {
     status: 502,
     retryable: false,
     message: '{detail}',
-    summary: 'the reply did not match the envelope schema, or its result broke the output schema',
-    fix: 'a worker speaks another protocol version, or has a bug',
+    summary:
+      'the reply broke the envelope or output schema, or replies came but none was bound to the call (ADR 0060)',
+    fix: "protocol version or bug; refused replies: see the brain's warn line",
   },
   denied: {
     kind: 'brain',

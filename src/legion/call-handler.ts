@@ -14,11 +14,13 @@ import {
   type ErrorBody,
   type WorkerRef,
 } from '../protocol/index.js';
-import type { GrantVerifier } from '../protocol/grant.js';
+import { grantNonce, type GrantVerifier } from '../protocol/grant.js';
+import type { ReplySigner } from '../protocol/reply-signature.js';
 import { findPrototypeKey, formatPath, jsonTextTooDeepAt } from '../text/index.js';
 import type { ToolContext } from './context.js';
 import type { ToolDefinition } from './define.js';
 import type { Limiter } from './limiter.js';
+import { replyBody, type Outcome, type SignFor } from './reply-body.js';
 import { ERROR_HEADER_BYTES, replyTooLarge } from './reply-limit.js';
 import type { EndpointStats } from './stats.js';
 
@@ -39,9 +41,9 @@ interface CallHandlerDeps {
   grants?: GrantVerifier;
   /** The `max_payload` of the server the connection is on now (see `reply-limit.ts`). */
   maxPayload: () => number | undefined;
+  /** Signs the answer to each call that carries a grant (ADR 0060); unset, none is signed. */
+  replies?: ReplySigner;
 }
-
-type Outcome = { ok: true; result: unknown } | { ok: false; error: ErrorBody };
 
 /**
  * The worker side of a call: builds the message callback of a tool's dispatch endpoint,
@@ -64,24 +66,25 @@ export function createCallHandler(deps: CallHandlerDeps): (msg: Msg) => void {
   );
   return (msg) => {
     const started = performance.now();
+    const to: SignFor = {};
     let outcome: Outcome | Promise<Outcome>;
     try {
-      outcome = startCall(deps, armed, msg);
+      outcome = startCall(deps, armed, msg, to);
     } catch (err) {
       outcome = unexpected(deps, err);
     }
     if (!(outcome instanceof Promise)) {
-      answer(deps, msg, started, outcome);
+      answer(deps, msg, started, outcome, to);
       return;
     }
     const call: Promise<void> = outcome.then(
       (o) => {
         deps.inflight.delete(call);
-        answer(deps, msg, started, o);
+        answer(deps, msg, started, o, to);
       },
       (err: unknown) => {
         deps.inflight.delete(call);
-        answer(deps, msg, started, unexpected(deps, err));
+        answer(deps, msg, started, unexpected(deps, err), to);
       },
     );
     deps.inflight.add(call);
@@ -93,10 +96,16 @@ function unexpected(deps: CallHandlerDeps, err: unknown): Outcome {
   return failure(err);
 }
 
-function answer(deps: CallHandlerDeps, msg: Msg, started: number, outcome: Outcome): void {
+function answer(
+  deps: CallHandlerDeps,
+  msg: Msg,
+  started: number,
+  outcome: Outcome,
+  to: SignFor,
+): void {
   const durationMs = performance.now() - started;
   try {
-    const reply = encodeReply(deps, outcome, round(durationMs));
+    const reply = encodeReply(deps, outcome, round(durationMs), to);
     const error = reply.outcome.ok ? undefined : reply.outcome.error;
     deps.stats.record(durationMs, error ? `${error.code}: ${error.message}` : undefined);
     if (!msg.reply) return;
@@ -122,11 +131,10 @@ function encodeReply(
   deps: CallHandlerDeps,
   outcome: Outcome,
   duration_ms: number,
+  to: SignFor,
 ): { outcome: Outcome; payload: Buffer } {
-  const { worker } = deps;
-  const body = outcome.ok
-    ? { v: 1, success: true, result: outcome.result, worker, duration_ms }
-    : { v: 1, success: false, error: outcome.error, worker, duration_ms };
+  // signed (a call with a grant, ADR 0060), so a result_too_large in its place is signed too
+  const body = replyBody(deps.worker, outcome, duration_ms, deps.replies, to);
   // Buffer.from takes small strings from a shared pool: a few times cheaper than
   // TextEncoder.encode for reply-sized payloads.
   const payload = Buffer.from(JSON.stringify(body));
@@ -137,7 +145,7 @@ function encodeReply(
     return { outcome, payload };
   }
   deps.logger.warn({ bytes: payload.length }, tooLarge.message);
-  return encodeReply(deps, { ok: false, error: tooLarge }, duration_ms);
+  return encodeReply(deps, { ok: false, error: tooLarge }, duration_ms, to);
 }
 
 /**
@@ -202,6 +210,7 @@ function startCall(
   deps: CallHandlerDeps,
   armed: Set<CallControl>,
   msg: Msg,
+  to: SignFor,
 ): Outcome | Promise<Outcome> {
   const { tool, limiter } = deps;
   if (msg.data.length > MAX_ENVELOPE_BYTES) {
@@ -233,6 +242,9 @@ function startCall(
   }
   const req = DispatchRequestSchema.safeParse(raw);
   if (!req.success) return invalid('malformed dispatch envelope', fieldIssuesOf(req.error));
+  // from here on every answer, a refusal too, is signed for this call
+  to.decisionId = req.data.decision_id;
+  if (req.data.grant !== undefined) to.nonce = grantNonce(req.data.grant);
   if (req.data.tool !== tool.spec.name) {
     return invalid(
       `envelope names tool '${req.data.tool}' but this endpoint serves '${tool.spec.name}'`,

@@ -1,7 +1,8 @@
-import { connectBusWhenReachable, type BusOptions } from '../bus/index.js';
+import { connectBusWhenReachable, readNkeySeed, type BusOptions } from '../bus/index.js';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../log/index.js';
 import type { GrantVerifier } from '../protocol/grant.js';
+import { ReplySigner } from '../protocol/reply-signature.js';
 import type { ToolDefinition } from './define.js';
 import { serveTools, type ToolWorker } from './serve.js';
 
@@ -25,6 +26,7 @@ export interface RunToolsOptions {
  * shutdown gives up at once with exit code 1.
  */
 export async function runTools(tools: ToolDefinition[], options: RunToolsOptions): Promise<number> {
+  const replies = await replySigner(options.bus);
   const nc = await connectWaiting(options);
   let worker: ToolWorker;
   try {
@@ -35,6 +37,7 @@ export async function runTools(tools: ToolDefinition[], options: RunToolsOptions
       config: options.config,
       graceMs: options.graceMs,
       ...(options.grants ? { grants: options.grants } : {}),
+      ...(replies ? { replies } : {}),
     });
   } catch (err) {
     await nc.close();
@@ -73,6 +76,21 @@ export async function runTools(tools: ToolDefinition[], options: RunToolsOptions
   ]);
   if (!drained) await nc.close().catch(() => undefined);
   return 0;
+}
+
+/**
+ * The worker signs its answers with its NKEY identity (ADR 0060), the key nats-server
+ * authenticated it with; with another kind of identity (a token, a creds file, none),
+ * serveTools makes a key for this process.
+ */
+async function replySigner(bus: BusOptions): Promise<ReplySigner | undefined> {
+  if (bus.auth?.kind !== 'nkey') return undefined;
+  const { seed } = await readNkeySeed(bus.auth.seedFile);
+  try {
+    return new ReplySigner(seed);
+  } finally {
+    seed.fill(0);
+  }
 }
 
 /** Connects, waiting out a server that is not up yet; SIGINT or SIGTERM stops the wait. */

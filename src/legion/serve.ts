@@ -13,6 +13,7 @@ import {
   type WorkerRef,
 } from '../protocol/index.js';
 import type { GrantVerifier } from '../protocol/grant.js';
+import { ReplySigner } from '../protocol/reply-signature.js';
 import type { ToolStartContext } from './context.js';
 import type { ToolDefinition } from './define.js';
 import { createCallHandler } from './call-handler.js';
@@ -44,6 +45,13 @@ export interface ServeOptions {
    * serveTools says so in a warn line at start.
    */
   grants?: GrantVerifier;
+  /**
+   * Signs the answer to every call that carries a grant (ADR 0060); discovery declares its
+   * public key as each instance's reply key, and a brain that signs grants takes no answer
+   * without it. `runTools` gives the key of the worker's NKEY identity.
+   * @default a key made for this worker (`ReplySigner.ephemeral()`)
+   */
+  replies?: ReplySigner;
 }
 
 export interface ToolInstance {
@@ -96,11 +104,11 @@ export async function serveTools(
 
   const cutoff = new AbortController();
   const inflight = new Set<Promise<void>>();
+  const replies = options.replies ?? ReplySigner.ephemeral();
+  const shared: Shared = { host, logger, cutoff: cutoff.signal, inflight, replies };
   const running: Running[] = [];
   try {
-    for (const tool of tools) {
-      running.push(await startOne(tool, options, host, logger, cutoff.signal, inflight));
-    }
+    for (const tool of tools) running.push(await startOne(tool, options, shared));
     // The server answers a refused subscription with -ERR before the flush's PONG. A server
     // that went away meanwhile (a tool's start can take seconds) is waited for.
     await flushWhenConnected(nc);
@@ -119,6 +127,10 @@ export async function serveTools(
   } else {
     logger.info({ trustedBrains: options.grants.trusted }, 'dispatch grants required');
   }
+  logger.info(
+    { replyKey: replies.publicKey, ephemeral: replies.ephemeral },
+    'answers to granted calls signed',
+  );
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -153,13 +165,20 @@ export async function serveTools(
   };
 }
 
+/** What every tool of one `serveTools` shares. */
+interface Shared {
+  host: string;
+  logger: Logger;
+  /** Aborts every call still running when the shutdown grace period ends. */
+  cutoff: AbortSignal;
+  inflight: Set<Promise<void>>;
+  replies: ReplySigner;
+}
+
 async function startOne(
   tool: ToolDefinition,
   options: ServeOptions,
-  host: string,
-  parentLogger: Logger,
-  cutoff: AbortSignal,
-  inflight: Set<Promise<void>>,
+  { host, logger: parentLogger, cutoff, inflight, replies }: Shared,
 ): Promise<Running> {
   const name = tool.spec.name;
   const worker: WorkerRef = { id: nuid.next(), host };
@@ -175,7 +194,7 @@ async function startOne(
   const limiter = new Limiter(tool.spec.max_concurrency, tool.spec.max_queue);
   const dispatchStats = new EndpointStats();
   const preflightStats = new EndpointStats();
-  const service = new ToolService(tool, worker, [
+  const service = new ToolService(tool, worker, replies.publicKey, [
     {
       name: 'dispatch',
       subject: subjects.dispatch,
@@ -194,6 +213,7 @@ async function startOne(
     cutoff,
     inflight,
     maxPayload: () => options.nc.info?.max_payload,
+    replies,
     ...(options.grants ? { grants: options.grants } : {}),
   });
   const onPreflight = createPreflightHandler(tool, ctx, preflightStats, logger);

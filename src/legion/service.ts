@@ -35,9 +35,11 @@ export class ToolService {
   readonly metadata: Record<string, string>;
   readonly #subs: Subscription[] = [];
 
+  /** `replyKey`: the public key that signs this instance's answers (ADR 0060). */
   constructor(
     readonly tool: ToolDefinition,
     readonly worker: WorkerRef,
+    replyKey: string,
     readonly endpoints: ServiceEndpoint[],
   ) {
     this.name = serviceName(tool.spec.name);
@@ -47,6 +49,7 @@ export class ToolService {
       [SRV_METADATA.host]: worker.host,
       [SRV_METADATA.spec]: JSON.stringify(tool.spec),
       [SRV_METADATA.specSha256]: tool.specSha256,
+      [SRV_METADATA.replyKey]: replyKey,
     };
   }
 

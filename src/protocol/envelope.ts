@@ -20,7 +20,7 @@ export const DispatchRequestSchema = z.object({
   decision_id: z.string().min(1).max(128),
   /** Absolute deadline, epoch milliseconds. */
   deadline: z.number().int().positive(),
-  /** Reserved for brain-signed dispatch grants. */
+  /** The brain's signed dispatch grant (ADR 0052). */
   grant: z.string().max(8192).optional(),
 });
 export type DispatchRequest = z.infer<typeof DispatchRequestSchema>;
@@ -40,12 +40,20 @@ export const ErrorBodySchema = z.object({
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
+/**
+ * The worker's signature over the call's decision id, its grant's nonce, the worker id and
+ * the outcome (ADR 0060): `v1.<signature base64url>`. Present on every answer to a call that
+ * carried a grant; a brain that signs grants takes no reply without a valid one.
+ */
+const ReplySignatureSchema = z.string().max(128).optional();
+
 const DispatchSuccessSchema = z.object({
   v: z.literal(1),
   success: z.literal(true),
   result: z.unknown(),
   worker: WorkerRefSchema,
   duration_ms: z.number().nonnegative(),
+  signature: ReplySignatureSchema,
 });
 
 const DispatchFailureSchema = z.object({
@@ -55,6 +63,7 @@ const DispatchFailureSchema = z.object({
   /** Absent only when the brain synthesised the failure (no worker ever answered). */
   worker: WorkerRefSchema.optional(),
   duration_ms: z.number().nonnegative(),
+  signature: ReplySignatureSchema,
 });
 
 /** A worker's answer. Failures also set the ADR-32 error headers. */

@@ -1,10 +1,7 @@
-import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import { Prefix, fromSeed } from '@nats-io/nkeys';
-// The codec is the nkeys library's own base32 + CRC-16 reader; its package root does not
-// export it. The signer checks what it decodes against the library's public key, below.
-import { Codec } from '@nats-io/nkeys/lib/codec.js';
+import { sign, verify, type KeyObject } from 'node:crypto';
 import { NKEY_USER_PUBLIC_KEY, canonicalJson } from '../text/index.js';
 import { sha256Hex } from './canonical.js';
+import { nkeyPrivateKey, nkeyPublicKey } from './nkey-ed25519.js';
 
 /**
  * Signed dispatch grants (ADR 0052): the brain signs every dispatch it decided with the
@@ -54,25 +51,15 @@ export class GrantSigner {
 
   /** @throws {Error} when `seed` is not an NKEY user seed (`SU…`). */
   constructor(seed: Uint8Array) {
-    const decoded = Codec.decodeSeed(seed);
-    if (decoded.prefix !== Prefix.User) throw new Error('the NKEY seed is not a user seed (SU…)');
-    const publicKey = fromSeed(seed).getPublicKey();
-    const x = rawPublicKey(publicKey);
-    this.#key = createPrivateKey({
-      key: { kty: 'OKP', crv: 'Ed25519', d: b64url(decoded.buf), x: b64url(x) },
-      format: 'jwk',
-    });
-    // node:crypto derives the public key from the private one: a codec that decoded the seed
-    // wrongly shows here, at start, rather than as every grant refused.
-    const derived = createPublicKey(this.#key).export({ format: 'jwk' }).x;
-    if (derived !== b64url(x)) throw new Error('the NKEY seed does not match its public key');
+    const { publicKey, key } = nkeyPrivateKey(seed);
+    this.#key = key;
     this.publicKey = publicKey;
   }
 
   sign(claims: GrantClaims): string {
     const inputSha = inputDigest(claims.input);
     const sig = sign(null, message(claims, inputSha, this.publicKey), this.#key);
-    return `${VERSION}.${this.publicKey}.${claims.policySha256}.${b64url(sig)}`;
+    return `${VERSION}.${this.publicKey}.${claims.policySha256}.${sig.toString('base64url')}`;
   }
 }
 
@@ -106,7 +93,7 @@ export class GrantVerifier {
   /** @throws {Error} naming an entry of `trusted` that is not an NKEY user public key. */
   constructor(options: GrantVerifierOptions) {
     for (const kid of options.trusted) {
-      this.#keys.set(kid, publicKeyObject(kid));
+      this.#keys.set(kid, nkeyPublicKey(kid));
     }
     this.#max = options.maxRemembered ?? 65_536;
     this.#now = options.now ?? Date.now;
@@ -186,31 +173,13 @@ function refused(reason: string): GrantVerdict {
   return { ok: false, reason };
 }
 
-/** Whether `text` is an NKEY user public key (`U` and 55 base32 characters). */
-function isNkeyUserKey(text: string): boolean {
-  if (!NKEY_USER_PUBLIC_KEY.test(text)) return false;
-  try {
-    rawPublicKey(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function rawPublicKey(publicKey: string): Uint8Array {
-  return Codec.decode(Prefix.User, new TextEncoder().encode(publicKey));
-}
-
-function publicKeyObject(publicKey: string): KeyObject {
-  if (!isNkeyUserKey(publicKey)) {
-    throw new Error(`'${publicKey}' is not an NKEY user public key (U followed by 55 characters)`);
-  }
-  return createPublicKey({
-    key: { kty: 'OKP', crv: 'Ed25519', x: b64url(rawPublicKey(publicKey)) },
-    format: 'jwk',
-  });
-}
-
-function b64url(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('base64url');
+/**
+ * The grant's nonce, which a signed reply binds (ADR 0060): its signature. Ed25519 is
+ * deterministic and the signed text holds the call's own decision id, so the signature is
+ * unique per grant, and it stands for everything the grant binds (tool, input, decision,
+ * deadline, policy, brain). Undefined for a grant that is not of the v1 form.
+ */
+export function grantNonce(grant: string): string | undefined {
+  const nonce = grant.slice(grant.lastIndexOf('.') + 1);
+  return grant.startsWith(`${VERSION}.`) && SIGNATURE.test(nonce) ? nonce : undefined;
 }

@@ -17,6 +17,8 @@ export const SRV_METADATA = {
   host: 'caesar.host',
   spec: 'caesar.spec',
   specSha256: 'caesar.spec_sha256',
+  /** The public key (`U…`) that signs the instance's replies (ADR 0060). */
+  replyKey: 'caesar.reply_key',
 } as const;
 
 const Metadata = z.record(z.string(), z.string());

@@ -15,7 +15,7 @@ import { silentLogger, type Logger } from '../../log/index.js';
 import { openPolicyStore, type PolicyEvent, type PolicyStore } from '../../policy/index.js';
 import { Agent } from '../agent/index.js';
 import { openConversationStore } from '../conversations/index.js';
-import { createDispatcher } from '../dispatch/index.js';
+import { createDispatcher, ReplyBinding } from '../dispatch/index.js';
 import { ToolGateway } from '../gateway/index.js';
 import { BrainMetrics, buildHttpServer, loadTokens, startHttpServer } from '../http/index.js';
 import { ensureTokensFile } from '../api/index.js';
@@ -222,7 +222,8 @@ async function assemble(
       nc,
       connection,
       logger: logger.child({ component: 'dispatch' }),
-      ...(signer ? { signer } : {}),
+      ...(signer ? { signer, replies: replyBinding(config, registry, logger) } : {}),
+      onRefusedReply: (tool, refusal) => metrics.replyRefused(tool, refusal.kind),
     }),
     callTimeoutMs: config.brain.callTimeoutMs,
     confirmationTtlMs: config.brain.confirmationTtlMs,
@@ -306,6 +307,20 @@ async function assemble(
 }
 
 /**
+ * Reply binding (ADR 0060), on whenever the brain signs grants: a reply counts only when the
+ * key of the instance it names signed it for the call; the registry knows each instance's
+ * key from its own INFO subject, and `brain.trusted_workers` pins the keys of a tool.
+ */
+function replyBinding(config: CaesarConfig, registry: Registry, logger: Logger): ReplyBinding {
+  const trusted = config.brain.trustedWorkers;
+  logger.info(
+    { pinnedTools: Object.keys(trusted) },
+    'replies bound to their calls: each must be signed by the instance it names',
+  );
+  return new ReplyBinding({ instances: registry, trusted });
+}
+
+/**
  * The grant signer (ADR 0052): the brain's NKEY identity signs every dispatch. A brain with
  * another kind of identity sends no grants, and says so: workers that require them (the
  * default) refuse its calls with `grant_rejected`.
@@ -315,7 +330,9 @@ async function grantSigner(config: CaesarConfig, logger: Logger): Promise<GrantS
   if (auth?.kind !== 'nkey') {
     logger.warn(
       'dispatch grants are not signed: the brain has no NKEY identity (bus.nkey_seed_file), ' +
-        'so workers that require grants (worker.require_grant, on by default) refuse its calls',
+        'so workers that require grants (worker.require_grant, on by default) refuse its calls, ' +
+        "and replies are not checked: a client allowed to publish into the brain's reply inbox " +
+        "could answer a call in a worker's place",
     );
     return undefined;
   }

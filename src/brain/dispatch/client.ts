@@ -2,15 +2,12 @@ import { Buffer } from 'node:buffer';
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import { ConnectionWatch, type BusStatus } from '../../bus/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
-import { jsonTextTooDeepAt } from '../../text/index.js';
 import { errorEntry, errorMessage } from '../../errors/index.js';
-import type { GrantSigner } from '../../protocol/grant.js';
+import { grantNonce, type GrantSigner } from '../../protocol/grant.js';
+import { CallReplyCheck, readReply, type ReplyBinding, type Refusal } from './reply-check.js';
 import { ReplyMux } from './reply-mux.js';
 import {
-  DispatchReplySchema,
   HEADERS,
-  MAX_ENVELOPE_BYTES,
-  MAX_ENVELOPE_DEPTH,
   dispatchSubject,
   type DispatchFailure,
   type DispatchReply,
@@ -39,6 +36,14 @@ interface DispatcherOptions {
    * and `policySha256`. Unset, envelopes carry none and workers that require one refuse.
    */
   signer?: GrantSigner;
+  /**
+   * With `signer`, binds each reply to its call (ADR 0060): a reply counts only when the key
+   * of the instance it names signed it for this call; anything else on the reply subject is
+   * refused and the call keeps waiting. Unset, the first reply is the answer.
+   */
+  replies?: ReplyBinding;
+  /** Told of every refused reply (the brain counts them: `caesar_replies_refused_total`). */
+  onRefusedReply?: (tool: string, refusal: Refusal) => void;
 }
 
 interface DispatchOptions {
@@ -61,7 +66,8 @@ export interface Dispatcher {
    * worker's reply, or a failure the dispatcher made up: `no_worker` (nobody serves the
    * tool, answered at once by NATS), `bus_unavailable` (the connection is down: nothing is
    * sent, rather than buffered until a reconnect), `dispatch_timeout` (no reply by the
-   * deadline) or `bad_reply` (the reply is not a valid envelope). Those never throw.
+   * deadline) or `bad_reply` (the reply is not a valid envelope; with reply binding, no reply
+   * bound to the call came by the deadline, and some were refused). Those never throw.
    *
    * @throws SubjectTokenError when `tool` is not a valid tool name.
    * @throws the NATS client's error when the connection is closed or draining, or the
@@ -75,7 +81,6 @@ export interface Dispatcher {
   bus(): BusStatus;
 }
 
-const decoder = new TextDecoder();
 /** setTimeout's ceiling; a later deadline is not a reason to fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -83,10 +88,17 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { nc } = options;
   const logger = options.logger ?? silentLogger();
-  const mux = new ReplyMux(nc, options.inboxPrefix ?? connectionInboxPrefix(nc));
+  const mux = new ReplyMux(nc, options.inboxPrefix);
   const graceMs = options.replyGraceMs ?? 200;
   const watch = options.connection ?? new ConnectionWatch(nc);
-  const { signer } = options;
+  const { signer, replies } = options;
+  const onRefused = (tool: string, decisionId: string) => (r: Refusal, first: boolean) => {
+    options.onRefusedReply?.(tool, r);
+    const fields = { tool, decisionId, instance: r.instance, kind: r.kind, reason: r.reason };
+    if (first)
+      logger.warn(fields, 'refused a reply not bound to its call; waiting for the real one');
+    else logger.debug(fields, 'refused another reply not bound to its call');
+  };
 
   return {
     bus: () => watch.status(),
@@ -120,6 +132,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         decision_id: opts.decisionId,
         deadline: Math.floor(opts.deadline),
       };
+      let check: CallReplyCheck | undefined;
       if (signer !== undefined && opts.policySha256 !== undefined) {
         envelope.grant = signer.sign({
           tool,
@@ -128,6 +141,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           deadline: envelope.deadline,
           policySha256: opts.policySha256,
         });
+        if (replies !== undefined) {
+          const nonce = grantNonce(envelope.grant)!;
+          const refused = onRefused(tool, opts.decisionId);
+          check = new CallReplyCheck(replies, tool, opts.decisionId, nonce, refused);
+        }
       }
       // Headers only travel with a trace context: the envelope already carries the
       // decision id, and a header block costs ~12 us per call (docs/adr/0006).
@@ -142,16 +160,24 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // flushes, in one write (measured: see docs/benchmarks.md).
       // Buffer.from: pooled, several times cheaper than TextEncoder for envelope-sized strings.
       return mux
-        .request(subject, Buffer.from(JSON.stringify(envelope)), timeout, headers)
+        .request(subject, Buffer.from(JSON.stringify(envelope)), timeout, headers, check)
         .then((outcome) => {
           if (outcome.kind === 'reply') {
-            const reply = parseReply(outcome.msg.data);
-            if (typeof reply !== 'string') return reply;
+            if (check?.accepted) return check.accepted;
+            const read = readReply(outcome.msg.data);
+            if (typeof read !== 'string') return read.reply;
             logger.warn(
-              { tool, decisionId: opts.decisionId, reason: reply },
+              { tool, decisionId: opts.decisionId, reason: read },
               'bad reply from worker',
             );
-            return brainFailure('bad_reply', `${tool} replied with ${reply}`, started);
+            return brainFailure('bad_reply', `${tool} replied with ${read}`, started);
+          }
+          if (outcome.kind === 'timeout' && check?.first !== undefined) {
+            const { first, refused } = check;
+            const message =
+              `no reply bound to this call came from ${tool} within ${timeout} ms; ` +
+              `${refused} refused (the first: ${first.reason})`;
+            return brainFailure('bad_reply', message, started);
           }
           const failure =
             outcome.kind === 'no_responders'
@@ -169,32 +195,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         });
     },
   };
-}
-
-/** The inbox prefix the connection was opened with (nats.js keeps its options on it). */
-function connectionInboxPrefix(nc: NatsConnection): string | undefined {
-  const prefix = (nc as { options?: { inboxPrefix?: unknown } }).options?.inboxPrefix;
-  return typeof prefix === 'string' && prefix !== '' ? prefix : undefined;
-}
-
-/** The reply envelope, or why it is not one. */
-function parseReply(data: Uint8Array): DispatchReply | string {
-  if (data.length > MAX_ENVELOPE_BYTES) return `a ${data.length}-byte reply (over the limit)`;
-  const text = decoder.decode(data);
-  const deep = jsonTextTooDeepAt(text, MAX_ENVELOPE_DEPTH);
-  if (deep !== undefined) {
-    return `a reply nested deeper than ${MAX_ENVELOPE_DEPTH} levels (at offset ${deep})`;
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return 'a reply that is not JSON';
-  }
-  const parsed = DispatchReplySchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  return `a reply that is not a v1 envelope (${issue?.path.join('.') || '(root)'}: ${issue?.message})`;
 }
 
 function brainFailure(

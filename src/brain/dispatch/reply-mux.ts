@@ -6,19 +6,62 @@ import {
   type NatsConnection,
   type Subscription,
 } from '@nats-io/nats-core';
+import { pooledRandomBytes } from '../../host/index.js';
 
 /** How one request ended, when it ended the way requests are expected to. */
-type MuxOutcome =
+export type MuxOutcome =
   | { readonly kind: 'reply'; readonly msg: Msg }
   /** The server answered for nobody: no subscriber on the subject (NATS no-responders). */
   | { readonly kind: 'no_responders' }
   | { readonly kind: 'timeout' };
 
-interface Pending {
-  readonly subject: string;
-  readonly resolve: (outcome: MuxOutcome) => void;
-  readonly reject: (err: Error) => void;
-  readonly timer: NodeJS.Timeout;
+/** A request still waiting for its answer. */
+export interface PendingRequest {
+  /** Ends the request with `outcome`; false when it had already ended. */
+  settle(outcome: MuxOutcome): boolean;
+}
+
+/**
+ * Decides which message that arrives on a request's reply subject is its answer (ADR 0060).
+ * `screen` returns true to take `msg` as the answer, false to keep waiting, until the
+ * request's timeout or until the screen settles it itself (after an asynchronous check). It
+ * sees no-responders statuses too (`isNoResponders`): a client that saw the request could
+ * publish one.
+ */
+export interface ReplyScreen {
+  screen(msg: Msg, request: PendingRequest): boolean;
+}
+
+/** Random bytes in a reply token: 128, so that nobody can write to a reply subject unseen. */
+const TOKEN_BYTES = 16;
+
+/** A reply token: 128 bits from the CSPRNG, base64url (22 characters, valid in a subject). */
+export function replyToken(): string {
+  return pooledRandomBytes(TOKEN_BYTES).toString('base64url');
+}
+
+/** Whether `msg` is the server's no-responders status (503, no payload). */
+export function isNoResponders(msg: Msg): boolean {
+  return msg.data.length === 0 && msg.headers?.code === 503;
+}
+
+class Pending implements PendingRequest {
+  timer: NodeJS.Timeout | undefined;
+  constructor(
+    private readonly pending: Map<string, Pending>,
+    private readonly token: string,
+    readonly subject: string,
+    private readonly resolve: (outcome: MuxOutcome) => void,
+    readonly reject: (err: Error) => void,
+    readonly screen: ReplyScreen | undefined,
+  ) {}
+
+  settle(outcome: MuxOutcome): boolean {
+    if (!this.pending.delete(this.token)) return false;
+    clearTimeout(this.timer);
+    this.resolve(outcome);
+    return true;
+  }
 }
 
 const NO_RESPONDERS: MuxOutcome = Object.freeze({ kind: 'no_responders' });
@@ -32,6 +75,10 @@ const TIMED_OUT: MuxOutcome = Object.freeze({ kind: 'timeout' });
  * stack traces, and a deferred plus a timer object from its utilities (docs/benchmarks.md,
  * ADR 0037). Expected endings resolve as a {@link MuxOutcome}; only faults of the
  * connection reject (closed, draining, a permissions violation), as `request()` would.
+ *
+ * Each request's token is 128 random bits (ADR 0060): a client allowed to publish into the
+ * inbox cannot write to a reply subject it has not seen. nats.js `createInbox` (nuid) and
+ * `request()`'s tokens (Math.random) are unique, not unguessable.
  */
 export class ReplyMux {
   readonly #nc: NatsConnection;
@@ -39,13 +86,15 @@ export class ReplyMux {
   readonly #pending = new Map<string, Pending>();
   #base = '';
   #sub: Subscription | undefined;
-  #seq = 0;
   #watching = false;
 
-  /** `inboxPrefix` as the connection was given it (`_INBOX.<identity>`); @default `_INBOX` */
+  /**
+   * `inboxPrefix` (`_INBOX.<identity>`), for least-privilege permissions.
+   * @default the one the connection was opened with, else `_INBOX`
+   */
   constructor(nc: NatsConnection, inboxPrefix?: string) {
     this.#nc = nc;
-    this.#prefix = inboxPrefix;
+    this.#prefix = inboxPrefix ?? connectionInboxPrefix(nc);
   }
 
   /** Requests in flight. */
@@ -53,11 +102,13 @@ export class ReplyMux {
     return this.#pending.size;
   }
 
+  /** With `screen`, only a message it takes is the answer; without, the first message is. */
   request(
     subject: string,
     payload: Uint8Array,
     timeoutMs: number,
     headers?: MsgHdrs,
+    screen?: ReplyScreen,
   ): Promise<MuxOutcome> {
     return new Promise((resolve, reject) => {
       let base: string;
@@ -67,18 +118,17 @@ export class ReplyMux {
         reject(err instanceof Error ? err : new Error(String(err)));
         return;
       }
-      const token = (++this.#seq).toString(36);
-      const timer = setTimeout(() => {
-        if (this.#pending.delete(token)) resolve(TIMED_OUT);
-      }, timeoutMs);
-      this.#pending.set(token, { subject, resolve, reject, timer });
+      const token = replyToken();
+      const p = new Pending(this.#pending, token, subject, resolve, reject, screen);
+      p.timer = setTimeout(() => p.settle(TIMED_OUT), timeoutMs);
+      this.#pending.set(token, p);
       try {
         this.#nc.publish(subject, payload, {
           reply: base + token,
           ...(headers ? { headers } : {}),
         });
       } catch (err) {
-        clearTimeout(timer);
+        clearTimeout(p.timer);
         this.#pending.delete(token);
         reject(err instanceof Error ? err : new Error(String(err)));
       }
@@ -97,16 +147,13 @@ export class ReplyMux {
           this.#failAll(err);
           return;
         }
-        const token = msg.subject.slice(base.length);
-        const p = this.#pending.get(token);
-        if (!p) return; // late: the request already timed out
-        this.#pending.delete(token);
-        clearTimeout(p.timer);
-        p.resolve(
-          msg.data.length === 0 && msg.headers?.code === 503
-            ? NO_RESPONDERS
-            : { kind: 'reply', msg },
-        );
+        const p = this.#pending.get(msg.subject.slice(base.length));
+        if (!p) return; // late: the request already ended
+        if (p.screen === undefined) {
+          p.settle(isNoResponders(msg) ? NO_RESPONDERS : { kind: 'reply', msg });
+        } else if (p.screen.screen(msg, p)) {
+          p.settle({ kind: 'reply', msg });
+        }
       },
     });
     this.#watch();
@@ -141,4 +188,10 @@ export class ReplyMux {
     }
     this.#pending.clear();
   }
+}
+
+/** The inbox prefix the connection was opened with (nats.js keeps its options on it). */
+function connectionInboxPrefix(nc: NatsConnection): string | undefined {
+  const prefix = (nc as { options?: { inboxPrefix?: unknown } }).options?.inboxPrefix;
+  return typeof prefix === 'string' && prefix !== '' ? prefix : undefined;
 }

@@ -1,25 +1,8 @@
-import { randomBytes, randomFillSync } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from '../../host/index.js';
 
 let lastMs = 0;
 let seq = 0;
-
-/**
- * Random bits for the ids every call takes (a decision id and a span id), drawn from the
- * kernel 4 KiB at a time: one `getrandom` per 170 calls instead of two per call, which cost
- * the brain ~16 us a call (docs/benchmarks.md, "Brain: the full HTTP path"). Same CSPRNG.
- */
-const POOL_BYTES = 4096;
-let pool = Buffer.alloc(0);
-let used = 0;
-
-function randomSlice(n: number): Buffer {
-  if (used + n > pool.length) {
-    pool = randomFillSync(Buffer.allocUnsafe(POOL_BYTES));
-    used = 0;
-  }
-  used += n;
-  return pool.subarray(used - n, used);
-}
 
 /**
  * A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then random bits. Decision ids sort by
@@ -34,7 +17,7 @@ export function newDecisionId(now: number = Date.now()): string {
     lastMs += 1;
     seq = 0;
   }
-  const b = randomSlice(16);
+  const b = pooledRandomBytes(16);
   const ms = lastMs;
   b[0] = Math.floor(ms / 2 ** 40) & 0xff;
   b[1] = Math.floor(ms / 2 ** 32) & 0xff;
@@ -60,5 +43,5 @@ export function newConfirmationId(): string {
  */
 export function traceparentFor(decisionId: string): string {
   const traceId = decisionId.replaceAll('-', '').toLowerCase();
-  return `00-${traceId}-${randomSlice(8).toString('hex')}-01`;
+  return `00-${traceId}-${pooledRandomBytes(8).toString('hex')}-01`;
 }

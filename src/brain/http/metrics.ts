@@ -33,6 +33,7 @@ export class BrainMetrics {
   readonly #chat: Histogram<'planner'>;
   readonly #httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly #httpDuration: Histogram<'method' | 'route'>;
+  readonly #repliesRefused: Counter<'tool' | 'reason'>;
   #instances: InstanceSource = () => [];
 
   constructor() {
@@ -84,6 +85,11 @@ export class BrainMetrics {
         for (const [tool, count] of source()()) this.set({ tool }, count);
       },
     });
+    this.#repliesRefused = kinds.counter(
+      'caesar_replies_refused_total',
+      "Messages on a call's reply subject refused as its answer (ADR 0060), by tool and why: malformed, unsigned, unknown_instance, no_key, untrusted_key, bad_signature, no_responders.",
+      ['tool', 'reason'],
+    );
     this.#httpRequests = kinds.counter(
       'caesar_http_requests_total',
       'HTTP requests by method, route pattern and status.',
@@ -111,6 +117,11 @@ export class BrainMetrics {
   /** One dispatch round trip. */
   dispatch(tool: string, durationMs: number): void {
     this.#dispatch.observe({ tool }, durationMs / 1000);
+  }
+
+  /** One message on a call's reply subject refused as its answer; `reason` from a fixed set. */
+  replyRefused(tool: string, reason: string): void {
+    this.#repliesRefused.inc({ tool, reason });
   }
 
   /** One durable audit append. */

@@ -9,6 +9,7 @@ import {
   type SrvInfo,
   type ToolSpec,
 } from '../../protocol/index.js';
+import { NKEY_USER_PUBLIC_KEY } from '../../text/index.js';
 
 /** One tool instance as discovery sees it: identity, where it runs, and its own spec. */
 export interface ToolInstanceInfo {
@@ -23,6 +24,11 @@ export interface ToolInstanceInfo {
   readonly specSha256: string;
   /** The spec this instance announced (instances of one tool may run different versions). */
   readonly spec: ToolSpec;
+  /**
+   * The public key (`U…`) that signs its replies (ADR 0060), as its own INFO subject declared
+   * it; undefined for a worker of a version before signed replies.
+   */
+  readonly replyKey?: string;
 }
 
 /** The outcome of reading one `$SRV.INFO` reply. */
@@ -100,7 +106,11 @@ function instanceFromInfo(info: SrvInfo, specs: SpecCache): ParsedInfo {
   const host = meta[SRV_METADATA.host];
   const sha = meta[SRV_METADATA.specSha256];
   const specJson = meta[SRV_METADATA.spec];
+  const replyKey = meta[SRV_METADATA.replyKey];
   if (meta[SRV_METADATA.tool] !== tool) return invalid(info, `metadata does not name tool ${tool}`);
+  if (replyKey !== undefined && !NKEY_USER_PUBLIC_KEY.test(replyKey)) {
+    return invalid(info, 'its reply key is not an NKEY public key');
+  }
   if (!InstanceIdSchema.safeParse(info.id).success) return invalid(info, 'bad instance id');
   if (!host || host.length > 255) return invalid(info, 'metadata lacks a host');
   if (!sha || specJson === undefined) return invalid(info, 'metadata lacks the spec or its sha');
@@ -119,6 +129,7 @@ function instanceFromInfo(info: SrvInfo, specs: SpecCache): ParsedInfo {
       version: spec.version,
       specSha256: sha,
       spec,
+      ...(replyKey === undefined ? {} : { replyKey }),
     },
   };
 }

@@ -89,6 +89,14 @@ export class RegistryMachine {
     return [{ type: 'hello_unconfirmed', event, hello }];
   }
 
+  /**
+   * An instance not listed yet named itself in a reply, and its own INFO subject confirmed it
+   * (ADR 0060): listed as a hello's confirmation would list it.
+   */
+  replyNamed(info: ToolInstanceInfo, now: Instant): Output[] {
+    return this.#observe(info, 'reply', now);
+  }
+
   /** A bye is a hint too: a listed instance is pinged first; an unknown one is kept out. */
   bye(bye: Bye, now: Instant): Output[] {
     if (this.#closed) return [];

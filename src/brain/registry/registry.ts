@@ -15,7 +15,7 @@ import {
 } from './options.js';
 import type { ByeCheck, Instant, Output } from './outputs.js';
 import { logReport } from './report.js';
-import type { RegisteredTool } from './view.js';
+import type { RegisteredInstance, RegisteredTool } from './view.js';
 import { CaesarError, errorMessage } from '../../errors/index.js';
 
 /** `start()` or `sweep()` on a registry that was closed. */
@@ -27,6 +27,10 @@ import { CaesarError, errorMessage } from '../../errors/index.js';
  * announcement). Later sweeps keep the full window, since a miss there counts.
  */
 const FIRST_SWEEP_STALL_MS = 300;
+/** Unlisted instances named by replies, asked about at once at most (ADR 0060). */
+const MAX_REPLY_CONFIRMS = 64;
+/** Listed instances of one tool pinged when a no-responders status is in doubt. */
+const MAX_PINGED_FOR_REPLY = 16;
 
 export class RegistryClosedError extends CaesarError {
   declare readonly code: 'registry_closed';
@@ -63,6 +67,8 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
   #timer: NodeJS.Timeout | undefined;
   #sweeping: Promise<SweepEvent> | undefined;
   #started: Promise<void> | undefined;
+  /** Instances named by replies being asked on their own INFO subject, by `tool/id`. */
+  readonly #replyConfirms = new Map<string, Promise<RegisteredInstance | undefined>>();
 
   constructor(options: RegistryOptions) {
     super();
@@ -102,6 +108,57 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
   /** One tool, or undefined when no instance of it is live. */
   tool(name: string): RegisteredTool | undefined {
     return this.#m.tool(name);
+  }
+
+  /** Instance `id` of `tool`, when it is listed. */
+  instance(tool: string, id: string): RegisteredInstance | undefined {
+    return this.#m.tool(tool)?.instances.find((i) => i.id === id);
+  }
+
+  /**
+   * An instance named in a reply that the registry does not list (it started a moment ago, or
+   * sweeps missed it): asked on its own `$SRV.INFO` subject, as a hello's instance is, and
+   * listed when it confirms (ADR 0060). Resolves with it, or undefined. One question per
+   * instance at a time, at most 64 at once (more resolve undefined at once).
+   */
+  confirmInstance(tool: string, id: string): Promise<RegisteredInstance | undefined> {
+    const listed = this.instance(tool, id);
+    if (listed !== undefined || this.#m.closed) return Promise.resolve(listed);
+    const k = `${tool}/${id}`;
+    const asking = this.#replyConfirms.get(k);
+    if (asking !== undefined) return asking;
+    if (this.#replyConfirms.size >= MAX_REPLY_CONFIRMS) return Promise.resolve(undefined);
+    const { nc, logger, infoTimeoutMs } = this.#s;
+    const confirm = (async () => {
+      try {
+        const answer = await confirmInfo(nc, tool, id, infoTimeoutMs, this.#specs);
+        if (answer.kind === 'confirmed') this.#apply(this.#m.replyNamed(answer.instance, now()));
+      } catch (err) {
+        // an id no subject can carry, or a closed connection: not confirmed
+        logger.debug({ err, tool, instanceId: id }, 'INFO request for a reply failed');
+      }
+      return this.instance(tool, id);
+    })().finally(() => this.#replyConfirms.delete(k));
+    this.#replyConfirms.set(k, confirm);
+    return confirm;
+  }
+
+  /**
+   * Whether some listed instance of `tool` (at most 16 asked) answers its own `$SRV.PING`
+   * now: when one does, a no-responders status for a call to it did not come from the server
+   * (ADR 0060). Resolves at the first answer.
+   */
+  anyAnswers(tool: string): Promise<boolean> {
+    const { nc, infoTimeoutMs } = this.#s;
+    const ids = (this.#m.tool(tool)?.instances ?? []).slice(0, MAX_PINGED_FOR_REPLY);
+    return new Promise((resolve) => {
+      let left = ids.length;
+      if (left === 0) resolve(false);
+      const done = (alive: boolean) => (alive ? resolve(true) : --left === 0 && resolve(false));
+      for (const { id } of ids) {
+        confirmPing(nc, tool, id, infoTimeoutMs).then(done, () => done(false));
+      }
+    });
   }
 
   /** Sweeps now (the timer also calls this); joins a sweep already running. */

@@ -1,9 +1,5 @@
-import {
-  NoRespondersError,
-  RequestError,
-  TimeoutError,
-  type NatsConnection,
-} from '@nats-io/nats-core';
+import { NoRespondersError, RequestError, type NatsConnection } from '@nats-io/nats-core';
+import { ReplyMux } from '../dispatch/reply-mux.js';
 
 /** Nobody subscribes to the subject: NATS answers at once with a 503 status. */
 function isNoResponders(err: unknown): boolean {
@@ -39,19 +35,24 @@ export async function collectReplies(
   return out;
 }
 
+/** One reply mux per connection, for the questions asked of one instance. */
+const muxes = new WeakMap<NatsConnection, ReplyMux>();
+const EMPTY = new Uint8Array(0);
+
 /**
  * One request to one instance's `$SRV` subject; undefined when it is gone or does not
- * answer in time. Other failures (closed connection) throw.
+ * answer in time. Other failures (closed connection) throw. Its reply subject ends in 128
+ * random bits (the dispatcher's mux): what an instance's own subject says about it (its
+ * spec, its reply key) cannot be answered in its place by a client that may publish into
+ * the asker's inbox (ADR 0060). nats.js `request()` tokens come from Math.random.
  */
 export async function requestOne(
   nc: NatsConnection,
   subject: string,
   timeoutMs: number,
 ): Promise<Uint8Array | undefined> {
-  try {
-    return (await nc.request(subject, undefined, { timeout: timeoutMs })).data;
-  } catch (err) {
-    if (isNoResponders(err) || err instanceof TimeoutError) return undefined;
-    throw err;
-  }
+  let mux = muxes.get(nc);
+  if (mux === undefined) muxes.set(nc, (mux = new ReplyMux(nc)));
+  const outcome = await mux.request(subject, EMPTY, timeoutMs);
+  return outcome.kind === 'reply' ? outcome.msg.data : undefined;
 }

@@ -8,8 +8,8 @@ import { compareVersions } from './semver.js';
 export interface RegisteredInstance extends ToolInstanceInfo {
   /** Epoch ms when the registry learned of it. */
   readonly addedAt: number;
-  /** How the registry learned of it. */
-  readonly source: 'hello' | 'sweep';
+  /** How the registry learned of it: a hello, a sweep, or a reply that named it (ADR 0060). */
+  readonly source: 'hello' | 'sweep' | 'reply';
 }
 
 /** A tool with at least one live instance. */

@@ -67,6 +67,12 @@ function brainSpec(plan: ChildPlan): ChildSpec {
     ? envWithIdentity(plan.auth.brainSeedFile, EMBEDDED_BRAIN_INBOX)
     : { ...process.env };
   env.MALLOC_ARENA_MAX ??= BRAIN_MALLOC_ARENAS;
+  // each worker signs its replies with the identity minted for it: the brain takes no other
+  // key for that tool (ADR 0060)
+  if (plan.auth) {
+    const pinned = [...plan.auth.toolPublicKeys].map(([tool, key]) => `${tool}=${key}`);
+    env.CAESAR_BRAIN__TRUSTED_WORKERS = pinned.join(',');
+  }
   return { name: BRAIN, command: process.execPath, args, env };
 }
 

@@ -27,6 +27,11 @@ export interface EmbeddedAuth {
   readonly brainPublicKey: string;
   /** Seed file of each tool worker's identity, by tool name. */
   readonly toolSeedFiles: ReadonlyMap<string, string>;
+  /**
+   * Each tool worker's public key, by tool name: the key that signs its replies, which the
+   * brain of this run pins (`brain.trusted_workers`, ADR 0060).
+   */
+  readonly toolPublicKeys: ReadonlyMap<string, string>;
 }
 
 const EMBEDDED_SERVER_CONFIG = 'nats-server.conf';
@@ -66,8 +71,10 @@ export async function mintEmbeddedAuth(
   const operatorSeedFile = await mint('operator');
   const brainSeedFile = await mint('brain', brainPermissions(EMBEDDED_BRAIN_INBOX));
   const toolSeedFiles = new Map<string, string>();
+  const toolPublicKeys = new Map<string, string>();
   for (const tool of tools) {
     toolSeedFiles.set(tool, await mint(`tool-${tool}`, workerPermissions([tool])));
+    toolPublicKeys.set(tool, keys.get(`tool-${tool}`)!);
   }
 
   const serverConfig = join(dataDir, EMBEDDED_SERVER_CONFIG);
@@ -79,5 +86,12 @@ export async function mintEmbeddedAuth(
   ].join('\n');
   await writeFile(serverConfig, conf, { mode: 0o600 });
   const brainPublicKey = keys.get('brain')!;
-  return { serverConfig, operatorSeedFile, brainSeedFile, brainPublicKey, toolSeedFiles };
+  return {
+    serverConfig,
+    operatorSeedFile,
+    brainSeedFile,
+    brainPublicKey,
+    toolSeedFiles,
+    toolPublicKeys,
+  };
 }

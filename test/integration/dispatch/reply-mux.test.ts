@@ -48,6 +48,37 @@ describe('reply mux', () => {
     expect(mux.size).toBe(0);
   });
 
+  test('each reply subject ends in a token of 128 random bits: nothing repeats, nothing counts up', async () => {
+    // Issue 26, finding 2: a sequential token let a client that saw one reply subject write
+    // the next call's answer before the worker did.
+    nats = await startNats();
+    const nc = await nats.connect();
+    const responder = await nats.connect();
+    const subjects: string[] = [];
+    responder.subscribe('echo.tokens', {
+      callback: (_e, m) => {
+        subjects.push(m.reply!);
+        m.respond(m.data);
+      },
+    });
+    await responder.flush();
+    const mux = new ReplyMux(nc);
+    for (let i = 0; i < 500; i++) await mux.request('echo.tokens', enc.encode('x'), 5000);
+    const base = subjects[0]!.slice(0, subjects[0]!.lastIndexOf('.') + 1);
+    const tokens = subjects.map((s) => {
+      expect(s.startsWith(base)).toBe(true);
+      return s.slice(base.length);
+    });
+    for (const t of tokens) expect(t).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(new Set(tokens).size).toBe(tokens.length);
+    // as numbers, one token says nothing about the next: no constant or small step
+    const values = tokens.map((t) => BigInt(`0x${Buffer.from(t, 'base64url').toString('hex')}`));
+    const steps = new Set(values.slice(1).map((v, i) => v - values[i]!));
+    expect(steps.size).toBe(values.length - 1);
+    const small = [...steps].filter((d) => (d < 0n ? -d : d) < 2n ** 64n);
+    expect(small).toEqual([]);
+  });
+
   test('no subscriber: no_responders at once; nobody answering: timeout, and a late reply is dropped', async () => {
     nats = await startNats();
     const nc = await nats.connect();

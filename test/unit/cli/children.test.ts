@@ -56,4 +56,34 @@ describe("caesar up's children", () => {
     expect(greeter!.args.slice(at, at + 2)).toEqual(['serve-tool', 'greeter']);
     expect(greeter!.args.slice(-2)).toEqual(['--module', '/home/me/greeter']);
   });
+
+  test("with minted identities, the brain pins each worker's key and each worker trusts the brain's", () => {
+    const auth = {
+      serverConfig: '/tmp/caesar/nats-server.conf',
+      operatorSeedFile: '/tmp/caesar/nkeys/operator.nk',
+      brainSeedFile: '/tmp/caesar/nkeys/brain.nk',
+      brainPublicKey: `UBRAIN${'A'.repeat(50)}`,
+      toolSeedFiles: new Map([
+        ['calculator', '/tmp/caesar/nkeys/tool-calculator.nk'],
+        ['call_service', '/tmp/caesar/nkeys/tool-call_service.nk'],
+      ]),
+      toolPublicKeys: new Map([
+        ['calculator', `UCALC${'A'.repeat(51)}`],
+        ['call_service', `UHA${'A'.repeat(53)}`],
+      ]),
+    };
+    const [brain, calculator, callService] = childSpecs({
+      ...plan,
+      tools: ['calculator', 'call_service'],
+      auth,
+    });
+    expect(brain?.env?.CAESAR_BRAIN__TRUSTED_WORKERS).toBe(
+      `calculator=UCALC${'A'.repeat(51)},call_service=UHA${'A'.repeat(53)}`,
+    );
+    expect(brain?.env?.CAESAR_BUS__NKEY_SEED_FILE).toBe('/tmp/caesar/nkeys/brain.nk');
+    expect(calculator?.env?.CAESAR_BUS__NKEY_SEED_FILE).toBe(
+      '/tmp/caesar/nkeys/tool-calculator.nk',
+    );
+    expect(callService?.env?.CAESAR_WORKER__TRUSTED_BRAINS).toBe(auth.brainPublicKey);
+  });
 });

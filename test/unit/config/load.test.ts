@@ -63,6 +63,7 @@ describe('loadConfig defaults', () => {
         intentsFile: join(dir.path, 'var', 'intents.yaml'),
         conversationsFile: join(dir.path, 'var', 'conversations.db'),
         preferLocal: true,
+        trustedWorkers: {},
       },
       llm: {
         provider: 'none',
@@ -122,6 +123,29 @@ describe('loadConfig defaults', () => {
       cwd: join(dir.path, 'var'),
     });
     expect(fromEnv.worker.modules).toEqual([join(dir.path, 'var', 'a.js'), '@home/b']);
+  });
+
+  test('brain.trusted_workers: `<tool>=<key>` entries, grouped by tool; anything else is refused', async () => {
+    await using dir = await tempDir();
+    const a = `UA${'A'.repeat(54)}`;
+    const b = `UB${'B'.repeat(54)}`;
+    const config = await loadConfig({
+      env: {
+        CAESAR_BRAIN__TRUSTED_WORKERS: `call_service=${a}, calculator=${b},call_service=${b}`,
+      },
+      cwd: dir.path,
+    });
+    expect(config.brain.trustedWorkers).toEqual({ call_service: [a, b], calculator: [b] });
+    for (const bad of [a, `call_service=${a.slice(1)}`, `Call=${a}`, `call_service=`]) {
+      const err = await loadConfig({
+        env: { CAESAR_BRAIN__TRUSTED_WORKERS: bad },
+        cwd: dir.path,
+      }).catch((e: unknown) => e);
+      expect(err, bad).toBeInstanceOf(ConfigError);
+      expect(String((err as ConfigError).message)).toMatch(
+        /brain\.trusted_workers.*<tool>=<NKEY public key>/s,
+      );
+    }
   });
 
   test('the result is deep-frozen', async () => {

@@ -77,6 +77,19 @@ describe('canonicalJson (src/text, the one implementation)', () => {
     },
   );
 
+  test('a value with toJSON (a Date) is written as JSON.stringify writes it: the same digest once parsed again', () => {
+    const value = {
+      at: new Date(Date.UTC(2026, 11, 4, 8, 30)),
+      list: [new Date(0)],
+      own: { toJSON: () => ({ b: 1, a: 2 }) },
+    };
+    const parsed: unknown = JSON.parse(JSON.stringify(value));
+    expect(canonicalJson(value)).toBe(canonicalJson(parsed));
+    expect(canonicalJson(value)).toBe(
+      '{"at":"2026-12-04T08:30:00.000Z","list":["1970-01-01T00:00:00.000Z"],"own":{"a":2,"b":1}}',
+    );
+  });
+
   test('the audit log and the protocol use this same function', () => {
     expect(auditCanonical).toBe(canonicalJson);
     expect(protocolCanonical).toBe(canonicalJson);

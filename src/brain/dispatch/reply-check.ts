@@ -1,0 +1,279 @@
+import type { KeyObject } from 'node:crypto';
+import type { Msg } from '@nats-io/nats-core';
+import {
+  DispatchReplySchema,
+  MAX_ENVELOPE_BYTES,
+  MAX_ENVELOPE_DEPTH,
+  type DispatchReply,
+} from '../../protocol/index.js';
+import { nkeyPublicKey } from '../../protocol/nkey-ed25519.js';
+import { verifyReplySignature, type SignedOutcome } from '../../protocol/reply-signature.js';
+import { jsonTextTooDeepAt } from '../../text/index.js';
+import { isNoResponders, type PendingRequest, type ReplyScreen } from './reply-mux.js';
+
+/**
+ * The brain's side of signed replies (ADR 0060): a reply is a call's answer only when the key
+ * of the instance it names signed it for this call's decision id and grant nonce, and that
+ * instance is one the registry confirmed for the tool on its own `$SRV.INFO` subject.
+ * Anything else that arrives on the call's reply subject is refused, counted, and not the
+ * answer: the call keeps waiting for the real one.
+ */
+
+/** What the registry tells the dispatcher about a tool's instances. */
+export interface ReplyInstances {
+  /** Instance `id` of `tool` when listed, with the reply key its own INFO subject declared. */
+  instance(tool: string, id: string): { readonly replyKey?: string } | undefined;
+  /** Asks an unlisted instance on its own INFO subject; resolves with it once listed. */
+  confirmInstance(tool: string, id: string): Promise<{ readonly replyKey?: string } | undefined>;
+  /** Whether a listed instance of `tool` answers its own PING now. */
+  anyAnswers(tool: string): Promise<boolean>;
+}
+
+/** Why a reply was refused: the label of `caesar_replies_refused_total`. */
+export type RefusalKind =
+  | 'malformed'
+  | 'unsigned'
+  | 'unknown_instance'
+  | 'no_key'
+  | 'untrusted_key'
+  | 'bad_signature'
+  | 'no_responders';
+
+export interface Refusal {
+  readonly kind: RefusalKind;
+  /** One line for the log and the call's `bad_reply`; names no secret. */
+  readonly reason: string;
+  /** The instance the reply named, when it named one. */
+  readonly instance?: string;
+}
+
+type Verdict = true | Refusal;
+
+/** A reply envelope as parsed, and the JSON it came from (what the signature digests). */
+interface ReadReply {
+  readonly reply: DispatchReply;
+  readonly raw: Readonly<Record<string, unknown>>;
+}
+
+const decoder = new TextDecoder();
+const MAX_CACHED_KEYS = 1024;
+
+/** Reads a reply envelope within the envelope's bounds; a string says why it is not one. */
+export function readReply(data: Uint8Array): ReadReply | string {
+  if (data.length > MAX_ENVELOPE_BYTES) return `a ${data.length}-byte reply (over the limit)`;
+  const text = decoder.decode(data);
+  const deep = jsonTextTooDeepAt(text, MAX_ENVELOPE_DEPTH);
+  if (deep !== undefined) {
+    return `a reply nested deeper than ${MAX_ENVELOPE_DEPTH} levels (at offset ${deep})`;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return 'a reply that is not JSON';
+  }
+  const parsed = DispatchReplySchema.safeParse(raw);
+  if (parsed.success) return { reply: parsed.data, raw: raw as Record<string, unknown> };
+  const issue = parsed.error.issues[0];
+  return `a reply that is not a v1 envelope (${issue?.path.join('.') || '(root)'}: ${issue?.message})`;
+}
+
+export interface ReplyBindingOptions {
+  instances: ReplyInstances;
+  /**
+   * Reply keys per tool that the brain knows from elsewhere (`brain.trusted_workers`; `caesar
+   * up` lists the identities it minted): for a tool listed here, an instance's declared key
+   * must be one of them. @default none: the key its own INFO subject declared
+   */
+  trusted?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** Checks replies against the keys of the instances they name. One per dispatcher. */
+export class ReplyBinding {
+  readonly #instances: ReplyInstances;
+  readonly #trusted: Readonly<Record<string, readonly string[]>>;
+  /** Parsed public keys; null for a declared key that is not a valid one. */
+  readonly #keys = new Map<string, KeyObject | null>();
+
+  constructor(options: ReplyBindingOptions) {
+    this.#instances = options.instances;
+    this.#trusted = options.trusted ?? {};
+  }
+
+  /** Whether a listed instance of `tool` answers now (a no-responders status in doubt). */
+  anyAnswers(tool: string): Promise<boolean> {
+    return this.#instances.anyAnswers(tool);
+  }
+
+  /** true when `read` is this call's answer; a refusal (or a promise of either) otherwise. */
+  check(
+    tool: string,
+    read: ReadReply,
+    decisionId: string,
+    nonce: string,
+  ): Verdict | Promise<Verdict> {
+    const { reply } = read;
+    const id = reply.worker?.id;
+    if (id === undefined) return refusal('unknown_instance', 'a reply that names no instance');
+    if (reply.signature === undefined) {
+      return refusal('unsigned', `an unsigned reply naming ${tool}/${id}`, id);
+    }
+    const listed = this.#instances.instance(tool, id);
+    if (listed !== undefined)
+      return this.#verify(tool, id, listed.replyKey, read, decisionId, nonce);
+    return this.#instances
+      .confirmInstance(tool, id)
+      .then((confirmed) =>
+        confirmed === undefined
+          ? refusal(
+              'unknown_instance',
+              `a reply naming ${tool}/${id}, which the registry does not list and whose own ` +
+                'INFO subject did not confirm it',
+              id,
+            )
+          : this.#verify(tool, id, confirmed.replyKey, read, decisionId, nonce),
+      );
+  }
+
+  #verify(
+    tool: string,
+    id: string,
+    declared: string | undefined,
+    read: ReadReply,
+    decisionId: string,
+    nonce: string,
+  ): Verdict {
+    const who = `${tool}/${id}`;
+    if (declared === undefined) {
+      return refusal('no_key', `a reply naming ${who}, which declared no reply key`, id);
+    }
+    const pinned = this.#trusted[tool];
+    if (pinned !== undefined && !pinned.includes(declared)) {
+      return refusal(
+        'untrusted_key',
+        `a reply naming ${who}, whose reply key ${declared} is not one brain.trusted_workers ` +
+          `lists for ${tool}`,
+        id,
+      );
+    }
+    const key = this.#key(declared);
+    if (key === null)
+      return refusal('no_key', `a reply naming ${who}, whose reply key is invalid`, id);
+    const { raw, reply } = read;
+    const outcome = (
+      reply.success ? { success: true, result: raw.result } : { success: false, error: raw.error }
+    ) as SignedOutcome;
+    const claims = { decisionId, nonce, instanceId: id, outcome };
+    return verifyReplySignature(reply.signature!, claims, key)
+      ? true
+      : refusal(
+          'bad_signature',
+          `a reply naming ${who} whose signature does not match this call (forged, or signed ` +
+            'for another call)',
+          id,
+        );
+  }
+
+  #key(publicKey: string): KeyObject | null {
+    let key = this.#keys.get(publicKey);
+    if (key !== undefined) return key;
+    try {
+      key = nkeyPublicKey(publicKey);
+    } catch {
+      key = null;
+    }
+    if (this.#keys.size >= MAX_CACHED_KEYS) this.#keys.clear();
+    this.#keys.set(publicKey, key);
+    return key;
+  }
+}
+
+function refusal(kind: RefusalKind, reason: string, instance?: string): Refusal {
+  return instance === undefined ? { kind, reason } : { kind, reason, instance };
+}
+
+const NO_RESPONDERS = Object.freeze({ kind: 'no_responders' as const });
+
+/**
+ * One call's screen over its reply subject: takes the first reply bound to the call, and
+ * remembers what it refused, for the log, the metric and the call's end when nothing bound
+ * came. A no-responders status is believed only when no listed instance of the tool answers
+ * its own PING: a client that saw the dispatch could publish one, but then the server never
+ * would (the call had a subscriber), and a live instance means the call may be running.
+ */
+export class CallReplyCheck implements ReplyScreen {
+  /** The reply taken as the answer. */
+  accepted: DispatchReply | undefined;
+  /** The first refusal, and how many there were. */
+  first: Refusal | undefined;
+  refused = 0;
+  #askedAlive = false;
+
+  constructor(
+    private readonly binding: ReplyBinding,
+    private readonly tool: string,
+    private readonly decisionId: string,
+    private readonly nonce: string,
+    private readonly onRefused: (refusal: Refusal, first: boolean) => void,
+  ) {}
+
+  screen(msg: Msg, request: PendingRequest): boolean {
+    if (isNoResponders(msg)) {
+      this.#noResponders(request);
+      return false;
+    }
+    const read = readReply(msg.data);
+    if (typeof read === 'string') {
+      this.#refuse(refusal('malformed', read));
+      return false;
+    }
+    const verdict = this.binding.check(this.tool, read, this.decisionId, this.nonce);
+    if (verdict === true) {
+      this.accepted = read.reply;
+      return true;
+    }
+    if (!(verdict instanceof Promise)) {
+      this.#refuse(verdict);
+      return false;
+    }
+    verdict.then(
+      (v) => {
+        if (v !== true) this.#refuse(v);
+        else if (request.settle({ kind: 'reply', msg })) this.accepted = read.reply;
+      },
+      () => this.#refuse(refusal('unknown_instance', 'its instance could not be asked')),
+    );
+    return false;
+  }
+
+  #noResponders(request: PendingRequest): void {
+    const { tool } = this;
+    if (this.#askedAlive) {
+      // the server sends one at most, and only when nobody could see the call
+      this.#refuse(refusal('no_responders', `a second no-responders status for ${tool}`));
+      return;
+    }
+    this.#askedAlive = true;
+    this.binding.anyAnswers(tool).then(
+      (alive) => {
+        if (!alive) request.settle(NO_RESPONDERS);
+        else {
+          this.#refuse(
+            refusal(
+              'no_responders',
+              `a no-responders status, while an instance of ${tool} answers on its own subject`,
+            ),
+          );
+        }
+      },
+      () => request.settle(NO_RESPONDERS),
+    );
+  }
+
+  #refuse(r: Refusal): void {
+    this.refused += 1;
+    const first = this.first === undefined;
+    if (first) this.first = r;
+    this.onRefused(r, first);
+  }
+}
