@@ -21,19 +21,21 @@ export {
   TimeoutError,
   UpstreamEmptyError,
 } from '../protocol/index.js';
+// A CPU-bound step over untrusted data (a parser, an expander) runs in pooled worker threads
+// with an enforced heap and time bound: a tool makes the pool here; its thread script serves
+// the step with `serveThreadTask` from the SDK's thread entry, `src/legion/thread.ts`.
+export { createThreadPool, DEADLINE_RESERVE_MS } from './thread-pool.js';
+export type { ThreadPool, ThreadPoolOptions, ThreadRunOptions } from './thread-pool.js';
 // Workers that start threads or processes find their compiled script with these.
 export { assertScriptExists, compiledScriptUrl } from '../host/index.js';
 export { closest, settingName } from '../text/index.js';
 // Wall-clock time in IANA zones, shared with the brain's date phrases.
 export {
   DAY_MS,
-  formatDate,
   formatInstant,
   hostTimeZone,
   intlClock,
   isTimeZone,
-  offsetClock,
-  UTC_CLOCK,
   wallFromMs,
   wallMs,
 } from '../text/wall-clock.js';

@@ -27,7 +27,7 @@ export {
   SECRET_REFERENCE_WORDS,
 } from './secret-key.js';
 export { redactText } from './redact-text.js';
-export { terminalLine, terminalText } from './terminal-text.js';
+export { terminalLine } from './terminal-text.js';
 export { findPrototypeKey } from './prototype-keys.js';
 export { formatYamlIssue, readYaml, yamlFlowText } from './yaml.js';
 export type { YamlDocument, YamlIssue } from './yaml.js';

@@ -95,6 +95,18 @@ describe('a tool worker', () => {
     expect(reach('workers/calculator/eval-thread.ts').has('pkg:mathjs')).toBe(true);
     expect(reach('workers/calculator/index.ts').has('pkg:mathjs')).toBe(false);
   });
+
+  test("calendar_read's parsing thread, and only it, loads ical.js; it loads no SDK main entry", () => {
+    expect(reach('workers/calendar_read/scan-thread.ts').has('pkg:ical.js')).toBe(true);
+    expect(reach('workers/calendar_read/index.ts').has('pkg:ical.js')).toBe(false);
+    // a thread started for each call after a hostile one: the SDK's thread entry only
+    expect(
+      forbiddenReached('workers/calendar_read/scan-thread.ts', {
+        paths: ['src/legion/index.ts', 'src/bus/', 'src/log/'],
+        packages: ['tsdav', 'zod', 'pino', '@nats-io/*'],
+      }),
+    ).toEqual([]);
+  });
 });
 
 describe('the brain', () => {

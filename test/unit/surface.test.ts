@@ -34,6 +34,10 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'ProbeResult',
     'USER_AGENT',
     'DEFAULT_MAX_RESPONSE_BYTES',
+    // The thread pool's run options, and the margin its time bound keeps before a deadline,
+    // which a tool sizes its `maxRunMs` against (docs/legion.md).
+    'ThreadRunOptions',
+    'DEADLINE_RESERVE_MS',
   ],
   // The intents library API docs/intents.md shows; the brain itself now keeps its live rules
   // in an IntentStore, which reloads the file on save.

@@ -7,7 +7,7 @@ import {
   wallMs,
   type Clock,
   type Wall,
-} from '../../src/legion/index.js';
+} from '../../src/legion/thread.js';
 import type { EventSeries, VEvent, When } from './ics.js';
 import {
   boundedIterator,
@@ -19,6 +19,7 @@ import {
   wallOf,
   withImplicitParts,
 } from './recur.js';
+import { UnusableZoneError } from './vtimezone.js';
 
 /**
  * One event's occurrences in a window: DTSTART, the RRULEs (through ical.js, bounded, see
@@ -60,6 +61,8 @@ interface Expansion {
   readonly occurrences: Occurrence[];
   /** True when `maxOccurrences` or the step bound cut the expansion short. */
   readonly capped: boolean;
+  /** ical.js iteration steps spent, at most `maxSteps`. */
+  readonly steps: number;
 }
 
 /** How long each occurrence lasts: nominal days (wall clock) plus exact milliseconds. */
@@ -77,15 +80,16 @@ export function expandSeries(series: EventSeries, opts: ExpandOptions): Expansio
     allDay,
   );
   let capped = false;
+  const budget = new StepBudget(opts.maxSteps ?? DEFAULT_MAX_STEPS, opts.deadline);
   if (master !== undefined && !master.cancelled) {
-    capped = expandMaster(master, series.overrides.length > 0, replaced, out, opts);
+    capped = expandMaster(master, series.overrides.length > 0, replaced, out, budget, opts);
   }
   for (const o of series.overrides) {
     if (o.cancelled) continue;
     const occurrence = occurrenceOf(o, o.start, shapeOf(o, master), undefined, opts, master);
     if (overlaps(occurrence, opts.window)) out.push(occurrence);
   }
-  return { occurrences: out, capped };
+  return { occurrences: out, capped, steps: budget.steps };
 }
 
 /** Adds the master's own occurrences to `out`; true when a bound cut them short. */
@@ -94,6 +98,7 @@ function expandMaster(
   hasOverrides: boolean,
   replaced: ReadonlySet<string>,
   out: Occurrence[],
+  budget: StepBudget,
   opts: ExpandOptions,
 ): boolean {
   const recurring = master.rrules.length > 0 || master.rdates.length > 0 || hasOverrides;
@@ -121,12 +126,12 @@ function expandMaster(
   };
   if (!add(master.start, undefined)) return true;
   for (const r of master.rdates) if (!add(r.start, r.end)) return true;
-  const budget = new StepBudget(opts.maxSteps ?? DEFAULT_MAX_STEPS, opts.deadline);
   for (const rule of master.rrules) {
     try {
       iterateRule(rule, master, shape, budget, add, opts);
     } catch (err) {
-      if (err instanceof CaesarError) throw err;
+      // the deadline, and a VTIMEZONE that broke its bound (its object is read again)
+      if (err instanceof CaesarError || err instanceof UnusableZoneError) throw err;
       capped ||= err instanceof StepBudgetExceeded;
       opts.note?.(
         err instanceof StepBudgetExceeded
@@ -162,9 +167,7 @@ function iterateRule(
   const untilMs = r.until ? untilInstant(r.until, date, clock) : Number.POSITIVE_INFINITY;
   r.until = null;
   withImplicitParts(r, master.start.wall);
-  const margin = (shape.days + 2) * DAY_MS + shape.ms;
-  const target = clock.toWall(opts.window.startMs - margin);
-  const skip = skipAhead(r, master.start.wall, target);
+  const skip = skipAhead(r, master.start.wall, skipTarget(clock, shape, date, opts.window.startMs));
   if (skip.kind === 'exhausted') return;
   if (skip.kind === 'moved' && skip.count !== null) r.count = skip.count;
   const first = skip.kind === 'moved' ? skip.start : master.start.wall;
@@ -175,6 +178,27 @@ function iterateRule(
     if (clock.toInstant(start.wall) >= stopMs) return;
     if (!add(start, undefined)) return;
   }
+}
+
+/**
+ * The wall time (in the series' clock) before which no occurrence can overlap a window that
+ * starts at `windowStart`, so iteration may start there: an occurrence overlaps once its end,
+ * `toInstant(start + days) + ms`, is after the window's start (a zero-length one: its start
+ * at it). So its `start + days` is at least the wall time at `windowStart - ms`, less the
+ * fall of the clock's offset around then (a DST change within two days: toInstant reads
+ * offsets a day either side), less a second for the zero-length case. The margin is the
+ * occurrence's length plus that swing, exact for any zone with one offset change at most
+ * in those four days (every real one), so a SECONDLY or MINUTELY rule that started long ago
+ * costs steps for the window's content only.
+ */
+function skipTarget(clock: Clock, shape: Shape, allDay: boolean, windowStart: number): Wall {
+  const days = allDay ? Math.max(1, shape.days + Math.ceil(shape.ms / DAY_MS)) : shape.days;
+  const before = windowStart - (allDay ? 0 : shape.ms);
+  const offset = (t: number) => wallMs(clock.toWall(t)) - Math.floor(t / 1000) * 1000;
+  const here = offset(before);
+  const swing = here - Math.min(here, offset(before - 2 * DAY_MS), offset(before + 2 * DAY_MS));
+  const wall = wallMs(clock.toWall(before));
+  return wallFromMs(wall - swing - 1000 - days * DAY_MS);
 }
 
 /**

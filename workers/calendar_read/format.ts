@@ -1,4 +1,4 @@
-import { formatInstant, type Clock } from '../../src/legion/index.js';
+import { formatInstant, type Clock } from '../../src/legion/thread.js';
 import type { Occurrence } from './expand.js';
 import type { CalendarEvent } from './schema.js';
 
@@ -40,7 +40,8 @@ export function toEvents(
   };
 }
 
-function byStart(a: Found, b: Found): number {
+/** Earliest first; ties by summary, calendar, uid: the answer's order. */
+export function byStart(a: Found, b: Found): number {
   const x = a.occurrence;
   const y = b.occurrence;
   return (

@@ -2,18 +2,19 @@ import ICAL from 'ical.js';
 import {
   intlClock,
   isTimeZone,
-  offsetClock,
   UTC_CLOCK,
-  wallMs,
   type Clock,
   type Wall,
-} from '../../src/legion/index.js';
+} from '../../src/legion/thread.js';
+import { ZoneBook } from './zones.js';
 
 /**
  * iCalendar text to the events it holds, with every date-time's zone resolved: ical.js
  * parses; this module decides how each value is read (RFC 5545 3.3.5):
  * - `Z`: UTC;
- * - `TZID` with its VTIMEZONE in the object: that definition (ical.js computes its offsets);
+ * - `TZID` with its VTIMEZONE in the object: that definition, its offsets computed with
+ *   bounds by vtimezone.ts (never by ical.js's own zone expansion, which has none), or its
+ *   fallback if it broke one (zones.ts);
  * - `TZID` without VTIMEZONE: the IANA zone of that name if Intl knows it, else floating;
  * - no zone (floating) and dates (all-day): the configured zone.
  */
@@ -67,13 +68,21 @@ interface ParseOptions {
   readonly note?: (message: string, fields: Record<string, unknown>) => void;
   /** UID for events that have none (the resource's URL). */
   readonly fallbackUid?: string;
+  /** The call's VTIMEZONE definitions. @default a book for this object alone */
+  readonly zones?: ZoneBook;
+}
+
+/** What reading one object's values needs: the options, and a zone book for sure. */
+interface Reading extends ParseOptions {
+  readonly zones: ZoneBook;
 }
 
 /**
  * The events of one calendar object resource, grouped by UID.
  * @throws Error (ical.js ParserError) when the text is not iCalendar.
  */
-export function parseCalendarData(text: string, opts: ParseOptions): EventSeries[] {
+export function parseCalendarData(text: string, options: ParseOptions): EventSeries[] {
+  const opts: Reading = { ...options, zones: options.zones ?? new ZoneBook(options) };
   const jcal = ICAL.parse(text) as unknown[];
   const roots = Array.isArray(jcal[0]) ? (jcal as unknown[][]) : [jcal];
   const groups = new Map<string, { master?: VEvent; overrides: VEvent[] }>();
@@ -94,7 +103,7 @@ export function parseCalendarData(text: string, opts: ParseOptions): EventSeries
   return [...groups].map(([uid, g]) => ({ uid, master: g.master, overrides: g.overrides }));
 }
 
-function readEvent(c: ICAL.Component, opts: ParseOptions): VEvent | undefined {
+function readEvent(c: ICAL.Component, opts: Reading): VEvent | undefined {
   const uid = textOf(c, 'uid') ?? opts.fallbackUid ?? '';
   const start = whenOf(c.getFirstProperty('dtstart'), opts);
   const recurrenceId = whenOf(c.getFirstProperty('recurrence-id'), opts);
@@ -129,19 +138,19 @@ function textOf(c: ICAL.Component, name: string): string | undefined {
   return s === '' ? undefined : s;
 }
 
-function whenOf(prop: ICAL.Property | null, opts: ParseOptions): When | undefined {
+function whenOf(prop: ICAL.Property | null, opts: Reading): When | undefined {
   const v = prop?.getFirstValue();
   return prop && v instanceof ICAL.Time ? when(v, prop, opts) : undefined;
 }
 
-function valuesOf(prop: ICAL.Property, opts: ParseOptions): When[] {
+function valuesOf(prop: ICAL.Property, opts: Reading): When[] {
   return prop
     .getValues()
     .filter((v): v is ICAL.Time => v instanceof ICAL.Time)
     .map((v) => when(v, prop, opts));
 }
 
-function rdatesOf(prop: ICAL.Property, opts: ParseOptions): { start: When; end?: When }[] {
+function rdatesOf(prop: ICAL.Property, opts: Reading): { start: When; end?: When }[] {
   return prop.getValues().flatMap((v: unknown) => {
     if (v instanceof ICAL.Time) return [{ start: when(v, prop, opts) }];
     if (v instanceof ICAL.Period) {
@@ -159,7 +168,7 @@ function spanOf(v: unknown): Span | undefined {
   };
 }
 
-function when(t: ICAL.Time, prop: ICAL.Property, opts: ParseOptions): When {
+function when(t: ICAL.Time, prop: ICAL.Property, opts: Reading): When {
   const wall: Wall = {
     year: t.year,
     month: t.month,
@@ -171,65 +180,18 @@ function when(t: ICAL.Time, prop: ICAL.Property, opts: ParseOptions): When {
   return { wall, date: t.isDate, clock: t.isDate ? opts.local : clockOf(t, prop, opts) };
 }
 
-function clockOf(t: ICAL.Time, prop: ICAL.Property, opts: ParseOptions): Clock {
+function clockOf(t: ICAL.Time, prop: ICAL.Property, opts: Reading): Clock {
   if (t.zone === ICAL.Timezone.utcTimezone) return UTC_CLOCK;
   const tzid = prop.getParameter('tzid');
   if (typeof tzid !== 'string' || tzid === '') return opts.local;
   // ical.js attached the object's own VTIMEZONE definition when there is one
-  if (t.zone !== ICAL.Timezone.localTimezone && t.zone?.component) return vtimezoneClock(t.zone);
+  if (t.zone !== ICAL.Timezone.localTimezone && t.zone?.component) {
+    return opts.zones.clockFor(t.zone.component, tzid);
+  }
   if (isTimeZone(tzid)) return intlClock(tzid);
   opts.note?.('unknown TZID without VTIMEZONE: read as floating time in the configured zone', {
     tzid,
     zone: opts.local.name,
   });
   return opts.local;
-}
-
-const vtimezoneClocks = new WeakMap<ICAL.Timezone, Clock>();
-
-/** One UTC offset change of a VTIMEZONE, as ical.js expands it: its time in UTC. */
-interface Change {
-  readonly year: number;
-  readonly month: number;
-  readonly day: number;
-  readonly hour: number;
-  readonly minute: number;
-  readonly second: number;
-  /** Seconds east of UTC from this change on, and before it. */
-  readonly utcOffset: number;
-  readonly prevUtcOffset: number;
-}
-
-/**
- * A clock over a VTIMEZONE definition. ical.js expands its observances into UTC changes
- * (`changes`, up to a year ahead of the one asked); the offset at an instant is that of the
- * last change at or before it. (ical.js's own wall-time lookups read a UTC time as local near
- * a change and pick the second of two ambiguous times, so they are not used.)
- */
-export function vtimezoneClock(zone: ICAL.Timezone): Clock {
-  let clock = vtimezoneClocks.get(zone);
-  if (clock === undefined) {
-    clock = offsetClock(zone.tzid, (instant) => vtimezoneOffsetAt(zone, instant));
-    vtimezoneClocks.set(zone, clock);
-  }
-  return clock;
-}
-
-function vtimezoneOffsetAt(zone: ICAL.Timezone, instant: number): number {
-  zone._ensureCoverage(new Date(instant).getUTCFullYear() + 1);
-  const changes = zone.changes as Change[];
-  let lo = 0;
-  let hi = changes.length - 1;
-  let found: Change | undefined;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const change = changes[mid]!;
-    if (wallMs(change) <= instant) {
-      found = change;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return (found?.utcOffset ?? changes[0]?.prevUtcOffset ?? 0) * 1000;
 }

@@ -1,37 +1,40 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   InvalidInputError,
   NotConfiguredError,
   settingName,
-  TimeoutError,
+  type ThreadPool,
   type ToolContext,
   intlClock,
-  type Clock,
 } from '../../src/legion/index.js';
-import type { CalDavClient, CalendarInfo, CalendarObject } from './caldav.js';
+import type { CalDavClient, CalendarInfo } from './caldav.js';
 import { callTimeZone, CONFIG_SECTION, type CalDavSettings } from './config.js';
-import { expandSeries } from './expand.js';
-import { matchesQuery, quoted, toEvents, type Found } from './format.js';
-import { parseCalendarData } from './ics.js';
+import { quoted, toEvents } from './format.js';
+import type { ScanObject, ScanResult, ScanTask } from './scan.js';
 import type { CalendarReadInput, CalendarReadResult } from './schema.js';
-import { resolveWindow, type ReadWindow } from './window.js';
+import { resolveWindow } from './window.js';
 
 /** Calendars queried at once. */
 const QUERY_CONCURRENCY = 4;
-/** Notes (unknown TZID, bound reached, bad object) logged per call at most. */
-const MAX_NOTES = 20;
+
+/** The parsing threads: each call's objects are parsed and expanded there (scan-thread.ts). */
+export type ScanPool = ThreadPool<ScanTask, ScanResult>;
 
 interface ReadContext {
   readonly client: CalDavClient;
   readonly config: CalDavSettings;
   readonly ctx: Pick<ToolContext, 'logger' | 'signal' | 'deadline'>;
   readonly now: number;
+  readonly scan: ScanPool;
 }
 
-/** One call: window -> calendars -> calendar-query per calendar -> expand -> filter -> sort. */
+/**
+ * One call: window -> calendars -> calendar-query per calendar (here, on the main thread) ->
+ * parse, expand, filter and keep the first `limit` (in a parsing thread, under its heap and
+ * time bounds: a calendar object is untrusted) -> format.
+ */
 export async function readCalendar(
   input: CalendarReadInput,
-  { client, config, ctx, now }: ReadContext,
+  { client, config, ctx, now, scan }: ReadContext,
 ): Promise<CalendarReadResult> {
   const timezone = callTimeZone(config);
   const local = intlClock(timezone);
@@ -41,22 +44,28 @@ export async function readCalendar(
     calendar,
     objects: await client.objects(calendar, window, ctx.signal),
   }));
-  const run: Run = { window, local, query: input.query, config, ctx, note: noteOnce(ctx.logger) };
-  const found: Found[] = [];
-  let capped = false;
-  for (const { calendar, objects } of fetched) {
-    for (const object of objects) {
-      await checkpoint(ctx);
-      capped = expandObject(object, calendar, run, found) || capped;
-    }
-  }
-  const { events, truncated } = toEvents(found, local, input.limit);
+  const objects: ScanObject[] = fetched.flatMap(({ calendar, objects }) =>
+    objects.map((o) => ({ calendar: calendar.name, href: o.href, data: o.data })),
+  );
+  const task: ScanTask = {
+    objects,
+    window: { startMs: window.startMs, endMs: window.endMs },
+    timezone,
+    query: input.query,
+    maxOccurrences: config.maxOccurrences,
+    limit: input.limit,
+    deadline: ctx.deadline,
+  };
+  const result = await scan.run(task, { signal: ctx.signal, deadline: ctx.deadline });
+  for (const { message, fields } of result.notes) ctx.logger.warn(fields, message);
+  const { events } = toEvents(result.found, local, input.limit);
   ctx.logger.debug(
     {
       calendars: calendars.length,
-      objects: fetched.reduce((n, f) => n + f.objects.length, 0),
-      matched: found.length,
-      capped,
+      objects: objects.length,
+      matched: result.matched,
+      capped: result.capped,
+      steps: result.steps,
     },
     'calendar read',
   );
@@ -65,52 +74,8 @@ export async function readCalendar(
     end: window.end,
     timezone,
     events,
-    truncated: truncated || capped,
+    truncated: result.more || result.capped,
   };
-}
-
-/** What every object of one call is expanded with. */
-interface Run {
-  readonly window: ReadWindow;
-  readonly local: Clock;
-  readonly query: string | undefined;
-  readonly config: CalDavSettings;
-  readonly ctx: ReadContext['ctx'];
-  readonly note: Note;
-}
-
-/** Adds the object's occurrences that match to `found`; true when a bound cut one short. */
-function expandObject(
-  object: CalendarObject,
-  calendar: CalendarInfo,
-  { window, local, query, config, ctx, note }: Run,
-  found: Found[],
-): boolean {
-  let series;
-  try {
-    series = parseCalendarData(object.data, { local, note, fallbackUid: object.href });
-  } catch (err) {
-    note('calendar object is not valid iCalendar; skipped', {
-      href: object.href,
-      error: (err as Error).message,
-    });
-    return false;
-  }
-  let capped = false;
-  for (const s of series) {
-    const expansion = expandSeries(s, {
-      window,
-      local,
-      maxOccurrences: config.maxOccurrences,
-      deadline: ctx.deadline,
-      note,
-    });
-    capped ||= expansion.capped;
-    for (const occurrence of expansion.occurrences) {
-      if (matchesQuery(occurrence, query)) found.push({ calendar: calendar.name, occurrence });
-    }
-  }
-  return capped;
 }
 
 /**
@@ -158,28 +123,6 @@ function allowed(
     ctx.logger.warn({ absent }, 'calendar_names lists calendars the server does not have');
   }
   return all.filter((c) => names.includes(c.name));
-}
-
-/** Lets timers and other calls run between objects; stops at the deadline. */
-async function checkpoint(ctx: ReadContext['ctx']): Promise<void> {
-  await nextTurn();
-  ctx.signal.throwIfAborted();
-  if (Date.now() > ctx.deadline) {
-    throw new TimeoutError('calendar_read ran out of time while reading events');
-  }
-}
-
-type Note = (message: string, fields: Record<string, unknown>) => void;
-
-/** Logs each distinct note once per call, at most MAX_NOTES of them. */
-function noteOnce(logger: ReadContext['ctx']['logger']): Note {
-  const seen = new Set<string>();
-  return (message, fields) => {
-    const key = `${message} ${JSON.stringify(fields.tzid ?? fields.uid ?? fields.href ?? '')}`;
-    if (seen.has(key) || seen.size >= MAX_NOTES) return;
-    seen.add(key);
-    logger.warn(fields, message);
-  };
 }
 
 async function mapLimit<T, R>(

@@ -1,5 +1,5 @@
 import ICAL from 'ical.js';
-import { TimeoutError, DAY_MS, wallFromMs, wallMs, type Wall } from '../../src/legion/index.js';
+import { TimeoutError, DAY_MS, wallFromMs, wallMs, type Wall } from '../../src/legion/thread.js';
 
 /**
  * RRULE iteration, bounded. ical.js does the recurrence arithmetic; this module keeps it
@@ -14,6 +14,9 @@ import { TimeoutError, DAY_MS, wallFromMs, wallMs, type Wall } from '../../src/l
 /** @default 20,000 inner iteration steps per event per call (ical.js runs ~10 us a step). */
 export const DEFAULT_MAX_STEPS = 20_000;
 
+/** Steps one expansion of a year's days (YEARLY rules) counts for: 1-400 us of ical.js. */
+const YEAR_EXPANSION_STEPS = 32;
+
 /** An event's expansion took more than its share of steps; its occurrences stop there. */
 export class StepBudgetExceeded extends Error {
   override readonly name = 'StepBudgetExceeded';
@@ -25,30 +28,59 @@ export class StepBudget {
     readonly limit: number,
     /** Epoch ms; past it, expansion stops with `timeout`. */
     readonly deadline = Number.POSITIVE_INFINITY,
+    /** A wider budget every step also spends (one call's, over several zones). */
+    private readonly parent?: StepBudget,
   ) {}
 
   get steps(): number {
     return this.#steps;
   }
 
-  spend(): void {
-    this.#steps += 1;
-    if (this.#steps > this.limit) {
+  /** Counts `n` steps; throws instead when they would pass `limit`. */
+  spend(n = 1): void {
+    const before = this.#steps;
+    if (before + n > this.limit) {
+      this.#steps = this.limit;
       throw new StepBudgetExceeded(`recurrence expansion stopped after ${this.limit} steps`);
     }
-    if ((this.#steps & 1023) === 0 && Date.now() > this.deadline) {
+    this.#steps = before + n;
+    if (before >> 10 !== this.#steps >> 10 && Date.now() > this.deadline) {
       throw new TimeoutError('calendar_read ran out of time while expanding recurring events');
     }
+    this.parent?.spend(n);
   }
 }
+
+/** The budget of the iterator being constructed: ical.js's constructor already iterates. */
+let constructing: StepBudget | undefined;
 
 class BoundedRecurIterator extends ICAL.RecurIterator {
   budget: StepBudget | undefined;
 
   // ical.js calls this once per candidate inside next()'s loop: the one place to count
   override check_contracting_rules(): boolean {
-    this.budget?.spend();
+    (this.budget ?? constructing)?.spend();
     return super.check_contracting_rules();
+  }
+
+  // a YEARLY rule expands a year's days here, in next() and in init(), which looks for a
+  // first matching year up to year 20000 (a rule that never matches: 18,000 years, 2 s); one
+  // expansion costs 1-400 us, so it counts as YEAR_EXPANSION_STEPS
+  override expand_year_days(year: number): number {
+    (this.budget ?? constructing)?.spend(YEAR_EXPANSION_STEPS);
+    return super.expand_year_days(year);
+  }
+
+  // a day tested against BYDAY (ordinal weekdays walk the month): inside expansions and next()
+  override is_day_in_byday(tt: ICAL.Time): 0 | 1 {
+    (this.budget ?? constructing)?.spend();
+    return super.is_day_in_byday(tt);
+  }
+
+  // moves a day at a time: INTERVAL=10000 on a DAILY rule is 10,000 turns of a loop per step
+  override increment_monthday(inc: number): void {
+    (this.budget ?? constructing)?.spend(Math.max(1, inc));
+    super.increment_monthday(inc);
   }
 }
 
@@ -58,9 +90,14 @@ export function boundedIterator(
   dtstart: ICAL.Time,
   budget: StepBudget,
 ): ICAL.RecurIterator {
-  const it = new BoundedRecurIterator({ rule, dtstart });
-  it.budget = budget;
-  return it;
+  constructing = budget;
+  try {
+    const it = new BoundedRecurIterator({ rule, dtstart });
+    it.budget = budget;
+    return it;
+  } finally {
+    constructing = undefined;
+  }
 }
 
 /** A floating ical.js time (no zone): iteration runs on wall time, as RFC 5545 wants. */

@@ -1,4 +1,11 @@
-import { CaesarError, defineTool, NotConfiguredError } from '../../src/legion/index.js';
+import {
+  CaesarError,
+  compiledScriptUrl,
+  createThreadPool,
+  defineTool,
+  NotConfiguredError,
+  type ThreadPoolOptions,
+} from '../../src/legion/index.js';
 import { CalDavClient } from './caldav.js';
 import {
   CalendarConfigSchema,
@@ -10,7 +17,7 @@ import {
   type CalendarConfig,
 } from './config.js';
 import { preflightCalendar } from './preflight.js';
-import { readCalendar } from './read.js';
+import { readCalendar, type ScanPool } from './read.js';
 import { CalendarReadInputSchema, CalendarReadResultSchema } from './schema.js';
 
 const DESCRIPTION = [
@@ -32,20 +39,37 @@ const DESCRIPTION = [
 
 /** Per-call bound; each CalDAV request is also bounded by `timeout_seconds`. */
 const CALL_TIMEOUT_MS = 30_000;
+/** Calls one instance runs at once (most of a call is waiting on the CalDAV server). */
+const MAX_CONCURRENCY = 4;
+
+/**
+ * One call's parsing (parse, expand, filter: scan.ts) runs in a thread of a pool of
+ * `maxThreads` (CPU-bound work: more threads than a small host's cores buys nothing, and
+ * the worst case is `maxThreads` x the heap bound; a call past them waits its turn). Time:
+ * at most `maxRunMs`, and always ending 500 ms before the call's deadline (the SDK lowers
+ * it), so a hostile calendar is answered `backend_error` naming the bound, not `timeout`.
+ * Heap: one 8 MiB object (the most one CalDAV answer holds) with 32,000 overrides needs
+ * more than 128 MB; ADR 0059 has the figures.
+ */
+export const PARSING_BOUNDS = Object.freeze({ maxThreads: 2, maxRunMs: 10_000, maxHeapMb: 256 });
 
 interface CalendarReadToolOptions {
   /** The clock "now" is read from (the default window). @default Date.now */
   now?: () => number;
+  /** The parsing threads' bounds and warmth; tests lower them. @default PARSING_BOUNDS */
+  parsing?: Pick<ThreadPoolOptions, 'maxRunMs' | 'maxHeapMb' | 'warmThreads' | 'idleMs'>;
 }
 
 /**
  * Builds the calendar_read tool. Each distinct config section gets one CalDAV client (its
  * connection pool and its cached calendar list), opened by `start` and closed by the
- * `stop` of the last instance.
+ * `stop` of the last instance; the parsing threads are one pool for the definition, opened
+ * by the first `start` and closed with the clients.
  */
 export function createCalendarReadTool(options: CalendarReadToolOptions = {}) {
   const now = options.now ?? Date.now;
   const clients = new Map<CalendarConfig, CalDavClient>();
+  let scan: Promise<ScanPool> | undefined;
   let instances = 0;
   const clientFor = (config: CalDavSettings) => {
     let client = clients.get(config);
@@ -71,10 +95,24 @@ export function createCalendarReadTool(options: CalendarReadToolOptions = {}) {
     config: CalendarConfigSchema,
     configSection: CONFIG_SECTION,
     timeoutMs: CALL_TIMEOUT_MS,
-    maxConcurrency: 4,
+    maxConcurrency: MAX_CONCURRENCY,
     maxQueue: 64,
-    start: (ctx) => {
+    start: async (ctx) => {
       instances += 1;
+      scan ??= createThreadPool({
+        script: compiledScriptUrl(import.meta.url, './scan-thread.js'),
+        name: 'calendar parsing',
+        ...PARSING_BOUNDS,
+        ...options.parsing,
+        logger: ctx.logger,
+      });
+      try {
+        await scan;
+      } catch (err) {
+        instances -= 1;
+        scan = undefined;
+        throw err;
+      }
       if (isConfigured(ctx.config)) clientFor(ctx.config);
       else ctx.logger.info(notConfiguredMessage(missingKeys(ctx.config)));
     },
@@ -82,8 +120,13 @@ export function createCalendarReadTool(options: CalendarReadToolOptions = {}) {
       instances -= 1;
       if (instances > 0) return;
       const open = [...clients.values()];
+      const threads = scan;
       clients.clear();
-      await Promise.allSettled(open.map((c) => c.close()));
+      scan = undefined;
+      await Promise.allSettled([
+        ...open.map((c) => c.close()),
+        threads?.then((pool) => pool.close()),
+      ]);
     },
     preflight: (ctx) => preflightCalendar(ctx.config),
     handler: async (input, ctx) => {
@@ -91,8 +134,11 @@ export function createCalendarReadTool(options: CalendarReadToolOptions = {}) {
       if (!isConfigured(config)) {
         throw new NotConfiguredError(notConfiguredMessage(missingKeys(config)));
       }
-      if (instances === 0) throw new CaesarError('internal', 'calendar_read was not started');
-      return readCalendar(input, { client: clientFor(config), config, ctx, now: now() });
+      if (instances === 0 || scan === undefined) {
+        throw new CaesarError('internal', 'calendar_read was not started');
+      }
+      const client = clientFor(config);
+      return readCalendar(input, { client, config, ctx, now: now(), scan: await scan });
     },
   });
 }

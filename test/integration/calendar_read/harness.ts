@@ -28,11 +28,11 @@ export interface StartedTool extends AsyncDisposable {
  */
 export async function startTool(
   section: Record<string, unknown>,
-  opts: { logger?: Logger; now?: () => number } = {},
+  opts: { logger?: Logger } & Parameters<typeof createCalendarReadTool>[0] = {},
 ): Promise<StartedTool> {
   const config = CalendarConfigSchema.parse(section);
-  const logger = opts.logger ?? silentLogger();
-  const tool = createCalendarReadTool(opts.now ? { now: opts.now } : {});
+  const { logger = silentLogger(), ...options } = opts;
+  const tool = createCalendarReadTool(options);
   await tool.start!({ logger, config, worker });
   const stop = async () => {
     await tool.stop!();

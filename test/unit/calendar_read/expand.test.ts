@@ -1,8 +1,9 @@
 import ICAL from 'ical.js';
-import { describe, expect, test } from 'vitest';
-import { expandSeries } from '../../../workers/calendar_read/expand.js';
-import { toEvents, type Found } from '../../../workers/calendar_read/format.js';
-import { parseCalendarData, vtimezoneClock } from '../../../workers/calendar_read/ics.js';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { toEvents } from '../../../workers/calendar_read/format.js';
+import { parseCalendarData } from '../../../workers/calendar_read/ics.js';
+import { vtimezoneClock } from '../../../workers/calendar_read/vtimezone.js';
+import { scanObjects } from '../../../workers/calendar_read/scan.js';
 import { resolveWindow } from '../../../workers/calendar_read/window.js';
 import { intlClock } from '../../../src/text/index.js';
 import {
@@ -10,6 +11,7 @@ import {
   STANDUP,
   TRIP,
   berlinVtimezone,
+  everySecondVtimezone,
   newYorkVtimezone,
   vcalendar,
   vevent,
@@ -22,25 +24,23 @@ interface Run {
   notes?: string[];
 }
 
-/** Parses, expands and formats one object's events in [start, end) as the tool would. */
+/** Reads one object's events in [start, end) as the tool's parsing thread would, then formats them. */
 function read(text: string, start: string, end: string, run: Run = {}) {
-  const local = intlClock(run.zone ?? 'Europe/Berlin');
-  const note = (message: string) => run.notes?.push(message);
+  const timezone = run.zone ?? 'Europe/Berlin';
+  const local = intlClock(timezone);
   const window = resolveWindow({ start, end }, 0, local);
-  let capped = false;
-  const found: Found[] = [];
-  for (const series of parseCalendarData(text, { local, note })) {
-    const e = expandSeries(series, {
-      window,
-      local,
-      maxOccurrences: run.maxOccurrences ?? 1000,
-      note,
-      ...(run.maxSteps === undefined ? {} : { maxSteps: run.maxSteps }),
-    });
-    capped ||= e.capped;
-    found.push(...e.occurrences.map((occurrence) => ({ calendar: 'Home', occurrence })));
-  }
-  return { events: toEvents(found, local, 1000).events, capped };
+  const result = scanObjects({
+    objects: [{ calendar: 'Home', href: '/alice/home/x.ics', data: text }],
+    window,
+    timezone,
+    query: undefined,
+    maxOccurrences: run.maxOccurrences ?? 1000,
+    limit: 1000,
+    deadline: Date.now() + 60_000,
+    ...(run.maxSteps === undefined ? {} : { maxSteps: run.maxSteps }),
+  });
+  run.notes?.push(...result.notes.map((n) => n.message));
+  return { events: toEvents(result.found, local, 1000).events, capped: result.capped };
 }
 
 const times = (events: { start: string; end: string }[]) => events.map((e) => [e.start, e.end]);
@@ -284,6 +284,157 @@ describe('bounds', () => {
     );
     expect(() => parseCalendarData(bad, { local })).toThrow(/BYHOUR/);
     expect(() => parseCalendarData('not a calendar', { local })).toThrow();
+  });
+});
+
+describe('unbounded rules that started long ago', () => {
+  const DAY = 86_400_000;
+  const ago = (days: number) => {
+    const d = new Date(Date.parse('2026-03-10T09:00:00Z') - days * DAY);
+    return d.toISOString().replace(/[-:]/g, '').slice(0, 15) + 'Z';
+  };
+
+  test('a SECONDLY rule from 400 days ago is listed in a short window, not truncated', () => {
+    const text = vcalendar(
+      vevent('tick@test', 'SUMMARY:Tick', `DTSTART:${ago(400)}`, 'RRULE:FREQ=SECONDLY'),
+    );
+    const { events, capped } = read(text, '2026-03-10T09:00:00Z', '2026-03-10T09:05:00Z', {
+      zone: 'UTC',
+    });
+    expect(capped).toBe(false);
+    expect(events).toHaveLength(300);
+    expect(events[0]?.start).toBe('2026-03-10T09:00:00+00:00');
+    expect(events.at(-1)?.start).toBe('2026-03-10T09:04:59+00:00');
+  });
+
+  test('the margin before the window is the occurrence length: one ending at its start is out', () => {
+    const text = vcalendar(
+      vevent(
+        'tick@test',
+        'SUMMARY:Tick',
+        `DTSTART;TZID=Europe/Berlin:${ago(400).slice(0, -1)}`,
+        'DURATION:PT30S',
+        'RRULE:FREQ=SECONDLY',
+      ),
+    );
+    const { events, capped } = read(text, '2026-03-10T09:00:00Z', '2026-03-10T09:05:00Z', {
+      maxSteps: 1000,
+    });
+    expect(capped).toBe(false);
+    expect(events).toHaveLength(329);
+    expect(events[0]?.start).toBe('2026-03-10T09:59:31+01:00');
+  });
+
+  test('a MINUTELY rule from 1970 costs steps for the window only', () => {
+    const text = vcalendar(
+      vevent('m@test', 'SUMMARY:M', 'DTSTART:19700101T000000Z', 'RRULE:FREQ=MINUTELY'),
+    );
+    const { events, capped } = read(text, '2026-03-10', '2026-03-10T02:00', {
+      zone: 'UTC',
+      maxSteps: 200,
+    });
+    expect(capped).toBe(false);
+    expect(events).toHaveLength(120);
+  });
+});
+
+describe('the skip target is exact around offset changes', () => {
+  // The same rule with COUNT (and a BY-part) is never skipped ahead (recur.ts), so it is the
+  // walk from DTSTART; without COUNT it starts just before the window. Both must agree.
+  const windows = [
+    ['spring gap', '2026-03-29T00:30:00Z', '2026-03-29T02:30:00Z', '20260326T000000'],
+    ['just after the gap', '2026-03-29T01:10:00Z', '2026-03-29T01:40:00Z', '20260326T000000'],
+    ['autumn fold', '2026-10-25T00:30:00Z', '2026-10-25T02:30:00Z', '20261022T000000'],
+    ['just after the fold', '2026-10-25T01:00:00Z', '2026-10-25T01:20:00Z', '20261022T000000'],
+  ] as const;
+  const shapes = ['', 'DURATION:PT30M', 'DURATION:PT1H', 'DURATION:PT90M', 'DURATION:P1D'];
+  const rules = ['FREQ=MINUTELY;INTERVAL=7;BYSECOND=0', 'FREQ=HOURLY;BYMINUTE=0,15,45'];
+  const cases = windows.flatMap((w) =>
+    shapes.flatMap((shape) =>
+      rules.flatMap((rule) => [true, false].map((zone) => ({ w, shape, rule, zone }))),
+    ),
+  );
+
+  test.each(cases)('$w.0, $rule, $shape, VTIMEZONE: $zone', ({ w, shape, rule, zone }) => {
+    const event = (r: string) =>
+      vcalendar(
+        ...(zone ? [berlinVtimezone()] : []),
+        vevent(
+          'x@test',
+          'SUMMARY:X',
+          `DTSTART;TZID=Europe/Berlin:${w[3]}`,
+          ...(shape ? [shape] : []),
+          `RRULE:${r}`,
+        ),
+      );
+    const walked = read(event(`${rule};COUNT=100000`), w[1], w[2], { zone: 'UTC' });
+    const skipped = read(event(rule), w[1], w[2], { zone: 'UTC', maxSteps: 3000 });
+    expect(walked.capped).toBe(false);
+    expect(skipped.capped).toBe(false);
+    expect(skipped.events.map((e) => e.start)).toEqual(walked.events.map((e) => e.start));
+    // a wall time the fold repeats is read as the first of the two (RFC 5545), so an
+    // occurrence of no length there is before the window that starts at the fold
+    const none = w[0] === 'just after the fold' && shape === '';
+    expect(walked.events.length > 0).toBe(!none);
+  });
+});
+
+describe('a hostile VTIMEZONE', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** ical.js's own zone expansion walks every observance from its DTSTART, unbounded. */
+  function forbidIcalZoneExpansion() {
+    for (const name of ['_ensureCoverage', 'utcOffset'] as const) {
+      vi.spyOn(ICAL.Timezone.prototype, name).mockImplementation(() => {
+        throw new Error(`ical.js Timezone.${name} was called`);
+      });
+    }
+  }
+
+  test('zones that change every second from 1900: the events are listed in the IANA zone of the TZID', () => {
+    forbidIcalZoneExpansion();
+    const notes: string[] = [];
+    const text = vcalendar(
+      everySecondVtimezone('Europe/Berlin'),
+      vevent(
+        'often@test',
+        'SUMMARY:Often',
+        'DTSTART;TZID=Europe/Berlin:20260310T090000',
+        'RRULE:FREQ=MINUTELY',
+      ),
+    );
+    const { events, capped } = read(text, '2026-03-10T09:00', '2026-03-10T10:00', { notes });
+    expect(events).toHaveLength(60);
+    expect(events[0]?.start).toBe('2026-03-10T09:00:00+01:00');
+    expect(capped).toBe(false);
+    expect(notes.some((n) => /VTIMEZONE.*bound/.test(n))).toBe(true);
+  });
+
+  test('a TZID Intl does not know falls back to the configured zone', () => {
+    forbidIcalZoneExpansion();
+    const notes: string[] = [];
+    const text = vcalendar(
+      everySecondVtimezone('Hostile Standard Time'),
+      vevent('x@test', 'SUMMARY:X', 'DTSTART;TZID=Hostile Standard Time:20260310T090000'),
+    );
+    const { events } = read(text, '2026-03-10', '2026-03-11', { zone: 'America/New_York', notes });
+    expect(events.map((e) => e.start)).toEqual(['2026-03-10T09:00:00-04:00']);
+    expect(notes.some((n) => /configured zone/.test(n))).toBe(true);
+  });
+
+  test('an ordinary VTIMEZONE is read without ical.js zone expansion', () => {
+    forbidIcalZoneExpansion();
+    const { events } = read(NEW_YORK_WEEKLY, '2026-03-01', '2026-04-01', {
+      zone: 'America/New_York',
+    });
+    expect(events.map((e) => e.start)).toEqual([
+      '2026-03-02T09:00:00-05:00',
+      '2026-03-09T09:00:00-04:00',
+      '2026-03-16T09:00:00-04:00',
+      '2026-03-23T09:00:00-04:00',
+    ]);
   });
 });
 

@@ -117,3 +117,27 @@ export const TRIP = vcalendar(
     'DESCRIPTION:Bring the boots\\, and the poles',
   ),
 );
+
+/**
+ * A hostile VTIMEZONE (issue 26, finding 1): both observances change the offset every second
+ * from `since` (1900 as found), which ical.js's own expansion walks second by second up to
+ * five years past the one asked. (Radicale 3.1's vobject takes minutes over the 1900 form on
+ * PUT, so tests that store it there start the rules a minute before the event.)
+ */
+export function everySecondVtimezone(tzid = 'Europe/Berlin', since = '19000101T000000'): string {
+  const observance = (kind: string, from: string, to: string) => [
+    `BEGIN:${kind}`,
+    `TZOFFSETFROM:${from}`,
+    `TZOFFSETTO:${to}`,
+    `DTSTART:${since}`,
+    'RRULE:FREQ=SECONDLY',
+    `END:${kind}`,
+  ];
+  return [
+    'BEGIN:VTIMEZONE',
+    `TZID:${tzid}`,
+    ...observance('DAYLIGHT', '+0100', '+0200'),
+    ...observance('STANDARD', '+0200', '+0100'),
+    'END:VTIMEZONE',
+  ].join('\r\n');
+}

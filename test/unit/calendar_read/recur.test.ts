@@ -144,7 +144,7 @@ describe('StepBudget', () => {
     );
     expect(it.next()?.toString()).toBe('2026-01-01T09:00:00'); // DTSTART
     expect(() => it.next()).toThrow(StepBudgetExceeded);
-    expect(budget.steps).toBe(1001);
+    expect(budget.steps).toBe(1000);
   });
 
   test('stops with timeout once the deadline has passed', () => {
