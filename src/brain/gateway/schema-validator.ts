@@ -1,5 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { RE2JS } from 're2js';
 import { MAX_FIELD_ISSUES, type FieldIssue, type ToolSpec } from '../../protocol/index.js';
 
 type SchemaCheck = { ok: true } | { ok: false; problems: FieldIssue[] };
@@ -12,6 +13,32 @@ const CACHE_LIMIT = 256;
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the import is the module.
 const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv2020) => unknown }).default;
 
+/**
+ * `pattern` keywords run on RE2 (the re2js port), never on JavaScript's backtracking engine:
+ * a schema comes from a worker, and a worker identity that is taken over could otherwise
+ * announce a pattern such as `^(\w+\s?)*$` that holds the brain's event loop for minutes on
+ * one reply (ADR 0059). RE2 is linear in the input; a pattern it cannot run (lookaround,
+ * backreferences) throws at compile, and the schema is unusable, which fails its calls
+ * closed. Search semantics, as JSON Schema wants: `test` finds the pattern anywhere.
+ */
+const re2Engine = Object.assign(
+  (pattern: string): { test: (s: string) => boolean; toString: () => string } => {
+    let re: RE2JS;
+    try {
+      re = RE2JS.compile(pattern);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(
+        `pattern ${JSON.stringify(pattern.slice(0, 200))} is not RE2 syntax (no lookaround or backreferences): ${why}`,
+        { cause: err },
+      );
+    }
+    // ajv caches compiled patterns by `toString()`: each must name its own pattern
+    return { test: (s) => re.test(s), toString: () => `re2:${pattern}` };
+  },
+  { code: 're2js' },
+);
+
 interface Pair {
   input: ValidateFunction;
   output: ValidateFunction;
@@ -20,7 +47,8 @@ interface Pair {
 /**
  * Validates tool inputs and outputs against the JSON Schemas a tool announced in its spec
  * (draft 2020-12, derived from its zod schemas). Schemas come from authenticated worker
- * identities; they are still size-capped and compiled with no remote `$ref` loading.
+ * identities; they are still size-capped, compiled with no remote `$ref` loading, and their
+ * patterns run on RE2.
  * Compiled validators are cached by the spec's digest.
  */
 export class SchemaValidator {
@@ -28,7 +56,12 @@ export class SchemaValidator {
   readonly #cache = new Map<string, Pair | Error>();
 
   constructor() {
-    this.#ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: true });
+    this.#ajv = new Ajv2020({
+      allErrors: true,
+      strict: false,
+      validateSchema: true,
+      code: { regExp: re2Engine },
+    });
     addFormats(this.#ajv);
   }
 
