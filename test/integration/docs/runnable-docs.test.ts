@@ -155,7 +155,9 @@ function runBlock(b: DocBlock): Promise<{ code: number | null; out: string; err:
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     });
-    // an interactive command (`caesar chat` alone) reads the reader typing /exit
+    // an interactive command (`caesar chat` alone) reads the reader typing /exit; a block
+    // that reads nothing may have exited before the write lands (EPIPE): that is no failure
+    child.stdin.on('error', () => undefined);
     child.stdin.end('/exit\n');
     let out = '';
     let err = '';

@@ -124,6 +124,11 @@ describe('guards: one catalogue, typed errors', () => {
     // note, a dead thread becomes internal or invalid_input): never thrown past it
     'workers/calendar_read/recur.ts:StepBudgetExceeded',
     'workers/calculator/eval-thread-handle.ts:ThreadDiedError',
+    // a zone past its bounds, caught by the calendar scan, which falls back to another clock
+    'workers/calendar_read/vtimezone.ts:UnusableZoneError',
+    // how a pooled thread's task ended, turned into backend_error / internal by the pool
+    'src/legion/task-thread.ts:ThreadEndedError',
+    'src/legion/task-thread.ts:TaskFailedError',
     // a flag's unusable value, caught by the command's runner and printed as a usage error
     'src/cli/commands/nats-config.run.ts:UsageError',
     'src/cli/commands/nats-compose.run.ts:ComposeSecretsError',
