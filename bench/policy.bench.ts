@@ -7,6 +7,8 @@
  * - constrained service call: a `light.turn_on`-style call with two target ids (one by glob)
  *   and two constrained data keys, past a non-matching deny rule for the same service,
  *   against `JSON.parse` of the same call (what the brain does anyway to read it);
+ * - generic service: `homeassistant.turn_on` on two entities of another domain, each judged
+ *   against the deny rules of the service Home Assistant runs there (ADR 0061);
  * - reload: `PolicyStore.reload()` of the file (read + parse + validate + compile + swap),
  *   against js-yaml's own `load` of the same text (the parse alone: no positions, no bounds,
  *   no validation).
@@ -155,6 +157,36 @@ export async function run(ctx: BenchContext): Promise<void> {
     sink += engine.explain(service).trace.length;
   });
   ctx.figure('explain: constrained service call', explain, 'ops/s', { baseline: parse });
+
+  // The same policy with homeassistant.turn_on allowed and a deny rule for d7.turn_on: the
+  // generic service on two d7 entities is judged per entity as d7.turn_on (ADR 0061).
+  const generic = new PolicyEngine(
+    compilePolicy(
+      text
+        .replace('allowed_services:\n', 'allowed_services:\n  - service: homeassistant.turn_on\n')
+        .replace(
+          'denied_services:\n',
+          'denied_services:\n  - service: d7.turn_on\n    target: {entity_id: d7.vault}\n',
+        ),
+      { file: 'bench-policy.yaml' },
+    ),
+  );
+  const forwarded = {
+    domain: 'homeassistant',
+    service: 'turn_on',
+    target: { entity_id: ['d7.room_4', 'd7.hall_2'] },
+  } as ToolCall;
+  const crossDomain = opsPerSecond(() => {
+    if (generic.evaluate(forwarded).allowed) sink++;
+  });
+  ctx.figure(
+    'evaluate: generic service on entities of another domain (allow)',
+    crossDomain,
+    'ops/s',
+    {
+      baseline: parse,
+    },
+  );
 
   // Cold: every revision is new text in every rule, so nothing validated before is reused.
   const coldMs: number[] = [];

@@ -2,7 +2,8 @@ import { compileAllowMap } from './constraint-allow.js';
 import { compileDenyMap } from './constraint-deny.js';
 import type { CompileContext } from './compile-context.js';
 import { rateSlotFor } from './compile-shared.js';
-import type { CompiledAllowRule, CompiledDenyRule } from './compiled.js';
+import type { CompiledAllowRule, CompiledServiceDeny, EntityRules } from './compiled.js';
+import { opaqueRefusal } from './evaluate-entities.js';
 import { compileGlob, isGlob } from './glob.js';
 import { MATCH_ALL, type NormalizedServiceCall } from './normalize.js';
 import type { AllowServiceRuleSpec, DenyServiceRuleSpec } from './schema.js';
@@ -17,17 +18,26 @@ const NO_OBLIGATIONS = Object.freeze([]);
 /** Target-like keys in `data` are targets, not data: `additional_data: false` ignores them. */
 const SELECTOR_KEYS: ReadonlySet<string> = new Set(SELECTOR_KINDS);
 
+/**
+ * `entities`: the policy's deny rules as they see entities; a rule without a target does not
+ * cover what they make it refuse (opaqueRefusal).
+ */
 export function compileAllowService(
   ctx: CompileContext,
   index: number,
   spec: AllowServiceRuleSpec,
+  entities: EntityRules,
 ): CompiledAllowRule<Call> {
   const ref = ctx.ref('allowed_services', index, spec.id);
   const label = ctx.label(ref);
-  // Without a target the rule takes any target but `all`: only a rule listing `all` covers it.
+  // Without a target the rule takes any target but `all` (only a rule listing `all` covers
+  // it) and but what the policy cannot list on a service that can reach other domains while
+  // entity rules deny some of them (only a rule naming it covers it).
   const coverage: Check = spec.target
     ? compileCoverage(spec.target, ref.id)
-    : (call) => (call.usesAll ? allNotCovered(ref.id) : null);
+    : (call) =>
+        (call.opaque ? opaqueRefusal(entities, call) : null) ??
+        (call.usesAll ? allNotCovered(ref.id) : null);
   const additional = spec.additional_data ?? true;
   const data =
     spec.data || !additional
@@ -54,7 +64,7 @@ export function compileDenyService(
   ctx: CompileContext,
   index: number,
   spec: DenyServiceRuleSpec,
-): CompiledDenyRule<Call> {
+): CompiledServiceDeny {
   const ref = ctx.ref('denied_services', index, spec.id);
   const label = ctx.label(ref);
   const overlap = spec.target ? compileOverlap(spec.target) : null;
@@ -63,6 +73,7 @@ export function compileDenyService(
   const matches = bare
     ? () => true
     : (call: Call) => (overlap === null || overlap(call)) && (data === null || data(call.data));
+  const domain = spec.service.slice(0, spec.service.indexOf('.'));
   return {
     ref,
     label,
@@ -71,6 +82,9 @@ export function compileDenyService(
     reason: `denied by ${label}`,
     glob: isGlob(spec.service) ? compileGlob(spec.service) : null,
     key: spec.service,
+    domain,
+    domainGlob: isGlob(domain) ? compileGlob(domain) : null,
+    overlap,
   };
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CompileContext } from './compile-context.js';
+import { buildEntityRules, compileDenyEntity } from './compile-entities.js';
 import { compileAllowService, compileDenyService } from './compile-services.js';
 import { compileAllowTool, compileDenyTool } from './compile-tools.js';
 import type {
@@ -139,11 +140,15 @@ function* build(
   sha256: string,
   warnings: PolicyIssue[],
 ): Generator<void, CompiledPolicy> {
-  const allowServices = yield* mapSliced(spec.allowed_services, (r, i) =>
-    compileAllowService(ctx, i, r),
-  );
   const denyServices = yield* mapSliced(spec.denied_services, (r, i) =>
     compileDenyService(ctx, i, r),
+  );
+  const denyEntities = yield* mapSliced(spec.denied_entities, (r, i) =>
+    compileDenyEntity(ctx, i, r),
+  );
+  const entityRules = buildEntityRules(denyEntities, denyServices);
+  const allowServices = yield* mapSliced(spec.allowed_services, (r, i) =>
+    compileAllowService(ctx, i, r, entityRules),
   );
   const allowTools = yield* mapSliced(spec.allowed_tools, (r, i) => compileAllowTool(ctx, i, r));
   const denyTools = yield* mapSliced(spec.denied_tools, (r, i) => compileDenyTool(ctx, i, r));
@@ -161,6 +166,9 @@ function* build(
     ...denyServices.map((r) => summary(r, 'deny', spec.denied_services[r.ref.index ?? 0])),
     ...allowTools.map((r) => summary(r, 'allow', spec.allowed_tools[r.ref.index ?? 0])),
     ...denyTools.map((r) => summary(r, 'deny', spec.denied_tools[r.ref.index ?? 0])),
+    ...spec.denied_entities.map((r, i) =>
+      summary({ ref: denyEntities[i]!.ref, key: r.entity_id.join(', ') }, 'deny', r),
+    ),
   ];
   yield;
   const lint = lintPolicy(ctx, spec, { serviceIndex, serviceGlobs, toolIndex, killSwitch });
@@ -176,6 +184,7 @@ function* build(
     toolIndex,
     serviceKillSwitch: killSwitch,
     rateSlots: [...ctx.rateSlots],
+    entityRules,
   };
 }
 

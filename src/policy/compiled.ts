@@ -41,6 +41,50 @@ export interface CompiledDenyRule<C> {
   readonly key: string;
 }
 
+/**
+ * A `denied_services` rule, also as the entity rule it is for calls of other services that
+ * name entities of its domain: its pattern's domain part, and its target overlap alone.
+ */
+export interface CompiledServiceDeny extends CompiledDenyRule<NormalizedServiceCall> {
+  /** The domain part of the service pattern (`lock` for `lock.*`). */
+  readonly domain: string;
+  /** That domain part compiled when it is a glob (`*.turn_off`), else null. */
+  readonly domainGlob: TextMatcher | null;
+  /** Whether the call may touch a target the rule names; null when the rule has no target. */
+  readonly overlap: ((call: NormalizedServiceCall) => boolean) | null;
+}
+
+/** A `denied_entities` rule ready for evaluation. */
+export interface CompiledEntityDeny {
+  readonly ref: RuleRef;
+  readonly label: string;
+  /** Whether the rule names the entity `id` (exactly or by a glob). */
+  matches(id: string): boolean;
+  /** Whether the rule may name an entity of `domain` (its patterns' domain parts). */
+  reaches(domain: string): boolean;
+  /** Whether the rule may name an entity of a domain other than `domain`. */
+  reachesOther(domain: string): boolean;
+}
+
+/** The deny rules as they see a call's entities. */
+export interface EntityRules {
+  /** `denied_entities`, in file order. */
+  readonly entities: readonly CompiledEntityDeny[];
+  /**
+   * `denied_services` that apply to an entity of a domain when the service run on it is not
+   * known (a script, a scene): by the literal domain of their pattern, with the rules whose
+   * domain part is a glob that matches it merged in, in file order.
+   */
+  readonly byDomain: ReadonlyMap<string, readonly CompiledServiceDeny[]>;
+  /** `denied_services` whose domain part is a glob, for domains not in `byDomain`. */
+  readonly globDomains: readonly CompiledServiceDeny[];
+  /**
+   * The label of the first deny rule (service or entity) that can apply to entities of a
+   * domain other than `domain`, or null when there is none.
+   */
+  foreignDeny(domain: string): string | null;
+}
+
 /** The rules that can apply to one service or tool, each list in file order. */
 export interface Candidates<C> {
   readonly denies: readonly CompiledDenyRule<C>[];
@@ -61,7 +105,7 @@ export interface RateSlot {
 export interface RuleSummary {
   readonly ref: RuleRef;
   readonly effect: 'allow' | 'deny';
-  /** `domain.service` pattern or tool id. */
+  /** `domain.service` pattern, tool id, or the entity patterns of a `denied_entities` rule. */
   readonly subject: string;
   readonly description?: string;
 }
@@ -98,4 +142,6 @@ export interface CompiledPolicy {
   readonly serviceKillSwitch: CompiledDenyRule<unknown> | null;
   /** @internal */
   readonly rateSlots: readonly RateSlot[];
+  /** @internal deny rules as they see the entities a call names or may reach (ADR 0061) */
+  readonly entityRules: EntityRules;
 }

@@ -6,6 +6,7 @@ export const RULE_LISTS = [
   'denied_services',
   'allowed_tools',
   'denied_tools',
+  'denied_entities',
 ] as const;
 export type RuleList = (typeof RULE_LISTS)[number];
 
@@ -57,6 +58,15 @@ export const OUTCOME_ERROR_CODES = {
   rate_limited: 'rate_limited',
 } as const satisfies Record<Exclude<DecisionOutcome, 'allow'>, string>;
 
+/**
+ * The targeted entity a deny rule matched, when one entity explains the decision (an entity
+ * rule, a deny rule of the entity's domain seen through another service, a deny rule whose
+ * target names it). `service` is what Home Assistant runs on it (`homeassistant.turn_on` on
+ * `cover.garage_door`: `cover.turn_on`), null when the policy cannot tell (a script, a scene).
+ */
+const MatchedTargetSchema = z.object({ entity_id: z.string(), service: z.string().nullable() });
+export type MatchedTarget = z.infer<typeof MatchedTargetSchema>;
+
 export const PolicyDecisionSchema = z.object({
   /** True exactly when `outcome` is `allow`. */
   allowed: z.boolean(),
@@ -70,6 +80,8 @@ export const PolicyDecisionSchema = z.object({
   obligations: z.array(ObligationSchema),
   /** Set when `outcome` is `rate_limited`: how long until the rule admits another call. */
   retry_after_ms: z.int().nonnegative().optional(),
+  /** Set when a deny rule matched through one of the call's entities (see MatchedTargetSchema). */
+  matched_target: MatchedTargetSchema.optional(),
 });
 export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
 
@@ -79,6 +91,8 @@ const TraceStepSchema = z.object({
   /** deny rules: `matched` / `not_matched`; allow rules: `matched` / `rejected`. */
   result: z.enum(['matched', 'not_matched', 'rejected']),
   detail: z.string().optional(),
+  /** The entity the rule matched, when it matched through one. */
+  target: z.string().optional(),
 });
 export type TraceStep = z.infer<typeof TraceStepSchema>;
 

@@ -1,6 +1,12 @@
 import type { CompiledPolicy } from './compiled.js';
 import type { PolicyDecision, PolicyExplanation, TraceStep } from './decision.js';
-import { evaluateCall, type EvaluateContext, type Mode, type Runtime } from './evaluate.js';
+import {
+  evaluateCall,
+  servicesFor,
+  type EvaluateContext,
+  type Mode,
+  type Runtime,
+} from './evaluate.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
 import type { ToolCall } from './tool-call.js';
 
@@ -70,5 +76,12 @@ function runtimeFor(
   const limiters = policy.rateSlots.map(
     (s) => previous.get(s.fingerprint) ?? new SlidingWindowLimiter(s.calls, s.windowMs),
   );
-  return { policy, limiters, now, globCache: new Map() };
+  const rt: Runtime = {
+    policy,
+    limiters,
+    now,
+    globCache: new Map(),
+    deniesFor: (key) => servicesFor(rt, key).denies,
+  };
+  return rt;
 }

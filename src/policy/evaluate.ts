@@ -4,9 +4,16 @@ import type {
   CompiledPolicy,
   Candidates,
 } from './compiled.js';
-import type { DecisionOutcome, PolicyDecision, RuleRef, TraceStep } from './decision.js';
+import type {
+  DecisionOutcome,
+  MatchedTarget,
+  PolicyDecision,
+  RuleRef,
+  TraceStep,
+} from './decision.js';
+import { entityDenial, type DeniesFor } from './evaluate-entities.js';
 import { isRecord } from '../text/index.js';
-import { normalizeServiceCall, type NormalizedServiceCall } from './normalize.js';
+import { MATCH_ALL, normalizeServiceCall, type NormalizedServiceCall } from './normalize.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
 import { show } from './show.js';
 import { CALL_SERVICE_TOOL, TOOL_NAME_RE, type ToolCall } from './tool-call.js';
@@ -26,6 +33,8 @@ export interface Runtime {
   readonly now: () => number;
   /** Glob-only service keys seen so far (bounded), so globs are tested once per key. */
   readonly globCache: Map<string, Candidates<NormalizedServiceCall>>;
+  /** The deny rules of a service key, for the entity rules (made once per runtime). */
+  readonly deniesFor: DeniesFor;
 }
 
 /** What one evaluation may do besides deciding. */
@@ -73,7 +82,10 @@ export function evaluateCall(rt: Runtime, call: ToolCall, ctx: Ctx, mode: Mode):
   );
 }
 
-/** Decides a Home Assistant call given as `{domain, service, target?, data?}`. */
+/**
+ * Decides a Home Assistant call given as `{domain, service, target?, data?}`: the entity rules
+ * (evaluate-entities.ts), then the deny and allow rules of its service.
+ */
 function evaluateServiceCall(rt: Runtime, raw: unknown, ctx: Ctx, mode: Mode): PolicyDecision {
   const unconfigured = rt.policy.denyAllReason;
   if (unconfigured !== null) return deny(rt, ctx, rt.policy.defaultDeny.services, unconfigured);
@@ -82,12 +94,54 @@ function evaluateServiceCall(rt: Runtime, raw: unknown, ctx: Ctx, mode: Mode): P
   const fallback = rt.policy.defaultDeny.services;
   const n = normalizeServiceCall(raw);
   if (!n.ok) return deny(rt, ctx, fallback, n.reason);
-  const key = n.call.key;
-  const entry = rt.policy.serviceIndex.get(key) ?? globCandidates(rt, key);
-  return (
-    decide(rt, entry, n.call, subject('service', key), fallback, ctx, mode) ??
-    deny(rt, ctx, fallback, notListed(rt, 'service', key))
-  );
+  const call = n.call;
+  const what = subject('service', call.key);
+  const rules = rt.policy.entityRules;
+  // most calls name entities of their own domain only: no entity rule to ask, nothing allocated
+  if (call.crossDomain || rules.entities.length > 0) {
+    const hit = entityDenial(rules, call, rt.deniesFor, mode.trace);
+    if (hit !== null) {
+      const reason = `${what} is denied by ${hit.label}: ${hit.why}`;
+      return withTarget(deny(rt, ctx, hit.ref, reason), hit.target);
+    }
+  }
+  const entry = rt.policy.serviceIndex.get(call.key) ?? globCandidates(rt, call.key);
+  const d =
+    decide(rt, entry, call, what, fallback, ctx, mode) ??
+    deny(rt, ctx, fallback, notListed(rt, 'service', call.key));
+  return d.rule.list === 'denied_services' ? withTarget(d, targetOf(entry, d, call, mode)) : d;
+}
+
+/** The rules for a service key: its entry in the index, or the glob rules that match it. */
+export function servicesFor(rt: Runtime, key: string): Candidates<NormalizedServiceCall> {
+  return rt.policy.serviceIndex.get(key) ?? globCandidates(rt, key);
+}
+
+/**
+ * The id a deny rule with a target matched (`keep-fridge-on` on `switch.tv, switch.fridge`:
+ * the fridge), judged one entity at a time, also noted on the rule's trace step; null for a
+ * rule without a target, or one that matched through a selector that names no entity.
+ */
+function targetOf(
+  entry: Candidates<NormalizedServiceCall>,
+  d: PolicyDecision,
+  call: NormalizedServiceCall,
+  mode: Mode,
+): MatchedTarget | null {
+  const rule = entry.denies.find((r) => r.ref === d.rule);
+  if (rule === undefined || rule.bare) return null;
+  for (const id of call.selectors[0] ?? []) {
+    const one = { ...call, selectors: [[id], null, null, null, null], selectorCount: 1 };
+    if (id === MATCH_ALL || !rule.matches(one)) continue;
+    const step = mode.trace?.at(-1);
+    if (step?.rule === rule.ref) step.target = id;
+    return { entity_id: id, service: call.key };
+  }
+  return null;
+}
+
+function withTarget(d: PolicyDecision, target: MatchedTarget | null): PolicyDecision {
+  return target === null ? d : { ...d, matched_target: target };
 }
 
 /**

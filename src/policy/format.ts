@@ -31,6 +31,14 @@ export function formatExplanation(explanation: PolicyExplanation): string[] {
     `${VERDICT[decision.outcome]}  ${citeRule(decision.rule, sha)}`,
     `reason: ${decision.reason}`,
   ];
+  const target = decision.matched_target;
+  if (target !== undefined) {
+    const runs =
+      target.service === null
+        ? 'what the service does to it is not known'
+        : `Home Assistant runs it as ${target.service}`;
+    lines.push(`target: ${target.entity_id} (${runs})`);
+  }
   for (const o of decision.obligations) lines.push(`obligation: ${formatObligation(o)}`);
   if (decision.retry_after_ms !== undefined)
     lines.push(`retry after: ${decision.retry_after_ms} ms`);
@@ -39,7 +47,8 @@ export function formatExplanation(explanation: PolicyExplanation): string[] {
     lines.push('rules considered:');
     for (const step of trace) {
       const detail = step.detail === undefined ? '' : `: ${step.detail}`;
-      lines.push(`  ${step.result.padEnd(11)} ${citeRule(step.rule, sha)}${detail}`);
+      const on = step.target === undefined ? '' : ` on ${step.target}`;
+      lines.push(`  ${step.result.padEnd(11)} ${citeRule(step.rule, sha)}${on}${detail}`);
     }
   }
   return lines;
@@ -51,7 +60,8 @@ export function formatPolicySummary(policy: CompiledPolicy): string[] {
   const lines = [
     `${policy.file}: ok, ${policy.rules.length} rule${policy.rules.length === 1 ? '' : 's'} (sha256 ${policy.sha256})`,
     `  allowed_services ${count('allowed_services')}, denied_services ${count('denied_services')}, ` +
-      `allowed_tools ${count('allowed_tools')}, denied_tools ${count('denied_tools')}`,
+      `allowed_tools ${count('allowed_tools')}, denied_tools ${count('denied_tools')}, ` +
+      `denied_entities ${count('denied_entities')}`,
   ];
   for (const w of policy.warnings) lines.push(`warning: ${formatIssue(policy.file, w)}`);
   return lines;

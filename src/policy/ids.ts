@@ -81,15 +81,25 @@ function slugProblem(id: string, what: string): string | null {
   return strayProblem(id, what, ID_CHAR) ?? (id === '' ? `${what} is empty` : null);
 }
 
-/** `entity_id`: `domain.object_id`, `all`, or a glob over entity ids. */
-export const EntitySelectorSchema = selectorId((id) => {
-  if (ENTITY_RE.test(id) || id === 'all') return null;
+/** Why `id` is neither an entity id `domain.object_id` nor a glob over entity ids, or null. */
+function entityProblem(id: string): string | null {
+  if (ENTITY_RE.test(id)) return null;
   const isGlob = id.includes('*') || id.includes('?');
   if (isGlob && GLOB_OR_SLUG_RE.test(id)) return null;
   const stray = strayProblem(id, 'entity id', /^[a-z0-9_*?.]$/);
   if (stray !== null) return stray;
   return 'expected an entity id domain.object_id like light.kitchen (or all, or a glob)';
-});
+}
+
+/** `entity_id`: `domain.object_id`, `all`, or a glob over entity ids. */
+export const EntitySelectorSchema = selectorId((id) => (id === 'all' ? null : entityProblem(id)));
+
+/** `denied_entities`: an entity id or a glob over entity ids (`lock.*`); `all` is no entity. */
+export const EntityPatternSchema = selectorId((id) =>
+  id === 'all'
+    ? 'all is not an entity but the selector for every entity; a call naming it is already denied unless an allow rule lists all'
+    : (entityProblem(id)?.replace(' (or all, or a glob)', ' (or a glob such as lock.*)') ?? null),
+);
 
 /** `device_id`, `area_id`, `floor_id`, `label_id`: one id, or a glob over ids. */
 export const SlugSelectorSchema = (kind: string) =>

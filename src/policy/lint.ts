@@ -44,8 +44,8 @@ function duplicates(spec: PolicyFile, warn: Warn): void {
   for (const list of RULE_LISTS) {
     // Only rules for the same subject can be duplicates: compare those alone (cheap on reload).
     const bySubject = new Map<string, number[]>();
-    spec[list].forEach((rule: { service?: string; tool?: string }, index) => {
-      const subject = rule.service ?? rule.tool ?? '';
+    spec[list].forEach((rule: { service?: string; tool?: string; entity_id?: string[] }, index) => {
+      const subject = rule.service ?? rule.tool ?? rule.entity_id?.join(',') ?? '';
       const same = bySubject.get(subject);
       if (same) same.push(index);
       else bySubject.set(subject, [index]);

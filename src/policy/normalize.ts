@@ -2,6 +2,7 @@ import { show } from './show.js';
 import { CallServiceInputSchema } from '../protocol/index.js';
 import { SELECTOR_KINDS } from './tool-call.js';
 import { isRecord } from '../text/index.js';
+import { GROUP_DOMAIN, inDomain, SCENE_DOMAIN, SCENE_ENTITY_SERVICES } from './reach.js';
 
 /** Home Assistant's "every entity" selector value; only a rule that lists it covers it. */
 export const MATCH_ALL = 'all';
@@ -31,6 +32,13 @@ export interface NormalizedServiceCall {
   readonly selectorCount: number;
   /** Some selector is `all` (Home Assistant: every entity). */
   readonly usesAll: boolean;
+  /** Some named entity is of another domain than the service's. */
+  readonly crossDomain: boolean;
+  /**
+   * Some target names entities the policy cannot list: an area, device, floor or label id,
+   * `all`, an old-style group (`group.*`) or an entity id without a domain.
+   */
+  readonly opaque: boolean;
   readonly data: Readonly<Record<string, unknown>> | null;
 }
 
@@ -70,6 +78,7 @@ export function normalizeServiceCall(raw: unknown): NormalizeResult {
   const selectors: SelectorValues = [null, null, null, null, null];
   let selectorCount = 0;
   let usesAll = false;
+  let reach = 0;
   for (let i = 0; i < SELECTOR_KINDS.length; i++) {
     const kind = SELECTOR_KINDS[i] as string;
     const values = mergeValues(target?.[kind], data?.[kind]);
@@ -78,10 +87,76 @@ export function normalizeServiceCall(raw: unknown): NormalizeResult {
     if (values === null) continue;
     selectorCount += values.length;
     if (values.includes(MATCH_ALL)) usesAll = true;
+    reach |= i === 0 ? reachOf(domain, values) : OPAQUE;
+  }
+  // out of the loop above, which every call runs: a larger function inlines less
+  if (domain === SCENE_DOMAIN) {
+    const added = addSceneEntities(service, data, selectors);
+    if (typeof added === 'string') return bad(added);
+    selectorCount += added;
+    usesAll ||= selectors[0]?.includes(MATCH_ALL) === true;
+    if (selectors[0]) reach |= reachOf(domain, selectors[0]);
   }
   const key = `${domain}.${service}`;
-  const call = { domain, service, key, selectors, selectorCount, usesAll, data };
+  const crossDomain = (reach & CROSS_DOMAIN) !== 0;
+  const opaque = (reach & OPAQUE) !== 0;
+  const call = {
+    domain,
+    service,
+    key,
+    selectors,
+    selectorCount,
+    usesAll,
+    crossDomain,
+    opaque,
+    data,
+  };
   return { ok: true, call };
+}
+
+const CROSS_DOMAIN = 1;
+const OPAQUE = 2;
+
+/**
+ * CROSS_DOMAIN when an entity id is of another domain than the service's; OPAQUE when one
+ * names entities the policy cannot list (`all`, `group.*`, an id without a domain); every
+ * selector kind but entity_id is OPAQUE too. A bit set: the hot path allocates nothing.
+ */
+function reachOf(domain: string, ids: readonly string[]): number {
+  let reach = 0;
+  for (const id of ids) {
+    if (inDomain(id, domain)) continue;
+    if (id === MATCH_ALL || inDomain(id, GROUP_DOMAIN) || !id.includes('.')) reach |= OPAQUE;
+    else reach |= CROSS_DOMAIN;
+  }
+  return reach;
+}
+
+/**
+ * Adds the entities `scene.apply` and `scene.create` name in their data to the entity_id
+ * selector: the keys of `entities` (entity id -> state) and the ids of `snapshot_entities`.
+ * Returns how many, or a message when they are malformed.
+ */
+function addSceneEntities(
+  service: string,
+  data: Readonly<Record<string, unknown>> | null,
+  selectors: SelectorValues,
+): number | string {
+  if (data === null || !SCENE_ENTITY_SERVICES.has(`${SCENE_DOMAIN}.${service}`)) return 0;
+  const named: string[] = [];
+  const entities = data.entities;
+  if (entities !== undefined && entities !== null) {
+    if (!isRecord(entities)) return 'data.entities must map entity ids to states';
+    for (const id of Object.keys(entities)) named.push(...(splitIds(id) ?? []));
+  }
+  const snapshot = data.snapshot_entities;
+  if (snapshot !== undefined && snapshot !== null) {
+    const ids = splitIds(snapshot);
+    if (ids === undefined) return 'data.snapshot_entities must be a string or a list of strings';
+    named.push(...(ids ?? []));
+  }
+  if (named.length > 0) selectors[0] = [...(selectors[0] ?? []), ...named];
+  return named.length;
 }
 
 function mergeValues(a: unknown, b: unknown): string[] | null | undefined {

@@ -3,6 +3,7 @@ import { ConstraintMapSchema } from './constraint-schema.js';
 import { DEFAULT_DENY_RULE_ID } from './decision.js';
 import { durationSchema } from '../text/index.js';
 import {
+  EntityPatternSchema,
   EntitySelectorSchema,
   ServicePatternSchema,
   SlugSelectorSchema,
@@ -139,6 +140,16 @@ const DenyToolRuleSchema = z.preprocess(
 );
 export type DenyToolRuleSpec = z.infer<typeof DenyToolRuleSchema>;
 
+/**
+ * `denied_entities`: entities no call may name or reach, whatever the service (`lock.*`, or
+ * `{entity_id: [switch.fridge], id, description}`).
+ */
+const DenyEntityRuleSchema = z.preprocess(
+  (v) => (typeof v === 'string' ? { entity_id: v } : v),
+  z.strictObject({ entity_id: selectorValues(EntityPatternSchema), ...common }),
+);
+export type DenyEntityRuleSpec = z.infer<typeof DenyEntityRuleSchema>;
+
 /** An empty list may be written as a key with no items (`allowed_tools:`). */
 const list = <T extends z.ZodType>(item: T) =>
   z
@@ -152,6 +163,7 @@ export const RULE_ITEM_SCHEMAS = {
   denied_services: memoized(DenyServiceRuleSchema),
   allowed_tools: memoized(AllowToolRuleSchema),
   denied_tools: memoized(DenyToolRuleSchema),
+  denied_entities: memoized(DenyEntityRuleSchema),
 } as const;
 
 const version = z
@@ -165,6 +177,7 @@ export const PolicyFileSchema = z.strictObject({
   denied_services: list(RULE_ITEM_SCHEMAS.denied_services),
   allowed_tools: list(RULE_ITEM_SCHEMAS.allowed_tools),
   denied_tools: list(RULE_ITEM_SCHEMAS.denied_tools),
+  denied_entities: list(RULE_ITEM_SCHEMAS.denied_entities),
 });
 
 /**
@@ -177,5 +190,6 @@ export const PolicyShapeSchema = z.strictObject({
   denied_services: list(z.unknown()),
   allowed_tools: list(z.unknown()),
   denied_tools: list(z.unknown()),
+  denied_entities: list(z.unknown()),
 });
 export type PolicyFile = z.infer<typeof PolicyFileSchema>;

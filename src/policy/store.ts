@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { watch, type FSWatcher } from 'node:fs';
-import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { watchFileChanges, type FileChangeWatch } from '../host/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { compilePolicySliced } from './compile.js';
 import type { CompiledPolicy } from './compiled.js';
@@ -39,10 +38,16 @@ interface PolicyStoreOptions {
   path?: string | null | undefined;
   /** The config's `policy.max_file_bytes`: a larger file is refused. @default 524288 */
   maxFileBytes?: number;
-  /** Watch the file's directory and reload when it changes. @default true */
+  /** Watch the file (src/host/file-watch.ts) and reload when it changes. @default true */
   watch?: boolean;
-  /** Quiet period after the last change before a watched reload runs. @default 50 */
+  /** Quiet period after the file's last change before a watched reload runs. @default 50 */
   debounceMs?: number;
+  /**
+   * The longest a watched change waits for that quiet, however often the file keeps
+   * changing. Writes beside the file (the audit log in the data directory) are not changes
+   * of it and never delay a reload. @default 150
+   */
+  maxWaitMs?: number;
   /**
    * A watched change is applied only if the file reads the same again after this long, so a
    * file being written in place (truncate, then write) is not loaded half-written.
@@ -60,9 +65,9 @@ interface PolicyStoreOptions {
 }
 
 /**
- * The live policy of a process: evaluates calls, reloads the file when it changes (fs.watch on
- * the directory, since editors replace files by rename), on SIGHUP, or when `reload()` is
- * called, and swaps the compiled policy atomically. A bad edit keeps the last good policy and
+ * The live policy of a process: evaluates calls, reloads the file when it changes (the one
+ * file watch of src/host: saved in place, renamed over, or swapped through symlinks), on
+ * SIGHUP, or when `reload()` is called, and swaps the compiled policy atomically. A bad edit keeps the last good policy and
  * emits `policy.reload_failed` saying why; a good one emits `policy.reloaded`.
  */
 export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy, Disposable {
@@ -71,12 +76,12 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
   private readonly engine: PolicyEngine;
   private readonly logger: Logger;
   private readonly debounceMs: number;
+  private readonly maxWaitMs: number;
   private readonly settleMs: number;
   private readonly maxBytes: number;
   private readonly onEvent: ((event: PolicyEvent) => void) | undefined;
-  private watcher: FSWatcher | null = null;
+  private watcher: FileChangeWatch | null = null;
   private signal: { name: NodeJS.Signals; handler: () => void } | null = null;
-  private timer: NodeJS.Timeout | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   /** The sha the last refused reload read (null: it could not read the file). */
   private lastFailedSha: string | null = null;
@@ -116,6 +121,7 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
     this.engine = new PolicyEngine(policy, options.now ? { now: options.now } : {});
     this.logger = options.logger ?? silentLogger();
     this.debounceMs = options.debounceMs ?? 50;
+    this.maxWaitMs = options.maxWaitMs ?? 150;
     this.settleMs = options.settleMs ?? this.debounceMs;
     this.maxBytes = options.maxFileBytes ?? DEFAULT_POLICY_MAX_BYTES;
     this.onEvent = options.onEvent;
@@ -213,8 +219,6 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
     if (this.closed) return;
     this.closed = true;
     try {
-      if (this.timer) clearTimeout(this.timer);
-      this.timer = null;
       if (this.signal) process.off(this.signal.name, this.signal.handler);
       this.signal = null;
     } finally {
@@ -246,23 +250,20 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
   }
 
   private startWatching(path: string): void {
-    const dir = dirname(path);
-    this.watcher = watch(dir, { persistent: false }, () => this.schedule());
-    this.watcher.on('error', (err) => {
-      this.logger.warn({ err, dir }, 'policy watcher failed; changes now need an explicit reload');
-    });
-  }
-
-  private schedule(): void {
-    if (this.closed) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
+    const reload = () => {
       this.enqueue('watch').catch((err: unknown) =>
         this.logger.error({ err }, 'policy reload crashed'),
       );
-    }, this.debounceMs);
-    this.timer.unref();
+    };
+    this.watcher = watchFileChanges(path, reload, {
+      debounceMs: this.debounceMs,
+      maxWaitMs: this.maxWaitMs,
+      onError: (err) =>
+        this.logger.warn(
+          { err, path },
+          'policy watcher failed; changes now need an explicit reload',
+        ),
+    });
   }
 
   /** Reloads run one at a time, in order. */
@@ -319,7 +320,7 @@ export class PolicyStore extends EventEmitter<PolicyEventMap> implements Policy,
     if (this.closed) return false;
     const again = await readPolicyText(path, { maxBytes: this.maxBytes });
     if (again.sha256 === sha256) return true;
-    this.schedule();
+    this.watcher?.poke();
     return false;
   }
 

@@ -8,6 +8,7 @@ const KNOWN_KEYS: readonly string[] = [
   'denied_services',
   'allowed_tools',
   'denied_tools',
+  'denied_entities',
   'service',
   'tool',
   'id',

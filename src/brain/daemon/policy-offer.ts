@@ -41,7 +41,7 @@ export function policyOffer(policy: OfferPolicy, tool: string): PolicyOffer {
   if (policy.policy.denyAllReason !== null) {
     return { offer: false, why: d.reason, grant: policy.policy.denyAllReason };
   }
-  if (d.rule.list === 'denied_tools' || d.rule.list === 'denied_services') {
+  if (d.rule.list !== null && d.rule.list.startsWith('denied_')) {
     const where = `${d.rule.id} (${d.rule.file}:${d.rule.line}:${d.rule.column})`;
     return { offer: false, why: d.reason, grant: `remove or narrow ${where}, which denies it` };
   }

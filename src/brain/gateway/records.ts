@@ -18,10 +18,10 @@ function ruleAt(d: PolicyDecision): string {
 
 /**
  * The decision as the audit log stores it: `rule` is the rule's id, `rule_at` where it sits
- * in the enforced policy `policy_sha256`.
+ * in the enforced policy `policy_sha256`, `matched_target` the entity it matched, if any.
  */
 export function auditDecision(d: PolicyDecision) {
-  return {
+  const row = {
     allowed: d.allowed,
     outcome: d.outcome,
     reason: d.reason,
@@ -30,6 +30,8 @@ export function auditDecision(d: PolicyDecision) {
     policy_sha256: d.policy_sha256,
     obligations: d.obligations,
   };
+  // the entity a deny rule matched through (docs/policy.md, "Entity rules")
+  return d.matched_target === undefined ? row : { ...row, matched_target: d.matched_target };
 }
 
 /** The fixed facts of one call, threaded through the gateway's steps. */

@@ -1,5 +1,4 @@
-import { watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { watchFileChanges, type FileChangeWatch } from '../../host/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { parseIntents } from './compile.js';
 import type { IntentCapability, IntentSet, MatchContext } from './intent-set.js';
@@ -13,10 +12,12 @@ export type IntentsReloadEvent =
 interface IntentStoreOptions {
   /** The config's `brain.intents_file`. */
   file: string;
-  /** Watch the file's directory and reload when the file changes. @default true */
+  /** Watch the file (src/host/file-watch.ts) and reload when it changes. @default true */
   watch?: boolean;
-  /** Quiet period after the last change before a reload. @default 50 */
+  /** Quiet period after the file's last change before a reload. @default 50 */
   debounceMs?: number;
+  /** The longest a change waits for that quiet, however often the file changes. @default 150 */
+  maxWaitMs?: number;
   /** @default silentLogger() */
   logger?: Logger;
   /** Called with every reload's outcome. */
@@ -25,9 +26,9 @@ interface IntentStoreOptions {
 
 /**
  * The live intent rules of the brain: the file compiled at start, then again each time it is
- * saved, as the policy is (fs.watch on the directory, since editors replace files by rename;
- * a quiet period; the text read twice, so a file saved in place is not compiled half
- * written). A file that does not compile keeps the last good rules, and a warn line gives
+ * saved, as the policy is (the one file watch of src/host: saved in place, renamed over or
+ * swapped through symlinks; the text read twice, so a file saved in place is not compiled
+ * half written). A file that does not compile keeps the last good rules, and a warn line gives
  * each problem as `file:line:column: path: message`. Matching is never paused: a reload swaps
  * the compiled set in one assignment.
  */
@@ -37,8 +38,7 @@ export class IntentStore {
   #text: string;
   readonly #o: IntentStoreOptions;
   readonly #logger: Logger;
-  #watcher: FSWatcher | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  #watcher: FileChangeWatch | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
 
@@ -88,33 +88,26 @@ export class IntentStore {
   /** Stops watching. Idempotent; matching keeps working with the last rules. */
   close(): void {
     this.#closed = true;
-    clearTimeout(this.#timer);
     this.#watcher?.close();
     this.#watcher = undefined;
   }
 
   #startWatching(): void {
-    const dir = dirname(this.file);
-    const name = basename(this.file);
-    this.#watcher = watch(dir, { persistent: false }, (_, changed) => {
-      // another file of the directory (policy.yaml, say) is not ours; unnamed events may be
-      if (changed === null || changed === name) this.#schedule();
-    });
-    this.#watcher.on('error', (err) => {
-      this.#logger.warn({ err, dir }, 'intents watcher failed; changes now need a restart');
-    });
-  }
-
-  #schedule(): void {
-    if (this.#closed) return;
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
+    const reload = () => {
       const next = this.#queue.then(() => this.#reloadOnce(true));
       this.#queue = next.catch((err: unknown) =>
         this.#logger.error({ err }, 'intents reload crashed'),
       );
-    }, this.#o.debounceMs ?? 50);
-    this.#timer.unref();
+    };
+    this.#watcher = watchFileChanges(this.file, reload, {
+      debounceMs: this.#o.debounceMs ?? 50,
+      maxWaitMs: this.#o.maxWaitMs ?? 150,
+      onError: (err) =>
+        this.#logger.warn(
+          { err, file: this.file },
+          'intents watcher failed; changes now need a restart',
+        ),
+    });
   }
 
   async #reloadOnce(watched: boolean): Promise<IntentsReloadEvent | undefined> {
@@ -127,7 +120,7 @@ export class IntentStore {
         // saved in place? read it again after the quiet period; still moving: later
         await new Promise((resolve) => setTimeout(resolve, this.#o.debounceMs ?? 50));
         if ((await readIntentsText(this.file)) !== text) {
-          this.#schedule();
+          this.#watcher?.poke();
           return undefined;
         }
       }

@@ -150,6 +150,38 @@ describe('caesar policy check', () => {
   });
 });
 
+describe('caesar policy check and explain with entity rules', () => {
+  const ENTITIES = `version: 1
+allowed_services: [homeassistant.turn_on]
+denied_services: ['cover.*']
+denied_entities:
+  - id: keep-cold
+    entity_id: [switch.fridge]
+`;
+
+  test('check counts denied_entities beside the other lists', async () => {
+    await writeFile(path('entities.yaml'), ENTITIES);
+    const io = collector();
+    expect(await runPolicyCheck(path('entities.yaml'), {}, io)).toBe(EXIT_OK);
+    expect(io.stdout[1]).toBe(
+      '  allowed_services 1, denied_services 1, allowed_tools 0, denied_tools 0, denied_entities 1',
+    );
+  });
+
+  test('explain names the target that matched and the rule with its file:line', async () => {
+    await writeFile(path('entities.yaml'), ENTITIES);
+    const io = collector();
+    const json = '{"target": {"entity_id": ["light.hall", "switch.fridge"]}}';
+    const opts = { policy: path('entities.yaml') };
+    expect(await runPolicyExplain('homeassistant.turn_on', json, opts, io)).toBe(EXIT_OK);
+    expect(io.stdout[0]).toMatch(/^DENY {2}keep-cold \(.*entities\.yaml:5:5 in policy sha256/);
+    expect(io.stdout).toContain('target: switch.fridge (Home Assistant runs it as switch.turn_on)');
+    expect(io.stdout.join('\n')).toMatch(
+      /matched {5}keep-cold \(.*entities\.yaml:5:5 .*\) on switch\.fridge/,
+    );
+  });
+});
+
 describe('caesar policy explain', () => {
   test('explains a tool call: decision, matched rule, reason, obligations', async () => {
     const io = collector();

@@ -140,7 +140,10 @@ denied_services:
         const decided = engine.evaluate(c, { confirmed });
         expect(explained.decision).toEqual(decided);
         if (decided.rule.id !== DEFAULT_DENY_RULE_ID) {
-          expect(explained.trace.at(-1)).toEqual({ rule: decided.rule, result: 'matched' });
+          // a deny rule that matched through an entity names it (`target`), as the decision does
+          const last = explained.trace.at(-1);
+          expect(last).toMatchObject({ rule: decided.rule, result: 'matched' });
+          expect(last?.target).toBe(decided.matched_target?.entity_id);
         } else {
           expect(explained.trace.every((step) => step.result !== 'matched')).toBe(true);
         }
