@@ -20,6 +20,8 @@ const SECRETS = 'secrets';
 const SERVER_CONFIG = `${SECRETS}/nats-server.conf`;
 const ENV_FILE = '.env';
 const BRAIN_KEY_VAR = 'CAESAR_BRAIN_KEY';
+/** `<tool>=<key>` of every worker part: the reply keys the brain pins (ADR 0060). */
+const WORKER_KEYS_VAR = 'CAESAR_WORKER_KEYS';
 const LISTEN = '0.0.0.0:4222';
 /** The monitoring port the nats service's healthcheck probes, loopback in its container. */
 const MONITOR = '127.0.0.1:8222';
@@ -50,7 +52,8 @@ class ComposeSecretsError extends Error {}
  * a seed (mode 0600) for each part that has none, never touching an existing one; writes the
  * nats-server config for all of them (public keys only, `caesar nats config`'s renderer plus
  * the healthcheck's monitoring port); and sets `CAESAR_BRAIN_KEY` (the key workers trust for
- * grants) and `CAESAR_UID`/`CAESAR_GID` (who the containers run as, so they can read the
+ * grants), `CAESAR_WORKER_KEYS` (each tool's key, which the brain pins for its replies) and
+ * `CAESAR_UID`/`CAESAR_GID` (who the containers run as, so they can read the
  * seeds this user owns) in `.env`, which compose reads. Run again, it keeps every seed and
  * mints only missing ones: deleting a seed and running it again rotates that identity.
  */
@@ -68,7 +71,14 @@ export async function writeComposeSecrets(flags: ComposeSecretsFlags): Promise<n
     });
     terminal.out(`wrote ${SERVER_CONFIG}: ${parts.length} NKEY users, public keys only`);
     const brainKey = keys.get('brain')!;
-    const settings = new Map([[BRAIN_KEY_VAR, brainKey]]);
+    const workerKeys = parts
+      .filter((part) => part.role === 'worker')
+      .map((part) => `${part.name}=${keys.get(part.name)!}`)
+      .join(',');
+    const settings = new Map([
+      [BRAIN_KEY_VAR, brainKey],
+      [WORKER_KEYS_VAR, workerKeys],
+    ]);
     if (owner !== undefined) {
       if (!env.values.has('CAESAR_UID')) settings.set('CAESAR_UID', String(owner.uid));
       if (!env.values.has('CAESAR_GID')) settings.set('CAESAR_GID', String(owner.gid));

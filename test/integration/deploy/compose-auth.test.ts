@@ -169,6 +169,21 @@ describe('docker-compose.yml with the NKEY identities its one-time setup writes'
     }
   });
 
+  test("the brain takes replies only from each worker seed's public key, pinned per tool", () => {
+    const pinned: string[] = [];
+    for (const [name, service] of caesarServices()) {
+      const argv = commandOf(name, service);
+      if (argv[0] !== 'legion' || argv[1] !== 'serve-tool') continue;
+      for (const tool of argv.slice(2).filter((a) => !a.startsWith('-'))) {
+        pinned.push(`${tool}=${keyOf.get(nkeySecretOf(service)[0]!)!}`);
+      }
+    }
+    expect(pinned.length).toBeGreaterThan(0);
+    const brainEnv = envOf(compose.services.brain!);
+    expect(dotenv.CAESAR_WORKER_KEYS?.split(',').sort()).toEqual(pinned.sort());
+    expect(brainEnv.CAESAR_BRAIN__TRUSTED_WORKERS).toBe(dotenv.CAESAR_WORKER_KEYS);
+  });
+
   test('nats runs this config, listens where the services connect, and its healthcheck probes its monitor', () => {
     const nats = compose.services.nats!;
     expect(nats.volumes).toEqual(['./secrets/nats-server.conf:/etc/nats/nats-server.conf:ro']);

@@ -23,7 +23,15 @@ type Service = ComposeService;
 // The variables the one-time setup writes to .env; test/integration/deploy/compose-auth.test.ts
 // runs the setup itself.
 const brainKey = createUser().getPublicKey();
-const compose = loadCompose({ CAESAR_BRAIN_KEY: brainKey, CAESAR_UID: '1000', CAESAR_GID: '1000' });
+const workerKeys = shippedToolNames()
+  .map((tool) => `${tool}=${createUser().getPublicKey()}`)
+  .join(',');
+const compose = loadCompose({
+  CAESAR_BRAIN_KEY: brainKey,
+  CAESAR_WORKER_KEYS: workerKeys,
+  CAESAR_UID: '1000',
+  CAESAR_GID: '1000',
+});
 const dockerfile = read('Dockerfile');
 
 /** The last value of a Dockerfile instruction (the runtime stage's). */
