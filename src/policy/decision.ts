@@ -67,6 +67,20 @@ export const OUTCOME_ERROR_CODES = {
 const MatchedTargetSchema = z.object({ entity_id: z.string(), service: z.string().nullable() });
 export type MatchedTarget = z.infer<typeof MatchedTargetSchema>;
 
+/**
+ * A flow rule that applied to the call (ADR 0065): `after_untrusted` (a call that changes
+ * state, asked by a model after it read untrusted content) or `after_private` (a call to an
+ * open-world tool after private content), what it did, and where that was said: the rule's
+ * own `after_*` key when it has one, else the policy's `flow:` setting (or its default).
+ */
+const FlowVerdictSchema = z.object({
+  gate: z.enum(['after_untrusted', 'after_private']),
+  action: z.enum(['allow', 'confirm', 'deny']),
+  /** `<rule id> (<file:line:col>)` of the key that set the action, or `flow default`. */
+  set_by: z.string(),
+});
+export type FlowVerdict = z.infer<typeof FlowVerdictSchema>;
+
 export const PolicyDecisionSchema = z.object({
   /** True exactly when `outcome` is `allow`. */
   allowed: z.boolean(),
@@ -82,6 +96,8 @@ export const PolicyDecisionSchema = z.object({
   retry_after_ms: z.int().nonnegative().optional(),
   /** Set when a deny rule matched through one of the call's entities (see MatchedTargetSchema). */
   matched_target: MatchedTargetSchema.optional(),
+  /** The flow rules that applied to the call, when it came with a flow context. */
+  flow: z.array(FlowVerdictSchema).optional(),
 });
 export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
 

@@ -8,7 +8,7 @@ export { DEFAULT_POLICY_MAX_BYTES, loadPolicyFile } from './load.js';
 export type { ReadPolicyOptions } from './load.js';
 
 export { PolicyEngine } from './engine.js';
-export type { EvaluateContext } from './evaluate.js';
+export type { EvaluateContext, FlowContext } from './evaluate.js';
 export { PolicyStore, openPolicyStore } from './store.js';
 export type { PolicyEvent } from './events.js';
 
@@ -16,7 +16,7 @@ export { CALL_SERVICE_TOOL, SELECTOR_KINDS } from './tool-call.js';
 export type { ToolCall } from './tool-call.js';
 
 export { OUTCOME_ERROR_CODES } from './decision.js';
-export type { Obligation, PolicyDecision, PolicyExplanation } from './decision.js';
+export type { FlowVerdict, Obligation, PolicyDecision, PolicyExplanation } from './decision.js';
 export { compileDomainAllowlist } from './domains.js';
 
 export { PolicyError, PolicyLoadError } from './errors.js';

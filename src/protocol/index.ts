@@ -43,6 +43,7 @@ export {
   matchesTags,
   specDomain,
   specInterruptibility,
+  specOutputTrust,
   specSha256,
 } from './toolspec.js';
 export type {

@@ -135,6 +135,14 @@ export const ToolSpecSchema = z.strictObject({
   licensing: z.string().min(1).max(200),
   /** `confirm`: the tool's author asks for a human in the loop (policy may demand it anyway). */
   hitl: z.enum(['autonomous', 'confirm']),
+  /**
+   * Whether a model may take what the tool returns as the operator's own words (`trusted`:
+   * computed locally from the call's input, like the calculator's) or as text from outside
+   * that may carry instructions (`untrusted`). Absent: see {@link specOutputTrust}.
+   */
+  output_trust: z.enum(['trusted', 'untrusted']).optional(),
+  /** The tool returns the operator's private data (a calendar, the home's entities). @default false */
+  reads_private: z.boolean().optional(),
   /** Upper bound on one call; the envelope deadline is capped by it. */
   timeout_ms: z.number().int().positive().max(600_000),
   /** Calls run at once per instance; more wait in a bounded queue. */
@@ -154,6 +162,19 @@ export function specDomain(spec: Pick<ToolSpec, 'tags' | 'domain'>): string {
   return (
     spec.domain ?? spec.tags.find((t) => t !== 'tool' && TOOL_TAG_PATTERN.test(t)) ?? 'general'
   );
+}
+
+/**
+ * A spec's output trust: its own, else `trusted` only for a closed-world tool that uses no
+ * network (`annotations.openWorld: false`, `resource_requirements.network: false`), else
+ * `untrusted` (ADR 0065).
+ */
+export function specOutputTrust(
+  spec: Pick<ToolSpec, 'annotations' | 'output_trust' | 'resource_requirements'>,
+): 'trusted' | 'untrusted' {
+  if (spec.output_trust !== undefined) return spec.output_trust;
+  const closed = spec.annotations?.openWorld === false;
+  return closed && spec.resource_requirements?.network === false ? 'trusted' : 'untrusted';
 }
 
 /**
