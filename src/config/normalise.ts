@@ -171,6 +171,8 @@ function normaliseLlm(llm: ParsedConfig['llm']): LlmConfig {
     fallback: [...llm.fallback],
     ...optional('systemPrompt', llm.system_prompt),
     retries: llm.retries,
+    maxCallsPerRound: llm.max_calls_per_round,
+    maxCallsPerTurn: llm.max_calls_per_turn,
     includeTags: [...llm.include_tags],
     excludeTags: [...llm.exclude_tags],
     endpoints: {

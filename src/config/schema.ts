@@ -476,6 +476,22 @@ const LlmSchema = z
       .describe(
         'Retries of a request that failed with 429, 5xx or a timeout, with backoff and jitter (a `Retry-After` is honoured), before the next provider is tried.',
       ),
+    max_calls_per_round: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(8)
+      .describe(
+        'Tool calls that run per planning round; the model is told which of the rest did not run, and a name it was not offered is refused before the policy sees it.',
+      ),
+    max_calls_per_turn: z
+      .number()
+      .int()
+      .min(1)
+      .max(256)
+      .default(24)
+      .describe('Tool calls that run per chat turn, over all its rounds.'),
     include_tags: listField(TAG)
       .prefault([])
       .describe('Offer the model only tools with one of these tags (empty: every tag).'),

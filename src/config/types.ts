@@ -148,6 +148,9 @@ export interface LlmConfig {
   readonly systemPrompt?: string;
   /** Retries of one request (429, 5xx, timeout) before the next provider. */
   readonly retries: number;
+  /** Tool calls that run per planning round, and per turn (ADR 0065). */
+  readonly maxCallsPerRound: number;
+  readonly maxCallsPerTurn: number;
   readonly includeTags: readonly string[];
   readonly excludeTags: readonly string[];
   readonly endpoints: Readonly<Record<ModelProvider, LlmEndpointConfig>>;

@@ -155,6 +155,24 @@ export const ERROR_CATALOGUE = {
     summary: 'the matching policy rule is over its rate limit',
     fix: 'wait',
   },
+  unknown_tool: {
+    kind: 'brain',
+    status: 400,
+    retryable: false,
+    message: '{detail}',
+    summary:
+      'a model named a tool it was not offered: refused before the policy, the metrics or the audit row saw the name (ADR 0065)',
+    fix: 'nothing to do: the model is told which tools it may call',
+  },
+  too_many_calls: {
+    kind: 'brain',
+    status: 429,
+    retryable: false,
+    message: '{detail}',
+    summary:
+      'a model asked for more calls than one planning round or one turn may run (`llm.max_calls_per_round`, `llm.max_calls_per_turn`)',
+    fix: 'the model is told which calls did not run; raise the caps only if the tools can take it',
+  },
   audit_unavailable: {
     kind: 'brain',
     status: 503,

@@ -16,6 +16,7 @@ import type {
   ToolStep,
 } from './ports.js';
 import { offlineReply } from './replies.js';
+import { labelOfReport, recordOf, type SpecOf } from './turn-calls.js';
 
 interface AgentOptions {
   gate: CallGate;
@@ -41,6 +42,12 @@ interface AgentOptions {
   restart?: string;
   /** Planner rounds per message. @default 5 */
   maxIterations?: number;
+  /** Calls that run per planning round (`llm.max_calls_per_round`). @default 8 */
+  maxCallsPerRound?: number;
+  /** Calls that run per turn (`llm.max_calls_per_turn`). @default 24 */
+  maxCallsPerTurn?: number;
+  /** A tool's spec, to label results stored before labels (ADR 0065). @default unknown */
+  specOf?: SpecOf;
   /** Local intent rules before the planner on every message. @default true */
   preferLocal?: boolean;
   /** How long a paused planner turn waits for its confirmation. @default 120000 */
@@ -102,6 +109,9 @@ export class Agent {
             paused: this.#paused,
             plannerTools: options.plannerTools ?? (() => []),
             maxIterations: options.maxIterations ?? 5,
+            maxCallsPerRound: options.maxCallsPerRound ?? 8,
+            maxCallsPerTurn: options.maxCallsPerTurn ?? 24,
+            specOf: options.specOf ?? (() => null),
             confirmationTtlMs: options.confirmationTtlMs ?? 120_000,
             capabilities: () => this.#capabilities(),
             now: options.now ?? (() => new Date()),
@@ -154,18 +164,10 @@ export class Agent {
     const started = performance.now();
     const { turn: paused, callId } = taken;
     const owner = paused.caller.actor;
-    this.#o.conversations.appendTool(paused.session, {
-      name: report.tool,
-      decision_id: report.decision_id,
-      call_id: callId,
-      outcome: report.outcome,
-      input: report.input,
-      ...(report.result !== undefined ? { result: report.result } : {}),
-      ...(report.error !== undefined ? { error: report.error } : {}),
-      ...(report.reason !== undefined && report.error === undefined
-        ? { error: { code: report.outcome, message: report.reason } }
-        : {}),
-    });
+    this.#o.conversations.appendTool(
+      paused.session,
+      recordOf(report, labelOfReport(report), callId),
+    );
     const turn = this.#context(paused.session, paused.caller, options);
     const message = `(confirmation ${confirmationId} decided: ${report.outcome})`;
     if (paused.waiting.size > 0) {
@@ -180,7 +182,7 @@ export class Agent {
       };
       return { owner, response: await this.#finish(turn, message, answer, started) };
     }
-    const outcome = await this.#loop.run(turn, paused.iteration + 1, [report]);
+    const outcome = await this.#loop.run(turn, paused.iteration + 1, [report], paused.budget);
     return { owner, response: await this.#finish(turn, message, planned(outcome), started) };
   }
 
@@ -238,7 +240,7 @@ export class Agent {
     let hit = matched;
     if (hit.lookups.length > 0) {
       for (const [i, lookup] of hit.lookups.entries()) {
-        const report = await this.#call(`lookup-${i + 1}`, lookup.tool, lookup.input, turn);
+        const report = await this.#call(`lookup-${i + 1}`, hit, lookup, turn);
         calls.push(report);
         if (report.outcome !== 'ok') break;
       }
@@ -249,7 +251,7 @@ export class Agent {
       }
       hit = next;
     }
-    const report = await this.#call('intent', hit.tool, hit.input, turn);
+    const report = await this.#call('intent', hit, hit, turn);
     calls.push(report);
     const reply = hit.render(report) + (await this.#stepsLeft(report, tools));
     return this.#intentTurn(reply, calls, turn);
@@ -285,18 +287,22 @@ export class Agent {
     };
   }
 
-  async #call(callId: string, tool: string, input: unknown, turn: TurnContext) {
+  /**
+   * One call of a local rule: asked by the rule, on the operator's own words (the policy's
+   * flow rules judge a model's calls, not these; ADR 0065).
+   */
+  async #call(
+    callId: string,
+    hit: IntentHit,
+    call: { readonly tool: string; readonly input: unknown },
+    turn: TurnContext,
+  ) {
+    const { tool, input } = call;
     turn.emit({ type: 'tool_call', call_id: callId, tool, input });
-    const report = await this.#o.gate.invoke(tool, input, turn.caller);
+    const origin = { kind: 'intent', intent: hit.intent } as const;
+    const report = await this.#o.gate.invoke(tool, input, turn.caller, origin);
     turn.emit({ type: 'tool_result', call_id: callId, report });
-    this.#o.conversations.appendTool(turn.session, {
-      name: tool,
-      decision_id: report.decision_id,
-      outcome: report.outcome,
-      input,
-      ...(report.result !== undefined ? { result: report.result } : {}),
-      ...(report.error !== undefined ? { error: report.error } : {}),
-    });
+    this.#o.conversations.appendTool(turn.session, recordOf(report, labelOfReport(report)));
     return report;
   }
 

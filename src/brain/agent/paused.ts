@@ -1,5 +1,6 @@
 import type { Caller } from '../api/index.js';
 import type { SessionRef } from './ports.js';
+import type { TurnBudget } from './turn-calls.js';
 
 /**
  * Planner turns waiting for a human. When a call of a planner round needs confirmation, the
@@ -21,6 +22,8 @@ interface PausedTurn {
   readonly iteration: number;
   /** Confirmation id -> the model's call id, for the calls still waiting. */
   readonly waiting: Map<string, string>;
+  /** The turn's call count and per-rule counts, which the rest of the turn goes on with. */
+  readonly budget: TurnBudget;
   readonly expiresAt: number;
 }
 

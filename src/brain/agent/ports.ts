@@ -1,4 +1,5 @@
 import type { Caller, ToolCallReport } from '../api/index.js';
+import type { CallOrigin, ContentLabel } from '../gateway/provenance.js';
 
 /**
  * The seams of the agent loop. The daemon plugs in the real parts: the ToolGateway, the
@@ -7,7 +8,13 @@ import type { Caller, ToolCallReport } from '../api/index.js';
  */
 
 export interface CallGate {
-  invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport>;
+  /** `origin`: who asked (a local rule, or a model after what it read); @default a token itself */
+  invoke(
+    tool: string,
+    input: unknown,
+    caller: Caller,
+    origin?: CallOrigin,
+  ): Promise<ToolCallReport>;
 }
 
 /** The outcome of a call as an intent's reply template sees it. */
@@ -68,6 +75,8 @@ export interface ToolTurnRecord {
   input?: unknown;
   result?: unknown;
   error?: unknown;
+  /** What the result is, for the flow rules (ADR 0065); absent on records made before them. */
+  label?: ContentLabel;
 }
 
 export interface ConversationTurn {

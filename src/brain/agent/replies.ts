@@ -44,6 +44,8 @@ export function capReply(
   maxIterations: number,
   made: readonly ToolCallReport[],
   notRun: readonly PlannedCall[],
+  /** Calls past those listed, counted only. @default 0 */
+  more = 0,
 ): string {
   const ran = made.length === 0 ? 'no tool calls' : `${made.length} tool call(s)`;
   const lines = [
@@ -53,6 +55,7 @@ export function capReply(
   if (notRun.length > 0) {
     lines.push('These calls did not run:', ...notRun.map((c) => `- ${describeCall(c)}`));
   }
+  if (more > 0) lines.push(`- and ${more} more`);
   lines.push('Try a simpler request, or raise brain.max_iterations.');
   return lines.join('\n');
 }

@@ -64,6 +64,18 @@ export const ToolCallReportSchema = z.object({
   result: z.unknown().optional(),
   error: ErrorBodySchema.optional(),
   confirmation: ConfirmationTicketSchema.optional(),
+  /**
+   * What the result (or a worker's error) is as content, when a worker answered (ADR 0065):
+   * `untrusted` text from outside or `trusted`, the operator's `private` data or not, and
+   * where it came from. A model that reads it is judged by the policy's flow rules after.
+   */
+  label: z
+    .object({
+      trust: z.enum(['trusted', 'untrusted']),
+      private: z.boolean(),
+      sources: z.array(z.string()).optional(),
+    })
+    .optional(),
   decision_id: z.string(),
   duration_ms: z.number().nonnegative(),
 });
@@ -153,6 +165,44 @@ export const PendingConfirmationSchema = z.object({
   /** The policy rule that asked for confirmation. */
   rule: z.string(),
   reason: z.string(),
+  /**
+   * Who asked (ADR 0065): `model` (a language model, in a turn opened by token `actor`),
+   * `intent` (a local rule matched on the operator's own words) or `api` (the token itself).
+   */
+  asked_by: z
+    .object({
+      kind: z.enum(['model', 'intent', 'api']),
+      actor: z.string(),
+      session_id: z.string().optional(),
+      intent: z.string().optional(),
+    })
+    .optional(),
+  /** The flow rules that asked for it: a model's call after untrusted or private content. */
+  gated_by: z
+    .array(
+      z.object({
+        gate: z.enum(['after_untrusted', 'after_private']),
+        action: z.enum(['allow', 'confirm', 'deny']),
+        set_by: z.string(),
+      }),
+    )
+    .optional(),
+  /**
+   * What the model had read before it asked: each untrusted or private tool result, with
+   * where it came from and a short excerpt (control and invisible characters escaped).
+   */
+  read: z
+    .array(
+      z.object({
+        tool: z.string(),
+        decision_id: z.string(),
+        trust: z.enum(['trusted', 'untrusted']),
+        private: z.boolean(),
+        sources: z.array(z.string()),
+        excerpt: z.string(),
+      }),
+    )
+    .optional(),
   /** ISO-8601 UTC. */
   created_at: z.string(),
   /** ISO-8601 UTC. */

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { isSecretKey, REDACTED, redactText } from '../../text/index.js';
-import type { ToolRecord } from './types.js';
+import type { ToolRecord, ToolRecordLabel } from './types.js';
 
 /**
  * What one turn stores: secrets redacted with the audit log's rules (`redactText`,
@@ -114,7 +114,8 @@ export function encodeToolRecord(record: ToolRecord, maxBytes = MAX_TOOL_RECORD_
     `{"name":${JSON.stringify(capLabel(record.name))}` +
     `,"decision_id":${JSON.stringify(capLabel(record.decision_id))}` +
     `,"outcome":${JSON.stringify(capLabel(record.outcome))}` +
-    (record.call_id === undefined ? '' : `,"call_id":${JSON.stringify(capLabel(record.call_id))}`);
+    (record.call_id === undefined ? '' : `,"call_id":${JSON.stringify(capLabel(record.call_id))}`) +
+    (record.label === undefined ? '' : `,"label":${JSON.stringify(storedLabel(record.label))}`);
   const parts: Part[] = [];
   for (const key of TOOL_PARTS) {
     const json = record[key] === undefined ? undefined : toJson(record[key]);
@@ -132,6 +133,19 @@ export function encodeToolRecord(record: ToolRecord, maxBytes = MAX_TOOL_RECORD_
     remaining -= p.bytes;
   });
   return label + parts.map((p) => `,"${p.key}":${p.json}`).join('') + '}';
+}
+
+const MAX_LABEL_SOURCES = 8;
+const MAX_SOURCE_CHARS = 200;
+
+/** A label as stored: its three fields only, sources bounded (kept whole beside any cut). */
+function storedLabel(label: ToolRecordLabel): ToolRecordLabel {
+  const trust = label.trust === 'trusted' ? 'trusted' : 'untrusted';
+  const sources = (label.sources ?? [])
+    .slice(0, MAX_LABEL_SOURCES)
+    .map((s) => head(redactText(String(s)), MAX_SOURCE_CHARS).replace(LONE_SURROGATE, '\uFFFD'));
+  const base = { trust, private: label.private === true } as const;
+  return sources.length === 0 ? base : { ...base, sources };
 }
 
 /** Reads back what `encodeToolRecord` stored. */

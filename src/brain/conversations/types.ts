@@ -19,6 +19,20 @@ export interface ToolRecord {
   readonly input?: unknown;
   readonly result?: unknown;
   readonly error?: unknown;
+  /**
+   * What the result is (ADR 0065): trusted or not, the operator's private data or not, and
+   * where it came from. Kept whole whatever the payloads' cut; absent on records written
+   * before labels existed.
+   */
+  readonly label?: ToolRecordLabel;
+}
+
+/** A tool record's provenance label, as stored. */
+export interface ToolRecordLabel {
+  readonly trust: 'trusted' | 'untrusted';
+  readonly private: boolean;
+  /** At most 8, each at most 200 characters. */
+  readonly sources?: string[];
 }
 
 /** What `appendTool` takes: the record, and the turn's text if not the default summary. */

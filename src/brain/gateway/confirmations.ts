@@ -1,6 +1,7 @@
 import type { PolicyDecision } from '../../policy/index.js';
 import type { Caller } from '../api/index.js';
 import { newConfirmationId } from './ids.js';
+import type { CallOrigin } from './provenance.js';
 
 /** A call the policy sent for confirmation, held until a human decides or it expires. */
 export interface PendingCall {
@@ -13,6 +14,8 @@ export interface PendingCall {
   readonly summary: string;
   /** Who asked for the call. */
   readonly caller: Caller;
+  /** How: directly, through a local rule, or a model after what it had read. */
+  readonly origin: CallOrigin;
   readonly createdAt: number;
   readonly expiresAt: number;
 }

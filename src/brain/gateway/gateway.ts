@@ -33,6 +33,16 @@ import {
   type CallContext,
 } from './records.js';
 import { ToolInputCheck } from './input-check.js';
+import {
+  API_ORIGIN,
+  auditProvenance,
+  excerptFor,
+  flowContextOf,
+  labelOf,
+  readViews,
+  type CallOrigin,
+  type ContentLabel,
+} from './provenance.js';
 import { summarizeCall } from './summary.js';
 
 interface ToolGatewayOptions {
@@ -99,13 +109,26 @@ export class ToolGateway {
       decision_id: call.decisionId,
       rule: call.decision.rule.id,
       reason: call.decision.reason,
+      asked_by: askedBy(call),
+      gated_by: (call.decision.flow ?? []).filter((v) => v.action === 'confirm'),
+      read: readOf(call),
       created_at: new Date(call.createdAt).toISOString(),
       expires_at: new Date(call.expiresAt).toISOString(),
     }));
   }
 
-  async invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport> {
-    const ctx = contextFor(tool, input, newDecisionId(), caller);
+  /**
+   * Judges and runs one call. `origin` says who asked: a token directly (the default), a
+   * local intent rule, or a model after what it had read, which the policy's flow rules
+   * judge (ADR 0065).
+   */
+  async invoke(
+    tool: string,
+    input: unknown,
+    caller: Caller,
+    origin: CallOrigin = API_ORIGIN,
+  ): Promise<ToolCallReport> {
+    const ctx = contextFor(tool, input, newDecisionId(), caller, origin);
     const registered = this.#o.tools.tool(tool);
     const checked = this.#inputs.input(tool, registered, input);
     if (!checked.ok) return this.#count(await this.#invalid(ctx, checked.problems));
@@ -129,7 +152,13 @@ export class ToolGateway {
       this.#voided(pending, 'policy_reloaded');
       throw new ConfirmationNotFoundError(id);
     }
-    const ctx = contextFor(pending.tool, pending.input, pending.decisionId, pending.caller);
+    const ctx = contextFor(
+      pending.tool,
+      pending.input,
+      pending.decisionId,
+      pending.caller,
+      pending.origin,
+    );
     const by = { confirmation_id: id, by: caller.actor };
     if (!approve) {
       await this.#record(ctx, 'tool.rejected', { ...by, reason: 'rejected' }, 'rejected', caller);
@@ -177,9 +206,12 @@ export class ToolGateway {
   }
 
   #decide(ctx: CallContext, tool: RegisteredTool | undefined, confirmed: boolean): PolicyDecision {
+    const flow = flowContextOf(ctx.origin, ctx.tool, tool?.spec ?? null, ctx.input);
     let d = this.#o.policy.evaluate(
       { tool: ctx.tool, input: ctx.input },
-      { decisionId: ctx.decisionId, confirmed },
+      flow === undefined
+        ? { decisionId: ctx.decisionId, confirmed }
+        : { decisionId: ctx.decisionId, confirmed, flow },
     );
     if (d.outcome === 'allow' && !confirmed && tool?.spec.hitl === 'confirm') {
       d = {
@@ -257,7 +289,9 @@ export class ToolGateway {
     outcome: 'denied' | 'rate_limited' = 'denied',
   ): Promise<ToolCallReport> {
     const decision = { ...auditDecision(d), reason };
-    await this.#record(ctx, 'tool.denied', { input: ctx.input, decision, code }, 'denied');
+    const provenance = auditProvenance(ctx.origin);
+    const payload = { input: ctx.input, decision, code, provenance };
+    await this.#record(ctx, 'tool.denied', payload, 'denied');
     return report(ctx, outcome, { decision: d, reason });
   }
 
@@ -279,6 +313,7 @@ export class ToolGateway {
       decision: auditDecision(d),
       code: 'invalid_input',
       problems,
+      provenance: auditProvenance(ctx.origin),
     };
     await this.#record(ctx, 'tool.denied', payload, 'denied');
     return report(ctx, 'failed', { decision: d, reason: error.message, error });
@@ -294,6 +329,7 @@ export class ToolGateway {
       decision: d,
       summary,
       caller,
+      origin: ctx.origin,
     });
     const ticket = {
       id: pending.id,
@@ -306,6 +342,7 @@ export class ToolGateway {
       confirmation_id: ticket.id,
       summary,
       expires_at: ticket.expires_at,
+      provenance: auditProvenance(ctx.origin),
     };
     if (!(await this.#record(ctx, 'tool.confirmation_requested', payload, 'pending'))) {
       this.#book.take(pending.id);
@@ -324,7 +361,11 @@ export class ToolGateway {
     const sent = performance.now();
     const reply = await this.#dispatch(ctx, deadline, d.policy_sha256);
     this.#o.metrics?.dispatch(ctx.tool, performance.now() - sent);
-    if (!reply.success) return this.#failed(ctx, d, reply.error, reply);
+    // a worker's own error is content too: its backend may have written the message
+    if (!reply.success) {
+      const label = reply.worker === undefined ? undefined : labelOf(tool.spec, reply.error);
+      return this.#failed(ctx, d, reply.error, reply, label);
+    }
     const out = this.#inputs.output(tool, reply.result);
     if (!out.ok) {
       const msg = `${ctx.tool} returned a result that breaks its own output schema`;
@@ -340,7 +381,8 @@ export class ToolGateway {
       ...(applied.applied.length > 0 ? { obligations: applied.applied } : {}),
     };
     await this.#record(ctx, 'tool.result', payload, 'ok');
-    return report(ctx, 'ok', { decision: d, result: applied.result });
+    const label = labelOf(tool.spec, applied.result);
+    return report(ctx, 'ok', { decision: d, result: applied.result, label });
   }
 
   /**
@@ -349,7 +391,8 @@ export class ToolGateway {
    * clamping and redaction).
    */
   async #recordCalled(ctx: CallContext, d: PolicyDecision, deadline: number): Promise<boolean> {
-    const called = { input: ctx.input, decision: auditDecision(d), deadline };
+    const provenance = auditProvenance(ctx.origin);
+    const called = { input: ctx.input, decision: auditDecision(d), deadline, provenance };
     const service = ctx.tool === CALL_SERVICE_TOOL ? serviceOf(ctx.input) : undefined;
     if (service === undefined) return this.#record(ctx, 'tool.called', called, 'allowed');
     return this.#record(ctx, 'service.called', { ...called, ...service }, 'allowed');
@@ -381,10 +424,12 @@ export class ToolGateway {
     d: PolicyDecision,
     error: ErrorBody,
     reply: DispatchReply,
+    label?: ContentLabel,
   ): Promise<ToolCallReport> {
     const payload = { error, duration_ms: reply.duration_ms, worker: reply.worker };
     await this.#record(ctx, 'tool.failed', payload, 'error');
-    return report(ctx, 'failed', { decision: d, reason: error.message, error });
+    const extra = { decision: d, reason: error.message, error };
+    return report(ctx, 'failed', label === undefined ? extra : { ...extra, label });
   }
 
   /** Appends one row about this call; false (and logged) when the log cannot take it. */
@@ -417,12 +462,45 @@ export class ToolGateway {
   }
 
   #voided(call: PendingCall, reason: VoidReason): void {
-    const ctx = contextFor(call.tool, call.input, call.decisionId, call.caller);
+    const ctx = contextFor(call.tool, call.input, call.decisionId, call.caller, call.origin);
     void this.#record(ctx, 'tool.rejected', { confirmation_id: call.id, reason }, 'rejected');
   }
 
   #count(r: ToolCallReport): ToolCallReport {
-    this.#o.metrics?.toolCall(r.tool, r.outcome, r.duration_ms);
+    // a metric label is a name the registry knows, never one a caller (or a model) made up
+    const label = this.#o.tools.tool(r.tool) === undefined ? UNKNOWN_TOOL_LABEL : r.tool;
+    this.#o.metrics?.toolCall(label, r.outcome, r.duration_ms);
     return r;
   }
+}
+
+/** The `tool` label of calls to a tool the registry does not know. */
+const UNKNOWN_TOOL_LABEL = '(unknown)';
+
+/** Who asked for a held call, as a confirmation tells it. */
+function askedBy(call: PendingCall): PendingConfirmation['asked_by'] {
+  const { origin, caller } = call;
+  const session = caller.sessionId === undefined ? {} : { session_id: caller.sessionId };
+  if (origin.kind === 'model') return { kind: 'model', actor: caller.actor, ...session };
+  if (origin.kind === 'intent') {
+    return { kind: 'intent', actor: caller.actor, intent: origin.intent, ...session };
+  }
+  return { kind: 'api', actor: caller.actor, ...session };
+}
+
+/** What the model had read before it asked, each with an excerpt (a model's call only). */
+function readOf(call: PendingCall): NonNullable<PendingConfirmation['read']> {
+  if (call.origin.kind !== 'model') return [];
+  const { read } = call.origin;
+  const shown = new Set(readViews(read).map((v) => v.decision_id));
+  return read
+    .filter((item) => shown.has(item.decisionId))
+    .map((item) => ({
+      tool: item.tool,
+      decision_id: item.decisionId,
+      trust: item.label.trust,
+      private: item.label.private,
+      sources: [...(item.label.sources ?? [])],
+      excerpt: excerptFor(item, call),
+    }));
 }

@@ -7,6 +7,7 @@ import {
 import type { PolicyDecision } from '../../policy/index.js';
 import type { ErrorBody } from '../../protocol/index.js';
 import type { CallOutcome, Caller, ConfirmationTicket, ToolCallReport } from '../api/index.js';
+import { API_ORIGIN, type CallOrigin } from './provenance.js';
 
 /**
  * `<file>:<line>:<col>` of the rule that decided, in the policy that decided (`policy_sha256`):
@@ -30,8 +31,11 @@ export function auditDecision(d: PolicyDecision) {
     policy_sha256: d.policy_sha256,
     obligations: d.obligations,
   };
-  // the entity a deny rule matched through (docs/policy.md, "Entity rules")
-  return d.matched_target === undefined ? row : { ...row, matched_target: d.matched_target };
+  // the entity a deny rule matched through (docs/policy.md, "Entity rules"), and the flow
+  // rules that applied to a model's call (ADR 0065): why it ran, was held or was refused
+  const withTarget =
+    d.matched_target === undefined ? row : { ...row, matched_target: d.matched_target };
+  return d.flow === undefined ? withTarget : { ...withTarget, flow: d.flow };
 }
 
 /** The fixed facts of one call, threaded through the gateway's steps. */
@@ -41,6 +45,8 @@ export interface CallContext {
   readonly decisionId: string;
   readonly actor: string;
   readonly sessionId: string | undefined;
+  /** Who asked: a token directly, a local intent rule, or a model after what it read. */
+  readonly origin: CallOrigin;
   /** performance.now() when the call arrived. */
   readonly started: number;
 }
@@ -51,6 +57,7 @@ interface ReportExtra {
   result?: unknown;
   error?: ErrorBody;
   confirmation?: ConfirmationTicket;
+  label?: ToolCallReport['label'];
 }
 
 export function report(
@@ -74,6 +81,7 @@ export function report(
   if (extra.result !== undefined) out.result = extra.result;
   if (extra.error !== undefined) out.error = extra.error;
   if (extra.confirmation !== undefined) out.confirmation = extra.confirmation;
+  if (extra.label !== undefined) out.label = extra.label;
   return out;
 }
 
@@ -103,6 +111,7 @@ export function contextFor(
   input: unknown,
   decisionId: string,
   caller: Caller,
+  origin: CallOrigin = API_ORIGIN,
 ): CallContext {
   return {
     tool,
@@ -110,6 +119,7 @@ export function contextFor(
     decisionId,
     actor: caller.actor,
     sessionId: caller.sessionId,
+    origin,
     started: performance.now(),
   };
 }

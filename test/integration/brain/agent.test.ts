@@ -80,6 +80,7 @@ describe('agent loop (real intents, gateway, NATS, audit log, conversations)', (
       conversations,
       audit,
       ...(planner ? { planner } : {}),
+      specOf: (tool) => registry.tool(tool)?.spec ?? null,
       maxIterations,
       timeZone: 'UTC',
     });
@@ -148,7 +149,7 @@ describe('agent loop (real intents, gateway, NATS, audit log, conversations)', (
     expect(audit.query({ types: ['llm.called'] })).toHaveLength(3);
   });
 
-  test('a denied planner call is reported to the planner, not thrown', async () => {
+  test('a planner call the brain refuses is reported to the planner, not thrown', async () => {
     const planner = new ScriptedPlanner([
       {
         type: 'tool_calls',
@@ -163,7 +164,13 @@ describe('agent loop (real intents, gateway, NATS, audit log, conversations)', (
     expect(r.planner).toBe('intent');
     expect(r.tool_calls[0]).toMatchObject({ tool: 'web_search', outcome: 'denied' });
     const viaPlanner = await agent.chat({ message: 'could you look into x' }, { actor: 'ops' });
-    expect(viaPlanner.tool_calls[0]).toMatchObject({ tool: 'web_search', outcome: 'denied' });
+    // no web_search worker runs here: the name is not a tool the brain knows, and a model's
+    // call to it is refused before the policy (ADR 0065); either way the planner hears why
+    expect(viaPlanner.tool_calls[0]).toMatchObject({
+      tool: 'web_search',
+      outcome: 'failed',
+      error: { code: 'unknown_tool' },
+    });
     expect(viaPlanner.reply).toBe('I may not search.');
   });
 

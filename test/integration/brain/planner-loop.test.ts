@@ -67,6 +67,7 @@ let parts: BrainParts;
 let audit: AuditLog;
 let gateway: ToolGateway;
 let conversations: ConversationStore;
+let registry: BrainParts['registry'];
 
 beforeEach(async () => {
   parts = await startBrainParts({
@@ -78,7 +79,7 @@ beforeEach(async () => {
       barrierTool(2),
     ],
   });
-  ({ audit, gateway, conversations } = parts);
+  ({ audit, gateway, conversations, registry } = parts);
 });
 
 afterEach(() => parts?.close());
@@ -96,6 +97,7 @@ async function agentWith(planner: Planner, extra: { preferLocal?: boolean } = {}
     audit,
     planner,
     plannerTools: () => OFFERED,
+    specOf: (tool) => registry.tool(tool)?.spec ?? null,
     maxIterations: 4,
     timeZone: 'UTC',
     ...extra,
@@ -169,7 +171,7 @@ describe('planner rounds', () => {
     expect(history[1]?.content).toBe('Checking both.');
   });
 
-  test('a call the policy denies is refused and audited; the others still run', async () => {
+  test('a tool name the model invented is refused before the policy and the audit `tool` column see it; the others still run', async () => {
     const planner = new ScriptedPlanner([
       {
         type: 'tool_calls',
@@ -183,14 +185,23 @@ describe('planner rounds', () => {
     ]);
     const agent = await agentWith(planner);
     const r = await agent.chat({ message: 'echo and run a shell' }, { actor: 'ops' });
-    expect(r.tool_calls.map((c) => [c.tool, c.outcome])).toEqual([
-      ['echo', 'ok'],
-      ['shell', 'denied'],
+    expect(r.tool_calls.map((c) => [c.tool, c.outcome, c.error?.code])).toEqual([
+      ['echo', 'ok', undefined],
+      ['shell', 'failed', 'unknown_tool'],
     ]);
-    const denied = rows('tool.denied');
-    expect(denied.map((d) => d.tool)).toEqual(['shell']);
+    // nothing about `shell` reached the policy or a row's tool column
+    expect(rows('tool.denied')).toEqual([]);
+    expect(audit.query({ tool: 'shell' })).toEqual([]);
+    const round = rows('llm.called')[0]!;
+    expect(round.payload).toMatchObject({
+      tool_calls: 2,
+      refused_calls: { refused: { unknown_tool: 1 }, invented: ['shell'] },
+    });
     const shellTurn = planner.requests[1]!.history.find((t) => t.tool?.call_id === 'c2');
-    expect(shellTurn?.tool).toMatchObject({ outcome: 'denied', error: { code: 'denied' } });
+    expect(shellTurn?.tool).toMatchObject({ outcome: 'failed', error: { code: 'unknown_tool' } });
+    expect(String((shellTurn?.tool?.error as { message: string }).message)).toMatch(
+      /no tool named "shell" is offered to you.*echo, barrier/,
+    );
   });
 
   test('arguments that do not parse become a tool error the model corrects next round', async () => {

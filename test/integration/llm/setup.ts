@@ -51,6 +51,8 @@ export function llmConfig(
     fallback: fallbacks.map((e) => e.provider),
     systemPrompt: PROMPT,
     retries: 2,
+    maxCallsPerRound: 8,
+    maxCallsPerTurn: 24,
     includeTags: [],
     excludeTags: [],
     endpoints: {

@@ -69,6 +69,8 @@ describe('loadConfig defaults', () => {
         provider: 'none',
         fallback: [],
         retries: 2,
+        maxCallsPerRound: 8,
+        maxCallsPerTurn: 24,
         includeTags: [],
         excludeTags: [],
         endpoints: {

@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest';
 import { ConfirmationBook, type PendingCall } from '../../../src/brain/gateway/confirmations.js';
 import type { PolicyDecision } from '../../../src/policy/index.js';
+import { API_ORIGIN } from '../../../src/brain/gateway/provenance.js';
 
 const decision = {
   allowed: false,
@@ -19,6 +20,7 @@ const call = (tool: string) => ({
   decision,
   summary: `${tool} with {}`,
   caller: { actor: 'operator' },
+  origin: API_ORIGIN,
 });
 
 test('list shows the calls still waiting, oldest first, without the taken or expired ones', () => {

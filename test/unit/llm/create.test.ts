@@ -26,6 +26,8 @@ function config(
     provider: 'openai',
     fallback: [],
     retries: 2,
+    maxCallsPerRound: 8,
+    maxCallsPerTurn: 24,
     includeTags: [],
     excludeTags: [],
     endpoints: {
