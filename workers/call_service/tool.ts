@@ -60,6 +60,9 @@ export function createCallServiceTool(options: CallServiceToolOptions = {}) {
     output: CallServiceResultSchema,
     annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
     resourceRequirements: { cpu: 'low', memory_mb: 64, network: true },
+    // the result reports the home's state, with names from Home Assistant
+    outputTrust: 'untrusted',
+    readsPrivate: true,
     timeoutMs: 15_000,
     maxConcurrency: 4,
     maxQueue: 32,
