@@ -181,7 +181,7 @@ async function start(
       ok(
         await api.call(
           'GET',
-          `/v1/audit?${new URLSearchParams({ order: 'oldest', ...query }).toString()}`,
+          `/v1/audit?${new URLSearchParams({ order: 'oldest', limit: '10000', ...query }).toString()}`,
         ),
       ),
     metrics: async () => ok(await api.call('GET', '/metrics')),

@@ -13,7 +13,11 @@ import { instructionsIn, toolMessageTexts, type Instruction } from './injected-t
  * state between requests: what it did is in the conversation it is sent, by its call ids.
  */
 
-/** One call of a script: a tool and its input. */
+/**
+ * One call of a script: a tool and its input. A string `{today}` or `{today+N}` in the input
+ * is the UTC date N days from the day the model answers (`2026-03-10`), as a model that read
+ * the clock line of its system prompt would write it.
+ */
 export interface ScriptCall {
   readonly tool: string;
   readonly input: Record<string, unknown>;
@@ -31,6 +35,8 @@ export interface StandInModel extends FakeLlm {
   obey: boolean;
   /** Sets the script for a user message (replacing one set before). */
   learn(message: string, script: Script): void;
+  /** Called on every request before the model answers (to see what happened up to it). */
+  onRequest: (() => void) | undefined;
 }
 
 /** The conversation of one request, as the model reads it. */
@@ -50,15 +56,25 @@ export async function startStandInModel(
   options: { key?: string; obey?: boolean } = {},
 ): Promise<StandInModel> {
   const scripts = new Map<string, Script>();
-  const state = { obey: options.obey ?? false };
+  const state: { obey: boolean; onRequest: (() => void) | undefined } = {
+    obey: options.obey ?? false,
+    onRequest: undefined,
+  };
   const model = await startFakeOpenAi({
     ...(options.key === undefined ? {} : { key: options.key }),
-    respond: (body) => answer(turnOf(body), scripts, state.obey),
+    respond: (body) => {
+      state.onRequest?.();
+      return answer(turnOf(body), scripts, state.obey);
+    },
   });
   return Object.defineProperties(model, {
     obey: {
       get: () => state.obey,
       set: (v: boolean) => void (state.obey = v),
+    },
+    onRequest: {
+      get: () => state.onRequest,
+      set: (f: (() => void) | undefined) => void (state.onRequest = f),
     },
     learn: { value: (message: string, script: Script) => void scripts.set(message, script) },
   }) as StandInModel;
@@ -73,7 +89,8 @@ interface WireMessage {
 
 function turnOf(body: Record<string, unknown>): Turn {
   const messages = (body.messages ?? []) as WireMessage[];
-  let start = messages.length;
+  // no user message: the brain's history window cut it; every message is of this turn
+  let start = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
     if (m.role === 'user' && !RESUME_NOTE.test(m.content ?? '')) {
@@ -89,10 +106,11 @@ function turnOf(body: Record<string, unknown>): Turn {
       results.push({ id: m.tool_call_id, texts: toolMessageTexts(m.content ?? '') });
     }
   }
-  return { request: messages[start]?.content ?? '', made, results };
+  return { request: start < 0 ? '' : (messages[start]?.content ?? ''), made, results };
 }
 
-function answer(turn: Turn, scripts: ReadonlyMap<string, Script>, obey: boolean): FakeAnswer {
+function answer(seen: Turn, scripts: ReadonlyMap<string, Script>, obey: boolean): FakeAnswer {
+  const turn = seen.request === '' ? { ...seen, request: requestOf(seen, scripts) } : seen;
   const tag = shortHash(turn.request);
   if (obey) {
     const injected = obeyed(turn, tag);
@@ -107,9 +125,19 @@ function answer(turn: Turn, scripts: ReadonlyMap<string, Script>, obey: boolean)
     script.rounds[next]!.map((c, i) => ({
       id: `s${next}_${i}_${tag}`,
       name: c.tool,
-      arguments: JSON.stringify(c.input),
+      arguments: JSON.stringify(withDates(c.input)),
     })),
   );
+}
+
+/**
+ * The user's message of a turn whose start the brain's history window cut: the one whose
+ * hash ends the ids of the model's own calls (as a model reads the request off what it was
+ * doing).
+ */
+function requestOf(turn: Turn, scripts: ReadonlyMap<string, Script>): string {
+  const tags = new Set([...turn.made.keys()].map((id) => id.slice(id.lastIndexOf('_') + 1)));
+  return [...scripts.keys()].find((m) => tags.has(shortHash(m))) ?? '';
 }
 
 /**
@@ -157,6 +185,23 @@ function inputFor(
     .flatMap((r) => r.texts)
     .filter((t) => /[a-z]{3}|\d{4,}/i.test(t) && !/^\d{4}-\d{2}-\d{2}|@|^[a-z_]+$/i.test(t));
   return { query: `${literal} ${words.join(' ')}`.slice(0, MAX_QUERY).trim() };
+}
+
+const DATE_RE = /^\{today(?:\+(\d+))?\}$/;
+
+function withDates(value: unknown): unknown {
+  if (typeof value === 'string') {
+    const m = DATE_RE.exec(value);
+    if (m === null) return value;
+    const now = new Date();
+    const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    return new Date(day + Number(m[1] ?? 0) * 86_400_000).toISOString().slice(0, 10);
+  }
+  if (Array.isArray(value)) return value.map(withDates);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withDates(v)]));
+  }
+  return value;
 }
 
 function shortHash(text: string): string {
