@@ -196,6 +196,11 @@ export class Agent {
     return { owner, response: await this.#finish(turn, message, planned(outcome), started) };
   }
 
+  /** Whether a paused planner turn waits for this confirmation (one `stop` could stop). */
+  waitsFor(confirmationId: string): boolean {
+    return this.#paused.has(confirmationId);
+  }
+
   /**
    * Stops the paused turn that waits for `confirmationId`, whose call `by` has just rejected
    * (`report`), instead of letting it go on (ADR 0068): no round is asked of the model after

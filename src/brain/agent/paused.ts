@@ -66,6 +66,12 @@ export class PausedTurns {
     return { turn, callId };
   }
 
+  /** Whether a paused turn waits for this confirmation. */
+  has(confirmationId: string): boolean {
+    this.#prune();
+    return this.#byConfirmation.has(confirmationId);
+  }
+
   /**
    * Drops the whole turn a confirmation belongs to, because a human stopped it (ADR 0068):
    * that confirmation's call id and every other confirmation of the turn still waiting,

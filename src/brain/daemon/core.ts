@@ -96,12 +96,13 @@ export class BrainCore implements BrainService {
     caller: Caller,
     options: ConfirmOptions = {},
   ): Promise<ConfirmResponse> {
-    const stopTurn = !approve && options.stopTurn === true;
+    const askedToStop = !approve && options.stopTurn === true;
+    // no turn waits (an API invoke's call): a plain rejection, and nothing says otherwise
+    const stopTurn = askedToStop && this.#p.agent.waitsFor(id);
     const report = await this.#p.gateway.confirm(id, approve, caller, { stopTurn });
     const decided: ConfirmResponse = { ...report, decision: approve ? 'approved' : 'rejected' };
-    if (stopTurn) {
-      // no turn (an API invoke's call): a plain rejection, and the answer says so
-      const stopped = await this.#p.agent.stop(id, report, caller);
+    if (askedToStop) {
+      const stopped = stopTurn ? await this.#p.agent.stop(id, report, caller) : undefined;
       const also = (stopped?.alsoRejected ?? []).map((r) => ({
         id: r.id,
         tool: r.report.tool,

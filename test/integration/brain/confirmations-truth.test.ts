@@ -202,6 +202,7 @@ describe('a model call held after it read an injected page', () => {
     const answer = ConfirmResponseSchema.parse(JSON.parse(stopped.stdout));
     expect(answer).toMatchObject({
       outcome: 'rejected',
+      reason: 'rejected by approver, who stopped the turn',
       decision: 'rejected',
       stopped: true,
       also_rejected: [{ id: second, tool: 'calculator' }],
@@ -312,7 +313,13 @@ describe('stop_turn where there is no turn, or with an approval', () => {
       APPROVER,
     );
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ outcome: 'rejected', decision: 'rejected', stopped: false });
+    expect(res.body).toMatchObject({
+      outcome: 'rejected',
+      decision: 'rejected',
+      stopped: false,
+      // no turn was stopped, and nothing says one was
+      reason: 'rejected by approver',
+    });
     expect(res.body.also_rejected).toEqual([]);
     expect(await pending()).toEqual([]);
   });

@@ -25,6 +25,7 @@ describe('PausedTurns.drop', () => {
       { confirmationId: 'c-3', callId: 'call_c' },
     ]);
     expect(dropped?.turn.caller.actor).toBe('tablet');
+    expect(paused.has('c-1')).toBe(false);
     // nothing of the turn is left to go on from: no other decision resumes it
     expect(paused.size).toBe(0);
     expect(paused.take('c-1')).toBeUndefined();
@@ -51,6 +52,8 @@ describe('PausedTurns.drop', () => {
     let now = 1000;
     const paused = new PausedTurns(() => now);
     paused.add(turn({ 'c-1': 'call_a' }, 2000));
+    expect(paused.has('c-1')).toBe(true);
+    expect(paused.has('nope')).toBe(false);
     expect(paused.drop('nope')).toBeUndefined();
     now = 2000;
     expect(paused.drop('c-1')).toBeUndefined();
