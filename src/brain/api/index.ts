@@ -8,6 +8,7 @@ export {
   ExplainRequestSchema,
   HttpErrorSchema,
   InvokeRequestSchema,
+  PendingConfirmationSchema,
   PolicyStatusSchema,
   ToolCallReportSchema,
   ToolViewSchema,
@@ -26,6 +27,6 @@ export type {
   ToolCallReport,
   ToolView,
 } from './contract.js';
-export type { BrainService, ChatOptions, CompletionRequest } from './service.js';
+export type { BrainService, ChatOptions, CompletionRequest, ConfirmOptions } from './service.js';
 export { API_SCOPES, ensureTokensFile, readTokensFile, TokensFileError } from './tokens-file.js';
 export type { ApiScope, ApiToken } from './tokens-file.js';

@@ -26,6 +26,12 @@ export interface ChatOptions {
   readonly signal?: AbortSignal;
 }
 
+/** How a confirmation is decided beyond approve or reject. */
+export interface ConfirmOptions {
+  /** With a rejection: stop the planner turn that waits for the call too. @default false */
+  readonly stopTurn?: boolean;
+}
+
 /**
  * What the HTTP layer needs from the brain. The daemon implements it over the real parts
  * (registry, policy, audit, dispatcher, agent loop); the HTTP layer only authenticates,
@@ -53,10 +59,16 @@ export interface BrainService {
   /** Runs one tool call through the gate. */
   invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport>;
   /**
-   * Approves (runs once) or rejects a call waiting for confirmation.
+   * Approves (runs once) or rejects a call waiting for confirmation; a rejection with
+   * `stopTurn` also stops the planner turn that waits for it (ADR 0068).
    * @throws ConfirmationNotFoundError when the id is unknown, used, expired or voided.
    */
-  confirm(id: string, approve: boolean, caller: Caller): Promise<ConfirmResponse>;
+  confirm(
+    id: string,
+    approve: boolean,
+    caller: Caller,
+    options?: ConfirmOptions,
+  ): Promise<ConfirmResponse>;
   /** The calls waiting for a human, oldest first (`GET /v1/confirmations`). */
   pendingConfirmations(): PendingConfirmation[];
   explain(tool: string, input: unknown): PolicyExplanation;

@@ -136,8 +136,9 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   app.post('/v1/confirmations/:id', { config: { scope: 'confirm' } }, async (req) => {
     const { id } = parseRequest(ConfirmationParams, req.params);
-    const { approve } = parseRequest(ConfirmRequestSchema, req.body);
-    return service.confirm(id, approve, callerOf(req));
+    const { approve, stop_turn } = parseRequest(ConfirmRequestSchema, req.body);
+    if (stop_turn !== true) return service.confirm(id, approve, callerOf(req));
+    return service.confirm(id, approve, callerOf(req), { stopTurn: true });
   });
 
   app.get('/v1/policy', { config: { scope: 'read' } }, () => service.policyStatus());

@@ -12,6 +12,7 @@ import type {
   ChatRequest,
   ChatResponse,
   CompletionRequest,
+  ConfirmOptions,
   PendingConfirmation,
   PolicyStatusView,
   Readiness,
@@ -133,8 +134,13 @@ export class RecordingBrain implements BrainService {
     return { ...report(tool, input, 'ok'), result: { value: 2 } };
   }
 
-  async confirm(id: string, approve: boolean, caller: Caller): Promise<ToolCallReport> {
-    this.record('confirm', id, approve, caller);
+  async confirm(
+    id: string,
+    approve: boolean,
+    caller: Caller,
+    options?: ConfirmOptions,
+  ): Promise<ToolCallReport> {
+    this.record('confirm', id, approve, caller, ...(options === undefined ? [] : [options]));
     await Promise.resolve();
     return report('light', { on: true }, approve ? 'ok' : 'rejected');
   }

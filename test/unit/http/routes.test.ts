@@ -160,6 +160,7 @@ describe('confirmations', () => {
   test.each([
     ['a non-boolean approve', { approve: 'yes' }, 'approve'],
     ['a missing approve', {}, 'approve'],
+    ['a non-boolean stop_turn', { approve: false, stop_turn: 'yes' }, 'stop_turn'],
   ])('%s is 400', async (_why, payload, path) => {
     await using h = await harness();
     const res = await h.app.inject({
@@ -171,6 +172,38 @@ describe('confirmations', () => {
     expect(
       (HttpErrorSchema.parse(res.json()).error.details as Array<{ path: string }>)[0]?.path,
     ).toBe(path);
+  });
+
+  test('stop_turn with a rejection reaches confirm() as a stop', async () => {
+    await using h = await harness();
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v1/confirmations/c-17',
+      ...json({ approve: false, stop_turn: true }),
+    });
+    expect(res.statusCode).toBe(200);
+    const [call] = h.brain.callsTo('confirm');
+    expect(call?.args[0]).toBe('c-17');
+    expect(call?.args[1]).toBe(false);
+    expect(call?.args[3]).toEqual({ stopTurn: true });
+  });
+
+  test('stop_turn with approve: true is 400 naming stop_turn, and nothing is decided', async () => {
+    await using h = await harness();
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v1/confirmations/c-1',
+      ...json({ approve: true, stop_turn: true }),
+    });
+    expect(res.statusCode).toBe(400);
+    const details = HttpErrorSchema.parse(res.json()).error.details as Array<{
+      path: string;
+      message: string;
+    }>;
+    expect(details).toEqual([
+      { path: 'stop_turn', message: expect.stringMatching(/only with "approve": false/) },
+    ]);
+    expect(h.brain.callsTo('confirm')).toEqual([]);
   });
 
   test('an unknown id is 404 confirmation_not_found', async () => {
