@@ -20,6 +20,7 @@ export type {
   ChatResponse,
   ConfirmResponse,
   ConfirmationTicket,
+  ExplainFlow,
   PendingConfirmation,
   PolicyStatusView,
   Readiness,

@@ -15,6 +15,7 @@ import type {
   ChatResponse,
   CompletionRequest,
   ConfirmResponse,
+  ExplainFlow,
   PendingConfirmation,
   Readiness,
   ToolCallReport,
@@ -101,8 +102,8 @@ export class BrainCore implements BrainService {
     return this.#p.gateway.pending();
   }
 
-  explain(tool: string, input: unknown): PolicyExplanation {
-    return this.#p.gateway.explain(tool, input);
+  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
+    return this.#p.gateway.explain(tool, input, flow);
   }
 
   policyStatus(): Promise<PolicyStatus> {

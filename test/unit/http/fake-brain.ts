@@ -12,6 +12,7 @@ import type {
   ChatRequest,
   ChatResponse,
   CompletionRequest,
+  ExplainFlow,
   PendingConfirmation,
   PolicyStatusView,
   Readiness,
@@ -164,8 +165,8 @@ export class RecordingBrain implements BrainService {
     return record;
   }
 
-  explain(tool: string, input: unknown): PolicyExplanation {
-    this.record('explain', tool, input);
+  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
+    this.record('explain', tool, input, ...(flow === undefined ? [] : [flow]));
     const rule = {
       id: 'default_deny',
       file: 'policy.yaml',
