@@ -253,7 +253,9 @@ function grant<C>(
   const action = strongest(gates);
   if (action === 'deny' || (action === 'confirm' && ctx?.confirmed !== true)) {
     const reason = gateReason(what, rule.flow, gates, action);
-    return withFlow(decision(rt, ctx, action, reason, rule.ref, rule.obligations), gates);
+    // a held call carries the obligations it will run under; a denied one, none
+    const obligations = action === 'deny' ? NO_OBLIGATIONS : rule.obligations;
+    return withFlow(decision(rt, ctx, action, reason, rule.ref, obligations), gates);
   }
   const d = withFlow(confirmAndLimit(rt, rule, what, ctx, mode, flow), gates);
   if (d.outcome === 'allow') d.reason += passedNote(rule.flow, gates);
@@ -266,6 +268,7 @@ function withFlow(d: PolicyDecision, gates: readonly FlowVerdict[]): PolicyDecis
   return d;
 }
 
+/** The rule's `confirm` (unless a human approved the call), then its limits. */
 function confirmAndLimit<C>(
   rt: Runtime,
   rule: CompiledAllowRule<C>,

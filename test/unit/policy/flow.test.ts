@@ -217,6 +217,15 @@ allowed_tools:
     expect(PolicyDecisionSchema.parse(d)).toEqual(d);
   });
 
+  test('a held call carries the obligations it will run under', () => {
+    const { engine } = engineOf(
+      'allowed_tools:\n  - tool: web_search\n    input: {domain_allowlist: [a.org]}\n',
+    );
+    const d = engine.evaluate(tool('web_search', { query: 'x' }), { flow: PRIVATE_OUT });
+    expect(d.outcome).toBe('confirm');
+    expect(d.obligations).toEqual([{ type: 'filter_result_urls', allow_domains: ['a.org'] }]);
+  });
+
   test('after private data, a call to a tool that reaches outside needs a human', () => {
     const { engine } = engineOf(YAML);
     const d = engine.evaluate(tool('web_search', { query: 'door code 4711' }), {
@@ -295,12 +304,13 @@ allowed_tools:
     expect(d.flow).toEqual([{ gate: 'after_untrusted', action: outcome, set_by }]);
   });
 
-  test('a denied call names the gate, the action and the key that set it', () => {
+  test('a denied call names the gate, the action and the key that set it, and carries no obligation', () => {
     const { engine } = engineOf(
-      'flow:\n  after_private: deny\nallowed_tools:\n  - tool: web_search\n    id: search\n',
+      'flow:\n  after_private: deny\nallowed_tools:\n  - tool: web_search\n    id: search\n    input: {domain_allowlist: [a.org]}\n',
     );
     const d = engine.evaluate(tool('web_search', { query: 'x' }), { flow: PRIVATE_OUT });
     expect(d).toMatchObject({ allowed: false, outcome: 'deny', rule: { id: 'search' } });
+    expect(d.obligations).toEqual([]);
     expect(d.reason).toBe(
       `tool 'web_search' is denied: a model asked for it after reading private data, for a tool that reaches outside (flow after_private: deny, set by flow.after_private (policy.yaml:2:3 in policy sha256 ${sha12(engine)}))`,
     );
