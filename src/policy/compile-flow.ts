@@ -12,13 +12,13 @@ export type FlowAction = FlowVerdict['action'];
 export type FlowGate = FlowVerdict['gate'];
 
 /** Each gate's action when neither the rule nor the `flow:` section says: secure by default. */
-export const DEFAULT_FLOW_ACTION: FlowAction = 'confirm';
+const DEFAULT_FLOW_ACTION: FlowAction = 'confirm';
 
 /** `set_by` of a gate no key of the file set. */
-export const FLOW_DEFAULT = 'flow default';
+const FLOW_DEFAULT = 'flow default';
 
 /** `private_match`: every private read gates (`any`), or only one the input shares words with. */
-export type PrivateMatch = 'any' | 'shared_words';
+type PrivateMatch = 'any' | 'shared_words';
 
 /** The `flow:` section, resolved: each gate's action and where it was said. */
 export interface FlowSettings {
@@ -40,7 +40,7 @@ export interface RuleFlow {
 }
 
 /** What a reason says of a gate that applied. */
-export interface GateText {
+interface GateText {
   /** Why it holds or refuses the call: what the model had done, the action and who set it. */
   readonly clause: string;
   /** Appended to an allowed call's reason: the risk accepted, or a human's approval. */
@@ -95,16 +95,6 @@ export function compileFlowSection(ctx: CompileContext, spec: FlowSectionSpec): 
     afterPrivate: gate('after_private'),
     privateMatch: spec.private_match ?? 'any',
     privateMatchSetBy: spec.private_match === undefined ? FLOW_DEFAULT : at('private_match'),
-  });
-}
-
-/** The settings of a policy without a `flow:` section (or without a file). */
-export function defaultFlowSettings(): FlowSettings {
-  return Object.freeze({
-    afterUntrusted: verdict('after_untrusted', DEFAULT_FLOW_ACTION, FLOW_DEFAULT),
-    afterPrivate: verdict('after_private', DEFAULT_FLOW_ACTION, FLOW_DEFAULT),
-    privateMatch: 'any',
-    privateMatchSetBy: FLOW_DEFAULT,
   });
 }
 

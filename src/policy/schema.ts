@@ -48,7 +48,7 @@ export type TargetSpec = z.infer<typeof TargetSchema>;
 const WindowSchema = durationSchema({ min: 1, max: MAX_WINDOW_MS });
 
 /** `per: turn`: the limit counts the calls of one model turn (docs/policy.md, "Flow rules"). */
-export const PER_TURN = 'turn';
+const PER_TURN = 'turn';
 
 /** One limit, normalised: calls per window, or calls per model turn. */
 type OneLimit =
@@ -122,7 +122,7 @@ const RateLimitSchema = z.unknown().transform((v, ctx): RateLimits => {
 export type RateLimitSpec = z.infer<typeof RateLimitSchema>;
 
 /** What the flow rules may do with a call they apply to (docs/policy.md, "Flow rules"). */
-export const FlowActionSchema = z.enum(['allow', 'confirm', 'deny'], {
+const FlowActionSchema = z.enum(['allow', 'confirm', 'deny'], {
   error: 'expected allow, confirm or deny',
 });
 
