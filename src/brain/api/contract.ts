@@ -250,10 +250,26 @@ export const PendingConfirmationSchema = z.object({
 });
 export type PendingConfirmation = z.infer<typeof PendingConfirmationSchema>;
 
-/** `POST /v1/policy/explain`: the call to judge, as `{tool, input}`. */
+/**
+ * A model's call to simulate (docs/policy.md, "Flow rules"): what its turn had read. The
+ * tool's effects come from its live spec. `shares_private_words` matters only under
+ * `flow.private_match: shared_words`; by default the input is taken to share words.
+ */
+export const ExplainFlowSchema = z.strictObject({
+  after_untrusted: z.boolean().default(false),
+  after_private: z.boolean().default(false),
+  shares_private_words: z.boolean().default(true),
+});
+export type ExplainFlow = z.infer<typeof ExplainFlowSchema>;
+
+/**
+ * `POST /v1/policy/explain`: the call to judge, as `{tool, input}`, and `flow` to judge it
+ * as a model's call.
+ */
 export const ExplainRequestSchema = z.strictObject({
   tool: z.string().min(1),
   input: z.unknown(),
+  flow: ExplainFlowSchema.optional(),
 });
 
 /** What the policy says about a tool with no particular input. */

@@ -21,6 +21,7 @@ export type {
   ChatResponse,
   ConfirmResponse,
   ConfirmationTicket,
+  ExplainFlow,
   PendingConfirmation,
   PolicyStatusView,
   Readiness,

@@ -7,6 +7,7 @@ import type {
   ChatRequest,
   ChatResponse,
   ConfirmResponse,
+  ExplainFlow,
   PendingConfirmation,
   PolicyStatusView,
   Readiness,
@@ -71,7 +72,11 @@ export interface BrainService {
   ): Promise<ConfirmResponse>;
   /** The calls waiting for a human, oldest first (`GET /v1/confirmations`). */
   pendingConfirmations(): PendingConfirmation[];
-  explain(tool: string, input: unknown): PolicyExplanation;
+  /**
+   * What the policy would decide about a call, counting nothing; with `flow`, as a model's
+   * call after its turn read what `flow` says, the tool's effects taken from its live spec.
+   */
+  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation;
   /** `GET /v1/policy`: the enforced policy, the file on disk, the last refused reload. */
   policyStatus(): Promise<PolicyStatusView>;
   auditQuery(query: AuditQuery): AuditRecord[];

@@ -16,6 +16,7 @@ import type {
   CompletionRequest,
   ConfirmOptions,
   ConfirmResponse,
+  ExplainFlow,
   PendingConfirmation,
   Readiness,
   ToolCallReport,
@@ -119,8 +120,8 @@ export class BrainCore implements BrainService {
     return this.#p.gateway.pending();
   }
 
-  explain(tool: string, input: unknown): PolicyExplanation {
-    return this.#p.gateway.explain(tool, input);
+  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
+    return this.#p.gateway.explain(tool, input, flow);
   }
 
   policyStatus(): Promise<PolicyStatus> {

@@ -3,18 +3,20 @@ import { silentLogger, type Logger } from '../../log/index.js';
 import {
   CALL_SERVICE_TOOL,
   OUTCOME_ERROR_CODES,
+  type FlowContext,
   type PolicyDecision,
   type PolicyExplanation,
 } from '../../policy/index.js';
 import { errorMessage } from '../../errors/index.js';
 import {
   InvalidInputError,
+  specEffects,
   summariseFieldIssues,
   type DispatchReply,
   type ErrorBody,
   type FieldIssue,
 } from '../../protocol/index.js';
-import type { Caller, PendingConfirmation, ToolCallReport } from '../api/index.js';
+import type { Caller, ExplainFlow, PendingConfirmation, ToolCallReport } from '../api/index.js';
 import type { Dispatcher } from '../dispatch/index.js';
 import type { RegisteredTool } from '../registry/index.js';
 import { ConfirmationBook, type PendingCall, type VoidReason } from './confirmations.js';
@@ -202,16 +204,26 @@ export class ToolGateway {
   /**
    * What the policy would decide about a call, without counting it: after the same input
    * check `invoke` makes, so an explanation never judges an input a call could not carry.
+   * With `flow`, as a model's call after its turn read what `flow` says; what the call does
+   * comes from the live tool's spec (a tool no worker serves is taken to do everything).
    * @throws InvalidInputError when the input fails the check (`details` per field).
    */
-  explain(tool: string, input: unknown): PolicyExplanation {
-    const checked = this.#inputs.input(tool, this.#o.tools.tool(tool), input);
+  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
+    const registered = this.#o.tools.tool(tool);
+    const checked = this.#inputs.input(tool, registered, input);
     if (!checked.ok) {
       const issues = summariseFieldIssues(checked.problems);
       const message = errorMessage('invalid_input', { tool, issues });
       throw new InvalidInputError(message, { tool, details: checked.problems });
     }
-    return this.#o.policy.explain({ tool, input });
+    if (flow === undefined) return this.#o.policy.explain({ tool, input });
+    const context: FlowContext = {
+      afterUntrusted: flow.after_untrusted,
+      afterPrivate: flow.after_private,
+      sharesPrivateWords: flow.shares_private_words,
+      ...specEffects(tool, registered?.spec),
+    };
+    return this.#o.policy.explain({ tool, input }, { flow: context });
   }
 
   /** Voids calls confirmed under an older policy; the daemon calls it on every reload. */

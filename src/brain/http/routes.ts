@@ -144,8 +144,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get('/v1/policy', { config: { scope: 'read' } }, () => service.policyStatus());
 
   app.post('/v1/policy/explain', { config: { scope: 'read' } }, (req) => {
-    const { tool, input } = parseRequest(ExplainRequestSchema, req.body);
-    return service.explain(tool, input);
+    const { tool, input, flow } = parseRequest(ExplainRequestSchema, req.body);
+    return service.explain(tool, input, flow);
   });
 
   app.get('/v1/audit', { config: { scope: 'audit' } }, (req, reply) => {

@@ -13,6 +13,7 @@ import type {
   ChatResponse,
   CompletionRequest,
   ConfirmOptions,
+  ExplainFlow,
   PendingConfirmation,
   PolicyStatusView,
   Readiness,
@@ -170,8 +171,8 @@ export class RecordingBrain implements BrainService {
     return record;
   }
 
-  explain(tool: string, input: unknown): PolicyExplanation {
-    this.record('explain', tool, input);
+  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
+    this.record('explain', tool, input, ...(flow === undefined ? [] : [flow]));
     const rule = {
       id: 'default_deny',
       file: 'policy.yaml',

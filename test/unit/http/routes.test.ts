@@ -268,6 +268,36 @@ describe('policy explain and audit', () => {
     expect(h.brain.callsTo('explain')[0]?.args).toEqual(['shell', { cmd: 'ls' }]);
   });
 
+  test("POST /v1/policy/explain with flow judges a model's call: the flags reach the brain, defaults filled", async () => {
+    await using h = await harness();
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v1/policy/explain',
+      ...json({ tool: 'web_search', input: { query: 'x' }, flow: { after_private: true } }),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(h.brain.callsTo('explain')[0]?.args).toEqual([
+      'web_search',
+      { query: 'x' },
+      { after_untrusted: false, after_private: true, shares_private_words: true },
+    ]);
+  });
+
+  test.each([
+    ['an unknown flow key', { changes_state: true }],
+    ['a flag that is not a boolean', { after_untrusted: 'yes' }],
+  ])('POST /v1/policy/explain refuses %s with 400 invalid_request', async (_name, flow) => {
+    await using h = await harness();
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v1/policy/explain',
+      ...json({ tool: 'web_search', input: {}, flow }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(HttpErrorSchema.parse(res.json()).error.code).toBe('invalid_request');
+    expect(h.brain.callsTo('explain')).toEqual([]);
+  });
+
   test('an explain of a malformed call_service input is 400 invalid_input', async () => {
     await using h = await harness();
     h.brain.fail(
