@@ -22,6 +22,9 @@ export { compileDomainAllowlist } from './domains.js';
 export { PolicyError, PolicyLoadError } from './errors.js';
 export { formatIssue } from './issues.js';
 
+export { flowSummary } from './flow-summary.js';
+export type { FlowSummary } from './flow-summary.js';
+
 export { parsePolicyCases, runPolicyCases } from './cases.js';
 export type { PolicyCaseResult } from './cases.js';
 export {
