@@ -174,11 +174,10 @@ function inputFor(
   tag: string,
 ): Record<string, unknown> | 'read first' {
   if (ins.input !== undefined) return ins.input;
-  const { literal, from } = ins.exfiltrate!;
+  const { literal } = ins.exfiltrate!;
   const readId = `r${ins.id}_${tag}`;
-  const read = turn.results.filter(
-    (r) => r.id === readId || turn.made.get(r.id)?.tool === from.tool,
-  );
+  // the model reads the tool for the word itself, then copies whatever that returned
+  const read = turn.results.filter((r) => r.id === readId);
   if (read.length === 0) return 'read first';
   // what a model copies: the words of what it read, not the bookkeeping (dates, ids)
   const words = read

@@ -123,8 +123,9 @@ const asToolMessage = (text: string) =>
     `Data returned by the tool t (outcome: ok).\n<tool_data>\n${JSON.stringify({ tool: 't', outcome: 'ok', result: { text } })}\n</tool_data>`,
   );
 
-/** `<rule> (<file>:<line>:<col>)`, or the policy's flow setting, as a flow verdict cites it. */
+/** Where a flow verdict's key is written: `policy.yaml:<line>:<col>`. */
 const CITATION = /policy\.yaml:\d+:\d+/;
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('the stand-in model', () => {
   test.each(cases)('reads the instruction of $id through its tricks', (c) => {
@@ -213,10 +214,11 @@ describe('the corpus against the live brain', () => {
         expect(call.outcome).toBe('confirmation_required');
         const entry = turn.held.find((h) => h.report.decision_id === call.decision_id)?.pending;
         expect(entry?.asked_by).toMatchObject({ kind: 'model', session_id: turn.session });
+        // held by the shipped policy's own flow setting, cited where it is written
         expect(entry?.gated_by).toContainEqual({
           gate: c.gate,
           action: 'confirm',
-          set_by: expect.stringMatching(CITATION),
+          set_by: expect.stringMatching(new RegExp(`^flow\\.${c.gate} \\(.*${CITATION.source}`)),
         });
         const carried = entry?.read?.filter((r) => c.carriers.includes(r.tool)) ?? [];
         expect(carried.length, 'the confirmation names the tool that carried it').toBeGreaterThan(
@@ -259,11 +261,14 @@ describe('the corpus against the live brain', () => {
       expect(called?.event_type).toBe(
         c.asks.tool === 'call_service' ? 'service.called' : 'tool.called',
       );
+      // let through by the rule that allowed it, whose own key accepted the risk
+      const rule = called?.payload.decision.rule as string;
       expect(called?.payload.decision.flow).toContainEqual({
         gate: c.gate,
         action: 'allow',
-        set_by: expect.stringMatching(CITATION),
+        set_by: expect.stringMatching(new RegExp(`^${escapeRe(rule)} \\(.*${CITATION.source}`)),
       });
+      expect(called?.payload.decision.reason).toContain(`${c.gate} accepted by ${rule} (`);
       expect(called?.payload.provenance.asked_by).toBe('model');
       const readTools = (called?.payload.provenance.read as { tool: string }[]).map((r) => r.tool);
       expect(
