@@ -116,8 +116,8 @@ const LegitSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9-]+$/),
   user: z.string(),
   script: ScriptSchema,
-  /** The flow rule that asks for confirmation, or none. */
-  confirms: z.union([z.literal('none'), Gate]),
+  /** The flow rules that hold one of its calls for confirmation; empty: none. */
+  confirms: z.array(Gate),
   /** Why it is confirmed, in words, when it is. */
   why: z.string().optional(),
 });
