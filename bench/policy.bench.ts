@@ -9,6 +9,10 @@
  *   against `JSON.parse` of the same call (what the brain does anyway to read it);
  * - generic service: `homeassistant.turn_on` on two entities of another domain, each judged
  *   against the deny rules of the service Home Assistant runs there (ADR 0061);
+ * - a model's call (ADR 0066): the bare tool call and the constrained service call with a flow
+ *   context, against the same call without one: a turn that read nothing (no gate applies,
+ *   the per-turn count of a `3/turn` rule kept), and one that read untrusted content (the
+ *   `after_untrusted` gate holds the service call: a `confirm` decision);
  * - reload: `PolicyStore.reload()` of the file (read + parse + validate + compile + swap),
  *   against js-yaml's own `load` of the same text (the parse alone: no positions, no bounds,
  *   no validation).
@@ -24,6 +28,7 @@ import {
   DEFAULT_POLICY_MAX_BYTES,
   openPolicyStore,
   PolicyEngine,
+  type FlowContext,
   type ToolCall,
 } from '../src/policy/index.js';
 import { load } from 'js-yaml';
@@ -187,6 +192,57 @@ export async function run(ctx: BenchContext): Promise<void> {
       baseline: parse,
     },
   );
+
+  // A model's calls (ADR 0066): the same calls with a flow context.
+  const quiet: FlowContext = {
+    afterUntrusted: false,
+    afterPrivate: false,
+    changesState: true,
+    openWorld: true,
+    sharesPrivateWords: false,
+  };
+  const asModel = { flow: quiet };
+  const modelBare = opsPerSecond(() => {
+    if (engine.evaluate(bare, asModel).allowed) sink++;
+  });
+  ctx.figure("evaluate: bare tool call, a model's (no gate)", modelBare, 'ops/s', {
+    baseline: bareRate,
+  });
+  const modelService = opsPerSecond(() => {
+    if (engine.evaluate(service, asModel).allowed) sink++;
+  });
+  ctx.figure("evaluate: constrained service call, a model's (no gate)", modelService, 'ops/s', {
+    baseline: constrained,
+  });
+  const afterUntrusted = { flow: { ...quiet, afterUntrusted: true } };
+  const gated = opsPerSecond(() => {
+    if (engine.evaluate(service, afterUntrusted).outcome === 'confirm') sink++;
+  });
+  ctx.figure(
+    'evaluate: constrained service call after untrusted content (confirm)',
+    gated,
+    'ops/s',
+    {
+      baseline: constrained,
+    },
+  );
+  const perTurn = new PolicyEngine(
+    compilePolicy(
+      text.replace('  - tool: tool_200\n', '  - tool: tool_200\n    rate_limit: 3/turn\n'),
+      {
+        file: 'bench-policy.yaml',
+      },
+    ),
+  );
+  const turnCounts = new Map<string, number>();
+  const counted = { flow: { ...quiet, turnCounts } };
+  const turnRate = opsPerSecond(() => {
+    turnCounts.clear(); // a new turn each time: every call is counted and allowed
+    if (perTurn.evaluate(bare, counted).allowed) sink++;
+  });
+  ctx.figure("evaluate: bare tool call, a model's, counted per turn", turnRate, 'ops/s', {
+    baseline: bareRate,
+  });
 
   // Cold: every revision is new text in every rule, so nothing validated before is reused.
   const coldMs: number[] = [];

@@ -79,7 +79,12 @@ const confirmed = z.looseObject({ confirmation_id: z.string() });
 
 const rejected = z.looseObject({
   confirmation_id: z.string(),
-  reason: z.enum(['rejected', 'expired', 'policy_reloaded']),
+  /**
+   * `rejected` by a human (`stop_turn: true` when the turn was stopped with it),
+   * `turn_stopped` (another call of a turn a human stopped: `stopped_with` names that
+   * confirmation, ADR 0068), `expired`, `policy_reloaded`.
+   */
+  reason: z.enum(['rejected', 'turn_stopped', 'expired', 'policy_reloaded']),
 });
 
 const chatCompleted = z.looseObject({
@@ -89,6 +94,8 @@ const chatCompleted = z.looseObject({
   capped: z.boolean(),
   /** The client left before the answer (outcome `error`); absent otherwise. */
   cancelled: z.literal(true).optional(),
+  /** Who stopped the turn by rejecting one of its calls (ADR 0068); absent otherwise. */
+  stopped_by: z.string().optional(),
   planner: z.enum(['intent', 'llm', 'none']),
   tool_calls: z.array(
     z.looseObject({ tool: z.string(), decision_id: z.string(), outcome: z.string() }),

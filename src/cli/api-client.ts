@@ -4,6 +4,7 @@ import {
   ChatResponseSchema,
   ConfirmResponseSchema,
   HttpErrorSchema,
+  PendingConfirmationSchema,
   PolicyStatusSchema,
   ToolCallReportSchema,
   ToolViewSchema,
@@ -11,6 +12,7 @@ import {
   type ChatRequest,
   type ChatResponse,
   type ConfirmResponse,
+  type PendingConfirmation,
   type PolicyStatusView,
   type ToolCallReport,
   type ToolView,
@@ -117,9 +119,12 @@ export interface ApiClient {
   invoke(tool: string, input: unknown): Promise<ToolCallReport>;
   /**
    * `POST /v1/confirmations/{id}`: runs (`approve`) or cancels a waiting call; 404 when
-   * unknown. `chat` is the rest of a planner turn that waited for it.
+   * unknown. `chat` is the rest of a planner turn that waited for it. A rejection with
+   * `stopTurn` stops that turn instead (`stopped`, `also_rejected`).
    */
-  confirm(id: string, approve: boolean): Promise<ConfirmResponse>;
+  confirm(id: string, approve: boolean, options?: { stopTurn?: boolean }): Promise<ConfirmResponse>;
+  /** `GET /v1/confirmations`: the calls waiting for a human, oldest first. */
+  confirmations(): Promise<PendingConfirmation[]>;
   /** `GET /v1/tools`. */
   tools(): Promise<ToolView[]>;
   /** `GET /v1/policy`: the enforced policy, the file on disk, the last refused reload. */
@@ -130,6 +135,7 @@ export interface ApiClient {
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 const ToolViewsSchema = ToolViewSchema.array();
+const PendingConfirmationsSchema = PendingConfirmationSchema.array();
 
 /**
  * A client for the API at `opts.url`.
@@ -159,10 +165,12 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         : chatStream(ep, req, options.onEvent),
     invoke: (tool, input) =>
       call('POST', `v1/tools/${encodeURIComponent(tool)}/invoke`, ToolCallReportSchema, { input }),
-    confirm: (id, approve) =>
+    confirm: (id, approve, options) =>
       call('POST', `v1/confirmations/${encodeURIComponent(id)}`, ConfirmResponseSchema, {
         approve,
+        ...(options?.stopTurn === true ? { stop_turn: true } : {}),
       }),
+    confirmations: () => call('GET', 'v1/confirmations', PendingConfirmationsSchema),
     tools: () => call('GET', 'v1/tools', ToolViewsSchema),
     policyStatus: () => call('GET', 'v1/policy', PolicyStatusSchema),
   };

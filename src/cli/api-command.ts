@@ -1,9 +1,14 @@
-import { TokensFileError, type ToolCallReport } from '../brain/api/index.js';
+import {
+  TokensFileError,
+  type ConfirmationTicket,
+  type ToolCallReport,
+} from '../brain/api/index.js';
 import { ConfigError, RuntimeFileError } from '../config/index.js';
 import { ApiError, type ApiClient } from './api-client.js';
 import { ApiTargetError, openApiClient, type ApiTarget } from './api-target.js';
 import { EXIT_USAGE } from './exit.js';
 import type { ApiFlags } from './flags.js';
+import { decideLines, heldCallLines, type HeldCall } from './held-call-lines.js';
 import { terminal } from './terminal.js';
 import { terminalLine } from '../text/terminal-text.js';
 
@@ -142,36 +147,22 @@ function ruleLine(report: ToolCallReport): string {
 }
 
 /**
- * What to run to approve or reject, with the flags that found this brain: one line each,
- * escaped (the summary quotes the model's input).
+ * A held call: what would run, who asked and what the model had read (ADR 0068), and what
+ * to run to approve or reject it (for a model's call, also to stop its turn), with the
+ * flags that found this brain: one line each, escaped (the summary quotes the model's input).
  */
 export function confirmationLines(
-  ticket: { id: string; summary: string; expires_at: string },
+  ticket: ConfirmationTicket & HeldCall,
   flags: ApiFlags,
 ): string[] {
-  const extra = [
-    ['--data-dir', flags.dataDir],
-    ['--config', flags.config],
-    ['--api-url', flags.apiUrl],
-    ['--token-file', flags.tokenFile],
-    ['--token-name', flags.tokenName],
-  ]
-    .filter((pair): pair is [string, string] => pair[1] !== undefined)
-    .map(([flag, value]) => ` ${flag} ${shellQuote(value)}`)
-    .join('');
-  const id = shellQuote(ticket.id);
   return [
-    `waiting for approval: ${ticket.summary}`,
-    `confirmation ${ticket.id}, expires ${ticket.expires_at}`,
-    `approve: caesar confirm ${id}${extra}`,
-    `reject:  caesar reject ${id}${extra}`,
-  ].map(terminalLine);
+    terminalLine(`waiting for approval: ${ticket.summary}`),
+    ...heldCallLines(ticket),
+    terminalLine(`confirmation ${ticket.id}, expires ${ticket.expires_at}`),
+    ...decideLines(ticket.id, flags, ticket.asked_by?.kind === 'model'),
+  ];
 }
 
 function showValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
-}
-
-function shellQuote(value: string): string {
-  return /^[\w./:@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }

@@ -3,5 +3,5 @@
 // it, with zod and the config loader, into one chunk (scripts/bundle-cli.mjs, ADR 0047). It reaches no server code: the guard in
 // test/unit/cli/startup-imports.test.ts walks its imports.
 export { runChat } from './commands/chat/run.js';
-export { runConfirm } from './commands/confirm.run.js';
+export { runConfirm, runConfirmList } from './commands/confirm.run.js';
 export { runInvoke } from './commands/invoke.run.js';

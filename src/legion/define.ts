@@ -4,6 +4,7 @@ import {
   CaesarError,
   specDomain,
   specInterruptibility,
+  specOutputTrust,
   specSha256,
   summariseFieldIssues,
   ToolNameSchema,
@@ -76,6 +77,21 @@ export interface ToolDefinitionInput<
   licensing?: string;
   /** @default 'autonomous' */
   hitl?: 'autonomous' | 'confirm';
+  /**
+   * What the tool returns: `trusted` only when the output is computed from the call's own
+   * input and nothing else (the calculator's), so a model may take it as it takes the
+   * operator's words; `untrusted` when it carries text from outside (web pages, calendar
+   * invitations, device names), which may hold instructions. The spec always carries it.
+   * @default 'trusted' for a closed-world tool without network (`annotations.openWorld` and
+   *   `resourceRequirements.network` false), else 'untrusted' (`specOutputTrust`)
+   */
+  outputTrust?: 'trusted' | 'untrusted';
+  /**
+   * The output holds the operator's private data (a calendar, the home's entities and
+   * states), which must not leave the house unasked. The spec always carries it.
+   * @default false
+   */
+  readsPrivate?: boolean;
   /** Upper bound on one call; the envelope deadline is capped by it. @default 10000 */
   timeoutMs?: number;
   /** Calls run at once per instance. @default 4 */
@@ -184,6 +200,13 @@ export function defineTool<
     cost_model: def.costModel ?? { kind: 'free' },
     licensing: def.licensing ?? 'Apache-2.0',
     hitl: def.hitl ?? 'autonomous',
+    output_trust:
+      def.outputTrust ??
+      specOutputTrust({
+        annotations: def.annotations,
+        resource_requirements: def.resourceRequirements,
+      }),
+    reads_private: def.readsPrivate ?? false,
     timeout_ms: def.timeoutMs ?? 10_000,
     max_concurrency: def.maxConcurrency ?? 4,
     max_queue: def.maxQueue ?? 64,

@@ -44,16 +44,43 @@ const SchemaValue = z.custom<object>(
   (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
   'expected a JSON Schema object such as {"type": "object", "properties": {…}}',
 );
-const PlainDefinitionSchema = z.looseObject({
-  name: z.string({ error: 'expected a string: the tool name, e.g. "weather"' }),
-  input: SchemaValue,
-  output: SchemaValue,
-  config: SchemaValue.optional(),
-  handler: isFunction('expected a function: async handler(input, ctx) returning the output'),
-  preflight: isFunction('expected a function: async preflight(ctx)').optional(),
-  start: isFunction('expected a function: start(ctx)').optional(),
-  stop: isFunction('expected a function: stop()').optional(),
-});
+/**
+ * The spec's wire names of the definition's fields, where they differ. A definition takes
+ * `defineTool`'s names; one written with the wire's would be ignored, silently (a
+ * `reads_private: true` dropped is a tool whose private output nobody knows of), so it is
+ * refused, naming the field to write instead.
+ */
+const WIRE_SPELLINGS: Readonly<Record<string, string>> = {
+  output_trust: 'outputTrust',
+  reads_private: 'readsPrivate',
+  execution_locality: 'executionLocality',
+  resource_requirements: 'resourceRequirements',
+  timeout_ms: 'timeoutMs',
+  max_concurrency: 'maxConcurrency',
+  max_queue: 'maxQueue',
+  cost_model: 'costModel',
+  config_section: 'configSection',
+  input_schema: 'input',
+  output_schema: 'output',
+};
+const PlainDefinitionSchema = z
+  .looseObject({
+    name: z.string({ error: 'expected a string: the tool name, e.g. "weather"' }),
+    input: SchemaValue,
+    output: SchemaValue,
+    config: SchemaValue.optional(),
+    handler: isFunction('expected a function: async handler(input, ctx) returning the output'),
+    preflight: isFunction('expected a function: async preflight(ctx)').optional(),
+    start: isFunction('expected a function: start(ctx)').optional(),
+    stop: isFunction('expected a function: stop()').optional(),
+  })
+  .superRefine((def, ctx) => {
+    for (const [wire, field] of Object.entries(WIRE_SPELLINGS)) {
+      if (!Object.hasOwn(def, wire)) continue;
+      const message = `the definition spells it ${field} (${wire} is the spec's name on the wire)`;
+      ctx.addIssue({ code: 'custom', path: [wire], message });
+    }
+  });
 
 export interface LoadToolModuleOptions {
   /**

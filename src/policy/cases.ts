@@ -9,7 +9,8 @@ import {
 import { durationSchema } from '../text/index.js';
 import { PolicyEngine } from './engine.js';
 import { PolicyCasesError } from './errors.js';
-import type { ToolCall } from './tool-call.js';
+import type { FlowContext } from './evaluate.js';
+import { CALL_SERVICE_TOOL, isGenericToolCall, type ToolCall } from './tool-call.js';
 import { parseYamlSource } from './yaml-source.js';
 
 /**
@@ -43,6 +44,22 @@ const CaseCallSchema = z.record(z.string(), z.unknown()).transform((call, ctx): 
   return z.NEVER;
 });
 
+/**
+ * A case judged as a model's call (docs/policy.md, "Flow rules"): what its turn had read and
+ * what the tool does. A Home Assistant call changes state and reaches outside unless the case
+ * says otherwise; a tool does neither unless it says so. Cases naming the same `turn` share
+ * its per-turn counts.
+ */
+const CaseFlowSchema = z.strictObject({
+  after_untrusted: z.boolean().optional(),
+  after_private: z.boolean().optional(),
+  changes_state: z.boolean().optional(),
+  open_world: z.boolean().optional(),
+  shares_private_words: z.boolean().optional(),
+  turn: z.string().min(1).max(64).optional(),
+});
+type CaseFlow = z.infer<typeof CaseFlowSchema>;
+
 const PolicyCaseSchema = z.strictObject({
   name: z.string().min(1),
   call: CaseCallSchema,
@@ -54,6 +71,7 @@ const PolicyCaseSchema = z.strictObject({
     .transform((id) => id ?? DEFAULT_DENY_RULE_ID)
     .optional(),
   confirmed: z.boolean().optional(),
+  flow: CaseFlowSchema.optional(),
   /** Move the clock forward before this case, e.g. `1m`. */
   advance: durationSchema({ min: 1, max: Number.MAX_SAFE_INTEGER }).optional(),
 });
@@ -79,6 +97,29 @@ export interface PolicyCaseResult {
   readonly mismatch: string;
 }
 
+function flowContext(
+  call: ToolCall,
+  f: CaseFlow,
+  turns: Map<string, Map<string, number>>,
+): FlowContext {
+  const service =
+    !isGenericToolCall(call) || call.tool === CALL_SERVICE_TOOL || call.tool.includes('.');
+  const turn = f.turn ?? '1';
+  let counts = turns.get(turn);
+  if (counts === undefined) {
+    counts = new Map<string, number>();
+    turns.set(turn, counts);
+  }
+  return {
+    afterUntrusted: f.after_untrusted ?? false,
+    afterPrivate: f.after_private ?? false,
+    changesState: f.changes_state ?? service,
+    openWorld: f.open_world ?? service,
+    sharesPrivateWords: f.shares_private_words ?? true,
+    turnCounts: counts,
+  };
+}
+
 /** Runs cases in order against a fresh engine for `policy`; the clock starts at `start`. */
 export function runPolicyCases(
   policy: CompiledPolicy,
@@ -87,9 +128,11 @@ export function runPolicyCases(
 ): PolicyCaseResult[] {
   let clock = start;
   const engine = new PolicyEngine(policy, { now: () => clock });
+  const turns = new Map<string, Map<string, number>>();
   return cases.map((c) => {
     clock += c.advance ?? 0;
-    const decision = engine.evaluate(c.call, { confirmed: c.confirmed ?? false });
+    const flow = c.flow === undefined ? {} : { flow: flowContext(c.call, c.flow, turns) };
+    const decision = engine.evaluate(c.call, { confirmed: c.confirmed ?? false, ...flow });
     const problems: string[] = [];
     if (decision.outcome !== c.expect)
       problems.push(`expected ${c.expect}, got ${decision.outcome}`);

@@ -1,7 +1,8 @@
 import { compileAllowMap } from './constraint-allow.js';
 import { compileDenyMap } from './constraint-deny.js';
 import type { CompileContext } from './compile-context.js';
-import { rateSlotFor } from './compile-shared.js';
+import { compileGrants } from './compile-shared.js';
+import type { FlowSettings } from './compile-flow.js';
 import type { CompiledAllowRule, CompiledServiceDeny, EntityRules } from './compiled.js';
 import { opaqueRefusal } from './evaluate-entities.js';
 import { compileGlob, isGlob } from './glob.js';
@@ -27,6 +28,7 @@ export function compileAllowService(
   index: number,
   spec: AllowServiceRuleSpec,
   entities: EntityRules,
+  flow: FlowSettings,
 ): CompiledAllowRule<Call> {
   const ref = ctx.ref('allowed_services', index, spec.id);
   const label = ctx.label(ref);
@@ -49,8 +51,7 @@ export function compileAllowService(
     label,
     bare: false,
     check,
-    confirm: spec.confirm ?? false,
-    rateSlot: rateSlotFor(ctx, 'allowed_services', spec),
+    ...compileGrants(ctx, ref, spec, flow),
     obligations: NO_OBLIGATIONS,
     reason: `allowed by ${label}`,
     glob: isGlob(spec.service) ? compileGlob(spec.service) : null,

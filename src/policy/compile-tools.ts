@@ -2,7 +2,8 @@ import { compileAllowMap } from './constraint-allow.js';
 import { compileDenyMap } from './constraint-deny.js';
 import { ConstraintSchema, type ConstraintSpec } from './constraint-schema.js';
 import type { CompileContext } from './compile-context.js';
-import { ACCEPT, rateSlotFor } from './compile-shared.js';
+import { ACCEPT, compileGrants } from './compile-shared.js';
+import type { FlowSettings } from './compile-flow.js';
 import type { CompiledAllowRule, CompiledDenyRule } from './compiled.js';
 import type { Obligation } from './decision.js';
 import { typedKeyOf } from './matchers/registry.js';
@@ -27,6 +28,7 @@ export function compileAllowTool(
   ctx: CompileContext,
   index: number,
   spec: AllowToolRuleSpec,
+  flow: FlowSettings,
 ): CompiledAllowRule<unknown> {
   const ref = ctx.ref('allowed_tools', index, spec.id);
   const label = ctx.label(ref);
@@ -37,8 +39,7 @@ export function compileAllowTool(
     label,
     bare: check === ACCEPT,
     check,
-    confirm: spec.confirm ?? false,
-    rateSlot: rateSlotFor(ctx, 'allowed_tools', spec),
+    ...compileGrants(ctx, ref, spec, flow),
     obligations: Object.freeze(input.obligations),
     reason: `allowed by ${label}`,
     glob: null,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CompileContext } from './compile-context.js';
+import { compileFlowSection, type FlowSettings, type RuleFlow } from './compile-flow.js';
 import { buildEntityRules, compileDenyEntity } from './compile-entities.js';
 import { compileAllowService, compileDenyService } from './compile-services.js';
 import { compileAllowTool, compileDenyTool } from './compile-tools.js';
@@ -117,8 +118,8 @@ function* validate(
     (lists as Record<RuleList, unknown[]>)[list] = rules;
   }
   if (!shape.success || issues.length > 0) return { file: null, issues };
-  const version = shape.data.version;
-  return { file: { ...(version === undefined ? {} : { version }), ...lists }, issues };
+  const { version, flow } = shape.data;
+  return { file: { ...(version === undefined ? {} : { version }), flow, ...lists }, issues };
 }
 
 /** `compile(rule, index)` for each rule, pausing every RULES_PER_SLICE rules. */
@@ -147,10 +148,13 @@ function* build(
     compileDenyEntity(ctx, i, r),
   );
   const entityRules = buildEntityRules(denyEntities, denyServices);
+  const flow = compileFlowSection(ctx, spec.flow);
   const allowServices = yield* mapSliced(spec.allowed_services, (r, i) =>
-    compileAllowService(ctx, i, r, entityRules),
+    compileAllowService(ctx, i, r, entityRules, flow),
   );
-  const allowTools = yield* mapSliced(spec.allowed_tools, (r, i) => compileAllowTool(ctx, i, r));
+  const allowTools = yield* mapSliced(spec.allowed_tools, (r, i) =>
+    compileAllowTool(ctx, i, r, flow),
+  );
   const denyTools = yield* mapSliced(spec.denied_tools, (r, i) => compileDenyTool(ctx, i, r));
   yield;
 
@@ -162,9 +166,9 @@ function* build(
   const toolIndex = indexRules(denyTools, allowTools, CALL_SERVICE_TOOL);
   const killSwitch = denyTools.find((r) => r.key === CALL_SERVICE_TOOL && r.bare) ?? null;
   const rules = [
-    ...allowServices.map((r) => summary(r, 'allow', spec.allowed_services[r.ref.index ?? 0])),
+    ...allowServices.map((r) => summary(r, 'allow', spec.allowed_services[r.ref.index ?? 0], flow)),
     ...denyServices.map((r) => summary(r, 'deny', spec.denied_services[r.ref.index ?? 0])),
-    ...allowTools.map((r) => summary(r, 'allow', spec.allowed_tools[r.ref.index ?? 0])),
+    ...allowTools.map((r) => summary(r, 'allow', spec.allowed_tools[r.ref.index ?? 0], flow)),
     ...denyTools.map((r) => summary(r, 'deny', spec.denied_tools[r.ref.index ?? 0])),
     ...spec.denied_entities.map((r, i) =>
       summary({ ref: denyEntities[i]!.ref, key: r.entity_id.join(', ') }, 'deny', r),
@@ -178,6 +182,7 @@ function* build(
     rules,
     warnings: [...warnings, ...lint],
     denyAllReason: null,
+    flow,
     defaultDeny: defaultDenyRefs(ctx),
     serviceIndex,
     serviceGlobs,
@@ -189,14 +194,25 @@ function* build(
 }
 
 function summary(
-  rule: Pick<CompiledAllowRule<unknown> | CompiledDenyRule<unknown>, 'ref' | 'key'>,
+  rule: Pick<CompiledAllowRule<unknown> | CompiledDenyRule<unknown>, 'ref' | 'key'> & {
+    flow?: RuleFlow;
+  },
   effect: 'allow' | 'deny',
   spec: { description?: string | undefined } | undefined,
+  section?: FlowSettings,
 ): RuleSummary {
   const description = spec?.description;
-  return description === undefined
-    ? { ref: rule.ref, effect, subject: rule.key }
-    : { ref: rule.ref, effect, subject: rule.key, description };
+  const out: RuleSummary =
+    description === undefined
+      ? { ref: rule.ref, effect, subject: rule.key }
+      : { ref: rule.ref, effect, subject: rule.key, description };
+  // the rule's own after_* keys: the verdicts that are not the section's
+  const own = rule.flow
+    ? [rule.flow.untrusted, rule.flow.private].filter(
+        (v) => v !== section?.afterUntrusted && v !== section?.afterPrivate,
+      )
+    : [];
+  return own.length === 0 ? out : { ...out, flow: own };
 }
 
 /** Default-deny references point at the list an allow entry would go into, or at 1:1. */

@@ -1,4 +1,5 @@
-import type { Obligation, RuleRef } from './decision.js';
+import type { FlowSettings, RuleFlow } from './compile-flow.js';
+import type { FlowVerdict, Obligation, RuleRef } from './decision.js';
 import type { TextMatcher } from './glob.js';
 import type { PolicyIssue } from './issues.js';
 import type { NormalizedServiceCall } from './normalize.js';
@@ -13,8 +14,12 @@ export interface CompiledAllowRule<C> {
   readonly bare: boolean;
   readonly check: (call: C, now: () => number) => string | null;
   readonly confirm: boolean;
-  /** Index into the engine's limiter bank, or -1 when the rule has no rate limit. */
+  /** Index into the engine's limiter bank, or -1 when the rule has no window limit. */
   readonly rateSlot: number;
+  /** `rate_limit: {calls: N, per: turn}`: N, or 0 when the rule has no per-turn limit. */
+  readonly turnLimit: number;
+  /** The flow gates for a model's call this rule allows (ADR 0066). */
+  readonly flow: RuleFlow;
   readonly obligations: readonly Obligation[];
   /** `allowed by <rule> (<file:line:col>)`, built once at load. */
   readonly reason: string;
@@ -108,6 +113,8 @@ export interface RuleSummary {
   /** `domain.service` pattern, tool id, or the entity patterns of a `denied_entities` rule. */
   readonly subject: string;
   readonly description?: string;
+  /** An allow rule's own `after_*` keys, as verdicts citing the key; absent when it has none. */
+  readonly flow?: readonly FlowVerdict[];
 }
 
 /** Where decisions no rule made point: the list an allow entry for the call would go into. */
@@ -130,6 +137,8 @@ export interface CompiledPolicy {
   readonly warnings: readonly PolicyIssue[];
   /** Set when every call is denied for a reason no rule states (no policy file configured). */
   readonly denyAllReason: string | null;
+  /** The `flow:` section with its defaults (ADR 0066). */
+  readonly flow: FlowSettings;
   /** @internal */
   readonly defaultDeny: DefaultDenyRefs;
   /** @internal exact service keys, with the glob rules that match them merged in file order */

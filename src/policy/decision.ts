@@ -73,8 +73,10 @@ export type MatchedTarget = z.infer<typeof MatchedTargetSchema>;
  * open-world tool after private content), what it did, and where that was said: the rule's
  * own `after_*` key when it has one, else the policy's `flow:` setting (or its default).
  */
+const FlowGateSchema = z.enum(['after_untrusted', 'after_private']);
+
 const FlowVerdictSchema = z.object({
-  gate: z.enum(['after_untrusted', 'after_private']),
+  gate: FlowGateSchema,
   action: z.enum(['allow', 'confirm', 'deny']),
   /** `<rule id> (<file:line:col>)` of the key that set the action, or `flow default`. */
   set_by: z.string(),
@@ -92,7 +94,10 @@ export const PolicyDecisionSchema = z.object({
   decision_id: z.string().nullable(),
   policy_sha256: z.string(),
   obligations: z.array(ObligationSchema),
-  /** Set when `outcome` is `rate_limited`: how long until the rule admits another call. */
+  /**
+   * Set when `outcome` is `rate_limited` by a window limit: how long until the rule admits
+   * another call. Absent for a per-turn limit, which no wait lifts (a new turn does).
+   */
   retry_after_ms: z.int().nonnegative().optional(),
   /** Set when a deny rule matched through one of the call's entities (see MatchedTargetSchema). */
   matched_target: MatchedTargetSchema.optional(),
@@ -109,6 +114,11 @@ const TraceStepSchema = z.object({
   detail: z.string().optional(),
   /** The entity the rule matched, when it matched through one. */
   target: z.string().optional(),
+  /**
+   * A flow gate of the allow rule that matched (a model's call only): `matched` when it
+   * applied (`detail`: its action, the key that set it, why), `not_matched` when not (why).
+   */
+  gate: FlowGateSchema.optional(),
 });
 export type TraceStep = z.infer<typeof TraceStepSchema>;
 

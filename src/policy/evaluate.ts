@@ -6,12 +6,14 @@ import type {
 } from './compiled.js';
 import type {
   DecisionOutcome,
+  FlowVerdict,
   MatchedTarget,
   PolicyDecision,
   RuleRef,
   TraceStep,
 } from './decision.js';
 import { entityDenial, type DeniesFor } from './evaluate-entities.js';
+import { gateReason, gatesOf, passedNote, strongest, traceGates } from './evaluate-flow.js';
 import { isRecord } from '../text/index.js';
 import { MATCH_ALL, normalizeServiceCall, type NormalizedServiceCall } from './normalize.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
@@ -80,7 +82,8 @@ const SERVICE_INPUT_KEYS: ReadonlySet<string> = new Set(['target', 'data']);
 /**
  * Evaluation order: (1) read the call (a malformed call is denied); (2) deny rules for it in
  * file order, any match denies; (3) allow rules in file order, the first one that accepts the
- * call decides; none: denied by default; (4) that rule's `confirm`; (5) its `rate_limit`.
+ * call decides; none: denied by default; (4) for a model's call, that rule's flow gates; (5)
+ * its `confirm`; (6) its `rate_limit`.
  */
 export function evaluateCall(rt: Runtime, call: ToolCall, ctx: Ctx, mode: Mode): PolicyDecision {
   const unconfigured = rt.policy.denyAllReason;
@@ -230,6 +233,10 @@ function matchedDeny<C>(
   return deny(rt, ctx, rule.ref, `${what} ${rule.reason}`);
 }
 
+/**
+ * An allow rule accepted the call: its flow gates (a model's call only), then its `confirm`,
+ * then its limits. A call held or refused by a gate or `confirm` consumes no rate budget.
+ */
 function grant<C>(
   rt: Runtime,
   rule: CompiledAllowRule<C>,
@@ -237,25 +244,84 @@ function grant<C>(
   ctx: Ctx,
   mode: Mode,
 ): PolicyDecision {
+  const flow = ctx?.flow;
+  if (flow === undefined) return confirmAndLimit(rt, rule, what, ctx, mode, undefined);
+  const settings = rt.policy.flow;
+  if (mode.trace !== null) traceGates(mode.trace, rule.ref, settings, rule.flow, flow);
+  const gates = gatesOf(settings, rule.flow, flow);
+  if (gates === null) return confirmAndLimit(rt, rule, what, ctx, mode, flow);
+  const action = strongest(gates);
+  if (action === 'deny' || (action === 'confirm' && ctx?.confirmed !== true)) {
+    const reason = gateReason(what, rule.flow, gates, action);
+    // a held call carries the obligations it will run under; a denied one, none
+    const obligations = action === 'deny' ? NO_OBLIGATIONS : rule.obligations;
+    return withFlow(decision(rt, ctx, action, reason, rule.ref, obligations), gates);
+  }
+  const d = withFlow(confirmAndLimit(rt, rule, what, ctx, mode, flow), gates);
+  if (d.outcome === 'allow') d.reason += passedNote(rule.flow, gates);
+  return d;
+}
+
+/** The decision with the verdicts of the gates that applied (frozen lists, built at load). */
+function withFlow(d: PolicyDecision, gates: readonly FlowVerdict[]): PolicyDecision {
+  d.flow = gates as FlowVerdict[];
+  return d;
+}
+
+/** The rule's `confirm` (unless a human approved the call), then its limits. */
+function confirmAndLimit<C>(
+  rt: Runtime,
+  rule: CompiledAllowRule<C>,
+  what: string,
+  ctx: Ctx,
+  mode: Mode,
+  flow: FlowContext | undefined,
+): PolicyDecision {
   if (rule.confirm && ctx?.confirmed !== true) {
     const reason = `${what} needs a human's approval before it runs (confirm: true on ${rule.label})`;
     return decision(rt, ctx, 'confirm', reason, rule.ref, rule.obligations);
   }
-  if (rule.rateSlot >= 0) {
-    const limiter = rt.limiters[rule.rateSlot] as SlidingWindowLimiter;
-    const now = rt.now();
-    const wait = limiter.waitMs(now);
-    if (wait > 0) {
-      const retry = Math.ceil(wait);
-      const reason = `${what} is rate-limited: ${rule.label} allows ${limiter.limit} calls per ${limiter.windowMs} ms; retry in ${retry} ms`;
-      return {
-        ...decision(rt, ctx, 'rate_limited', reason, rule.ref, rule.obligations),
-        retry_after_ms: retry,
-      };
-    }
-    if (mode.consume) limiter.record(now);
+  if (rule.rateSlot >= 0 || rule.turnLimit > 0) {
+    const limited = limit(rt, rule, what, ctx, mode, flow);
+    if (limited !== null) return limited;
   }
   return decision(rt, ctx, 'allow', rule.reason, rule.ref, rule.obligations);
+}
+
+/**
+ * The rule's window limit, then its per-turn limit (counted in the model's turn; none
+ * without one): a `rate_limited` decision, or null once the call is counted against both.
+ */
+function limit<C>(
+  rt: Runtime,
+  rule: CompiledAllowRule<C>,
+  what: string,
+  ctx: Ctx,
+  mode: Mode,
+  flow: FlowContext | undefined,
+): PolicyDecision | null {
+  const limiter = rule.rateSlot >= 0 ? (rt.limiters[rule.rateSlot] as SlidingWindowLimiter) : null;
+  const now = limiter === null ? 0 : rt.now();
+  const wait = limiter === null ? 0 : limiter.waitMs(now);
+  if (limiter !== null && wait > 0) {
+    const retry = Math.ceil(wait);
+    const reason = `${what} is rate-limited: ${rule.label} allows ${limiter.limit} calls per ${limiter.windowMs} ms; retry in ${retry} ms`;
+    return {
+      ...decision(rt, ctx, 'rate_limited', reason, rule.ref, rule.obligations),
+      retry_after_ms: retry,
+    };
+  }
+  const turn = rule.turnLimit > 0 ? flow?.turnCounts : undefined;
+  const used = turn?.get(rule.ref.id) ?? 0;
+  if (turn !== undefined && used >= rule.turnLimit) {
+    const reason = `${what} is rate-limited: ${rule.label} allows ${rule.turnLimit} calls per turn, and this turn has made ${used}; it may run again in a new turn`;
+    return decision(rt, ctx, 'rate_limited', reason, rule.ref, rule.obligations);
+  }
+  if (mode.consume) {
+    limiter?.record(now);
+    turn?.set(rule.ref.id, used + 1);
+  }
+  return null;
 }
 
 function deny(rt: Runtime, ctx: Ctx, rule: RuleRef, reason: string): PolicyDecision {

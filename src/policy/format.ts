@@ -2,6 +2,7 @@ import { citeRule } from './compile-context.js';
 import type { CompiledPolicy } from './compiled.js';
 import type { Obligation, PolicyDecision, PolicyExplanation } from './decision.js';
 import type { PolicyReloadedEvent, PolicyReloadFailedEvent } from './events.js';
+import { formatFlowSummary } from './flow-summary.js';
 import { formatIssue } from './issues.js';
 import { reloadErrorPlace, type PolicyReloadError, type PolicyStatus } from './status.js';
 
@@ -39,6 +40,9 @@ export function formatExplanation(explanation: PolicyExplanation): string[] {
         : `Home Assistant runs it as ${target.service}`;
     lines.push(`target: ${target.entity_id} (${runs})`);
   }
+  for (const v of decision.flow ?? []) {
+    lines.push(`flow: ${v.gate} ${v.action} (set by ${v.set_by})`);
+  }
   for (const o of decision.obligations) lines.push(`obligation: ${formatObligation(o)}`);
   if (decision.retry_after_ms !== undefined)
     lines.push(`retry after: ${decision.retry_after_ms} ms`);
@@ -48,7 +52,9 @@ export function formatExplanation(explanation: PolicyExplanation): string[] {
     for (const step of trace) {
       const detail = step.detail === undefined ? '' : `: ${step.detail}`;
       const on = step.target === undefined ? '' : ` on ${step.target}`;
-      lines.push(`  ${step.result.padEnd(11)} ${citeRule(step.rule, sha)}${on}${detail}`);
+      // a flow gate of the allow rule just above
+      const what = step.gate === undefined ? citeRule(step.rule, sha) : `flow ${step.gate}`;
+      lines.push(`  ${step.result.padEnd(11)} ${what}${on}${detail}`);
     }
   }
   return lines;
@@ -63,6 +69,7 @@ export function formatPolicySummary(policy: CompiledPolicy): string[] {
       `allowed_tools ${count('allowed_tools')}, denied_tools ${count('denied_tools')}, ` +
       `denied_entities ${count('denied_entities')}`,
   ];
+  lines.push(...formatFlowSummary(policy));
   for (const w of policy.warnings) lines.push(`warning: ${formatIssue(policy.file, w)}`);
   return lines;
 }

@@ -47,24 +47,102 @@ export type TargetSpec = z.infer<typeof TargetSchema>;
 /** A window in the one duration grammar; a bare number (`per: 60`) is refused as ambiguous. */
 const WindowSchema = durationSchema({ min: 1, max: MAX_WINDOW_MS });
 
-/** `{calls: 10, per: 1m}` or the shorthand `10/minute`, `10/1m`; normalised to `{calls, windowMs}`. */
-const RateLimitSchema = z
-  .preprocess(
-    (v, ctx) => {
-      if (typeof v !== 'string') return v;
-      // Split, then trim: `\s*(.+?)\s*$` backtracked quadratically over a run of spaces.
-      const m = /^\s*(\d+)\s*\/(.*)$/s.exec(v);
-      if (m) return { calls: Number(m[1]), per: (m[2] ?? '').trim() };
-      ctx.addIssue({
-        code: 'custom',
-        message: 'expected a rate limit like 10/minute, 10/5m or {calls: 10, per: 1m}',
-      });
-      return z.NEVER;
-    },
-    z.strictObject({ calls: z.int().min(1).max(100_000), per: WindowSchema }),
-  )
-  .transform((r) => ({ calls: r.calls, windowMs: r.per }));
+/** `per: turn`: the limit counts the calls of one model turn (docs/policy.md, "Flow rules"). */
+const PER_TURN = 'turn';
+
+/** One limit, normalised: calls per window, or calls per model turn. */
+type OneLimit =
+  | { readonly calls: number; readonly windowMs: number }
+  | { readonly calls: number; readonly perTurn: true };
+
+/** `{calls: 10, per: 1m}`, `{calls: 3, per: turn}`; `per` is a duration or the word `turn`. */
+const LimitObjectSchema = z
+  .strictObject({ calls: z.int().min(1).max(100_000), per: z.unknown() })
+  .transform((r, ctx): OneLimit => {
+    if (r.per === PER_TURN) return { calls: r.calls, perTurn: true };
+    const window = WindowSchema.safeParse(r.per);
+    if (window.success) return { calls: r.calls, windowMs: window.data };
+    for (const issue of window.error.issues) {
+      const message = `${issue.message.replace(/^Invalid input: /, '')}; or ${PER_TURN} (per model turn)`;
+      ctx.addIssue({ code: 'custom', path: ['per', ...issue.path], message });
+    }
+    return z.NEVER;
+  });
+
+/** One limit, or its shorthand `10/minute`, `10/1m`, `3/turn`. */
+const OneLimitSchema = z.preprocess((v, ctx) => {
+  if (typeof v !== 'string') return v;
+  // Split, then trim: `\s*(.+?)\s*$` backtracked quadratically over a run of spaces.
+  const m = /^\s*(\d+)\s*\/(.*)$/s.exec(v);
+  if (m) return { calls: Number(m[1]), per: (m[2] ?? '').trim() };
+  ctx.addIssue({
+    code: 'custom',
+    message: 'expected a rate limit like 10/minute, 10/5m, 3/turn or {calls: 10, per: 1m}',
+  });
+  return z.NEVER;
+}, LimitObjectSchema);
+
+/** A rule's limits: calls per window, calls per model turn; null where none is written. */
+interface RateLimits {
+  window: { calls: number; windowMs: number } | null;
+  turnCalls: number | null;
+}
+
+/**
+ * `rate_limit`: one limit, or a list of at most one window limit and one per-turn limit
+ * (`[10/hour, 3/turn]`). Normalised to `{window, turnCalls}`, either null when not written.
+ */
+const RateLimitSchema = z.unknown().transform((v, ctx): RateLimits => {
+  const many = Array.isArray(v);
+  const items: unknown[] = many ? v : [v];
+  if (many && (items.length < 1 || items.length > 2)) {
+    ctx.addIssue({ code: 'custom', message: 'expected one or two limits (a window, a turn)' });
+    return z.NEVER;
+  }
+  const out: RateLimits = { window: null, turnCalls: null };
+  for (const [i, item] of items.entries()) {
+    const at = many ? [i] : [];
+    const one = OneLimitSchema.safeParse(item);
+    if (!one.success) {
+      for (const issue of one.error.issues) {
+        ctx.addIssue({ ...issue, path: [...at, ...issue.path] });
+      }
+      continue;
+    }
+    const limit = one.data;
+    const perTurn = 'perTurn' in limit;
+    if (perTurn ? out.turnCalls !== null : out.window !== null) {
+      const message = `a second ${perTurn ? 'per-turn' : 'window'} limit: write at most one of each`;
+      ctx.addIssue({ code: 'custom', path: at, message });
+    } else if (perTurn) out.turnCalls = limit.calls;
+    else out.window = { calls: limit.calls, windowMs: limit.windowMs };
+  }
+  return out;
+});
 export type RateLimitSpec = z.infer<typeof RateLimitSchema>;
+
+/** What the flow rules may do with a call they apply to (docs/policy.md, "Flow rules"). */
+const FlowActionSchema = z.enum(['allow', 'confirm', 'deny'], {
+  error: 'expected allow, confirm or deny',
+});
+
+/**
+ * The top-level `flow:` section: what to do with a model's call after its turn read untrusted
+ * content (`after_untrusted`) or private data (`after_private`), and how a private read is
+ * matched to an open-world call (`private_match`). Every key is optional; see compile-flow.ts
+ * for the defaults.
+ */
+const FlowSectionSchema = z
+  .strictObject({
+    after_untrusted: FlowActionSchema.optional(),
+    after_private: FlowActionSchema.optional(),
+    private_match: z
+      .enum(['any', 'shared_words'], { error: 'expected any or shared_words' })
+      .optional(),
+  })
+  .nullish()
+  .transform((v) => v ?? {});
+export type FlowSectionSpec = z.infer<typeof FlowSectionSchema>;
 
 const DataSchema = ConstraintMapSchema.superRefine((data, ctx) => {
   for (const key of Object.keys(data)) {
@@ -85,7 +163,13 @@ const InputSchema = z.record(z.string(), z.unknown());
 const ALWAYS = { when: () => true };
 
 const common = { id: RuleIdSchema.optional(), description: DescriptionSchema.optional() };
-const grants = { confirm: z.boolean().optional(), rate_limit: RateLimitSchema.optional() };
+const grants = {
+  confirm: z.boolean().optional(),
+  rate_limit: RateLimitSchema.optional(),
+  /** This rule's own flow actions, over the `flow:` section's, for calls it allows. */
+  after_untrusted: FlowActionSchema.optional(),
+  after_private: FlowActionSchema.optional(),
+};
 
 const serviceShorthand = (v: unknown) => (typeof v === 'string' ? { service: v } : v);
 const toolShorthand = (v: unknown) => (typeof v === 'string' ? { tool: v } : v);
@@ -173,6 +257,7 @@ const version = z
 /** The whole file. `version` may be omitted (it means 1); any other version is refused. */
 export const PolicyFileSchema = z.strictObject({
   version,
+  flow: FlowSectionSchema,
   allowed_services: list(RULE_ITEM_SCHEMAS.allowed_services),
   denied_services: list(RULE_ITEM_SCHEMAS.denied_services),
   allowed_tools: list(RULE_ITEM_SCHEMAS.allowed_tools),
@@ -186,6 +271,7 @@ export const PolicyFileSchema = z.strictObject({
  */
 export const PolicyShapeSchema = z.strictObject({
   version,
+  flow: FlowSectionSchema,
   allowed_services: list(z.unknown()),
   denied_services: list(z.unknown()),
   allowed_tools: list(z.unknown()),

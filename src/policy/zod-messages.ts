@@ -52,6 +52,14 @@ const KNOWN_KEYS: readonly string[] = [
   'confirmed',
   'advance',
   'domain',
+  'flow',
+  'after_untrusted',
+  'after_private',
+  'private_match',
+  'changes_state',
+  'open_world',
+  'shares_private_words',
+  'turn',
 ];
 
 /** Short, human messages for zod issues; `key` set when the issue is about a map key. */
@@ -69,8 +77,20 @@ export function describeZodIssue(issue: z.core.$ZodIssue): { message: string; ke
   return [{ message: issue.message.replace(/^Invalid input: /, '') }];
 }
 
+/** Keys only an allow rule takes: on a deny rule they are named as such. */
+const ALLOW_RULE_KEYS: ReadonlySet<string> = new Set([
+  'confirm',
+  'rate_limit',
+  'additional_data',
+  'additional_input',
+  'after_untrusted',
+  'after_private',
+]);
+
 function unknownKeyMessage(key: string): string {
+  if (ALLOW_RULE_KEYS.has(key)) return `unknown key '${key}' here (it is a key of allow rules)`;
   const hint = closest(key, KNOWN_KEYS);
+  if (hint === key) return `unknown key '${key}' here`;
   return hint === undefined
     ? `unknown key '${key}'`
     : `unknown key '${key}' (did you mean '${hint}'?)`;

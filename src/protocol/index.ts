@@ -54,6 +54,7 @@ export type {
   ResourceRequirements,
   TagFilter,
 } from './toolspec.js';
+export { specEffects } from './spec-effects.js';
 export { PreflightReplySchema } from './preflight.js';
 export type { PreflightReply, PreflightCheck } from './preflight.js';
 export { HelloSchema, ByeSchema } from './announce.js';

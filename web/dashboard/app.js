@@ -193,19 +193,69 @@ async function refreshTools() {
 
 // ---- confirmations -----------------------------------------------------------------------
 
+/**
+ * Who asked for a held call, in words (ADR 0068; `caesar confirm` says the same,
+ * src/cli/held-call-lines.ts). A brain before issue 27 names only the token.
+ */
+function askedByText(c) {
+  const a = c.asked_by;
+  if (!a) return `token \`${c.requested_by}\``;
+  if (a.kind === 'api') return `token \`${a.actor}\` directly`;
+  if (a.kind === 'intent') {
+    return `the local rule \`${a.intent}\`, on a message of token \`${a.actor}\``;
+  }
+  const session = a.session_id ? ` (session ${a.session_id})` : '';
+  return `a model, in a turn opened by token \`${a.actor}\`${session}`;
+}
+
+/** What the model had read before it asked: tool, trust, sources, and the excerpt as text. */
+function readList(read) {
+  const box = el('div', undefined, 'read');
+  if (read.length === 0) {
+    box.append(el('div', 'the model had read nothing untrusted or private', 'muted'));
+    return box;
+  }
+  box.append(el('div', 'the model had read:', 'muted'));
+  const list = el('ul');
+  for (const r of read) {
+    const item = el('li');
+    const kinds = [r.trust === 'untrusted' ? 'untrusted' : '', r.private ? 'private' : ''];
+    const what = kinds.filter((k) => k !== '').join(', ') || 'trusted';
+    const from = r.sources.length > 0 ? ` from ${r.sources.join(', ')}` : '';
+    item.append(el('div', `${r.tool} (${what})${from}`, 'read-what'));
+    // the injected text is shown as the model read it: as text, never as markup
+    if (r.excerpt) item.append(el('blockquote', r.excerpt, 'excerpt'));
+    list.append(item);
+  }
+  box.append(list);
+  return box;
+}
+
 function confirmationItem(c) {
   const li = el('li');
   li.dataset.id = c.id;
   li.append(el('span', c.tool, 'name'), badge(c.rule, 'warn'));
-  li.append(el('div', c.summary));
-  li.append(el('div', `asked by ${c.requested_by}, expires ${when(c.expires_at)}`, 'muted'));
+  li.append(el('div', c.summary, 'summary'));
+  li.append(el('div', `asked by ${askedByText(c)}`, 'asked-by'));
+  const at = c.rule_at ? ` (${c.rule_at})` : '';
+  li.append(el('div', `held by rule ${c.rule}${at}: ${c.reason}`, 'held-by'));
+  for (const g of c.gated_by ?? []) {
+    const gate = `held by flow gate ${g.gate} (${g.action}), set by ${g.set_by}`;
+    li.append(el('div', gate, 'held-by'));
+  }
+  const byModel = c.asked_by?.kind === 'model';
+  if (byModel) li.append(readList(c.read ?? []));
+  li.append(el('div', `expires ${when(c.expires_at)}`, 'muted'));
   const actions = el('div', undefined, 'actions');
-  const approve = el('button', 'Approve');
-  const reject = el('button', 'Reject', 'secondary');
-  approve.type = reject.type = 'button';
-  approve.addEventListener('click', () => void decide(c, true, [approve, reject]));
-  reject.addEventListener('click', () => void decide(c, false, [approve, reject]));
-  actions.append(approve, reject);
+  const buttons = [el('button', 'Approve'), el('button', 'Reject', 'secondary')];
+  // only a model's call has a turn to stop (docs/dashboard.md)
+  if (byModel) buttons.push(el('button', 'Reject and stop turn', 'secondary'));
+  const decisions = [{ approve: true }, { approve: false }, { approve: false, stop_turn: true }];
+  buttons.forEach((button, i) => {
+    button.type = 'button';
+    button.addEventListener('click', () => void decide(c, decisions[i], buttons));
+  });
+  actions.append(...buttons);
   li.append(actions);
   return li;
 }
@@ -225,18 +275,24 @@ function describeReport(r) {
   if (r.result !== undefined) lines.push(`result: ${short(r.result, 2000)}`);
   if (r.reason) lines.push(r.reason);
   if (r.error) lines.push(`${r.error.code}: ${r.error.message}`);
+  if (r.stopped === true) {
+    const others = (r.also_rejected ?? []).map((o) => `${o.id} (${o.tool})`);
+    const also = others.length > 0 ? `; also rejected: ${others.join(', ')}` : '';
+    lines.push(`stopped the turn: the model is not asked again${also}`);
+  } else if (r.stopped === false) {
+    lines.push('no model turn waited for this call: it was a plain rejection');
+  }
   if (r.chat?.reply) lines.push(r.chat.reply);
   return lines.join('\n');
 }
 
-async function decide(c, approve, buttons) {
+/** `decision`: `{approve}`, or `{approve: false, stop_turn: true}` to stop the turn too. */
+async function decide(c, decision, buttons) {
   buttons.forEach((b) => (b.disabled = true));
   const out = $('confirm-result');
   out.hidden = false;
   try {
-    const report = await api('POST', `/v1/confirmations/${encodeURIComponent(c.id)}`, {
-      approve,
-    });
+    const report = await api('POST', `/v1/confirmations/${encodeURIComponent(c.id)}`, decision);
     out.textContent = describeReport(report);
     out.dataset.outcome = report.outcome;
   } catch (err) {

@@ -55,6 +55,9 @@ export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> =
     annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
     executionLocality: 'local',
     resourceRequirements: { cpu: 'low', memory_mb: 256, network: false },
+    // computed from the expression alone, offline: nothing from outside to carry instructions
+    outputTrust: 'trusted',
+    readsPrivate: false,
     timeoutMs: TIMEOUT_MS,
     // every calculation each thread may hold (ADR 0050): past that the SDK queues the call
     maxConcurrency: MAX_THREADS * DEFAULT_THREAD_DEPTH,

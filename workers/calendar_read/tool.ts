@@ -92,6 +92,9 @@ export function createCalendarReadTool(options: CalendarReadToolOptions = {}) {
     annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
     executionLocality: 'lan',
     resourceRequirements: { cpu: 'low', memory_mb: 128, network: true },
+    // the user's own events, with text anyone who sends an invitation can write
+    outputTrust: 'untrusted',
+    readsPrivate: true,
     config: CalendarConfigSchema,
     configSection: CONFIG_SECTION,
     timeoutMs: CALL_TIMEOUT_MS,

@@ -51,6 +51,9 @@ export function createHaEntitiesTool(options: HaSessionOptions = {}) {
     output: HaEntitiesResultSchema,
     annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
     resourceRequirements: { cpu: 'low', memory_mb: 128, network: true },
+    // the home's devices and states, named by whoever set up (or paired) each device
+    outputTrust: 'untrusted',
+    readsPrivate: true,
     timeoutMs: 10_000,
     maxConcurrency: 8,
     maxQueue: 64,

@@ -77,6 +77,9 @@ export function createWebSearchTool(options: WebSearchToolOptions = {}) {
     determinism: 'nondeterministic',
     executionLocality: 'remote_api',
     resourceRequirements: { cpu: 'low', memory_mb: 64, network: true },
+    // titles and snippets are what web pages say: anyone can write them
+    outputTrust: 'untrusted',
+    readsPrivate: false,
     // Static, so the honest value is the one that may cost: Brave and Tavily bill each call.
     costModel: { kind: 'metered', unit: '1 API request per call (Brave or Tavily); SearXNG free' },
     licensing: 'Apache-2.0',

@@ -17,7 +17,7 @@ import type {
   SessionRef,
   ToolStep,
 } from './ports.js';
-import { offlineReply } from './replies.js';
+import { offlineReply, stoppedNote } from './replies.js';
 import { labelOfReport, recordOf, type SpecOf } from './turn-calls.js';
 
 interface AgentOptions {
@@ -80,6 +80,8 @@ type Turn = Omit<ChatResponse, 'session_id'> & {
   readonly keep: boolean;
   /** The client left before the answer (ends the turn as cancelled). */
   readonly cancelled?: boolean;
+  /** The token that stopped the turn by rejecting one of its calls (ADR 0068). */
+  readonly stoppedBy?: string;
 };
 
 /** The rest of a paused turn, and whose turn it is. */
@@ -87,6 +89,14 @@ export interface ResumedTurn {
   /** The actor that opened the turn: the only one the rest of it may be shown to. */
   readonly owner: string;
   readonly response: ChatResponse;
+}
+
+/** A paused turn a human stopped, and whose turn it was. */
+export interface StoppedTurn {
+  /** The actor that opened the turn. */
+  readonly owner: string;
+  /** The turn's other calls that still waited, now rejected, by confirmation id. */
+  readonly alsoRejected: readonly { readonly id: string; readonly report: ToolCallReport }[];
 }
 
 /**
@@ -192,6 +202,58 @@ export class Agent {
     }
     const outcome = await this.#loop.resume(turn, paused, report);
     return { owner, response: await this.#finish(turn, message, planned(outcome), started) };
+  }
+
+  /** Whether a paused planner turn waits for this confirmation (one `stop` could stop). */
+  waitsFor(confirmationId: string): boolean {
+    return this.#paused.has(confirmationId);
+  }
+
+  /**
+   * Stops the paused turn that waits for `confirmationId`, whose call `by` has just rejected
+   * (`report`), instead of letting it go on (ADR 0068): no round is asked of the model after
+   * it; every other call of the turn still waiting is rejected (`turn_stopped`); the owner's
+   * conversation gets the rejections and a note in the operator's voice (`stoppedNote`), and
+   * the owner's `chat.completed` row says who stopped it. Undefined when no paused turn
+   * holds the confirmation (an API invoke's call): then it was a plain rejection.
+   */
+  async stop(
+    confirmationId: string,
+    report: ToolCallReport,
+    by: Caller,
+  ): Promise<StoppedTurn | undefined> {
+    const dropped = this.#paused.drop(confirmationId);
+    if (dropped === undefined) return undefined;
+    const started = performance.now();
+    const { turn: paused, callId, others } = dropped;
+    const conv = this.#o.conversations;
+    conv.appendTool(paused.session, recordOf(report, labelOfReport(report), callId));
+    const alsoRejected: { id: string; report: ToolCallReport }[] = [];
+    for (const other of others) {
+      const rejected = await this.#o.gate.rejectStopped(other.confirmationId, by, confirmationId);
+      if (rejected === undefined) continue;
+      conv.appendTool(paused.session, recordOf(rejected, labelOfReport(rejected), other.callId));
+      alsoRejected.push({ id: other.confirmationId, report: rejected });
+    }
+    const calls = [report, ...alsoRejected.map((r) => r.report)];
+    const note = stoppedNote(
+      by.actor,
+      calls.map((c) => c.tool),
+    );
+    conv.appendUser(paused.session, note);
+    const turn = this.#context(paused.session, paused.caller, {});
+    const message = `(confirmation ${confirmationId} rejected by ${by.actor}: turn stopped)`;
+    const answer: Turn = {
+      reply: note,
+      tool_calls: calls,
+      iterations: paused.iteration,
+      capped: false,
+      planner: 'llm',
+      keep: false,
+      stoppedBy: by.actor,
+    };
+    await this.#finish(turn, message, answer, started);
+    return { owner: paused.caller.actor, alsoRejected };
   }
 
   #context(session: SessionRef, caller: Caller, options: AgentChatOptions): TurnContext {
@@ -315,13 +377,13 @@ export class Agent {
   }
 
   async #finish(turn: TurnContext, message: string, answer: Turn, started: number) {
-    const { keep, cancelled = false, ...rest } = answer;
+    const { keep, cancelled = false, stoppedBy, ...rest } = answer;
     // a paused turn's reply asks for approval, a cancelled one's says nobody got an answer:
     // the model must not read either as its own words
     if (keep) this.#o.conversations.appendAssistant(turn.session, rest.reply);
     const response: ChatResponse = { session_id: turn.session.id, ...rest };
     const durationMs = performance.now() - started;
-    await this.#audit(message, response, turn.caller, durationMs, cancelled);
+    await this.#audit(message, response, turn.caller, durationMs, { cancelled, stoppedBy });
     this.#o.onChat?.(response.planner, durationMs);
     return response;
   }
@@ -331,8 +393,9 @@ export class Agent {
     r: ChatResponse,
     caller: Caller,
     durationMs: number,
-    cancelled: boolean,
+    ended: { cancelled: boolean; stoppedBy: string | undefined },
   ) {
+    const { cancelled, stoppedBy } = ended;
     try {
       await this.#o.audit.append({
         type: 'chat.completed',
@@ -345,6 +408,7 @@ export class Agent {
           iterations: r.iterations,
           capped: r.capped,
           ...(cancelled ? { cancelled } : {}),
+          ...(stoppedBy === undefined ? {} : { stopped_by: stoppedBy }),
           planner: r.planner,
           tool_calls: r.tool_calls.map((c) => ({
             tool: c.tool,

@@ -42,6 +42,13 @@ export interface PausedTurn {
   readonly plan?: PlanProgress;
 }
 
+/** A turn a human stopped: the call whose rejection stopped it, and the others that waited. */
+export interface DroppedTurn {
+  readonly turn: PausedTurn;
+  readonly callId: string;
+  readonly others: readonly { readonly confirmationId: string; readonly callId: string }[];
+}
+
 export class PausedTurns {
   readonly #byConfirmation = new Map<string, PausedTurn>();
   readonly #now: () => number;
@@ -72,6 +79,31 @@ export class PausedTurns {
     this.#byConfirmation.delete(confirmationId);
     turn.waiting.delete(confirmationId);
     return { turn, callId };
+  }
+
+  /** Whether a paused turn waits for this confirmation. */
+  has(confirmationId: string): boolean {
+    this.#prune();
+    return this.#byConfirmation.has(confirmationId);
+  }
+
+  /**
+   * Drops the whole turn a confirmation belongs to, because a human stopped it (ADR 0068):
+   * that confirmation's call id and every other confirmation of the turn still waiting,
+   * none of which can resume it any more. Undefined when no paused turn holds it.
+   */
+  drop(confirmationId: string): DroppedTurn | undefined {
+    this.#prune();
+    const turn = this.#byConfirmation.get(confirmationId);
+    const callId = turn?.waiting.get(confirmationId);
+    if (turn === undefined || callId === undefined) return undefined;
+    const others: { confirmationId: string; callId: string }[] = [];
+    for (const [id, otherCall] of turn.waiting) {
+      this.#byConfirmation.delete(id);
+      if (id !== confirmationId) others.push({ confirmationId: id, callId: otherCall });
+    }
+    turn.waiting.clear();
+    return { turn, callId, others };
   }
 
   get size(): number {

@@ -15,6 +15,15 @@ export interface CallGate {
     caller: Caller,
     origin?: CallOrigin,
   ): Promise<ToolCallReport>;
+  /**
+   * Rejects a call still waiting for confirmation because `by` stopped its turn by
+   * rejecting `stoppedWith` (ADR 0068); undefined when it no longer waits.
+   */
+  rejectStopped(
+    confirmationId: string,
+    by: Caller,
+    stoppedWith: string,
+  ): Promise<ToolCallReport | undefined>;
 }
 
 /** The outcome of a call as an intent's reply template sees it. */

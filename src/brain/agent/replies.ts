@@ -112,3 +112,19 @@ export function pausedReply(tickets: readonly ConfirmationTicket[]): string {
   lines.push("I'll carry on once it is approved (or tell you if it is rejected).");
   return lines.join('\n');
 }
+
+/**
+ * The note a stopped turn leaves in its owner's conversation (ADR 0068), stored as a user
+ * turn: the model reads it as the operator's word, not as its own, and so does not ask for
+ * the same calls again on the next message. It names only what the brain knows for itself
+ * (the token that stopped the turn, the registered names of the rejected calls' tools),
+ * never text a model or a tool wrote, which must not speak with the operator's voice.
+ */
+export function stoppedNote(by: string, tools: readonly string[]): string {
+  const names = [...new Set(tools)].join(', ');
+  return (
+    `[Note from CAESAR for the operator: token \`${by}\` rejected the call(s) the assistant ` +
+    `asked for (${names}) and stopped that turn. Do not ask for them again unless the user ` +
+    'asks for them in a new message.]'
+  );
+}

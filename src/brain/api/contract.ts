@@ -37,12 +37,64 @@ export const CALL_OUTCOMES = [
 ] as const;
 export type CallOutcome = (typeof CALL_OUTCOMES)[number];
 
+/**
+ * Who asked for a held call, why it is held and what the model had read (ADR 0068): the
+ * same account on a ticket (the answer of the call that was held), on each entry of
+ * `GET /v1/confirmations`, on `caesar confirm` and on the dashboard. Absent from a brain
+ * before issue 27.
+ */
+const HeldCallAccount = {
+  /**
+   * Who asked (ADR 0065): `model` (a language model, in a turn opened by token `actor`),
+   * `intent` (a local rule matched on the operator's own words) or `api` (the token itself).
+   */
+  asked_by: z
+    .object({
+      kind: z.enum(['model', 'intent', 'api']),
+      actor: z.string(),
+      session_id: z.string().optional(),
+      intent: z.string().optional(),
+    })
+    .optional(),
+  /**
+   * The flow rules that held it: a model's call after untrusted or private content, and
+   * where that was said (`<rule> (<file:line:col>)`, or `flow default`).
+   */
+  gated_by: z
+    .array(
+      z.object({
+        gate: z.enum(['after_untrusted', 'after_private']),
+        action: z.enum(['allow', 'confirm', 'deny']),
+        set_by: z.string(),
+      }),
+    )
+    .optional(),
+  /**
+   * What the model had read before it asked: each untrusted or private tool result, with
+   * where it came from and a short excerpt (control and invisible characters escaped as
+   * `\uXXXX`). Empty for a call no model asked for.
+   */
+  read: z
+    .array(
+      z.object({
+        tool: z.string(),
+        decision_id: z.string(),
+        trust: z.enum(['trusted', 'untrusted']),
+        private: z.boolean(),
+        sources: z.array(z.string()),
+        excerpt: z.string(),
+      }),
+    )
+    .optional(),
+};
+
 const ConfirmationTicketSchema = z.object({
   id: z.string(),
   /** Plain language: exactly what would run. */
   summary: z.string(),
   /** ISO-8601 UTC. */
   expires_at: z.string(),
+  ...HeldCallAccount,
 });
 export type ConfirmationTicket = z.infer<typeof ConfirmationTicketSchema>;
 
@@ -135,8 +187,22 @@ export type ChatEvent = z.infer<typeof ChatEventSchema>;
 /** `POST /v1/tools/{name}/invoke`. */
 export const InvokeRequestSchema = z.strictObject({ input: z.unknown() });
 
-/** `POST /v1/confirmations/{id}`. */
-export const ConfirmRequestSchema = z.strictObject({ approve: z.boolean() });
+/**
+ * `POST /v1/confirmations/{id}`. `stop_turn` (with `approve: false` only) also stops the
+ * planner turn that waits for the call: no round is asked of the model after it, and every
+ * other call of that turn still waiting is rejected too (ADR 0068).
+ */
+export const ConfirmRequestSchema = z
+  .strictObject({ approve: z.boolean(), stop_turn: z.boolean().optional() })
+  .superRefine((req, ctx) => {
+    if (req.approve && req.stop_turn === true) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['stop_turn'],
+        message: 'only with "approve": false: a turn is stopped by rejecting its call',
+      });
+    }
+  });
 
 /**
  * The answer to a confirmation: the decision, the call's report and, when a planner turn of
@@ -148,6 +214,15 @@ export const ConfirmResponseSchema = ToolCallReportSchema.extend({
   /** What the human decided (the call's own outcome is `outcome`). Absent before ADR 0063. */
   decision: z.enum(['approved', 'rejected']).optional(),
   chat: ChatResponseSchema.optional(),
+  /**
+   * With `stop_turn`: whether a planner turn waited for the call and was stopped (false: the
+   * call had no turn, such as an API invoke's, and this was a plain rejection). ADR 0068.
+   */
+  stopped: z.boolean().optional(),
+  /** With `stop_turn`: the other calls of the stopped turn that still waited, now rejected. */
+  also_rejected: z
+    .array(z.object({ id: z.string(), tool: z.string(), decision_id: z.string() }))
+    .optional(),
 });
 export type ConfirmResponse = z.infer<typeof ConfirmResponseSchema>;
 
@@ -164,45 +239,10 @@ export const PendingConfirmationSchema = z.object({
   decision_id: z.string(),
   /** The policy rule that asked for confirmation. */
   rule: z.string(),
+  /** Where that rule sits, `<file>:<line>:<col>`, in the policy that decided. */
+  rule_at: z.string().optional(),
   reason: z.string(),
-  /**
-   * Who asked (ADR 0065): `model` (a language model, in a turn opened by token `actor`),
-   * `intent` (a local rule matched on the operator's own words) or `api` (the token itself).
-   */
-  asked_by: z
-    .object({
-      kind: z.enum(['model', 'intent', 'api']),
-      actor: z.string(),
-      session_id: z.string().optional(),
-      intent: z.string().optional(),
-    })
-    .optional(),
-  /** The flow rules that asked for it: a model's call after untrusted or private content. */
-  gated_by: z
-    .array(
-      z.object({
-        gate: z.enum(['after_untrusted', 'after_private']),
-        action: z.enum(['allow', 'confirm', 'deny']),
-        set_by: z.string(),
-      }),
-    )
-    .optional(),
-  /**
-   * What the model had read before it asked: each untrusted or private tool result, with
-   * where it came from and a short excerpt (control and invisible characters escaped).
-   */
-  read: z
-    .array(
-      z.object({
-        tool: z.string(),
-        decision_id: z.string(),
-        trust: z.enum(['trusted', 'untrusted']),
-        private: z.boolean(),
-        sources: z.array(z.string()),
-        excerpt: z.string(),
-      }),
-    )
-    .optional(),
+  ...HeldCallAccount,
   /** ISO-8601 UTC. */
   created_at: z.string(),
   /** ISO-8601 UTC. */
@@ -210,10 +250,26 @@ export const PendingConfirmationSchema = z.object({
 });
 export type PendingConfirmation = z.infer<typeof PendingConfirmationSchema>;
 
-/** `POST /v1/policy/explain`: the call to judge, as `{tool, input}`. */
+/**
+ * A model's call to simulate (docs/policy.md, "Flow rules"): what its turn had read. The
+ * tool's effects come from its live spec. `shares_private_words` matters only under
+ * `flow.private_match: shared_words`; by default the input is taken to share words.
+ */
+export const ExplainFlowSchema = z.strictObject({
+  after_untrusted: z.boolean().default(false),
+  after_private: z.boolean().default(false),
+  shares_private_words: z.boolean().default(true),
+});
+export type ExplainFlow = z.infer<typeof ExplainFlowSchema>;
+
+/**
+ * `POST /v1/policy/explain`: the call to judge, as `{tool, input}`, and `flow` to judge it
+ * as a model's call.
+ */
 export const ExplainRequestSchema = z.strictObject({
   tool: z.string().min(1),
   input: z.unknown(),
+  flow: ExplainFlowSchema.optional(),
 });
 
 /** What the policy says about a tool with no particular input. */

@@ -8,6 +8,7 @@ export {
   ExplainRequestSchema,
   HttpErrorSchema,
   InvokeRequestSchema,
+  PendingConfirmationSchema,
   PolicyStatusSchema,
   ToolCallReportSchema,
   ToolViewSchema,
@@ -20,12 +21,13 @@ export type {
   ChatResponse,
   ConfirmResponse,
   ConfirmationTicket,
+  ExplainFlow,
   PendingConfirmation,
   PolicyStatusView,
   Readiness,
   ToolCallReport,
   ToolView,
 } from './contract.js';
-export type { BrainService, ChatOptions, CompletionRequest } from './service.js';
+export type { BrainService, ChatOptions, CompletionRequest, ConfirmOptions } from './service.js';
 export { API_SCOPES, ensureTokensFile, readTokensFile, TokensFileError } from './tokens-file.js';
 export type { ApiScope, ApiToken } from './tokens-file.js';

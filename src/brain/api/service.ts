@@ -7,6 +7,7 @@ import type {
   ChatRequest,
   ChatResponse,
   ConfirmResponse,
+  ExplainFlow,
   PendingConfirmation,
   PolicyStatusView,
   Readiness,
@@ -24,6 +25,12 @@ export interface ChatOptions {
   readonly onEvent?: (event: ChatEvent) => void;
   /** Aborts the turn's model requests (the client went away). */
   readonly signal?: AbortSignal;
+}
+
+/** How a confirmation is decided beyond approve or reject. */
+export interface ConfirmOptions {
+  /** With a rejection: stop the planner turn that waits for the call too. @default false */
+  readonly stopTurn?: boolean;
 }
 
 /**
@@ -53,13 +60,23 @@ export interface BrainService {
   /** Runs one tool call through the gate. */
   invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport>;
   /**
-   * Approves (runs once) or rejects a call waiting for confirmation.
+   * Approves (runs once) or rejects a call waiting for confirmation; a rejection with
+   * `stopTurn` also stops the planner turn that waits for it (ADR 0068).
    * @throws ConfirmationNotFoundError when the id is unknown, used, expired or voided.
    */
-  confirm(id: string, approve: boolean, caller: Caller): Promise<ConfirmResponse>;
+  confirm(
+    id: string,
+    approve: boolean,
+    caller: Caller,
+    options?: ConfirmOptions,
+  ): Promise<ConfirmResponse>;
   /** The calls waiting for a human, oldest first (`GET /v1/confirmations`). */
   pendingConfirmations(): PendingConfirmation[];
-  explain(tool: string, input: unknown): PolicyExplanation;
+  /**
+   * What the policy would decide about a call, counting nothing; with `flow`, as a model's
+   * call after its turn read what `flow` says, the tool's effects taken from its live spec.
+   */
+  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation;
   /** `GET /v1/policy`: the enforced policy, the file on disk, the last refused reload. */
   policyStatus(): Promise<PolicyStatusView>;
   auditQuery(query: AuditQuery): AuditRecord[];

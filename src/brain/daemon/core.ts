@@ -14,7 +14,9 @@ import type {
   ChatRequest,
   ChatResponse,
   CompletionRequest,
+  ConfirmOptions,
   ConfirmResponse,
+  ExplainFlow,
   PendingConfirmation,
   Readiness,
   ToolCallReport,
@@ -87,11 +89,28 @@ export class BrainCore implements BrainService {
    * Decides a confirmation; a planner turn that waited for it goes on. The rest of the turn
    * (`chat`) is answered to the turn's owner only: another approver (a `confirm`-only token,
    * an operator) gets the decision and the call's report, and the owner finds the rest in its
-   * conversation (ADR 0063).
+   * conversation (ADR 0063). A rejection with `stopTurn` stops that turn instead (ADR 0068).
    */
-  async confirm(id: string, approve: boolean, caller: Caller): Promise<ConfirmResponse> {
-    const report = await this.#p.gateway.confirm(id, approve, caller);
+  async confirm(
+    id: string,
+    approve: boolean,
+    caller: Caller,
+    options: ConfirmOptions = {},
+  ): Promise<ConfirmResponse> {
+    const askedToStop = !approve && options.stopTurn === true;
+    // no turn waits (an API invoke's call): a plain rejection, and nothing says otherwise
+    const stopTurn = askedToStop && this.#p.agent.waitsFor(id);
+    const report = await this.#p.gateway.confirm(id, approve, caller, { stopTurn });
     const decided: ConfirmResponse = { ...report, decision: approve ? 'approved' : 'rejected' };
+    if (askedToStop) {
+      const stopped = stopTurn ? await this.#p.agent.stop(id, report, caller) : undefined;
+      const also = (stopped?.alsoRejected ?? []).map((r) => ({
+        id: r.id,
+        tool: r.report.tool,
+        decision_id: r.report.decision_id,
+      }));
+      return { ...decided, stopped: stopped !== undefined, also_rejected: also };
+    }
     const resumed = await this.#p.agent.resume(id, report);
     if (resumed === undefined || resumed.owner !== caller.actor) return decided;
     return { ...decided, chat: resumed.response };
@@ -101,8 +120,8 @@ export class BrainCore implements BrainService {
     return this.#p.gateway.pending();
   }
 
-  explain(tool: string, input: unknown): PolicyExplanation {
-    return this.#p.gateway.explain(tool, input);
+  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
+    return this.#p.gateway.explain(tool, input, flow);
   }
 
   policyStatus(): Promise<PolicyStatus> {

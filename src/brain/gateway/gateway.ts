@@ -3,22 +3,25 @@ import { silentLogger, type Logger } from '../../log/index.js';
 import {
   CALL_SERVICE_TOOL,
   OUTCOME_ERROR_CODES,
+  type FlowContext,
   type PolicyDecision,
   type PolicyExplanation,
 } from '../../policy/index.js';
 import { errorMessage } from '../../errors/index.js';
 import {
   InvalidInputError,
+  specEffects,
   summariseFieldIssues,
   type DispatchReply,
   type ErrorBody,
   type FieldIssue,
 } from '../../protocol/index.js';
-import type { Caller, PendingConfirmation, ToolCallReport } from '../api/index.js';
+import type { Caller, ExplainFlow, PendingConfirmation, ToolCallReport } from '../api/index.js';
 import type { Dispatcher } from '../dispatch/index.js';
 import type { RegisteredTool } from '../registry/index.js';
 import { ConfirmationBook, type PendingCall, type VoidReason } from './confirmations.js';
 import { ConfirmationNotFoundError } from './errors.js';
+import { heldCallAccount, pendingView } from './held-call.js';
 import { newDecisionId, traceparentFor } from './ids.js';
 import { applyObligations, unknownObligation } from './obligations.js';
 import type { AuditSink, GatewayMetrics, PolicySource, ToolSource } from './ports.js';
@@ -36,10 +39,8 @@ import { ToolInputCheck } from './input-check.js';
 import {
   API_ORIGIN,
   auditProvenance,
-  excerptFor,
   flowContextOf,
   labelOf,
-  readViews,
   type CallOrigin,
   type ContentLabel,
 } from './provenance.js';
@@ -95,26 +96,12 @@ export class ToolGateway {
 
   /**
    * The calls waiting for a human, oldest first, as `GET /v1/confirmations` shows them: what
-   * would run (the summary), who asked, and the rule that asked for confirmation. The input
-   * itself stays in the book: the summary names what runs, and the audit log holds the input
-   * redacted.
+   * would run (the summary), the rule that asked for confirmation, who asked, the flow rules
+   * that held it and what the model had read (ADR 0068). The input itself stays in the
+   * book: the summary names what runs, and the audit log holds the input redacted.
    */
   pending(): PendingConfirmation[] {
-    return this.#book.list().map((call) => ({
-      id: call.id,
-      tool: call.tool,
-      summary: call.summary,
-      requested_by: call.caller.actor,
-      ...(call.caller.sessionId === undefined ? {} : { session_id: call.caller.sessionId }),
-      decision_id: call.decisionId,
-      rule: call.decision.rule.id,
-      reason: call.decision.reason,
-      asked_by: askedBy(call),
-      gated_by: (call.decision.flow ?? []).filter((v) => v.action === 'confirm'),
-      read: readOf(call),
-      created_at: new Date(call.createdAt).toISOString(),
-      expires_at: new Date(call.expiresAt).toISOString(),
-    }));
+    return this.#book.list().map(pendingView);
   }
 
   /**
@@ -142,10 +129,16 @@ export class ToolGateway {
   /**
    * Approves (runs once) or rejects a call waiting for confirmation. An approved call is
    * judged again with `confirmed: true` (so rate limits still apply) and checked against
-   * the tool as it is now.
+   * the tool as it is now. A rejection with `stopTurn` says so in its row and its reason:
+   * the caller stops the call's turn too (ADR 0068).
    * @throws ConfirmationNotFoundError when the id is unknown, used, expired or voided.
    */
-  async confirm(id: string, approve: boolean, caller: Caller): Promise<ToolCallReport> {
+  async confirm(
+    id: string,
+    approve: boolean,
+    caller: Caller,
+    options: { stopTurn?: boolean } = {},
+  ): Promise<ToolCallReport> {
     const pending = this.#book.take(id);
     if (pending === undefined) throw new ConfirmationNotFoundError(id);
     if (pending.decision.policy_sha256 !== this.#o.policy.policy.sha256) {
@@ -161,8 +154,11 @@ export class ToolGateway {
     );
     const by = { confirmation_id: id, by: caller.actor };
     if (!approve) {
-      await this.#record(ctx, 'tool.rejected', { ...by, reason: 'rejected' }, 'rejected', caller);
-      return this.#count(report(ctx, 'rejected', { reason: `rejected by ${caller.actor}` }));
+      const stop = options.stopTurn === true ? { stop_turn: true } : {};
+      const row = { ...by, reason: 'rejected', ...stop };
+      await this.#record(ctx, 'tool.rejected', row, 'rejected', caller);
+      const why = `rejected by ${caller.actor}${options.stopTurn === true ? ', who stopped the turn' : ''}`;
+      return this.#count(report(ctx, 'rejected', { reason: why }));
     }
     if (!(await this.#record(ctx, 'tool.confirmed', by, 'confirmed', caller))) {
       return this.#count(auditUnavailable(ctx));
@@ -181,18 +177,53 @@ export class ToolGateway {
   }
 
   /**
+   * Rejects a call still waiting because `by` stopped its turn with the rejection of
+   * `stoppedWith` (ADR 0068): `tool.rejected` with reason `turn_stopped`. Undefined when it
+   * no longer waits (decided meanwhile, expired, voided).
+   */
+  async rejectStopped(
+    id: string,
+    by: Caller,
+    stoppedWith: string,
+  ): Promise<ToolCallReport | undefined> {
+    const pending = this.#book.take(id);
+    if (pending === undefined) return undefined;
+    const { tool, input, decisionId, caller, origin } = pending;
+    const ctx = contextFor(tool, input, decisionId, caller, origin);
+    const row = {
+      confirmation_id: id,
+      by: by.actor,
+      reason: 'turn_stopped',
+      stopped_with: stoppedWith,
+    };
+    await this.#record(ctx, 'tool.rejected', row, 'rejected', by);
+    const reason = `rejected: ${by.actor} stopped the turn`;
+    return this.#count(report(ctx, 'rejected', { reason }));
+  }
+
+  /**
    * What the policy would decide about a call, without counting it: after the same input
    * check `invoke` makes, so an explanation never judges an input a call could not carry.
+   * With `flow`, as a model's call after its turn read what `flow` says; what the call does
+   * comes from the live tool's spec (a tool no worker serves is taken to do everything).
    * @throws InvalidInputError when the input fails the check (`details` per field).
    */
-  explain(tool: string, input: unknown): PolicyExplanation {
-    const checked = this.#inputs.input(tool, this.#o.tools.tool(tool), input);
+  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
+    const registered = this.#o.tools.tool(tool);
+    const checked = this.#inputs.input(tool, registered, input);
     if (!checked.ok) {
       const issues = summariseFieldIssues(checked.problems);
       const message = errorMessage('invalid_input', { tool, issues });
       throw new InvalidInputError(message, { tool, details: checked.problems });
     }
-    return this.#o.policy.explain({ tool, input });
+    if (flow === undefined) return this.#o.policy.explain({ tool, input });
+    const context: FlowContext = {
+      afterUntrusted: flow.after_untrusted,
+      afterPrivate: flow.after_private,
+      sharesPrivateWords: flow.shares_private_words,
+      ...specEffects(tool, registered?.spec),
+    };
+    return this.#o.policy.explain({ tool, input }, { flow: context });
   }
 
   /** Voids calls confirmed under an older policy; the daemon calls it on every reload. */
@@ -335,6 +366,7 @@ export class ToolGateway {
       id: pending.id,
       summary,
       expires_at: new Date(pending.expiresAt).toISOString(),
+      ...heldCallAccount(pending),
     };
     const payload = {
       input: ctx.input,
@@ -476,31 +508,3 @@ export class ToolGateway {
 
 /** The `tool` label of calls to a tool the registry does not know. */
 const UNKNOWN_TOOL_LABEL = '(unknown)';
-
-/** Who asked for a held call, as a confirmation tells it. */
-function askedBy(call: PendingCall): PendingConfirmation['asked_by'] {
-  const { origin, caller } = call;
-  const session = caller.sessionId === undefined ? {} : { session_id: caller.sessionId };
-  if (origin.kind === 'model') return { kind: 'model', actor: caller.actor, ...session };
-  if (origin.kind === 'intent') {
-    return { kind: 'intent', actor: caller.actor, intent: origin.intent, ...session };
-  }
-  return { kind: 'api', actor: caller.actor, ...session };
-}
-
-/** What the model had read before it asked, each with an excerpt (a model's call only). */
-function readOf(call: PendingCall): NonNullable<PendingConfirmation['read']> {
-  if (call.origin.kind !== 'model') return [];
-  const { read } = call.origin;
-  const shown = new Set(readViews(read).map((v) => v.decision_id));
-  return read
-    .filter((item) => shown.has(item.decisionId))
-    .map((item) => ({
-      tool: item.tool,
-      decision_id: item.decisionId,
-      trust: item.label.trust,
-      private: item.label.private,
-      sources: [...(item.label.sources ?? [])],
-      excerpt: excerptFor(item, call),
-    }));
-}

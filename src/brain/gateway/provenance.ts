@@ -1,7 +1,6 @@
 import type { FlowContext } from '../../policy/index.js';
-import { CALL_SERVICE_TOOL } from '../../policy/index.js';
 import type { ToolSpec } from '../../protocol/index.js';
-import { specOutputTrust } from '../../protocol/index.js';
+import { specEffects, specOutputTrust } from '../../protocol/index.js';
 import { isRecord, terminalLine } from '../../text/index.js';
 
 /**
@@ -125,19 +124,6 @@ function walk(
   return true;
 }
 
-/** What a call does, as the flow rules see it: from the tool's spec (null: unknown). */
-export function effectsOf(
-  tool: string,
-  spec: Pick<ToolSpec, 'annotations'> | null,
-): { changesState: boolean; openWorld: boolean } {
-  if (spec === null) return { changesState: true, openWorld: true };
-  const a = spec.annotations;
-  return {
-    changesState: tool === CALL_SERVICE_TOOL || !a.readOnly || a.destructive,
-    openWorld: a.openWorld,
-  };
-}
-
 /**
  * The policy's flow context for a model's call; undefined for a call no model asked for.
  * `sharesPrivateWords` is worked out only when it can matter (an open-world call after
@@ -150,7 +136,7 @@ export function flowContextOf(
   input: unknown,
 ): FlowContext | undefined {
   if (origin.kind !== 'model') return undefined;
-  const { changesState, openWorld } = effectsOf(tool, spec);
+  const { changesState, openWorld } = specEffects(tool, spec ?? undefined);
   const afterUntrusted = origin.read.some((r) => r.label.trust === 'untrusted');
   const afterPrivate = origin.read.some((r) => r.label.private);
   const sharesPrivateWords =

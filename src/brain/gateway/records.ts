@@ -13,7 +13,7 @@ import { API_ORIGIN, type CallOrigin } from './provenance.js';
  * `<file>:<line>:<col>` of the rule that decided, in the policy that decided (`policy_sha256`):
  * the file as it was when that policy loaded, not as it is now.
  */
-function ruleAt(d: PolicyDecision): string {
+export function ruleAt(d: PolicyDecision): string {
   return `${d.rule.file}:${d.rule.line}:${d.rule.column}`;
 }
 

@@ -136,15 +136,16 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
 
   app.post('/v1/confirmations/:id', { config: { scope: 'confirm' } }, async (req) => {
     const { id } = parseRequest(ConfirmationParams, req.params);
-    const { approve } = parseRequest(ConfirmRequestSchema, req.body);
-    return service.confirm(id, approve, callerOf(req));
+    const { approve, stop_turn } = parseRequest(ConfirmRequestSchema, req.body);
+    if (stop_turn !== true) return service.confirm(id, approve, callerOf(req));
+    return service.confirm(id, approve, callerOf(req), { stopTurn: true });
   });
 
   app.get('/v1/policy', { config: { scope: 'read' } }, () => service.policyStatus());
 
   app.post('/v1/policy/explain', { config: { scope: 'read' } }, (req) => {
-    const { tool, input } = parseRequest(ExplainRequestSchema, req.body);
-    return service.explain(tool, input);
+    const { tool, input, flow } = parseRequest(ExplainRequestSchema, req.body);
+    return service.explain(tool, input, flow);
   });
 
   app.get('/v1/audit', { config: { scope: 'audit' } }, (req, reply) => {

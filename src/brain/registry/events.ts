@@ -65,7 +65,10 @@ export interface SpecChangedEvent {
   to_sha256: string;
   /** Every field that differs, sorted (`annotations.<key>` inside annotations). */
   changes: string[];
-  /** The changes that lower safety (hitl, annotations.destructive, input_schema). */
+  /**
+   * The changes that lower safety (hitl, annotations.destructive, input_schema,
+   * annotations.readOnly, annotations.openWorld, output_trust, reads_private).
+   */
   lowered: SafetyField[];
   lowered_safety: boolean;
   /** False: the registry kept the earlier spec or the stricter settings. */

@@ -1,8 +1,15 @@
-import { canonicalJson, specSha256, type ToolSpec } from '../../protocol/index.js';
+import { canonicalJson, specOutputTrust, specSha256, type ToolSpec } from '../../protocol/index.js';
 import { deepFreeze } from './instance.js';
 
 /** A safety setting the registry can hold at a stricter value than a spec declares. */
-export type SafetyField = 'hitl' | 'annotations.destructive' | 'input_schema';
+export type SafetyField =
+  | 'hitl'
+  | 'annotations.destructive'
+  | 'input_schema'
+  | 'annotations.readOnly'
+  | 'annotations.openWorld'
+  | 'output_trust'
+  | 'reads_private';
 
 /** How a spec differs from the one trusted before it. */
 export interface SpecDiff {
@@ -10,7 +17,9 @@ export interface SpecDiff {
   readonly changes: readonly string[];
   /**
    * The changes that would lower safety: hitl confirm -> autonomous, destructive dropped,
-   * and any other input schema (looser cannot be told from stricter, so every change counts).
+   * any other input schema (looser cannot be told from stricter, so every change counts),
+   * readOnly false -> true, openWorld true -> false, the output's effective trust untrusted ->
+   * trusted, reads_private true -> false (ADR 0067).
    */
   readonly lowered: readonly SafetyField[];
 }
@@ -21,6 +30,12 @@ interface Settings {
   destructive: boolean;
   /** Canonical JSON of the input schema. */
   inputKey: string;
+  readOnly: boolean;
+  openWorld: boolean;
+  /** The effective trust: a spec without `output_trust` counts as `specOutputTrust` says. */
+  outputTrust: 'trusted' | 'untrusted';
+  /** Absent counts as false. */
+  readsPrivate: boolean;
 }
 
 /** The strictest safety settings confirmed for one tool name since the brain started. */
@@ -42,6 +57,10 @@ const settingsOf = (spec: ToolSpec): Settings => ({
   hitl: spec.hitl,
   destructive: spec.annotations.destructive,
   inputKey: canonicalJson(spec.input_schema),
+  readOnly: spec.annotations.readOnly,
+  openWorld: spec.annotations.openWorld,
+  outputTrust: specOutputTrust(spec),
+  readsPrivate: spec.reads_private === true,
 });
 
 function lowering(from: Settings, to: ToolSpec): SafetyField[] {
@@ -49,7 +68,24 @@ function lowering(from: Settings, to: ToolSpec): SafetyField[] {
   if (from.hitl === 'confirm' && to.hitl !== 'confirm') out.push('hitl');
   if (from.destructive && !to.annotations.destructive) out.push('annotations.destructive');
   if (from.inputKey !== canonicalJson(to.input_schema)) out.push('input_schema');
+  if (!from.readOnly && to.annotations.readOnly) out.push('annotations.readOnly');
+  if (from.openWorld && !to.annotations.openWorld) out.push('annotations.openWorld');
+  if (from.outputTrust === 'untrusted' && specOutputTrust(to) === 'trusted') {
+    out.push('output_trust');
+  }
+  if (from.readsPrivate && to.reads_private !== true) out.push('reads_private');
   return out;
+}
+
+/** Raises `floor` to every stricter setting `spec` declares (never lowers one). */
+function raise(floor: Settings, spec: ToolSpec): void {
+  const s = settingsOf(spec);
+  if (s.hitl === 'confirm') floor.hitl = 'confirm';
+  if (s.destructive) floor.destructive = true;
+  if (!s.readOnly) floor.readOnly = false;
+  if (s.openWorld) floor.openWorld = true;
+  if (s.outputTrust === 'untrusted') floor.outputTrust = 'untrusted';
+  if (s.readsPrivate) floor.readsPrivate = true;
 }
 
 /** Compares `to` with `from`, field by field. */
@@ -74,9 +110,11 @@ export function diffSpecs(from: ToolSpec, to: ToolSpec): SpecDiff {
 
 /**
  * Per tool name, for the life of the brain process, the strictest safety settings any
- * confirmed spec declared (docs/adr/0007-registry-trust.md). The first confirmed spec sets
- * them; a later one may raise `hitl` to confirm or `destructive` to true, never lower them,
- * and never replace the input schema. Adopting a lowering takes the operator: a restart.
+ * confirmed spec declared (docs/adr/0007-registry-trust.md, 0067). The first confirmed spec
+ * sets them; a later one may raise `hitl` to confirm, `destructive` to true, `readOnly` to
+ * false, `openWorld` to true, its output to untrusted and `reads_private` to true, never
+ * lower them, and never replace the input schema. Adopting a lowering takes the operator: a
+ * restart.
  */
 export class SafetyFloors {
   readonly #floors = new Map<string, Floor>();
@@ -97,8 +135,7 @@ export class SafetyFloors {
       return { changes: [], lowered: [], fromVersion: spec.version, fromSha: sha };
     }
     const lowered = sha === floor.firstSha ? [] : lowering(floor, spec);
-    if (spec.hitl === 'confirm') floor.hitl = 'confirm';
-    if (spec.annotations.destructive) floor.destructive = true;
+    raise(floor, spec);
     const changes = lowered.length === 0 ? [] : diffSpecs(floor.first, spec).changes;
     return { changes, lowered, fromVersion: floor.first.version, fromSha: floor.firstSha };
   }
@@ -108,14 +145,26 @@ export class SafetyFloors {
     const floor = this.#floors.get(tool);
     const held = floor ? lowering(floor, spec) : [];
     if (!floor || held.length === 0) return { spec, specSha256: sha, held };
-    const enforced: ToolSpec = {
-      ...spec,
-      hitl: held.includes('hitl') ? 'confirm' : spec.hitl,
-      annotations: held.includes('annotations.destructive')
-        ? { ...spec.annotations, destructive: true }
-        : spec.annotations,
-      input_schema: held.includes('input_schema') ? floor.first.input_schema : spec.input_schema,
-    };
+    const enforced = putBack(spec, held, floor);
     return { spec: deepFreeze(enforced), specSha256: specSha256(enforced), held };
   }
+}
+
+/** `spec` with each `held` setting at the floor's value. */
+function putBack(spec: ToolSpec, held: readonly SafetyField[], floor: Floor): ToolSpec {
+  const has = (f: SafetyField) => held.includes(f);
+  const annotations = {
+    ...spec.annotations,
+    ...(has('annotations.destructive') ? { destructive: true } : {}),
+    ...(has('annotations.readOnly') ? { readOnly: false } : {}),
+    ...(has('annotations.openWorld') ? { openWorld: true } : {}),
+  };
+  return {
+    ...spec,
+    hitl: has('hitl') ? 'confirm' : spec.hitl,
+    annotations,
+    input_schema: has('input_schema') ? floor.first.input_schema : spec.input_schema,
+    ...(has('output_trust') ? { output_trust: 'untrusted' as const } : {}),
+    ...(has('reads_private') ? { reads_private: true } : {}),
+  };
 }

@@ -11,7 +11,7 @@ import {
 } from '../../../src/cli/api-command.js';
 import type { ChatCliIo } from '../../../src/cli/commands/chat/io.js';
 import { runChat } from '../../../src/cli/commands/chat/run.js';
-import { runConfirm } from '../../../src/cli/commands/confirm.run.js';
+import { runConfirm, runConfirmList } from '../../../src/cli/commands/confirm.run.js';
 import { runInvoke } from '../../../src/cli/commands/invoke.run.js';
 import {
   TOKEN,
@@ -371,6 +371,46 @@ describe('caesar confirm / reject', () => {
       'call_service: rejected (decision dec-1, 3 ms)',
       'reason: rejected by operator',
     ]);
+  });
+
+  test('reject --stop-turn asks for the stop and says what it did', async () => {
+    stub.route(/confirmations/, () => ({
+      status: 200,
+      body: {
+        ...report({ tool: 'calculator', outcome: 'rejected', reason: 'rejected by operator' }),
+        decision: 'rejected',
+        stopped: true,
+        also_rejected: [{ id: 'conf-2', tool: 'calculator', decision_id: 'dec-2' }],
+      },
+    }));
+    const out = io();
+    expect(await runConfirm('conf-1', false, { ...flags(), stopTurn: true }, out)).toBe(EXIT_OK);
+    expect(stub.requests[0]!.body).toEqual({ approve: false, stop_turn: true });
+    expect(out.stdout.at(-1)).toBe(
+      'stopped the turn: the model is not asked again; also rejected: conf-2 (calculator)',
+    );
+  });
+
+  test('reject --stop-turn of a call no turn waited for says it was a plain rejection', async () => {
+    stub.route(/confirmations/, () => ({
+      status: 200,
+      body: {
+        ...report({ tool: 'calculator', outcome: 'rejected' }),
+        decision: 'rejected',
+        stopped: false,
+      },
+    }));
+    const out = io();
+    expect(await runConfirm('conf-1', false, { ...flags(), stopTurn: true }, out)).toBe(EXIT_OK);
+    expect(out.stdout.at(-1)).toBe('no model turn waited for this call: it was a plain rejection');
+  });
+
+  test('confirm without an id lists what waits; an empty list says so', async () => {
+    stub.route(/^GET \/v1\/confirmations$/, () => ({ status: 200, body: [] }));
+    const out = io();
+    expect(await runConfirmList(flags(), out)).toBe(EXIT_OK);
+    expect(stub.requests[0]).toMatchObject({ method: 'GET', url: '/v1/confirmations' });
+    expect(out.stdout).toEqual(['nothing is waiting for approval']);
   });
 
   test('an approved call that then fails exits 1', async () => {

@@ -110,7 +110,7 @@ describe(
       ['bad JSON', ['invoke', 'calculator', '{nope']],
       ['a bad --timeout', ['chat', 'hi', '--timeout', 'soon']],
       ['an unknown option', ['chat', 'hi', '--bogus']],
-      ['a missing argument', ['confirm']],
+      ['a missing argument', ['reject']],
     ])('%s is a usage error: exit 2', async (_name, args) => {
       const r = await caesar([...args, '--data-dir', stack.dataDir]);
       expect(r.code).toBe(2);

@@ -19,20 +19,30 @@ function guarded(o: {
   hitl: 'autonomous' | 'confirm';
   destructive?: boolean;
   loose?: boolean;
+  /** @default false */
+  readOnly?: boolean;
+  /** @default false */
+  openWorld?: boolean;
+  /** @default the SDK's (trusted: closed-world, no network) */
+  outputTrust?: 'trusted' | 'untrusted';
+  /** @default false */
+  readsPrivate?: boolean;
 }) {
   return defineTool({
     name: 'guarded',
     version: o.version,
     description: 'Test tool: turns a named switch off.',
     annotations: {
-      readOnly: false,
+      readOnly: o.readOnly ?? false,
       destructive: o.destructive ?? false,
       idempotent: true,
-      openWorld: false,
+      openWorld: o.openWorld ?? false,
     },
     executionLocality: 'local',
     resourceRequirements: { cpu: 'low', memory_mb: 16, network: false },
     hitl: o.hitl,
+    ...(o.outputTrust === undefined ? {} : { outputTrust: o.outputTrust }),
+    readsPrivate: o.readsPrivate ?? false,
     input: o.loose
       ? z.looseObject({ entity: z.string() })
       : z.strictObject({ entity: z.enum(['switch.fan']) }),
@@ -106,6 +116,43 @@ describe('a confirmed spec that would lower safety', () => {
     expect(registry.tool('guarded')?.held).toEqual(['hitl', 'input_schema']);
   });
 
+  test('a new version claiming read-only, closed-world, trusted, non-private output keeps the stricter settings', async () => {
+    // what the policy's flow rules read (ADR 0067): a forger who flips these escapes the gates
+    const strict = { openWorld: true, outputTrust: 'untrusted', readsPrivate: true } as const;
+    const v1 = guarded({ version: '1.0.0', hitl: 'autonomous', ...strict });
+    const v2 = guarded({ version: '1.0.1', hitl: 'autonomous', readOnly: true });
+    expect(v2.spec).toMatchObject({ output_trust: 'trusted', reads_private: false });
+    const first = nextEvent(registry, 'instance_added');
+    await serve(v1, 'a');
+    await first;
+    const changed = nextEvent(registry, 'spec_changed');
+    await serve(v2, 'b');
+
+    expect(await changed).toMatchObject({
+      tool: 'guarded',
+      host: 'b',
+      kind: 'lowers_safety',
+      from_version: '1.0.0',
+      to_version: '1.0.1',
+      lowered: ['annotations.readOnly', 'annotations.openWorld', 'output_trust', 'reads_private'],
+      lowered_safety: true,
+      adopted: false,
+    });
+    const tool = registry.tool('guarded')!;
+    expect(tool.spec).toMatchObject({
+      version: '1.0.1',
+      annotations: { readOnly: false, openWorld: true },
+      output_trust: 'untrusted',
+      reads_private: true,
+    });
+    expect(tool.held).toEqual([
+      'annotations.readOnly',
+      'annotations.openWorld',
+      'output_trust',
+      'reads_private',
+    ]);
+  });
+
   test('a stricter new version is adopted as declared, and raises the floor', async () => {
     const v1 = guarded({ version: '1.0.0', hitl: 'autonomous' });
     const v2 = guarded({ version: '1.1.0', hitl: 'confirm', destructive: true });
@@ -158,7 +205,12 @@ test('the brain audits registry.spec_changed and still asks for confirmation', a
       authorization: `Bearer ${token}`,
       'content-type': 'application/json',
     };
-    const v1 = guarded({ version: '1.0.0', hitl: 'confirm' });
+    const v1 = guarded({
+      version: '1.0.0',
+      hitl: 'confirm',
+      outputTrust: 'untrusted',
+      readsPrivate: true,
+    });
     workers.push(await serveTools([v1], { nc: await nats.connect(), host: 'a' }));
     await waitFor(() => brain.registry.tool('guarded'), 'the brain to list guarded 1.0.0');
     const v2 = guarded({ version: '2.0.0', hitl: 'autonomous', loose: true });
@@ -177,8 +229,25 @@ test('the brain audits registry.spec_changed and still asks for confirmation', a
         from_version: '1.0.0',
         to_version: '2.0.0',
         lowered_safety: true,
-        changes: expect.arrayContaining(['hitl', 'input_schema', 'version']),
+        lowered: ['hitl', 'input_schema', 'output_trust', 'reads_private'],
+        changes: expect.arrayContaining([
+          'hitl',
+          'input_schema',
+          'output_trust',
+          'reads_private',
+          'version',
+        ]),
       },
+    });
+
+    // what the brain shows and enforces is the held spec, not the one the new worker declared
+    const listed = await fetch(`${brain.url}/v1/tools`, { headers });
+    const tools = (await listed.json()) as { name: string; spec: Record<string, unknown> }[];
+    expect(tools.find((t) => t.name === 'guarded')?.spec).toMatchObject({
+      version: '2.0.0',
+      hitl: 'confirm',
+      output_trust: 'untrusted',
+      reads_private: true,
     });
 
     // the laxer spec would run this at once, and its schema would take the extra key

@@ -12,6 +12,8 @@ import type {
   ChatRequest,
   ChatResponse,
   CompletionRequest,
+  ConfirmOptions,
+  ExplainFlow,
   PendingConfirmation,
   PolicyStatusView,
   Readiness,
@@ -133,8 +135,13 @@ export class RecordingBrain implements BrainService {
     return { ...report(tool, input, 'ok'), result: { value: 2 } };
   }
 
-  async confirm(id: string, approve: boolean, caller: Caller): Promise<ToolCallReport> {
-    this.record('confirm', id, approve, caller);
+  async confirm(
+    id: string,
+    approve: boolean,
+    caller: Caller,
+    options?: ConfirmOptions,
+  ): Promise<ToolCallReport> {
+    this.record('confirm', id, approve, caller, ...(options === undefined ? [] : [options]));
     await Promise.resolve();
     return report('light', { on: true }, approve ? 'ok' : 'rejected');
   }
@@ -164,8 +171,8 @@ export class RecordingBrain implements BrainService {
     return record;
   }
 
-  explain(tool: string, input: unknown): PolicyExplanation {
-    this.record('explain', tool, input);
+  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
+    this.record('explain', tool, input, ...(flow === undefined ? [] : [flow]));
     const rule = {
       id: 'default_deny',
       file: 'policy.yaml',

@@ -160,6 +160,7 @@ describe('confirmations', () => {
   test.each([
     ['a non-boolean approve', { approve: 'yes' }, 'approve'],
     ['a missing approve', {}, 'approve'],
+    ['a non-boolean stop_turn', { approve: false, stop_turn: 'yes' }, 'stop_turn'],
   ])('%s is 400', async (_why, payload, path) => {
     await using h = await harness();
     const res = await h.app.inject({
@@ -171,6 +172,38 @@ describe('confirmations', () => {
     expect(
       (HttpErrorSchema.parse(res.json()).error.details as Array<{ path: string }>)[0]?.path,
     ).toBe(path);
+  });
+
+  test('stop_turn with a rejection reaches confirm() as a stop', async () => {
+    await using h = await harness();
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v1/confirmations/c-17',
+      ...json({ approve: false, stop_turn: true }),
+    });
+    expect(res.statusCode).toBe(200);
+    const [call] = h.brain.callsTo('confirm');
+    expect(call?.args[0]).toBe('c-17');
+    expect(call?.args[1]).toBe(false);
+    expect(call?.args[3]).toEqual({ stopTurn: true });
+  });
+
+  test('stop_turn with approve: true is 400 naming stop_turn, and nothing is decided', async () => {
+    await using h = await harness();
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v1/confirmations/c-1',
+      ...json({ approve: true, stop_turn: true }),
+    });
+    expect(res.statusCode).toBe(400);
+    const details = HttpErrorSchema.parse(res.json()).error.details as Array<{
+      path: string;
+      message: string;
+    }>;
+    expect(details).toEqual([
+      { path: 'stop_turn', message: expect.stringMatching(/only with "approve": false/) },
+    ]);
+    expect(h.brain.callsTo('confirm')).toEqual([]);
   });
 
   test('an unknown id is 404 confirmation_not_found', async () => {
@@ -233,6 +266,36 @@ describe('policy explain and audit', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json().decision.outcome).toBe('deny');
     expect(h.brain.callsTo('explain')[0]?.args).toEqual(['shell', { cmd: 'ls' }]);
+  });
+
+  test("POST /v1/policy/explain with flow judges a model's call: the flags reach the brain, defaults filled", async () => {
+    await using h = await harness();
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v1/policy/explain',
+      ...json({ tool: 'web_search', input: { query: 'x' }, flow: { after_private: true } }),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(h.brain.callsTo('explain')[0]?.args).toEqual([
+      'web_search',
+      { query: 'x' },
+      { after_untrusted: false, after_private: true, shares_private_words: true },
+    ]);
+  });
+
+  test.each([
+    ['an unknown flow key', { changes_state: true }],
+    ['a flag that is not a boolean', { after_untrusted: 'yes' }],
+  ])('POST /v1/policy/explain refuses %s with 400 invalid_request', async (_name, flow) => {
+    await using h = await harness();
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v1/policy/explain',
+      ...json({ tool: 'web_search', input: {}, flow }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(HttpErrorSchema.parse(res.json()).error.code).toBe('invalid_request');
+    expect(h.brain.callsTo('explain')).toEqual([]);
   });
 
   test('an explain of a malformed call_service input is 400 invalid_input', async () => {

@@ -155,6 +155,48 @@ describe('defineTool', () => {
     expect((err as ToolDefinitionError).issues.map((i) => i.path.split('.')[0])).toEqual([field]);
   });
 
+  test.each([
+    ['a closed-world tool without network', {}, 'trusted'],
+    ['an open-world tool', { annotations: { ...valid.annotations, openWorld: true } }, 'untrusted'],
+    [
+      'a closed-world tool that uses the network',
+      { resourceRequirements: { ...valid.resourceRequirements, network: true } },
+      'untrusted',
+    ],
+    ['one that declares untrusted', { outputTrust: 'untrusted' as const }, 'untrusted'],
+    [
+      'an open-world one that declares trusted',
+      { annotations: { ...valid.annotations, openWorld: true }, outputTrust: 'trusted' as const },
+      'trusted',
+    ],
+  ])('%s: the spec always says its output trust (%s) and reads_private', (_, patch, trust) => {
+    const spec = defineTool({ ...valid, ...patch }).spec;
+    expect(spec.output_trust).toBe(trust);
+    expect(spec.reads_private).toBe(false);
+    expect(ToolSpecSchema.parse(spec)).toEqual(spec);
+  });
+
+  test('readsPrivate is carried into the spec', () => {
+    expect(defineTool({ ...valid, readsPrivate: true }).spec.reads_private).toBe(true);
+  });
+
+  test.each([
+    ['output_trust', { outputTrust: 'maybe' }],
+    ['output_trust', { outputTrust: true }],
+    ['reads_private', { readsPrivate: 'yes' }],
+  ])('a bad %s fails at once and names the field (%j)', (field, patch) => {
+    const err = (() => {
+      try {
+        defineTool({ ...valid, ...patch } as typeof valid);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(ToolDefinitionError);
+    expect((err as ToolDefinitionError).issues.map((i) => i.path)).toEqual([field]);
+  });
+
   test('a schema that has no JSON Schema form is refused at definition time', () => {
     expect(() => defineTool({ ...valid, input: z.object({ when: z.date() }) } as never)).toThrow(
       /JSON Schema/,

@@ -43,7 +43,12 @@ describe('loadToolModule', () => {
       version: '0.1.0',
       execution_locality: 'local',
       input_schema: { type: 'object', required: ['who'], additionalProperties: false },
+      output_trust: 'trusted',
+      reads_private: false,
     });
+    // written out, so an author who copies it for a tool that reads the web sees the choice
+    expect(tool!.outputTrust).toBe('trusted');
+    expect(tool!.readsPrivate).toBe(false);
     expect(tool!.input.safeParse({ who: 'Ada', extra: 1 }).success).toBe(false);
     const out = await tool!.handler({ who: 'Ada' }, {
       logger: { debug: () => undefined },
@@ -139,6 +144,64 @@ describe('loadToolModule', () => {
       expect(err.message).toContain(`tool module ./${file}`);
     },
   );
+});
+
+describe("what a module's tool says its output is", () => {
+  const without = (t: string) => t.replace(/\n\s*(outputTrust|readsPrivate): [^\n]*/g, '');
+
+  test('left out, the spec says the defaults; declared, the declaration', async () => {
+    await write('plain/tool.js', scaffolded(without));
+    const [plain] = await loadToolModule('./plain/tool.js', root);
+    expect(plain!.spec).toMatchObject({ output_trust: 'trusted', reads_private: false });
+    await write(
+      'private/tool.js',
+      scaffolded((t) =>
+        without(t).replace(
+          'timeoutMs: 2000,',
+          "timeoutMs: 2000,\n  outputTrust: 'untrusted',\n  readsPrivate: true,",
+        ),
+      ),
+    );
+    const [declared] = await loadToolModule('./private/tool.js', root);
+    expect(declared!.spec).toMatchObject({ output_trust: 'untrusted', reads_private: true });
+  });
+
+  test.each([
+    [
+      'a bad outputTrust',
+      (t: string) =>
+        without(t).replace('timeoutMs: 2000,', "timeoutMs: 2000, outputTrust: 'mostly',"),
+      /default\.output_trust: /,
+    ],
+    [
+      'a bad readsPrivate',
+      (t: string) => without(t).replace('timeoutMs: 2000,', "timeoutMs: 2000, readsPrivate: 'no',"),
+      /default\.reads_private: /,
+    ],
+    [
+      "the spec's spelling reads_private",
+      (t: string) =>
+        without(t).replace('timeoutMs: 2000,', 'timeoutMs: 2000, reads_private: true,'),
+      /default\.reads_private: the definition spells it readsPrivate/,
+    ],
+    [
+      "the spec's spelling output_trust",
+      (t: string) =>
+        without(t).replace('timeoutMs: 2000,', "timeoutMs: 2000, output_trust: 'untrusted',"),
+      /default\.output_trust: the definition spells it outputTrust/,
+    ],
+    [
+      "the spec's spelling timeout_ms",
+      (t: string) => t.replace('timeoutMs: 2000', 'timeout_ms: 2000'),
+      /default\.timeout_ms: the definition spells it timeoutMs/,
+    ],
+  ])('%s is tool_module_invalid naming the field', async (what, edit, message) => {
+    const file = `output-${what.replace(/\W+/g, '-')}/tool.js`;
+    await write(file, scaffolded(edit));
+    const err = await failure(`./${file}`);
+    expect(err.code).toBe('tool_module_invalid');
+    expect(err.message).toMatch(message);
+  });
 });
 
 describe("a module's handler errors", () => {

@@ -50,6 +50,46 @@ cases:
     );
   });
 
+  test('a case may be a model call: what its turn read, what the tool does, and its turn', () => {
+    const policy = policyOf(`
+allowed_services:
+  - {service: light.turn_on, id: lights}
+allowed_tools:
+  - {tool: web_search, id: search, rate_limit: 1/turn}
+`);
+    const cases = parsePolicyCases(`
+cases:
+  - name: a service after untrusted content waits for a human
+    call: {service: light.turn_on}
+    flow: {after_untrusted: true}
+    expect: confirm
+  - name: a search after the calendar waits too (open_world said)
+    call: {tool: web_search, input: {query: x}}
+    flow: {after_private: true, open_world: true}
+    expect: confirm
+  - name: a tool's effects are the case's to say
+    call: {tool: web_search, input: {query: x}}
+    flow: {after_private: true}
+    expect: allow
+  - name: the turn's one search is spent
+    call: {tool: web_search, input: {query: y}}
+    flow: {}
+    expect: rate_limited
+  - name: another turn has its own
+    call: {tool: web_search, input: {query: y}}
+    flow: {turn: second}
+    expect: allow
+  - name: an API invoke has no per-turn limit
+    call: {tool: web_search, input: {query: y}}
+    expect: allow
+`);
+    const results = runPolicyCases(policy, cases);
+    expect(results.filter((r) => !r.passed)).toEqual([]);
+    expect(results[0]?.decision.flow).toEqual([
+      { gate: 'after_untrusted', action: 'confirm', set_by: 'flow default' },
+    ]);
+  });
+
   test.each(
     readdirSync('policy/examples')
       .filter((f) => f.endsWith('.cases.yaml'))
@@ -77,6 +117,11 @@ cases:
       'an unknown key',
       'cases:\n  - {name: a, call: {tool: t}, expect: deny, expected: x}\n',
       'cases[0].expected',
+    ],
+    [
+      'an unknown flow key',
+      'cases:\n  - {name: a, call: {tool: t}, expect: deny, flow: {after_untrustd: true}}\n',
+      'cases[0].flow.after_untrustd',
     ],
     [
       'a bad advance',

@@ -182,6 +182,130 @@ denied_entities:
   });
 });
 
+describe('caesar policy check and explain with flow rules', () => {
+  const FLOW = `version: 1
+flow:
+  after_private: allow
+allowed_services:
+  - service: light.turn_on
+    id: lights
+    after_untrusted: allow
+allowed_tools:
+  - tool: web_search
+    id: search
+    after_private: deny
+  - calculator
+`;
+
+  test('check lists each gate with where it was set, and every rule that accepts a risk', async () => {
+    await writeFile(path('flow.yaml'), FLOW);
+    const io = collector();
+    expect(await runPolicyCheck(path('flow.yaml'), {}, io)).toBe(EXIT_OK);
+    const at = (pos: string) =>
+      `${path('flow.yaml')}:${pos} in policy sha256 ${io.stdout[0]?.match(/sha256 ([0-9a-f]{12})/)?.[1]}`;
+    expect(io.stdout.slice(2)).toEqual([
+      '  flow: after_untrusted confirm (flow default)',
+      `        after_private allow (flow.after_private (${at('3:3')}))`,
+      '        private_match any (flow default)',
+      `  accepts a risk: after_private: allow on every allow rule without its own after_private, set by flow.after_private (${at('3:3')})`,
+      `  accepts a risk: after_untrusted: allow on lights, set by lights (${at('7:5')})`,
+    ]);
+  });
+
+  test("check --json gives the flow settings, the accepted risks and each rule's own keys", async () => {
+    await writeFile(path('flow.yaml'), FLOW);
+    const io = collector();
+    expect(await runPolicyCheck(path('flow.yaml'), { json: true }, io)).toBe(EXIT_OK);
+    const out = JSON.parse(io.stdout.join('\n')) as {
+      flow: unknown;
+      rules: { ref: { id: string }; flow?: unknown }[];
+    };
+    expect(out.flow).toMatchObject({
+      after_untrusted: { action: 'confirm', set_by: 'flow default' },
+      after_private: { action: 'allow' },
+      private_match: { value: 'any', set_by: 'flow default' },
+      accepted_risks: [
+        { gate: 'after_private', rule: null },
+        { gate: 'after_untrusted', rule: 'lights' },
+      ],
+    });
+    expect(out.rules.find((r) => r.ref.id === 'search')?.flow).toEqual([
+      { gate: 'after_private', action: 'deny', set_by: expect.stringContaining('flow.yaml:11:5') },
+    ]);
+    expect(out.rules.find((r) => r.ref.id === 'allowed_tools[1]')?.flow).toBeUndefined();
+  });
+
+  test('the shipped policy turns both gates on and accepts no risk', async () => {
+    const io = collector();
+    expect(await runPolicyCheck('policy/policy.yaml', { json: true }, io)).toBe(EXIT_OK);
+    const out = JSON.parse(io.stdout.join('\n')) as { flow: Record<string, unknown> };
+    expect(out.flow).toMatchObject({
+      after_untrusted: {
+        action: 'confirm',
+        set_by: expect.stringMatching(/^flow\.after_untrusted \(/),
+      },
+      after_private: {
+        action: 'confirm',
+        set_by: expect.stringMatching(/^flow\.after_private \(/),
+      },
+      accepted_risks: [],
+    });
+  });
+
+  test('explain --after-untrusted of a service shows the gate, the verdict and where it was set', async () => {
+    await writeFile(path('flow.yaml'), FLOW.replace('    after_untrusted: allow\n', ''));
+    const io = collector();
+    const opts = { policy: path('flow.yaml'), afterUntrusted: true };
+    expect(await runPolicyExplain('light.turn_on', undefined, opts, io)).toBe(EXIT_OK);
+    expect(io.stdout[0]).toMatch(/^CONFIRM {2}lights \(/);
+    expect(io.stdout).toContain('flow: after_untrusted confirm (set by flow default)');
+    expect(io.stdout).toContain(
+      '  matched     flow after_untrusted: confirm, set by flow default: untrusted content was read; the call changes state',
+    );
+    expect(io.stderr).toEqual([]);
+  });
+
+  test('explain --after-private --open-world of a tool meets its deny; without the effect flags it says they are missing', async () => {
+    await writeFile(path('flow.yaml'), FLOW);
+    const denied = collector();
+    const opts = { policy: path('flow.yaml'), afterPrivate: true, openWorld: true, json: true };
+    expect(await runPolicyExplain('web_search', '{"query": "x"}', opts, denied)).toBe(EXIT_OK);
+    expect(JSON.parse(denied.stdout.join('\n'))).toMatchObject({
+      outcome: 'deny',
+      flow: [{ gate: 'after_private', action: 'deny' }],
+    });
+    const unsaid = collector();
+    const bare = { policy: path('flow.yaml'), afterPrivate: true };
+    expect(await runPolicyExplain('web_search', '{"query": "x"}', bare, unsaid)).toBe(EXIT_OK);
+    expect(unsaid.stdout[0]).toMatch(/^ALLOW/);
+    expect(unsaid.stderr).toEqual([
+      "note: explained as a tool that neither changes state nor reaches outside; give --changes-state and --open-world as web_search's spec declares (POST /v1/policy/explain reads them from the live tool)",
+    ]);
+  });
+
+  test('--no-shared-words relaxes after_private only under private_match: shared_words', async () => {
+    const shared = FLOW.replace(
+      '  after_private: allow\n',
+      '  private_match: shared_words\n',
+    ).replace('    after_private: deny\n', '');
+    await writeFile(path('flow.yaml'), shared);
+    const run = async (sharedWords: boolean) => {
+      const io = collector();
+      const opts = {
+        policy: path('flow.yaml'),
+        afterPrivate: true,
+        openWorld: true,
+        sharedWords,
+        json: true,
+      };
+      await runPolicyExplain('web_search', '{"query": "x"}', opts, io);
+      return (JSON.parse(io.stdout.join('\n')) as { outcome: string }).outcome;
+    };
+    expect(await run(true)).toBe('confirm');
+    expect(await run(false)).toBe('allow');
+  });
+});
+
 describe('caesar policy explain', () => {
   test('explains a tool call: decision, matched rule, reason, obligations', async () => {
     const io = collector();

@@ -151,6 +151,55 @@ denied_services:
     );
   });
 
+  test('flow rules only narrow: a model call the policy allows is one it allows without them', () => {
+    const action = fc.constantFrom('allow', 'confirm', 'deny', undefined);
+    const key = (name: string, a: string | undefined) => (a === undefined ? '' : `, ${name}: ${a}`);
+    const rules = fc.record({
+      section: fc.record({ u: action, p: action, m: fc.constantFrom('any', 'shared_words') }),
+      lamp: fc.record({ u: action, p: action, confirm: fc.boolean() }),
+      search: fc.record({ u: action, p: action, turn: fc.nat(2) }),
+    });
+    const flowCtx = fc.record({
+      afterUntrusted: fc.boolean(),
+      afterPrivate: fc.boolean(),
+      changesState: fc.boolean(),
+      openWorld: fc.boolean(),
+      sharesPrivateWords: fc.boolean(),
+    });
+    const call = fc.constantFrom(
+      svc('light.turn_on', { entity_id: 'light.a' }),
+      svc('light.turn_on', { entity_id: 'light.z' }),
+      svc('lock.unlock', { entity_id: 'lock.front' }),
+      tool('web_search', { query: 'x' }),
+      tool('shell', {}),
+    );
+    fc.assert(
+      fc.property(rules, flowCtx, call, fc.boolean(), (r, ctx, c, confirmed) => {
+        const flow = `flow: {private_match: ${r.section.m}${key('after_untrusted', r.section.u)}${key('after_private', r.section.p)}}`;
+        const lamp = `{service: light.turn_on, target: {entity_id: light.a}, confirm: ${r.lamp.confirm}${key('after_untrusted', r.lamp.u)}${key('after_private', r.lamp.p)}}`;
+        const limit = r.search.turn === 0 ? '' : `, rate_limit: ${r.search.turn}/turn`;
+        const search = `{tool: web_search${limit}${key('after_untrusted', r.search.u)}${key('after_private', r.search.p)}}`;
+        const engine = new PolicyEngine(
+          policyOf(
+            `${flow}\nallowed_services: [${lamp}, lock.unlock]\ndenied_services: [lock.*]\nallowed_tools: [${search}]\n`,
+          ),
+        );
+        const turnCounts = new Map<string, number>();
+        const asModel = engine.explain(c, { confirmed, flow: { ...ctx, turnCounts } }).decision;
+        const alone = engine.explain(c, { confirmed }).decision;
+        if (asModel.allowed) expect(alone.allowed).toBe(true);
+        // the same rule decides; the gates that applied are listed, each with where it was set
+        expect(asModel.rule).toEqual(alone.rule);
+        for (const v of asModel.flow ?? [])
+          expect(v.set_by).toMatch(
+            /^(flow default|\S+ \(policy\.yaml:\d+:\d+ in policy sha256 [0-9a-f]{12}\))$/,
+          );
+        if (alone.outcome === 'deny') expect(asModel.outcome).toBe('deny');
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   test('the sliding window admits exactly what a reference model admits', () => {
     const steps = fc.array(fc.nat(5_000), { minLength: 1, maxLength: 200 });
     fc.assert(

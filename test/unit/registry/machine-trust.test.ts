@@ -93,6 +93,53 @@ describe('a spec never lowers the safety its tool was first trusted with', () =>
     expect(m.tool('lock')?.held).toEqual(lowered);
   });
 
+  // ADR 0067: what the tool does and what its output is, read by the policy's flow rules
+  const guarded: SpecOptions = { openWorld: true, outputTrust: 'untrusted', readsPrivate: true };
+  test.each<[string, SpecOptions, SafetyField[], Record<string, unknown>]>([
+    [
+      'readOnly false -> true',
+      { ...guarded, readOnly: true },
+      ['annotations.readOnly'],
+      { annotations: { readOnly: false } },
+    ],
+    [
+      'openWorld true -> false',
+      { ...guarded, openWorld: false },
+      ['annotations.openWorld'],
+      { annotations: { openWorld: true } },
+    ],
+    [
+      'output untrusted -> trusted',
+      { ...guarded, outputTrust: 'trusted' },
+      ['output_trust'],
+      { output_trust: 'untrusted' },
+    ],
+    [
+      'reads_private true -> false',
+      { ...guarded, readsPrivate: false },
+      ['reads_private'],
+      { reads_private: true },
+    ],
+  ])('%s: held at the stricter value and reported', (_what, lax, lowered, held) => {
+    const m = machine();
+    admit(m, instance('A1', { ...guarded, version: '1.0.0' }), 0);
+    const b = instance('B1', { ...lax, version: '2.0.0' });
+
+    const out = admit(m, b, 10);
+    expect(types(out)).toEqual(['instance_added', 'spec_changed']);
+    expect(reports(out, 'spec_changed')[0]?.event).toMatchObject({
+      kind: 'lowers_safety',
+      instance: 'B1',
+      lowered,
+      lowered_safety: true,
+      adopted: false,
+    });
+    const view = m.tool('lock')!;
+    expect(view.held).toEqual(lowered);
+    expect(view.spec).toMatchObject({ version: '2.0.0', ...held });
+    expect(view.instances.find((i) => i.id === 'B1')?.spec).toBe(b.spec);
+  });
+
   test('a stricter spec is adopted as declared and raises the floor for good', () => {
     const m = machine();
     const lax = instance('A1', { version: '1.0.0' });

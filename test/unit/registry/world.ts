@@ -29,6 +29,14 @@ export interface SpecOptions {
   /** A looser input schema than the default. */
   loose?: boolean;
   host?: string;
+  /** @default false */
+  readOnly?: boolean;
+  /** @default false */
+  openWorld?: boolean;
+  /** @default the SDK's (trusted: the tool is closed-world and offline unless openWorld) */
+  outputTrust?: 'trusted' | 'untrusted';
+  /** @default false */
+  readsPrivate?: boolean;
 }
 
 /** One instance as its own `$SRV.INFO.<service>.<id>` describes it. */
@@ -38,14 +46,16 @@ export function instance(id: string, o: SpecOptions = {}): ToolInstanceInfo {
     version: o.version ?? '1.0.0',
     description: 'Test tool: unlocks a door.',
     annotations: {
-      readOnly: false,
+      readOnly: o.readOnly ?? false,
       destructive: o.destructive ?? false,
       idempotent: true,
-      openWorld: false,
+      openWorld: o.openWorld ?? false,
     },
     executionLocality: 'local',
     resourceRequirements: { cpu: 'low', memory_mb: 16, network: false },
     hitl: o.hitl ?? 'autonomous',
+    ...(o.outputTrust === undefined ? {} : { outputTrust: o.outputTrust }),
+    readsPrivate: o.readsPrivate ?? false,
     input: o.loose
       ? z.looseObject({ door: z.string() })
       : z.strictObject({ door: z.enum(['front']) }),

@@ -75,7 +75,10 @@ export class ChatSession {
     printer.done(res);
     for (const call of res.tool_calls) {
       if (call.outcome !== 'confirmation_required' || !call.confirmation) continue;
-      confirmationLines(call.confirmation, this.flags).forEach((l) => this.io.err(l));
+      // the rule that held it too: a chat prints no report lines of its own (ADR 0068)
+      const held = { ...call.confirmation, rule: call.rule, rule_at: call.rule_at };
+      const lines = confirmationLines({ ...held, reason: call.reason }, this.flags);
+      lines.forEach((l) => this.io.err(l));
     }
     return true;
   }

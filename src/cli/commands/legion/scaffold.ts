@@ -63,6 +63,14 @@ export default {
   resourceRequirements: { cpu: 'low', memory_mb: 16, network: false },
   // optional: upper bound on one call in ms (default 10000)
   timeoutMs: 2000,
+  // optional: what the output is. 'trusted' only when it is computed from the call's own
+  // input and nothing else, as here; 'untrusted' when it carries text from outside (web
+  // pages, messages, device names) that may hold instructions a model must not follow.
+  // Default: 'trusted' for a closed-world tool without network, else 'untrusted'
+  outputTrust: 'trusted',
+  // optional: true when the output holds the operator's private data (a calendar, contacts,
+  // the home's state); after a model reads it, calls that reach the outside are gated
+  readsPrivate: false,
   // required: the work. \`input\` is already valid; \`ctx\` has logger, signal (aborts at the
   // deadline), config (tools.${name} in caesar.yaml), decisionId, deadline, worker. A throw is
   // answered \`internal\`; give the Error a code for a coded answer, e.g.
@@ -112,6 +120,7 @@ Greets someone by name. A CAESAR tool made with \`caesar legion new ${name}\`.
 - input: \`{"who": "<a name>"}\`
 - output: \`{"greeting": "Hello, <name>!"}\`
 - side effects: none (read-only, local, no network)
+- output: trusted (computed from the input alone), nothing private
 - config: none (it would be \`tools.${name}\` in caesar.yaml)
 
 ## Test

@@ -1,4 +1,4 @@
-import { formatPolicySummary } from '../../../policy/index.js';
+import { flowSummary, formatPolicySummary } from '../../../policy/index.js';
 import {
   consoleIo,
   EXIT_FAILED,
@@ -23,7 +23,8 @@ export async function runPolicyCheck(
   if (loaded === null) return EXIT_FAILED;
   if (opts.json) {
     const { file: path, sha256, rules, warnings } = loaded;
-    io.out(JSON.stringify({ ok: true, file: path, sha256, rules, warnings }, null, 2));
+    const flow = flowSummary(loaded);
+    io.out(JSON.stringify({ ok: true, file: path, sha256, rules, flow, warnings }, null, 2));
   } else {
     formatPolicySummary(loaded).forEach((l) => io.out(l));
   }

@@ -1,4 +1,9 @@
-import { PolicyEngine, formatExplanation, type ToolCall } from '../../../policy/index.js';
+import {
+  PolicyEngine,
+  formatExplanation,
+  type FlowContext,
+  type ToolCall,
+} from '../../../policy/index.js';
 import { readYaml, terminalLine } from '../../../text/index.js';
 import {
   consoleIo,
@@ -16,6 +21,14 @@ export interface ExplainOptions extends PolicyFileOptions {
   target?: string;
   data?: string;
   confirmed?: boolean;
+  /** Simulate a model's call (docs/policy.md, "Flow rules"): what its turn had read. */
+  afterUntrusted?: boolean;
+  afterPrivate?: boolean;
+  /** The tool's effects, which only the live spec knows; a service call has both. */
+  changesState?: boolean;
+  openWorld?: boolean;
+  /** `--no-shared-words` sets it false. @default true */
+  sharedWords?: boolean;
 }
 
 /** A call that cannot be built from the arguments: exit 2 with the reason. */
@@ -46,13 +59,43 @@ export async function runPolicyExplain(
   }
   const policy = await loadPolicy(opts, io);
   if (policy === null) return EXIT_FAILED;
+  const flow = flowOf(name, opts);
+  if (flow?.note !== undefined) io.err(terminalLine(flow.note));
   const explanation = new PolicyEngine(policy).explain(call, {
     confirmed: opts.confirmed ?? false,
+    ...(flow === undefined ? {} : { flow: flow.context }),
   });
   if (opts.json) io.out(JSON.stringify(explanation.decision, null, 2));
   // a line each, escaped: the reason and the trace quote the call's names and input
   else formatExplanation(explanation).forEach((l) => io.out(terminalLine(l)));
   return EXIT_OK;
+}
+
+/**
+ * The flow context of a simulated model's call, when a flow flag is given. Offline, the tool's
+ * effects are the flags'; a Home Assistant service changes state and reaches outside, as the
+ * shipped call_service declares. `note`: what to add when a tool's effects are not given.
+ */
+function flowOf(
+  name: string,
+  opts: ExplainOptions,
+): { context: FlowContext; note?: string } | undefined {
+  const given = [opts.afterUntrusted, opts.afterPrivate, opts.changesState, opts.openWorld];
+  if (!given.some((f) => f === true) && opts.sharedWords !== false) return undefined;
+  const service = name.includes('.');
+  const context: FlowContext = {
+    afterUntrusted: opts.afterUntrusted === true,
+    afterPrivate: opts.afterPrivate === true,
+    changesState: service || opts.changesState === true,
+    openWorld: service || opts.openWorld === true,
+    sharesPrivateWords: opts.sharedWords !== false,
+  };
+  const unknown = !service && opts.changesState !== true && opts.openWorld !== true;
+  if (!unknown) return { context };
+  const note =
+    `note: explained as a tool that neither changes state nor reaches outside; ` +
+    `give --changes-state and --open-world as ${name}'s spec declares (POST /v1/policy/explain reads them from the live tool)`;
+  return { context, note };
 }
 
 function buildCall(name: string, input: string | undefined, opts: ExplainOptions): ToolCall {

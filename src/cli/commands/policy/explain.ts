@@ -16,7 +16,15 @@ export function addExplain(group: Command): void {
       )
       .option('--target <json>', 'service target, e.g. \'{"entity_id": "light.kitchen"}\'')
       .option('--data <json>', 'service data, e.g. \'{"brightness_pct": 50}\'')
-      .option('--confirmed', 'evaluate as if a human approved the call'),
+      .option('--confirmed', 'evaluate as if a human approved the call')
+      .option('--after-untrusted', "as a model's call after its turn read untrusted content")
+      .option('--after-private', "as a model's call after its turn read private data")
+      .option('--changes-state', 'the tool changes state (its spec: readOnly false or destructive)')
+      .option('--open-world', 'the tool reaches outside (its spec: openWorld true)')
+      .option(
+        '--no-shared-words',
+        'the input shares no word with the private data read (flow.private_match: shared_words)',
+      ),
   ).action(async (name: string, input: string | undefined, opts: ExplainOptions) => {
     const { runPolicyExplain } = await import('./explain.run.js');
     done(await runPolicyExplain(name, input, opts));
