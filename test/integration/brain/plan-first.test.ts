@@ -301,7 +301,7 @@ describe('plan_first: what a result can and cannot do', () => {
       { message: 'search which door, unlock it and the back door' },
       { actor: 'ops' },
     );
-    const [search, filled, plain] = r.tool_calls;
+    const [search, filled] = r.tool_calls;
     expect(search?.outcome).toBe('ok');
     /** The provenance on the row the gate wrote before it ran (or held) the call. */
     const provenanceOf = (decisionId: string) => {
@@ -313,8 +313,11 @@ describe('plan_first: what a result can and cannot do', () => {
       return payloadOf(row).provenance;
     };
     expect(provenanceOf(search!.decision_id)).toEqual({ asked_by: 'model', read: [] });
-    expect(provenanceOf(plain!.decision_id)).toEqual({ asked_by: 'model', read: [] });
-    // the lock taken from a web page: the flow rules judge the call with the page it came from
+    // the lock taken from a web page: the flow rules judge the call with the page it came
+    // from, and the policy's default (after_untrusted: confirm) holds it
+    expect(filled?.input).toEqual({ entity_id: 'lock.front_door' });
+    expect(filled?.outcome).toBe('confirmation_required');
+    expect(unlocked).toEqual([]);
     expect(provenanceOf(filled!.decision_id)).toEqual({
       asked_by: 'model',
       read: [
@@ -327,7 +330,15 @@ describe('plan_first: what a result can and cannot do', () => {
         },
       ],
     });
-    expect(filled?.input).toEqual({ entity_id: 'lock.front_door' });
+    // the plan waits there; approved, it goes on with the back door, decided before
+    // anything was read, so not held for what the turn read
+    const ticket = filled!.confirmation!;
+    const report = await gateway.confirm(ticket.id, true, { actor: 'approver' });
+    const resumed = await agent.resume(ticket.id, report);
+    const plain = resumed?.response.tool_calls.find((c) => c.input.entity_id === 'lock.back_door');
+    expect(plain?.outcome).toBe('ok');
+    expect(provenanceOf(plain!.decision_id)).toEqual({ asked_by: 'model', read: [] });
+    expect(unlocked).toEqual(['lock.front_door', 'lock.back_door']);
   });
 
   test("a placeholder that cannot be filled is that call's invalid_input; the rest of the plan runs", async () => {
