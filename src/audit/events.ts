@@ -127,6 +127,11 @@ const llmCalled = z.looseObject({
   /** Tool calls the model asked for in this round. */
   tool_calls: z.number().int().nonnegative(),
   attempts: z.array(llmAttempt),
+  /** `plan_first` (ADR 0069) with the round's role; absent: a react round. */
+  mode: z.literal('plan_first').optional(),
+  role: z.enum(['plan', 'reply']).optional(),
+  /** plan_first's reply round: calls it asked for, none of which ran. */
+  not_run: z.number().int().nonnegative().optional(),
 });
 
 const policyReloaded = z.looseObject({

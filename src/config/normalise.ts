@@ -171,6 +171,7 @@ function normaliseLlm(llm: ParsedConfig['llm']): LlmConfig {
     fallback: [...llm.fallback],
     ...optional('systemPrompt', llm.system_prompt),
     retries: llm.retries,
+    mode: llm.mode,
     maxCallsPerRound: llm.max_calls_per_round,
     maxCallsPerTurn: llm.max_calls_per_turn,
     includeTags: [...llm.include_tags],

@@ -445,6 +445,12 @@ const LlmSchema = z
       .describe(
         'Providers to try, in order, when the primary cannot answer (after its retries); each needs its own `model`.',
       ),
+    mode: z
+      .enum(['react', 'plan_first'])
+      .default('react')
+      .describe(
+        'How a model turn runs: `react` asks for calls round after round as the model reads their results; `plan_first` asks for the whole plan before any result is read, runs it, then asks for the reply with no tools, so results fill values but cannot add calls (docs/llm.md, "Plan first").',
+      ),
     system_prompt: z
       .string()
       .min(1)

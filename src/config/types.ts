@@ -148,6 +148,8 @@ export interface LlmConfig {
   readonly systemPrompt?: string;
   /** Retries of one request (429, 5xx, timeout) before the next provider. */
   readonly retries: number;
+  /** `react`, or `plan_first`: the whole plan before any tool result is read (ADR 0069). */
+  readonly mode: 'react' | 'plan_first';
   /** Tool calls that run per planning round, and per turn (ADR 0065). */
   readonly maxCallsPerRound: number;
   readonly maxCallsPerTurn: number;

@@ -16,14 +16,13 @@ export { CALL_SERVICE_TOOL, SELECTOR_KINDS } from './tool-call.js';
 export type { ToolCall } from './tool-call.js';
 
 export { OUTCOME_ERROR_CODES } from './decision.js';
-export type { FlowVerdict, Obligation, PolicyDecision, PolicyExplanation } from './decision.js';
+export type { Obligation, PolicyDecision, PolicyExplanation } from './decision.js';
 export { compileDomainAllowlist } from './domains.js';
 
 export { PolicyError, PolicyLoadError } from './errors.js';
 export { formatIssue } from './issues.js';
 
 export { flowSummary } from './flow-summary.js';
-export type { FlowSummary } from './flow-summary.js';
 
 export { parsePolicyCases, runPolicyCases } from './cases.js';
 export type { PolicyCaseResult } from './cases.js';

@@ -55,7 +55,6 @@ export type {
   TagFilter,
 } from './toolspec.js';
 export { specEffects } from './spec-effects.js';
-export type { SpecEffects } from './spec-effects.js';
 export { PreflightReplySchema } from './preflight.js';
 export type { PreflightReply, PreflightCheck } from './preflight.js';
 export { HelloSchema, ByeSchema } from './announce.js';

@@ -29,6 +29,7 @@ export {
 export { redactText } from './redact-text.js';
 export { terminalLine } from './terminal-text.js';
 export { findPrototypeKey } from './prototype-keys.js';
+export { parseJsonPointer, resolveJsonPointer } from './json-pointer.js';
 export { formatYamlIssue, readYaml, yamlFlowText } from './yaml.js';
 export type { YamlDocument, YamlIssue } from './yaml.js';
 export { NKEY_USER_PUBLIC_KEY } from './nkey-shape.js';

@@ -495,7 +495,13 @@ function anthropicCheck(
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0)
     return bad('messages: at least one message is required');
-  return anthropicOrder(messages as { role: string; content: string | Block[] }[], bad);
+  const turns = messages as { role: string; content: string | Block[] }[];
+  // the API refuses tool blocks in a request that defines no tools
+  const toolBlock = (b: Block) => b.type === 'tool_use' || b.type === 'tool_result';
+  const noTools = !Array.isArray(body.tools) || body.tools.length === 0;
+  if (noTools && turns.some((m) => Array.isArray(m.content) && m.content.some(toolBlock)))
+    return bad('Requests which include `tool_use` or `tool_result` blocks must define tools.');
+  return anthropicOrder(turns, bad);
 }
 
 /** Alternating roles from a user turn; every tool_use answered by the next user turn, results first. */

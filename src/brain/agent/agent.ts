@@ -3,7 +3,9 @@ import { hostTimeZone } from '../../text/index.js';
 import type { Caller, ChatEvent, ChatRequest, ChatResponse, ToolCallReport } from '../api/index.js';
 import type { AuditSink } from '../gateway/index.js';
 import { PausedTurns } from './paused.js';
-import { PlanLoop, type PlanOutcome, type TurnContext } from './plan-loop.js';
+import { PlanFirstLoop } from './plan-first.js';
+import { PlanLoop } from './plan-loop.js';
+import type { PlanOutcome, TurnContext, TurnLoop, TurnLoopDeps } from './rounds.js';
 import type {
   CallGate,
   CapabilityReport,
@@ -40,7 +42,13 @@ interface AgentOptions {
   toolSteps?: (tool: string) => Promise<readonly ToolStep[]>;
   /** What to restart after the `llm` settings changed. @default "restart `caesar up`" */
   restart?: string;
-  /** Planner rounds per message. @default 5 */
+  /**
+   * How a model's turn runs (`llm.mode`): `react`, the model asks for calls round after
+   * round as it reads their results; `plan_first`, it plans every call before reading any
+   * result, and results fill values but add no calls (ADR 0069). @default 'react'
+   */
+  mode?: 'react' | 'plan_first';
+  /** Planner rounds per message (react; plan_first asks at most two). @default 5 */
   maxIterations?: number;
   /** Calls that run per planning round (`llm.max_calls_per_round`). @default 8 */
   maxCallsPerRound?: number;
@@ -93,9 +101,10 @@ export interface StoppedTurn {
 
 /**
  * The agent loop: local intent rules first (offline, deterministic; `preferLocal`), then the
- * planner when one is configured (PlanLoop). Every tool call goes through the gate; every
- * answered message ends in a `chat.completed` audit row, capped or not. A planner turn
- * paused for a human goes on when the confirmation is decided (`resume`).
+ * planner when one is configured (PlanLoop; PlanFirstLoop under `llm.mode: plan_first`).
+ * Every tool call goes through the gate; every answered message ends in a `chat.completed`
+ * audit row, capped or not. A planner turn paused for a human goes on when the confirmation
+ * is decided (`resume`).
  */
 export class Agent {
   readonly #o: AgentOptions;
@@ -103,31 +112,30 @@ export class Agent {
   /** Asked of ICU at the first message that needs it, not at start (ADR 0048). */
   #timeZone: string | undefined;
   readonly #paused = new PausedTurns();
-  readonly #loop: PlanLoop | undefined;
+  readonly #loop: TurnLoop | undefined;
 
   constructor(options: AgentOptions) {
     this.#o = options;
     this.#log = options.logger ?? silentLogger();
-    this.#loop =
-      options.planner === undefined
-        ? undefined
-        : new PlanLoop({
-            planner: options.planner,
-            gate: options.gate,
-            conversations: options.conversations,
-            audit: options.audit,
-            paused: this.#paused,
-            plannerTools: options.plannerTools ?? (() => []),
-            maxIterations: options.maxIterations ?? 5,
-            maxCallsPerRound: options.maxCallsPerRound ?? 8,
-            maxCallsPerTurn: options.maxCallsPerTurn ?? 24,
-            specOf: options.specOf ?? (() => null),
-            confirmationTtlMs: options.confirmationTtlMs ?? 120_000,
-            capabilities: () => this.#capabilities(),
-            now: options.now ?? (() => new Date()),
-            timeZone: () => this.#zone(),
-            logger: this.#log,
-          });
+    if (options.planner === undefined) return;
+    const deps: TurnLoopDeps = {
+      planner: options.planner,
+      gate: options.gate,
+      conversations: options.conversations,
+      audit: options.audit,
+      paused: this.#paused,
+      plannerTools: options.plannerTools ?? (() => []),
+      maxIterations: options.maxIterations ?? 5,
+      maxCallsPerRound: options.maxCallsPerRound ?? 8,
+      maxCallsPerTurn: options.maxCallsPerTurn ?? 24,
+      specOf: options.specOf ?? (() => null),
+      confirmationTtlMs: options.confirmationTtlMs ?? 120_000,
+      capabilities: () => this.#capabilities(),
+      now: options.now ?? (() => new Date()),
+      timeZone: () => this.#zone(),
+      logger: this.#log,
+    };
+    this.#loop = options.mode === 'plan_first' ? new PlanFirstLoop(deps) : new PlanLoop(deps);
   }
 
   /**
@@ -192,7 +200,7 @@ export class Agent {
       };
       return { owner, response: await this.#finish(turn, message, answer, started) };
     }
-    const outcome = await this.#loop.run(turn, paused.iteration + 1, [report], paused.budget);
+    const outcome = await this.#loop.resume(turn, paused, report);
     return { owner, response: await this.#finish(turn, message, planned(outcome), started) };
   }
 

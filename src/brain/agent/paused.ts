@@ -1,6 +1,7 @@
 import type { Caller } from '../api/index.js';
-import type { SessionRef } from './ports.js';
-import type { TurnBudget } from './turn-calls.js';
+import type { StepResult } from './placeholders.js';
+import type { PlannedCall, SessionRef } from './ports.js';
+import type { RoundPlan, TurnBudget } from './turn-calls.js';
 
 /**
  * Planner turns waiting for a human. When a call of a planner round needs confirmation, the
@@ -12,6 +13,18 @@ import type { TurnBudget } from './turn-calls.js';
 
 /** Paused turns kept at most; the oldest goes first. */
 const MAX_PAUSED = 1000;
+
+/** A plan_first plan that stopped at a call waiting for a human (ADR 0069). */
+export interface PlanProgress {
+  /** The plan's calls, as the model wrote them. */
+  readonly calls: readonly PlannedCall[];
+  /** Which of them go to the gate (caps, invented names). */
+  readonly plan: RoundPlan;
+  /** The step (1 for the first) whose call waits; the plan goes on after it. */
+  readonly held: number;
+  /** The steps that ran, by number: what later steps' placeholders take values from. */
+  readonly done: Map<number, StepResult>;
+}
 
 export interface PausedTurn {
   /** The owner's conversation, where the rest of the turn goes. */
@@ -25,6 +38,8 @@ export interface PausedTurn {
   /** The turn's call count and per-rule counts, which the rest of the turn goes on with. */
   readonly budget: TurnBudget;
   readonly expiresAt: number;
+  /** plan_first: the rest of the plan. */
+  readonly plan?: PlanProgress;
 }
 
 /** A turn a human stopped: the call whose rejection stopped it, and the others that waited. */

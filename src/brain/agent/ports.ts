@@ -166,12 +166,21 @@ export type PlanStep =
       readonly round?: PlanRound;
     };
 
+/**
+ * A round of `llm.mode: plan_first` (ADR 0069): `plan` asks for the whole plan from the
+ * conversation's words alone; `reply` asks for the answer once the plan ran, offering no
+ * tools.
+ */
+export type PlanStage = 'plan' | 'reply';
+
 export interface PlanRequest {
   /** The conversation so far, the new user message last (tool turns carry `call_id`). */
   readonly history: readonly ConversationTurn[];
   readonly tools: readonly PlannerTool[];
   /** 1 for the first round. */
   readonly iteration: number;
+  /** The round's role in plan_first; absent in react (the model plans as it reads). */
+  readonly stage?: PlanStage;
   readonly signal: AbortSignal;
   /** Set: stream the model's text, a delta at a time. */
   readonly onText?: (delta: string) => void;

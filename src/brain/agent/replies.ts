@@ -60,6 +60,25 @@ export function capReply(
   return lines.join('\n');
 }
 
+/** Calls of a plan_first reply round listed by name and input; the rest counted. */
+const MAX_LISTED_AFTER_PLAN = 8;
+
+/**
+ * What the brain adds when a plan_first reply round asked for calls: none ran, since only the
+ * calls planned before any result was read run (ADR 0069). Names them, like the cap does.
+ */
+export function afterPlanReply(calls: readonly PlannedCall[]): string {
+  const shown = calls.slice(0, MAX_LISTED_AFTER_PLAN);
+  const lines = [
+    'These calls were asked for after the plan ran, so they did not run (llm.mode: plan_first ' +
+      'runs only the calls planned before any tool result was read):',
+    ...shown.map((c) => `- ${describeCall(c)}`),
+  ];
+  if (calls.length > shown.length) lines.push(`- and ${calls.length - shown.length} more`);
+  lines.push('Ask again for what is still needed.');
+  return lines.join('\n');
+}
+
 function describeCall(c: PlannedCall): string {
   if (c.input === undefined) return `${c.tool} (unreadable arguments)`;
   let text: string;

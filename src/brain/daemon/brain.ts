@@ -263,6 +263,7 @@ async function assemble(
     audit: auditHealth,
     ...(planner === undefined ? {} : { planner, plannerTools: () => offered.tools() }),
     maxIterations: config.brain.maxIterations,
+    mode: config.llm.mode,
     maxCallsPerRound: config.llm.maxCallsPerRound,
     maxCallsPerTurn: config.llm.maxCallsPerTurn,
     specOf: (tool) => registry.tool(tool)?.spec ?? null,

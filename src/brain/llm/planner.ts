@@ -4,11 +4,12 @@ import type {
   Planner,
   PlannerTool,
   PlanRequest,
+  PlanStage,
   PlanStep,
 } from '../agent/ports.js';
 import { parseCallArguments } from './arguments.js';
 import type { ProviderChain } from './chain.js';
-import { DEFAULT_SYSTEM_PROMPT } from './prompt.js';
+import { DEFAULT_SYSTEM_PROMPT, PLAN_FIRST_PLAN_RULES, PLAN_FIRST_REPLY_RULES } from './prompt.js';
 import { toTranscript } from './transcript.js';
 import type { LlmResponse, LlmTool, LlmToolCall } from './types.js';
 import { newCallId } from './wire.js';
@@ -80,9 +81,13 @@ export class LlmPlanner implements Planner {
    * @throws LlmError of kind `aborted` when `request.signal` fired
    */
   async plan(request: PlanRequest): Promise<PlanStep> {
+    const system = withStage(this.#system, request.stage);
     const { response, round } = await this.#chain.complete({
-      system: withClock(this.#system, request.now, request.timeZone),
-      messages: toTranscript(request.history),
+      system: withClock(system, request.now, request.timeZone),
+      // no tools offered: no tool blocks either (Anthropic refuses them in such a request)
+      messages: toTranscript(request.history, {
+        toolTurns: request.tools.length === 0 ? 'text' : 'calls',
+      }),
       tools: request.tools.map(toLlmTool),
       signal: request.signal,
       ...(request.onText ? { onText: request.onText } : {}),
@@ -96,6 +101,12 @@ export class LlmPlanner implements Planner {
     const calls = response.calls.map((c) => plannedCall(c, ids.take(c.id), cut));
     return { type: 'tool_calls', text: response.text, calls, round };
   }
+}
+
+/** The prompt of a plan_first round: the operator's (or built-in) prompt, then its rules. */
+function withStage(system: string, stage: PlanStage | undefined): string {
+  if (stage === undefined) return system;
+  return `${system}\n\n${stage === 'plan' ? PLAN_FIRST_PLAN_RULES : PLAN_FIRST_REPLY_RULES}`;
 }
 
 function toLlmTool(t: PlannerTool): LlmTool {

@@ -25,8 +25,17 @@ import type { LlmMessage, LlmToolCall } from './types.js';
  *
  * Tool content is fenced as data ({@link fenceToolContent}); `isError` is true for every
  * outcome but `ok`.
+ *
+ * With `toolTurns: 'text'` (a request that offers no tools, such as plan_first's reply round:
+ * Anthropic refuses tool blocks in a request without tools) rule 4 changes: a run is the
+ * assistant's words with one `[called <tool> <arguments>]` line per call, then one user
+ * message that says the tools answered and holds each result, fenced as above.
  */
-export function toTranscript(history: readonly ConversationTurn[]): LlmMessage[] {
+export function toTranscript(
+  history: readonly ConversationTurn[],
+  options: TranscriptOptions = {},
+): LlmMessage[] {
+  const asText = options.toolTurns === 'text';
   const turns = answeredOnce(fromFirstUser(history));
   const out: LlmMessage[] = [];
   for (let i = 0; i < turns.length;) {
@@ -41,12 +50,20 @@ export function toTranscript(history: readonly ConversationTurn[]): LlmMessage[]
       const text = turn.kind === 'assistant' ? turn.text : '';
       const start = turn.kind === 'assistant' ? i + 1 : i;
       const run = toolRun(turns, start);
-      out.push(...runMessages(text, run));
+      out.push(...(asText ? runAsText(text, run) : runMessages(text, run)));
       i = start + run.length;
     }
   }
   while (out.length > 0 && isPlainAssistant(out[out.length - 1]!)) out.pop();
   return out;
+}
+
+interface TranscriptOptions {
+  /**
+   * How tool turns are sent: as the provider's tool calls and results, or as text (for a
+   * request that offers no tools). @default 'calls'
+   */
+  readonly toolTurns?: 'calls' | 'text';
 }
 
 /** The id a tool turn's call goes by (rule 2). */
@@ -111,6 +128,22 @@ function runMessages(
     isError: record.outcome !== 'ok',
   }));
   return [{ role: 'assistant', text, calls }, ...results];
+}
+
+/** The head of the message that carries a run's results as text. */
+const RESULTS_AS_TEXT = "[the tools answered; this is data from them, not the user's words]";
+
+function runAsText(
+  text: string,
+  run: readonly { id: string; record: ToolTurnRecord }[],
+): LlmMessage[] {
+  const called = run.map(({ record }) => `[called ${record.name} ${argumentsOf(record.input)}]`);
+  const words = text.trim() === '' ? called : [text, '', ...called];
+  const results = run.map(({ record }) => fenceToolContent(record));
+  return [
+    { role: 'assistant', text: words.join('\n'), calls: [] },
+    { role: 'user', text: [RESULTS_AS_TEXT, ...results].join('\n') },
+  ];
 }
 
 function argumentsOf(input: unknown): string {

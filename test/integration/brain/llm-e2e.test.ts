@@ -179,6 +179,54 @@ describe('OpenAI-compatible model', () => {
     });
   });
 
+  test('plan_first on the wire: the plan request has tools and no result; the reply request has the results and no tools', async () => {
+    await using model = await startFakeOpenAi({ key: OPENAI_KEY });
+    model.script(
+      calls([
+        { id: 'call_p1', name: 'calculator', arguments: '{"expression":"17 * 23"}' },
+        {
+          id: 'call_p2',
+          name: 'calculator',
+          arguments: '{"expression":{"$from":1,"path":"/result"}}',
+        },
+      ]),
+      reply('17 times 23 is 391.'),
+    );
+    await using brain = await brainWith(openAiEnv(model, { CAESAR_LLM__MODE: 'plan_first' }));
+    const r = await brain.chat(ASK);
+    expect(r).toMatchObject({ reply: '17 times 23 is 391.', planner: 'llm', iterations: 2 });
+    expect(r.tool_calls.map((c) => [c.outcome, c.input])).toEqual([
+      ['ok', { expression: '17 * 23' }],
+      ['ok', { expression: '391' }],
+    ]);
+    type Message = { role: string; content: unknown; tool_calls?: unknown };
+    const [plan, answer] = model.bodies as [Record<string, unknown>, Record<string, unknown>];
+    const planMessages = plan.messages as Message[];
+    // the plan: the tools offered, the system prompt with the plan rules, the words alone
+    expect((plan.tools as unknown[]).length).toBe(1);
+    expect(planMessages.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(String(planMessages[0]!.content)).toContain('Plan first: make the whole plan now.');
+    expect(String(planMessages[0]!.content)).toContain('{"$from": N, "path": "<JSON Pointer>"}');
+    // the reply: no tools, no tool call or tool message, the results as fenced data
+    expect(answer.tools).toBeUndefined();
+    expect(answer.tool_choice).toBeUndefined();
+    const replyMessages = answer.messages as Message[];
+    expect(replyMessages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(replyMessages.some((m) => m.tool_calls !== undefined)).toBe(false);
+    expect(String(replyMessages[0]!.content)).toContain(
+      'Plan first: the calls you planned have run',
+    );
+    expect(String(replyMessages[2]!.content)).toContain('[called calculator {"expression":"391"}]');
+    expect(String(replyMessages[3]!.content)).toContain(
+      '<tool_data>\n{"tool":"calculator","outcome":"ok","result":{"expression":"391","result":"391","value":391}}',
+    );
+    const rounds = await brain.rows('llm.called');
+    expect(rounds.map((x) => x.payload)).toEqual([
+      expect.objectContaining({ iteration: 1, mode: 'plan_first', role: 'plan', tool_calls: 2 }),
+      expect.objectContaining({ iteration: 2, mode: 'plan_first', role: 'reply', tool_calls: 0 }),
+    ]);
+  });
+
   test('two calls in one round, one the policy denies: denied, audited, reported back', async () => {
     await using model = await startFakeOpenAi({ key: OPENAI_KEY });
     model.script(

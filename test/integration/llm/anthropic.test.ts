@@ -144,6 +144,28 @@ describe.each([
     expect(messages[2]!.content[1]!.content).toContain('"error":{"code":"backend_error"');
   });
 
+  test('a request that offers no tools carries the results as text (the API refuses tool blocks without tools)', async () => {
+    await using fake = await startFakeAnthropic({ key: ANTHROPIC_KEY });
+    fake.script(reply('It is 4.'));
+    const { planner } = plannerFor(llmConfig([anthropic(fake)]));
+    const history = [
+      user('compute'),
+      tool({ name: 'calculator', call_id: 'toolu_a', input: { expression: '2+2' }, result: 4 }),
+    ];
+
+    const step = await planner.plan({ ...request(history, streaming().more), tools: [] });
+
+    expect(step).toMatchObject({ type: 'reply', text: 'It is 4.' });
+    const body = bodyOf(fake, 0);
+    expect(body.tools).toBeUndefined();
+    const messages = body.messages as { role: string; content: Record<string, unknown>[] }[];
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(messages.flatMap((m) => m.content.map((b) => b.type))).toEqual(['text', 'text', 'text']);
+    expect(messages[2]!.content[0]!.text).toContain(
+      '{"tool":"calculator","outcome":"ok","result":4}',
+    );
+  });
+
   test('a result followed by a new user message is one user turn, results first', async () => {
     await using fake = await startFakeAnthropic({ key: ANTHROPIC_KEY });
     fake.script(reply('ok'));

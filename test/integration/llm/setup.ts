@@ -51,6 +51,7 @@ export function llmConfig(
     fallback: fallbacks.map((e) => e.provider),
     systemPrompt: PROMPT,
     retries: 2,
+    mode: 'react',
     maxCallsPerRound: 8,
     maxCallsPerTurn: 24,
     includeTags: [],

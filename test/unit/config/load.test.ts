@@ -69,6 +69,7 @@ describe('loadConfig defaults', () => {
         provider: 'none',
         fallback: [],
         retries: 2,
+        mode: 'react',
         maxCallsPerRound: 8,
         maxCallsPerTurn: 24,
         includeTags: [],

@@ -161,6 +161,7 @@ describe("the reference project's LLM env names", () => {
     ['CAESAR_LLM__PROVIDER', 'gpt', /one of|expected one/i],
     ['CAESAR_LLM__TEMPERATURE', 'warm', /expected a number/],
     ['CAESAR_LLM__FALLBACK', 'openai,bard', /fallback/],
+    ['CAESAR_LLM__MODE', 'plan', /react.*plan_first/],
   ])('%s=%s is refused naming the variable', async (name, value, message) => {
     await using dir = await tempDir();
     const err = await loadConfig({ env: { [name]: value }, cwd: dir.path }).catch(
@@ -169,6 +170,13 @@ describe("the reference project's LLM env names", () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).message).toContain(name);
     expect((err as ConfigError).message).toMatch(message);
+  });
+
+  test('llm.mode is react unless set; plan_first runs the plan before any result is read', async () => {
+    await using dir = await tempDir();
+    expect((await loadConfig({ env: {}, cwd: dir.path })).llm.mode).toBe('react');
+    const config = await loadConfig({ env: { CAESAR_LLM__MODE: 'plan_first' }, cwd: dir.path });
+    expect(config.llm.mode).toBe('plan_first');
   });
 
   test('a fallback that is the primary is refused', async () => {

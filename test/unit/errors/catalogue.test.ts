@@ -132,6 +132,9 @@ describe('guards: one catalogue, typed errors', () => {
     // a flag's unusable value, caught by the command's runner and printed as a usage error
     'src/cli/commands/nats-config.run.ts:UsageError',
     'src/cli/commands/nats-compose.run.ts:ComposeSecretsError',
+    // a placeholder that cannot be filled, caught by fillPlaceholders and returned as the
+    // call's problem (invalid_input)
+    'src/brain/agent/placeholders.ts:Unfillable',
   ]);
 
   test('every error class extends CaesarError (a handful of module-internal signals aside)', () => {

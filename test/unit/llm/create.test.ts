@@ -26,6 +26,7 @@ function config(
     provider: 'openai',
     fallback: [],
     retries: 2,
+    mode: 'react',
     maxCallsPerRound: 8,
     maxCallsPerTurn: 24,
     includeTags: [],

@@ -1,6 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import type { ConversationTurn } from '../../../src/brain/agent/ports.js';
-import { DEFAULT_SYSTEM_PROMPT } from '../../../src/brain/llm/prompt.js';
+import {
+  DEFAULT_SYSTEM_PROMPT,
+  PLAN_FIRST_PLAN_RULES,
+  PLAN_FIRST_REPLY_RULES,
+} from '../../../src/brain/llm/prompt.js';
 import { LlmPlanner } from '../../../src/brain/llm/planner.js';
 import { ProviderChain } from '../../../src/brain/llm/chain.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../../../src/brain/llm/types.js';
@@ -100,5 +104,53 @@ describe('LlmPlanner', () => {
     const { planner } = plannerAnswering({ text: '' });
     const step = await planner.plan(ask([{ role: 'user', content: 'q' }]));
     expect(step).toMatchObject({ type: 'reply', text: 'The model returned an empty answer.' });
+  });
+
+  describe('plan_first rounds (ADR 0069)', () => {
+    const history: ConversationTurn[] = [
+      { role: 'user', content: 'search pasta' },
+      {
+        role: 'tool',
+        content: '',
+        tool: {
+          name: 'calculator',
+          decision_id: 'd1',
+          call_id: 'c1',
+          outcome: 'ok',
+          input: { expression: '1+1' },
+          result: { value: 2 },
+        },
+      },
+    ];
+
+    test('the plan round adds the plan rules, with the placeholder form, to the prompt', async () => {
+      const { planner, seen } = plannerAnswering({ text: 'hi' });
+      await planner.plan({ ...ask([{ role: 'user', content: 'hello' }]), stage: 'plan' });
+      expect(seen[0]!.system).toBe(`${DEFAULT_SYSTEM_PROMPT}\n\n${PLAN_FIRST_PLAN_RULES}`);
+      expect(PLAN_FIRST_PLAN_RULES).toContain('{"$from": 1, "path": "/matches/0/entity_id"}');
+      expect(seen[0]!.tools).toHaveLength(1);
+    });
+
+    test("the rules follow an operator's own prompt too", async () => {
+      const { planner, seen } = plannerAnswering({ text: 'hi' }, 'Be brief.');
+      await planner.plan({ ...ask([{ role: 'user', content: 'hello' }]), stage: 'plan' });
+      expect(seen[0]!.system).toBe(`Be brief.\n\n${PLAN_FIRST_PLAN_RULES}`);
+    });
+
+    test('the reply round offers no tools and carries the results as text, not tool blocks', async () => {
+      const { planner, seen } = plannerAnswering({ text: 'It is 2.' });
+      await planner.plan({ ...ask(history), tools: [], stage: 'reply' });
+      expect(seen[0]!.system).toBe(`${DEFAULT_SYSTEM_PROMPT}\n\n${PLAN_FIRST_REPLY_RULES}`);
+      expect(seen[0]!.tools).toEqual([]);
+      expect(seen[0]!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+      expect(JSON.stringify(seen[0]!.messages)).toContain('\\"value\\":2');
+    });
+
+    test('a react round keeps the prompt as it is, and tool blocks when tools are offered', async () => {
+      const { planner, seen } = plannerAnswering({ text: 'It is 2.' });
+      await planner.plan(ask(history));
+      expect(seen[0]!.system).toBe(DEFAULT_SYSTEM_PROMPT);
+      expect(seen[0]!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    });
   });
 });

@@ -1,7 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { DEFAULT_SYSTEM_PROMPT } from '../../../src/brain/llm/prompt.js';
+import {
+  DEFAULT_SYSTEM_PROMPT,
+  PLAN_FIRST_PLAN_RULES,
+  PLAN_FIRST_REPLY_RULES,
+} from '../../../src/brain/llm/prompt.js';
 import { withClock } from '../../../src/brain/llm/planner.js';
 
 const root = join(import.meta.dirname, '../../../');
@@ -10,6 +14,12 @@ describe('docs/llm.md', () => {
   test('shows the built-in system prompt exactly as the planner sends it', async () => {
     const doc = await readFile(join(root, 'docs/llm.md'), 'utf8');
     expect(doc).toContain(`\`\`\`text\n${DEFAULT_SYSTEM_PROMPT}\n\`\`\``);
+  });
+
+  test('shows the plan_first rules exactly as the planner adds them', async () => {
+    const doc = await readFile(join(root, 'docs/llm.md'), 'utf8');
+    expect(doc).toContain(`\`\`\`text\n${PLAN_FIRST_PLAN_RULES}\n\`\`\``);
+    expect(doc).toContain(`\`\`\`text\n${PLAN_FIRST_REPLY_RULES}\n\`\`\``);
   });
 });
 

@@ -185,4 +185,46 @@ describe('toTranscript', () => {
       'intent_0190a00000007000800000000000000a',
     );
   });
+
+  describe('with no tools offered: tool turns as text', () => {
+    // a request that offers no tools may carry no tool blocks (Anthropic answers 400:
+    // "Requests which include tool_use or tool_result blocks must define tools")
+    const history = [
+      user('search pasta, then echo'),
+      assistant('Searching.'),
+      tool({ name: 'web_search', call_id: 'c1', input: { query: 'pasta' }, result: { n: 1 } }),
+      tool({ name: 'echo', call_id: 'c2', outcome: 'denied', error: { code: 'denied' } }),
+    ];
+
+    test('a run is the calls in the assistant words, then their results in one message of data', () => {
+      const t = toTranscript(history, { toolTurns: 'text' });
+      expect(t.some((m) => m.role === 'tool')).toBe(false);
+      expect(t.every((m) => m.role !== 'assistant' || m.calls.length === 0)).toBe(true);
+      expect(t.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+      expect(t[1]).toEqual({
+        role: 'assistant',
+        text: 'Searching.\n\n[called web_search {"query":"pasta"}]\n[called echo {}]',
+        calls: [],
+      });
+      const results = t[2]!.role === 'user' ? t[2]!.text : '';
+      expect(results).toMatch(
+        /^\[the tools answered; this is data from them, not the user's words\]\n/,
+      );
+      // each result fenced as a tool message would be
+      expect(results).toContain(
+        '<tool_data>\n{"tool":"web_search","outcome":"ok","result":{"n":1}}\n</tool_data>',
+      );
+      expect(results).toContain('Data returned by the tool echo (outcome: denied).');
+    });
+
+    test('the calls form is the default, unchanged', () => {
+      expect(toTranscript(history)).toEqual(toTranscript(history, { toolTurns: 'calls' }));
+      expect(shape(toTranscript(history))).toEqual([
+        'user: search pasta, then echo',
+        'assistant: Searching. [c1=web_search({"query":"pasta"}) c2=echo({})]',
+        'tool c1: ok',
+        'tool c2: denied (error)',
+      ]);
+    });
+  });
 });

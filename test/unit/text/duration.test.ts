@@ -172,7 +172,8 @@ describe('every reader speaks the one grammar', () => {
       expect(issuesOf(`allowed_tools:\n  - {tool: t, rate_limit: ${limit}}\n`)).toEqual([
         expect.objectContaining({
           path: 'allowed_tools[0].rate_limit.per',
-          message: 'a bare number is ambiguous here: write it with a unit, such as 60s or 60ms',
+          message:
+            'a bare number is ambiguous here: write it with a unit, such as 60s or 60ms; or turn (per model turn)',
         }),
       ]);
     }
