@@ -335,7 +335,9 @@ describe('plan_first: what a result can and cannot do', () => {
     const ticket = filled!.confirmation!;
     const report = await gateway.confirm(ticket.id, true, { actor: 'approver' });
     const resumed = await agent.resume(ticket.id, report);
-    const plain = resumed?.response.tool_calls.find((c) => c.input.entity_id === 'lock.back_door');
+    const plain = resumed?.response.tool_calls.find(
+      (c) => (c.input as { entity_id?: string }).entity_id === 'lock.back_door',
+    );
     expect(plain?.outcome).toBe('ok');
     expect(provenanceOf(plain!.decision_id)).toEqual({ asked_by: 'model', read: [] });
     expect(unlocked).toEqual(['lock.front_door', 'lock.back_door']);
