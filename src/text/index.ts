@@ -34,3 +34,4 @@ export { formatYamlIssue, readYaml, yamlFlowText } from './yaml.js';
 export type { YamlDocument, YamlIssue } from './yaml.js';
 export { NKEY_USER_PUBLIC_KEY } from './nkey-shape.js';
 export { isModulePath } from './module-specifier.js';
+export { readingOf } from './look-alike.js';

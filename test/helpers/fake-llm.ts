@@ -13,9 +13,10 @@ import { sendJson, startFakeServer, type FakeServer } from './http-server.js';
  *
  * Each fake answers from a script: a queue of answers, one per request (a reply, tool
  * calls, an error status with headers, a hang, a cut connection). With an empty queue it
- * answers 500. Each checks requests the way the real API does where the providers could
- * get it wrong (auth, message order, call ids, tool results), answering 400 as the API
- * would, and keeps every request body for the test to read.
+ * answers 500, or what its `respond` function makes of the request (OpenAI only). Each
+ * checks requests the way the real API does where the providers could get it wrong (auth,
+ * message order, call ids, tool results), answering 400 as the API would, and keeps every
+ * request body for the test to read.
  */
 
 export interface FakeUsage {
@@ -98,6 +99,8 @@ export interface FakeLlm extends FakeServer {
 
 interface Wire {
   path: string;
+  /** The answer to a request when the queue is empty (a model that decides per request). */
+  respond?: ((body: Record<string, unknown>) => FakeAnswer) | undefined;
   /** A reason to refuse the request as the API would, or undefined. */
   check(
     req: IncomingMessage & { body: string },
@@ -159,7 +162,7 @@ async function startFake(wire: Wire): Promise<FakeLlm> {
       complete = true;
       return wire.error(res, refused);
     }
-    let answer = queue.shift();
+    let answer = queue.shift() ?? wire.respond?.(body);
     while (answer?.kind === 'hang') {
       if (!answer.release) return; // until the client leaves or the server closes
       await answer.release;
@@ -249,12 +252,19 @@ export interface FakeOpenAiOptions {
   readonly key?: string;
   /** @default '/v1/chat/completions' */
   readonly path?: string;
+  /**
+   * Answers a request the script has no answer for, from its body: a model whose every
+   * answer follows from what it was sent (test/helpers/stand-in-model.ts).
+   * @default none: an empty queue answers 500
+   */
+  readonly respond?: (body: Record<string, unknown>) => FakeAnswer;
 }
 
 /** The chat completions API (and Ollama's OpenAI-compatible `/v1`). */
 export function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<FakeLlm> {
   return startFake({
     path: options.path ?? '/v1/chat/completions',
+    respond: options.respond,
     check: (req, body) => openAiCheck(req, body, options.key),
     error: (res, e) => {
       res.setHeader('x-request-id', 'req_fake');

@@ -83,6 +83,8 @@ export interface SearxngResult {
 
 export interface FakeSearxngOptions {
   results: SearxngResult[];
+  /** The results for one query, when it has its own (else `results`). */
+  resultsFor?: ((query: string) => SearxngResult[] | undefined) | undefined;
   /** `[engine, reason]` pairs, as in `unresponsive_engines`. */
   unresponsive: [string, string][];
   /** `search.formats` of settings.yml. @default ['html', 'json'] */
@@ -144,10 +146,11 @@ export function startFakeSearxng(
         res.writeHead(200, { 'content-type': 'application/json' });
         return void res.end(o.rawBody);
       }
+      const results = o.resultsFor?.(q) ?? o.results;
       sendJson(res, 200, {
         query: q,
-        number_of_results: o.results.length,
-        results: o.results.map((r, i) => searxngResult(r, i)),
+        number_of_results: results.length,
+        results: results.map((r, i) => searxngResult(r, i)),
         answers: [],
         corrections: [],
         infoboxes: [],

@@ -1,7 +1,7 @@
 import type { FlowContext } from '../../policy/index.js';
 import type { ToolSpec } from '../../protocol/index.js';
 import { specEffects, specOutputTrust } from '../../protocol/index.js';
-import { isRecord, terminalLine } from '../../text/index.js';
+import { isRecord, readingOf, terminalLine } from '../../text/index.js';
 
 /**
  * Where the idea for a call came from, and what a model had read before it asked (ADR 0065).
@@ -214,18 +214,24 @@ const EXCERPT_CHARS = 240;
 /** Words an instruction aimed at an assistant tends to use. */
 const SUSPECT_RE =
   /\b(ignore|instruction|instructions|system|assistant|call|calls|tool|unlock|open|turn|send|search|previous|override|now)\b/giu;
+/** A run of invisible format characters: in text from outside, there to hide something. */
+const INVISIBLE_RE = /\p{Cf}+/gu;
+/** Text under a right-to-left override, which a screen shows (and a model may read) reversed. */
+const OVERRIDDEN_RE = /\u202e([^\u202c\u2069\n]*)/gu;
 
 /**
  * A short excerpt of what a model read, chosen to show an injected instruction when there
- * is one: the string that names the call (its tool, its words, its entity ids) or uses an
- * instruction's words the most, cut around its first hit; control and invisible format
- * characters escaped (`\\u200b`).
+ * is one: the string that names the call (its tool, its words, its entity ids), uses an
+ * instruction's words or hides something with invisible characters the most, read as a
+ * reader sees it (look-alike and compatibility letters folded, invisible characters
+ * skipped, reversed text read reversed), cut around its first hit; control and invisible
+ * format characters escaped (`\\u200b`).
  */
 export function excerptFor(item: ReadItem, call: { tool: string; input: unknown }): string {
   const texts = item.texts();
   if (texts.length === 0) return '';
   const callWords = new Set<string>([call.tool.toLowerCase()]);
-  for (const t of textsOf(call.input)) wordsOf(t, callWords);
+  for (const t of textsOf(call.input)) wordsOf(readingOf(t).text, callWords);
   let best = texts[0]!;
   let bestScore = -1;
   let bestAt = 0;
@@ -233,9 +239,10 @@ export function excerptFor(item: ReadItem, call: { tool: string; input: unknown 
     const { score, at } = suspicion(text, callWords);
     if (score > bestScore) [best, bestScore, bestAt] = [text, score, at];
   }
-  const start = Math.max(0, bestAt - 60);
-  const cut = best.slice(start, start + EXCERPT_CHARS);
-  const excerpt = (start > 0 ? '…' : '') + cut + (start + EXCERPT_CHARS < best.length ? '…' : '');
+  const start = codePointStart(best, Math.max(0, bestAt - 60));
+  const end = codePointStart(best, start + EXCERPT_CHARS);
+  const cut = best.slice(start, end);
+  const excerpt = (start > 0 ? '…' : '') + cut + (end < best.length ? '…' : '');
   // invisible format characters (zero-width, tags that smuggle ASCII) shown, not hidden
   return terminalLine(excerpt).replace(/\p{Cf}/gu, (ch) => {
     const code = ch.codePointAt(0)!;
@@ -243,18 +250,42 @@ export function excerptFor(item: ReadItem, call: { tool: string; input: unknown 
   });
 }
 
+/** `i`, or `i - 1` when `i` falls between the halves of a surrogate pair. */
+function codePointStart(text: string, i: number): number {
+  const code = text.charCodeAt(i);
+  return i > 0 && code >= 0xdc00 && code <= 0xdfff ? i - 1 : i;
+}
+
+/**
+ * How much `text` looks like an instruction for this call: 3 for each of the call's words
+ * (and each run of invisible characters), 1 for each instruction word; `at` is where the
+ * first of the call's words is, else the first other hit.
+ */
 function suspicion(text: string, callWords: ReadonlySet<string>): { score: number; at: number } {
+  const reading = readingOf(text);
   let score = 0;
-  let at = -1;
-  const lower = text.toLowerCase();
-  for (const m of lower.matchAll(WORD_RE)) {
-    if (!callWords.has(m[0])) continue;
+  let wordAt = -1;
+  let otherAt = -1;
+  for (const m of reading.text.matchAll(WORD_RE)) {
+    if (!callWords.has(m[0].toLowerCase())) continue;
     score += 3;
-    if (at < 0) at = m.index;
+    if (wordAt < 0) wordAt = reading.at[m.index]!;
   }
-  for (const m of text.matchAll(SUSPECT_RE)) {
+  for (const m of text.matchAll(OVERRIDDEN_RE)) {
+    const reversed = readingOf([...m[1]!].reverse().join('')).text;
+    for (const w of reversed.matchAll(WORD_RE)) {
+      if (!callWords.has(w[0].toLowerCase())) continue;
+      score += 3;
+      if (wordAt < 0) wordAt = m.index;
+    }
+  }
+  for (const m of reading.text.matchAll(SUSPECT_RE)) {
     score += 1;
-    if (at < 0) at = m.index;
+    if (otherAt < 0) otherAt = reading.at[m.index]!;
   }
-  return { score, at: Math.max(0, at) };
+  for (const m of text.matchAll(INVISIBLE_RE)) {
+    score += 3;
+    if (otherAt < 0 || m.index < otherAt) otherAt = m.index;
+  }
+  return { score, at: Math.max(0, wordAt >= 0 ? wordAt : otherAt) };
 }
