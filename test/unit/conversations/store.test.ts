@@ -5,6 +5,7 @@ import {
   SessionNotFoundError,
 } from '../../../src/brain/conversations/errors.js';
 import type { SessionRef, Turn } from '../../../src/brain/conversations/types.js';
+import { readItemsOf } from '../../../src/brain/agent/turn-calls.js';
 import { openStore, scalar, tempDir, TestClock } from './fixtures.js';
 
 const roles = (turns: readonly Turn[]) => turns.map((t) => `${t.role}:${t.content}`);
@@ -289,6 +290,35 @@ describe('lifecycle', () => {
     using second = openStore(file);
     expect(second.ensureSession(id.id, 'alice')).toEqual(id);
     expect(roles(second.history(id))).toEqual(['user:remember me']);
+  });
+
+  test("a tool turn's provenance label survives close and reopen, and is what a later turn reads", () => {
+    using dir = tempDir();
+    const file = dir.file('c.db');
+    const first = openStore(file);
+    const id = first.createSession('alice');
+    const label = {
+      trust: 'untrusted',
+      private: true,
+      sources: ['calendar:home', 'https://evil.example/a'],
+    } as const;
+    first.appendTool(id, {
+      name: 'calendar_read',
+      decision_id: 'd-1',
+      outcome: 'ok',
+      result: { events: [{ summary: 'door code 4711' }] },
+      label,
+    });
+    first.close();
+    using second = openStore(file);
+    const history = second.history(id);
+    expect(history[0]?.tool?.label).toEqual(label);
+    // the brain after a restart: the label stored wins over anything it would derive now
+    // (no spec known: an unknown tool would be untrusted and private without sources)
+    const read = readItemsOf(history, () => null);
+    expect(read.map((r) => [r.tool, r.decisionId, r.label])).toEqual([
+      ['calendar_read', 'd-1', label],
+    ]);
   });
 
   test('every method after close throws conversations_closed naming the file; close is idempotent', () => {
