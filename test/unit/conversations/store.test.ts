@@ -4,7 +4,7 @@ import {
   ConversationStoreError,
   SessionNotFoundError,
 } from '../../../src/brain/conversations/errors.js';
-import type { SessionRef, Turn } from '../../../src/brain/conversations/types.js';
+import type { SessionRef, ToolRecordLabel, Turn } from '../../../src/brain/conversations/types.js';
 import { readItemsOf } from '../../../src/brain/agent/turn-calls.js';
 import { openStore, scalar, tempDir, TestClock } from './fixtures.js';
 
@@ -297,11 +297,11 @@ describe('lifecycle', () => {
     const file = dir.file('c.db');
     const first = openStore(file);
     const id = first.createSession('alice');
-    const label = {
+    const label: ToolRecordLabel = {
       trust: 'untrusted',
       private: true,
       sources: ['calendar:home', 'https://evil.example/a'],
-    } as const;
+    };
     first.appendTool(id, {
       name: 'calendar_read',
       decision_id: 'd-1',
