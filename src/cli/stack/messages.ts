@@ -59,11 +59,18 @@ const ChildFatalSchema = z.strictObject({
   message: z.string(),
 });
 
+/**
+ * The child's event loop runs: sent every heartbeat interval from a timer, so a loop blocked
+ * in synchronous work sends none and the supervisor kills the child (ADR 0070).
+ */
+const ChildAliveSchema = z.strictObject({ type: z.literal('alive') });
+
 const ChildMessageSchema = z.discriminatedUnion('type', [
   BrainReadySchema,
   WorkerReadySchema,
   WorkerPreflightSchema,
   ChildFatalSchema,
+  ChildAliveSchema,
 ]);
 export type ChildMessage = z.infer<typeof ChildMessageSchema>;
 
@@ -73,6 +80,50 @@ type ParsedChildMessage = { ok: true; message: ChildMessage } | { ok: false; pro
 /** Parses one IPC message; `problem` names each field at fault (`url: expected …`). */
 export function parseChildMessage(raw: unknown): ParsedChildMessage {
   const parsed = ChildMessageSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, message: parsed.data };
+  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  return { ok: false, problem: issues.join('; ') };
+}
+
+/** Why `caesar up` restarted a part (ADR 0070). */
+export const RESTART_REASONS = ['unresponsive', 'memory', 'exited'] as const;
+export type RestartReason = (typeof RESTART_REASONS)[number];
+
+/**
+ * What the supervisor tells the brain (parent to child): a part of the stack was restarted.
+ * Sent once per restart; while the brain itself is down (it may be the part restarted) the
+ * supervisor keeps them and sends them once the brain is ready again. The brain writes each
+ * as a `worker.restarted` audit row.
+ */
+const ChildRestartedSchema = z.strictObject({
+  type: z.literal('child_restarted'),
+  /** The child's name under `caesar up`: `brain`, `nats` or the tool a worker serves. */
+  name: nonEmpty,
+  kind: z.enum(['brain', 'worker', 'nats']),
+  reason: z.enum(RESTART_REASONS),
+  /** One line for a human: `no heartbeat for 10.0 s`, `V8 heap limit (256 MB)`, `exited (code 1)`. */
+  detail: z.string().max(300),
+  /** Restarts of this child since `caesar up` started, this one included. */
+  count: z.number().int().min(1),
+  /** The pid that was ended, when it had one. */
+  pid: z.number().int().positive().optional(),
+  /** How the old process ended. */
+  exit: z.strictObject({ code: z.number().int().nullable(), signal: z.string().nullable() }),
+  /** When the old process ended, ISO-8601 UTC. */
+  at: z.iso.datetime(),
+  /** The delay before the new one starts, ms. */
+  delay_ms: z.number().int().min(0),
+});
+export type ChildRestarted = z.infer<typeof ChildRestartedSchema>;
+
+const SupervisorMessageSchema = z.discriminatedUnion('type', [ChildRestartedSchema]);
+export type SupervisorMessage = z.infer<typeof SupervisorMessageSchema>;
+
+/** Parses one message from the supervisor, as the brain reads it; `problem` names the fields at fault. */
+export function parseSupervisorMessage(
+  raw: unknown,
+): { ok: true; message: SupervisorMessage } | { ok: false; problem: string } {
+  const parsed = SupervisorMessageSchema.safeParse(raw);
   if (parsed.success) return { ok: true, message: parsed.data };
   const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
   return { ok: false, problem: issues.join('; ') };
