@@ -1,5 +1,9 @@
 #!/usr/bin/env node
 import { isBundleFresh } from './bundle-fresh.js';
+import { beatForSupervisor } from './stack/heartbeat.js';
+
+// Under `caesar up`, say this process runs from the first moment (ADR 0070).
+beatForSupervisor();
 
 // The `caesar` bin. It runs `cli.js` from the bundle the build makes (`cli.bundle.js`,
 // scripts/bundle-cli.mjs; ADR 0047): the command declarations and commander in one file,

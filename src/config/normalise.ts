@@ -109,6 +109,12 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
       requireGrant: r.worker.require_grant,
       modules: r.worker.modules,
       importTimeoutMs: r.worker.import_timeout,
+      maxHeapMb: r.worker.max_heap,
+    },
+    watchdog: {
+      timeoutMs: r.watchdog.timeout,
+      stopGraceMs: r.watchdog.stop_grace,
+      thread: r.watchdog.thread,
     },
     embedded: {
       natsHost: r.embedded.nats_host,

@@ -144,6 +144,15 @@ const WorkerSchema = z
       .describe(
         "How long each tool module (`worker.modules`, `--module`) may take to import: its top-level code. One that is still importing then is refused, naming the module, and the worker ends rather than wait: move waiting work (a connection, a download) into the module's `start(ctx)` or its handler. `caesar legion serve-tool --import-timeout` overrides it.",
       ),
+    max_heap: z
+      .number()
+      .int()
+      .min(32, 'expected at least 32 (MB): a worker needs about 20 MB of heap to start')
+      .max(65536)
+      .default(256)
+      .describe(
+        "The V8 heap ceiling of each worker `caesar up` starts, in MB (`--max-old-space-size`): a worker that reaches it ends and is restarted, `worker.restarted` says `memory` (ADR 0070). A worker started by hand takes Node's own flag (`NODE_OPTIONS=--max-old-space-size=256`).",
+      ),
     require_grant: z
       .boolean()
       .default(true)
@@ -153,6 +162,36 @@ const WorkerSchema = z
   })
   .prefault({})
   .describe('Tool workers (`caesar legion serve-tool`).');
+
+const WatchdogSchema = z
+  .strictObject({
+    timeout: durationField()
+      .prefault('10s')
+      .describe(
+        "How long a process's event loop may not run before it is killed with SIGKILL and restarted (ADR 0070). `caesar up` watches the brain and each worker by a heartbeat over its IPC channel, and its nats-server by a connection it must greet; a worker or brain run alone is watched by a thread of its own (`watchdog.thread`). 0 watches nothing (for a debugger that stops the process).",
+      ),
+    stop_grace: durationField()
+      .prefault('5s')
+      .describe(
+        'When `caesar up` stops, how long each child (and any process below it, in whatever group or session) has after SIGTERM before SIGKILL.',
+      ),
+    thread: z
+      .enum(['auto', 'on', 'off'])
+      .default('auto')
+      .describe(
+        'A watchdog thread in the brain and each worker that kills the process when its own event loop has not run for `watchdog.timeout` (about 7 MB of memory per process). `auto`: in a process run alone (by hand, by systemd), where nothing else would notice; not under `caesar up`, whose heartbeat does it. `on` under `caesar up` too, so a stuck child also ends when `caesar up` itself was killed with SIGKILL.',
+      ),
+  })
+  .superRefine((watchdog, ctx) => {
+    if (watchdog.timeout === 0 || watchdog.timeout >= 2000) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['timeout'],
+      message: 'expected 0 (off) or at least 2s: a process says it runs every 0.5 s',
+    });
+  })
+  .prefault({})
+  .describe('Finding and ending stuck processes (ADR 0070).');
 
 const EmbeddedSchema = z
   .strictObject({
@@ -585,6 +624,7 @@ export const ConfigSchema = z
     log: LogSchema,
     bus: BusSchema,
     worker: WorkerSchema,
+    watchdog: WatchdogSchema,
     embedded: EmbeddedSchema,
     policy: PolicySchema,
     audit: AuditSchema,

@@ -60,6 +60,15 @@ export interface CaesarConfig {
     /** `worker.import_timeout`: how long one tool module may take to import. */
     readonly importTimeoutMs: number;
     readonly requireGrant: boolean;
+    /** `worker.max_heap`: the V8 heap ceiling of a worker `caesar up` starts, MB. */
+    readonly maxHeapMb: number;
+  };
+  /** Finding and ending stuck processes (ADR 0070). */
+  readonly watchdog: {
+    /** 0: off. */
+    readonly timeoutMs: number;
+    readonly stopGraceMs: number;
+    readonly thread: 'auto' | 'on' | 'off';
   };
   readonly embedded: {
     readonly natsHost: string;

@@ -14,6 +14,7 @@ import { withIdentity } from '../bus-identity.js';
 import type { BrainFileFlags, BusFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
 import { seedFiles } from '../seed-files.js';
+import { startOwnWatchdog } from '../own-watchdog.js';
 import { stopOnSignal } from '../signals.js';
 import {
   leaveSupervisor,
@@ -50,6 +51,7 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   // under `caesar up`, which seeded them and passes both paths
   if (alone) await seedFiles(config, (line) => terminal.out(line));
   const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
+  const watchdog = startOwnWatchdog(config, 'brain', logger);
   const launch = { shipped: shippedToolNames(), embedded: !alone };
   const brain = await startBrain(config, { logger, launch, onPolicyEvent: policyLines() }).catch(
     async (err: unknown) => {
@@ -58,6 +60,7 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   );
   stopWithSupervisor();
   const stopped = stopOnSignal(async () => {
+    await watchdog.stop();
     await brain.close();
     if (alone) await removeRuntimeFile(config.dataDir);
   });
@@ -82,6 +85,7 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
     );
     terminal.out(`runtime: ${runtimeFile} (client commands find this brain)`);
   }
+  watchdog.ready();
   await stopped;
   leaveSupervisor();
   return 0;

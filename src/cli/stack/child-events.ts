@@ -1,11 +1,12 @@
 import { describePreflight } from '../../brain/preflight/index.js';
+import type { BrainMailbox } from './brain-mailbox.js';
 import { BRAIN } from './children.js';
 import type { ChildMessage, WorkerPreflight } from './messages.js';
 import type { PreflightBoard } from './preflight.js';
 import type { RuntimeRecord } from './runtime-record.js';
 import type { ReadyMessage, StartupGate } from './startup.js';
 import { statusLine, type Say } from './status.js';
-import type { SupervisorEvents } from './supervisor.js';
+import type { RestartInfo, SupervisorEvents } from './supervisor.js';
 
 /** What `caesar up` does with what its children say and do. */
 interface ChildEventTargets {
@@ -16,6 +17,8 @@ interface ChildEventTargets {
   preflight: PreflightBoard;
   record: RuntimeRecord;
   pidOf: (name: string) => number | undefined;
+  /** Restarts go to the brain, for its audit log. */
+  mailbox: BrainMailbox;
 }
 
 /**
@@ -28,10 +31,28 @@ export function childEvents(t: ChildEventTargets): SupervisorEvents {
   return {
     onMessage: (name, message) => onMessage(t, name, message),
     onMalformed: (name, problem) => malformed(t, name, problem),
-    onRestart: (name, code, signal, delayMs) =>
-      t.say(statusLine(name, `exited (${signal ?? `code ${code}`}); restarting in ${delayMs} ms`)),
+    onRestart: (name, restart) => restarted(t, name, restart),
+    onKill: (name, pid, why) => t.say(statusLine(name, `pid ${pid} ${why}: killing it (SIGKILL)`)),
     onOutput: (name, line) => t.log(`[${name}] ${line}`),
   };
+}
+
+/** Says a child ended and when it starts again, and tells the brain for its audit log. */
+function restarted(t: ChildEventTargets, name: string, r: RestartInfo): void {
+  if (name === BRAIN) t.mailbox.close();
+  t.say(statusLine(name, `${r.detail} [${r.reason}]; restart ${r.count}, in ${r.delayMs} ms`));
+  t.mailbox.post({
+    type: 'child_restarted',
+    name,
+    kind: name === BRAIN ? 'brain' : 'worker',
+    reason: r.reason,
+    detail: r.detail.slice(0, 300),
+    count: r.count,
+    ...(r.pid === undefined ? {} : { pid: r.pid }),
+    exit: { code: r.exit.code, signal: r.exit.signal },
+    at: r.at.toISOString(),
+    delay_ms: r.delayMs,
+  });
 }
 
 function onMessage(t: ChildEventTargets, name: string, message: ChildMessage): void {
@@ -42,7 +63,10 @@ function onMessage(t: ChildEventTargets, name: string, message: ChildMessage): v
     return malformed(t, name, `type: expected ${expected}, got ${message.type}`);
   }
   t.say(readyLine(name, message, t.pidOf(name)));
-  if (message.type === 'brain_ready') t.record.brainAt(message.url);
+  if (message.type === 'brain_ready') {
+    t.record.brainAt(message.url);
+    t.mailbox.open();
+  }
   t.gate.ready(name, message);
 }
 

@@ -43,6 +43,8 @@ interface ChildPlan {
   modules?: ReadonlyMap<string, string>;
   /** Each part's identity, when `caesar up` minted them. */
   auth?: EmbeddedAuth;
+  /** `worker.max_heap`: each worker's V8 heap ceiling, MB (ADR 0070). @default Node's */
+  maxHeapMb?: number;
 }
 
 /** The brain, then one `legion serve-tool` per tool. */
@@ -77,7 +79,16 @@ function brainSpec(plan: ChildPlan): ChildSpec {
 }
 
 function workerSpec(plan: ChildPlan, tool: string): ChildSpec {
-  const args = [...WORKER_NODE_FLAGS, MAIN, 'legion', 'serve-tool', tool, ...commonArgs(plan)];
+  const heap = plan.maxHeapMb === undefined ? [] : [`--max-old-space-size=${plan.maxHeapMb}`];
+  const args = [
+    ...WORKER_NODE_FLAGS,
+    ...heap,
+    MAIN,
+    'legion',
+    'serve-tool',
+    tool,
+    ...commonArgs(plan),
+  ];
   // a module's tool: its name picks that one tool of the module (one worker, one identity)
   const module = plan.modules?.get(tool);
   if (module !== undefined) args.push('--module', module);
@@ -85,7 +96,13 @@ function workerSpec(plan: ChildPlan, tool: string): ChildSpec {
   const env = seed === undefined ? undefined : envWithIdentity(seed);
   // the brain of this run signs every dispatch with the identity minted for it (ADR 0052)
   if (env !== undefined && plan.auth) env.CAESAR_WORKER__TRUSTED_BRAINS = plan.auth.brainPublicKey;
-  return { name: tool, command: process.execPath, args, ...(env ? { env } : {}) };
+  return {
+    name: tool,
+    command: process.execPath,
+    args,
+    ...(env ? { env } : {}),
+    ...(plan.maxHeapMb === undefined ? {} : { heapLimitMb: plan.maxHeapMb }),
+  };
 }
 
 function commonArgs(plan: ChildPlan): string[] {

@@ -7,6 +7,7 @@ import { startNatsServer, type NatsServer, type NatsServerOptions } from '../../
 import type { CaesarConfig } from '../../config/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
 import { mintEmbeddedAuth, type EmbeddedAuth } from './embedded-auth.js';
+import type { BrainMailbox } from './brain-mailbox.js';
 import { NatsKeeper, type NatsKeeperEvents } from './nats-keeper.js';
 import { statusLine, type Say } from './status.js';
 
@@ -35,6 +36,7 @@ export async function startEmbeddedNats(
   config: CaesarConfig,
   tools: readonly string[],
   say: Say,
+  watch: NatsWatch,
 ): Promise<EmbeddedNats> {
   const { natsHost: host, natsPort, natsConfig } = config.embedded;
   // every shipped tool gets an identity, the ones not started too: a worker started later with
@@ -49,7 +51,8 @@ export async function startEmbeddedNats(
   const port = first.port;
   const keeper = new NatsKeeper(first, {
     restart: () => startNatsServer({ host, port, configFile }),
-    ...keeperEvents(NAME, port, say),
+    answerTimeoutMs: watch.timeoutMs,
+    ...keeperEvents(NAME, port, say, watch.mailbox),
   });
   return { urls: [first.url], keepers: [keeper], ...(auth ? { auth } : {}) };
 }
@@ -66,6 +69,7 @@ export async function startEmbeddedCluster(
   tools: readonly string[],
   size: number,
   say: Say,
+  watch: NatsWatch,
 ): Promise<EmbeddedNats> {
   const { natsHost: host, natsPort } = config.embedded;
   const minted = [...new Set([...tools, ...shippedToolNames()])];
@@ -100,7 +104,8 @@ export async function startEmbeddedCluster(
     );
     return new NatsKeeper(server, {
       restart: () => startNatsServer(restartOptions),
-      ...keeperEvents(name, server.port, say),
+      answerTimeoutMs: watch.timeoutMs,
+      ...keeperEvents(name, server.port, say, watch.mailbox),
     });
   });
   return { urls: cluster.urls, keepers, auth };
@@ -120,16 +125,45 @@ async function startOnPort(options: NatsServerOptions): Promise<NatsServer> {
   }
 }
 
+/** How `caesar up` watches its nats-servers (ADR 0070). */
+export interface NatsWatch {
+  /** A server that greets no connection for this long is killed and restarted; 0: never. */
+  readonly timeoutMs: number;
+  /** Where restarts go, for the brain's audit log. */
+  readonly mailbox: BrainMailbox;
+}
+
 /** What `caesar up` says when a nats-server exits, comes back, or cannot. */
-function keeperEvents(name: string, port: number, say: Say): NatsKeeperEvents {
+function keeperEvents(
+  name: string,
+  port: number,
+  say: Say,
+  mailbox: BrainMailbox,
+): NatsKeeperEvents {
+  let count = 0;
   return {
-    onExit: (exit, delayMs) =>
+    onKill: (server, detail) =>
+      say(statusLine(name, `pid ${natsPid(server)} ${detail}: killing it (SIGKILL)`)),
+    onExit: (exit, delayMs, killed) => {
+      const how = exit.signal ?? `code ${exit.code}`;
       say(
         statusLine(
           name,
-          `exited (${exit.signal ?? `code ${exit.code}`}); restarting on port ${port} in ${delayMs} ms`,
+          `${killed === undefined ? 'exited' : 'killed'} (${how}); restarting on port ${port} in ${delayMs} ms`,
         ),
-      ),
+      );
+      mailbox.post({
+        type: 'child_restarted',
+        name: name.replace(' ', '-'),
+        kind: 'nats',
+        reason: killed?.reason ?? 'exited',
+        detail: killed?.detail ?? `exited (${how})`,
+        count: ++count,
+        exit: { code: exit.code, signal: exit.signal },
+        at: new Date().toISOString(),
+        delay_ms: delayMs,
+      });
+    },
     onRestarted: (server) =>
       say(
         statusLine(

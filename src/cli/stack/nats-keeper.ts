@@ -1,11 +1,25 @@
 // The launcher's own file, not the bus index: `caesar up` runs nats-server and holds no NATS
 // client (ADR 0048, addendum 2); the index would bring the client's chunk into its process.
 import type { NatsExit, NatsServer } from '../../bus/launcher.js';
+import { natsAnswers } from '../../bus/nats-probe.js';
+import { signalGroup } from '../../host/guarded-spawn.js';
+import { heartbeatIntervalMs } from '../../host/watchdog.js';
 import { nextRestart, type BackoffOptions } from './backoff.js';
 
+/** Why the keeper ended a server itself. */
+export interface KeeperKill {
+  readonly reason: 'unresponsive';
+  readonly detail: string;
+}
+
 export interface NatsKeeperEvents {
-  /** The server exited on its own; it starts again after `delayMs`. */
-  onExit?: (exit: NatsExit, delayMs: number) => void;
+  /**
+   * The server exited; it starts again after `delayMs`. `killed` says why when the keeper
+   * killed it (it stopped answering), absent when it died on its own.
+   */
+  onExit?: (exit: NatsExit, delayMs: number, killed: KeeperKill | undefined) => void;
+  /** The server stopped answering (ADR 0070): the keeper kills it with SIGKILL. */
+  onKill?: (server: NatsServer, detail: string) => void;
   /** It runs again. */
   onRestarted?: (server: NatsServer) => void;
   /** A restart failed (the port is taken, say); the next try follows after `delayMs`. */
@@ -19,6 +33,11 @@ interface NatsKeeperOptions extends NatsKeeperEvents, BackoffOptions {
    * with the identities they already hold.
    */
   restart: () => Promise<NatsServer>;
+  /**
+   * A server that does not greet a new connection for this long is killed (SIGKILL) and
+   * restarted; 0 watches nothing. @default 10000
+   */
+  answerTimeoutMs?: number;
 }
 
 /**
@@ -35,11 +54,46 @@ export class NatsKeeper {
   #stopping = false;
   #timer: NodeJS.Timeout | undefined;
   #starting: Promise<void> | undefined;
+  /** When the running server last greeted a probe. */
+  #answeredAt = Date.now();
+  #probing = false;
+  #killed: KeeperKill | undefined;
+  /** The server exited and its restart is pending. */
+  #down = false;
+  readonly #probe: NodeJS.Timeout | undefined;
 
   constructor(first: NatsServer, options: NatsKeeperOptions) {
     this.#o = options;
     this.#server = first;
     this.#watch(first);
+    const timeoutMs = options.answerTimeoutMs ?? 10_000;
+    if (timeoutMs > 0) {
+      const every = heartbeatIntervalMs(timeoutMs);
+      this.#probe = setInterval(() => void this.#check(timeoutMs, every), every);
+      this.#probe.unref();
+    }
+  }
+
+  /** Probes the running server; one silent past the timeout is killed, and restarted on exit. */
+  async #check(timeoutMs: number, every: number): Promise<void> {
+    if (this.#probing || this.#stopping || this.#down) return;
+    const server = this.#server;
+    if (this.#killed !== undefined) return;
+    this.#probing = true;
+    try {
+      if (await natsAnswers(server.host, server.port, every)) {
+        this.#answeredAt = Date.now();
+        return;
+      }
+    } finally {
+      this.#probing = false;
+    }
+    const silent = Date.now() - this.#answeredAt;
+    if (silent <= timeoutMs || this.#stopping || server !== this.#server) return;
+    const detail = `did not answer a connection for ${(silent / 1000).toFixed(1)} s`;
+    this.#killed = { reason: 'unresponsive', detail };
+    this.#o.onKill?.(server, detail);
+    signalGroup(server.pid, 'SIGKILL');
   }
 
   /** The server running now (or the last one, while a restart is pending). */
@@ -47,9 +101,18 @@ export class NatsKeeper {
     return this.#server;
   }
 
+  /** Kills the server at once (SIGKILL) and restarts nothing more; does not wait. */
+  killNow(): void {
+    this.#stopping = true;
+    clearInterval(this.#probe);
+    clearTimeout(this.#timer);
+    signalGroup(this.#server.pid, 'SIGKILL');
+  }
+
   /** Stops restarting, waits for a restart under way, and stops the server. */
   async stop(): Promise<void> {
     this.#stopping = true;
+    clearInterval(this.#probe);
     clearTimeout(this.#timer);
     await this.#starting;
     await this.#server.stop();
@@ -59,7 +122,9 @@ export class NatsKeeper {
     void server.exited.then((exit) => {
       if (this.#stopping || server !== this.#server) return;
       const delayMs = this.#backoff(Date.now() - this.#startedAt);
-      this.#o.onExit?.(exit, delayMs);
+      const killed = this.#killed;
+      this.#down = true;
+      this.#o.onExit?.(exit, delayMs, killed);
       this.#schedule(delayMs);
     });
   }
@@ -90,6 +155,9 @@ export class NatsKeeper {
     if (this.#stopping) return server.stop();
     this.#server = server;
     this.#startedAt = Date.now();
+    this.#answeredAt = Date.now();
+    this.#killed = undefined;
+    this.#down = false;
     this.#watch(server);
     this.#o.onRestarted?.(server);
   }

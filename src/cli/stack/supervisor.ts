@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { descendantsOf, isAlive, signalEach } from '../../host/process-tree.js';
+import { heartbeatIntervalMs } from '../../host/watchdog.js';
 import { nextRestart, type BackoffOptions } from './backoff.js';
-import { parseChildMessage, type ChildMessage } from './messages.js';
+import { parseChildMessage, type ChildMessage, type RestartReason } from './messages.js';
 
 export interface ChildSpec {
   /** Label used in status lines and as the log prefix. */
@@ -9,111 +11,260 @@ export interface ChildSpec {
   command: string;
   args: string[];
   env?: NodeJS.ProcessEnv;
+  /** Arguments added when the child is started again, saying why (a worker's registry entry). */
+  restartArgs?: (restart: RestartInfo) => string[];
+  /** The V8 heap ceiling it runs with, MB: names the ceiling when it is reached. */
+  heapLimitMb?: number;
+}
+
+/** Why and how a child was restarted. */
+export interface RestartInfo {
+  readonly reason: RestartReason;
+  /** One line for a human: `no heartbeat for 10.0 s`, `V8 heap limit (256 MB) reached`. */
+  readonly detail: string;
+  /** Restarts of this child since the supervisor started, this one included. */
+  readonly count: number;
+  readonly pid: number | undefined;
+  readonly exit: { readonly code: number | null; readonly signal: string | null };
+  /** When the old process ended. */
+  readonly at: Date;
+  readonly delayMs: number;
 }
 
 export interface SupervisorEvents {
-  /** A child sent a well-formed message (`ChildMessageSchema`) over IPC. */
+  /** A child sent a well-formed message (`ChildMessageSchema`) over IPC; heartbeats are not passed on. */
   onMessage?: (name: string, message: ChildMessage) => void;
   /** A child sent a message that is not one; `problem` names the fields at fault. */
   onMalformed?: (name: string, problem: string) => void;
-  /** A child exited on its own and will be restarted after `delayMs`. */
-  onRestart?: (name: string, code: number | null, signal: string | null, delayMs: number) => void;
+  /** A child ended without being asked to and starts again after `restart.delayMs`. */
+  onRestart?: (name: string, restart: RestartInfo) => void;
+  /** The supervisor is killing a child (SIGKILL): it stopped answering, or did not stop in time. */
+  onKill?: (name: string, pid: number, why: string) => void;
   /** One line a child wrote to stdout or stderr. */
   onOutput?: (name: string, line: string) => void;
 }
 
 interface SupervisorOptions extends SupervisorEvents, BackoffOptions {
-  /** How long `stop()` waits before SIGKILL. @default 15000 */
-  stopTimeoutMs?: number;
+  /**
+   * A child that sends no heartbeat (any IPC message) for this long is killed with SIGKILL
+   * and restarted; 0 watches none. @default 10000
+   */
+  heartbeatTimeoutMs?: number;
+  /** How long a child started has to send its first heartbeat. @default max(heartbeatTimeoutMs, 30000) */
+  firstBeatMs?: number;
+  /** On stop, how long after SIGTERM a child is killed with SIGKILL. @default 5000 */
+  stopGraceMs?: number;
 }
 
 interface Slot {
   spec: ChildSpec;
   child?: ChildProcess;
   failures: number;
+  restarts: number;
   startedAt: number;
+  /** When the child last said anything; undefined until its first word. */
+  lastBeat?: number;
+  /** Why the supervisor ended the running child, when it did. */
+  ended?: { reason: RestartReason; detail: string };
   timer?: NodeJS.Timeout;
   exited?: Promise<void>;
 }
 
+/** What V8 prints when a heap reaches its limit, just before it aborts the process. */
+const HEAP_LIMIT_LINE = /JavaScript heap out of memory|Reached heap limit/;
+
 /**
- * Runs child processes and restarts the ones that die, with exponential backoff. Each
- * child runs in its own process group (so a terminal's Ctrl-C reaches only the supervisor,
- * which then stops children in order) and holds an IPC channel: a child whose supervisor
- * dies, even by SIGKILL, sees `disconnect` and stops itself. Every message a child sends is
- * parsed with the one schema both sides use (`messages.ts`); a malformed one is refused.
+ * Runs child processes and restarts the ones that die, with exponential backoff (ADR 0039,
+ * ADR 0070). Each child runs in its own process group (so a terminal's Ctrl-C reaches only
+ * the supervisor, which then stops children in order) and holds an IPC channel over which it
+ * sends a heartbeat: one that stays silent past the timeout is stuck (its event loop blocked)
+ * and is killed with SIGKILL, since the signal handlers a stuck loop would run never run,
+ * then restarted. A child whose supervisor dies, even by SIGKILL, sees `disconnect` and stops
+ * itself. Every message a child sends is parsed with the one schema both sides use
+ * (`messages.ts`); a malformed one is refused.
  */
 export class Supervisor {
   readonly #slots: Slot[] = [];
+  readonly #o: SupervisorOptions;
+  readonly #watch: NodeJS.Timeout | undefined;
   #stopping = false;
 
-  constructor(private readonly options: SupervisorOptions = {}) {}
+  constructor(options: SupervisorOptions = {}) {
+    this.#o = options;
+    const timeoutMs = options.heartbeatTimeoutMs ?? 10_000;
+    if (timeoutMs > 0) {
+      this.#watch = setInterval(() => this.#check(timeoutMs), heartbeatIntervalMs(timeoutMs));
+      this.#watch.unref();
+    }
+  }
 
   start(spec: ChildSpec): void {
-    const slot: Slot = { spec, failures: 0, startedAt: 0 };
+    const slot: Slot = { spec, failures: 0, restarts: 0, startedAt: 0 };
     this.#slots.push(slot);
-    this.#launch(slot);
+    this.#launch(slot, undefined);
   }
 
   pids(): Record<string, number | undefined> {
     return Object.fromEntries(this.#slots.map((s) => [s.spec.name, s.child?.pid]));
   }
 
-  #launch(slot: Slot): void {
+  /** Sends `message` to the named child over its IPC channel; false when it cannot take it now. */
+  send(name: string, message: object): boolean {
+    const child = this.#slots.find((s) => s.spec.name === name)?.child;
+    if (child === undefined || !child.connected || !running(child)) return false;
+    child.send(message);
+    return true;
+  }
+
+  #launch(slot: Slot, restart: RestartInfo | undefined): void {
     const { spec } = slot;
-    const child = spawn(spec.command, spec.args, {
+    const args =
+      restart && spec.restartArgs ? [...spec.args, ...spec.restartArgs(restart)] : spec.args;
+    const child = spawn(spec.command, args, {
       env: spec.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       detached: true,
     });
     slot.child = child;
     slot.startedAt = Date.now();
+    delete slot.lastBeat;
+    delete slot.ended;
     for (const stream of [child.stdout, child.stderr]) {
       if (!stream) continue;
-      createInterface({ input: stream }).on('line', (line) =>
-        this.options.onOutput?.(spec.name, line),
-      );
+      createInterface({ input: stream }).on('line', (line) => this.#output(slot, line));
     }
-    child.on('message', (raw) => this.#message(spec.name, raw));
+    child.on('message', (raw) => this.#message(slot, raw));
+    // a child that cannot be spawned at all exits too (code -2 and such): 'error' comes first
+    child.on('error', () => {});
     slot.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         resolve();
-        if (!this.#stopping) this.#restart(slot, code, signal);
+        if (this.#stopping) return;
+        // what it started and left behind in its group goes with it
+        signalGroup(child, 'SIGKILL');
+        this.#restart(slot, child, { code, signal });
       });
     });
   }
 
-  #restart(slot: Slot, code: number | null, signal: string | null): void {
-    const next = nextRestart(slot.failures, Date.now() - slot.startedAt, this.options);
+  #output(slot: Slot, line: string): void {
+    if (HEAP_LIMIT_LINE.test(line) && slot.ended === undefined) {
+      const limit = slot.spec.heapLimitMb === undefined ? '' : ` (${slot.spec.heapLimitMb} MB)`;
+      slot.ended = { reason: 'memory', detail: `V8 heap limit${limit} reached` };
+    }
+    this.#o.onOutput?.(slot.spec.name, line);
+  }
+
+  #restart(slot: Slot, child: ChildProcess, exit: RestartInfo['exit']): void {
+    const next = nextRestart(slot.failures, Date.now() - slot.startedAt, this.#o);
     slot.failures = next.failures;
-    this.options.onRestart?.(slot.spec.name, code, signal, next.delayMs);
-    slot.timer = setTimeout(() => this.#launch(slot), next.delayMs);
+    const ended = slot.ended ?? {
+      reason: 'exited' as const,
+      detail: exit.signal === null ? `exited (code ${exit.code})` : `killed by ${exit.signal}`,
+    };
+    const restart: RestartInfo = {
+      ...ended,
+      count: ++slot.restarts,
+      pid: child.pid,
+      exit,
+      at: new Date(),
+      delayMs: next.delayMs,
+    };
+    this.#o.onRestart?.(slot.spec.name, restart);
+    slot.timer = setTimeout(() => this.#launch(slot, restart), next.delayMs);
   }
 
-  #message(name: string, raw: unknown): void {
+  #message(slot: Slot, raw: unknown): void {
+    slot.lastBeat = Date.now();
     const parsed = parseChildMessage(raw);
-    if (parsed.ok) this.options.onMessage?.(name, parsed.message);
-    else this.options.onMalformed?.(name, parsed.problem);
+    if (!parsed.ok) return this.#o.onMalformed?.(slot.spec.name, parsed.problem);
+    if (parsed.message.type !== 'alive') this.#o.onMessage?.(slot.spec.name, parsed.message);
   }
 
-  /** Stops every child: SIGTERM to its group, SIGKILL after the timeout. */
-  async stop(): Promise<void> {
+  /** Kills every running child that has not said anything for `timeoutMs` (its first word: longer). */
+  #check(timeoutMs: number): void {
+    if (this.#stopping) return;
+    const now = Date.now();
+    const firstBeatMs = this.#o.firstBeatMs ?? Math.max(timeoutMs, 30_000);
+    for (const slot of this.#slots) {
+      const child = slot.child;
+      if (child?.pid === undefined || !running(child) || slot.ended !== undefined) continue;
+      const since = slot.lastBeat ?? slot.startedAt;
+      const limit = slot.lastBeat === undefined ? firstBeatMs : timeoutMs;
+      if (now - since <= limit) continue;
+      const silent = ((now - since) / 1000).toFixed(1);
+      const detail =
+        slot.lastBeat === undefined
+          ? `no heartbeat ${silent} s after start`
+          : `no heartbeat for ${silent} s`;
+      slot.ended = { reason: 'unresponsive', detail };
+      this.#o.onKill?.(slot.spec.name, child.pid, detail);
+      killTree(child, 'SIGKILL');
+    }
+  }
+
+  /**
+   * Stops every child: SIGTERM to its process group and to every process below it (in
+   * whatever group or session), then SIGKILL to whatever of them still runs after the grace
+   * period. Resolves when all of them are gone.
+   * @returns the children that had to be killed.
+   */
+  async stop(): Promise<string[]> {
     this.#stopping = true;
+    clearInterval(this.#watch);
+    const killed: string[] = [];
+    const graceMs = this.#o.stopGraceMs ?? 5000;
     await Promise.all(
       this.#slots.map(async (slot) => {
         clearTimeout(slot.timer);
         const child = slot.child;
-        if (!child || child.exitCode !== null || child.signalCode !== null) return;
+        if (child?.pid === undefined) return;
+        const pid = child.pid;
+        const tree = running(child) ? [...descendantsOf(pid)] : [];
+        if (!running(child) && tree.length === 0) return;
         signalGroup(child, 'SIGTERM');
-        const kill = setTimeout(
-          () => signalGroup(child, 'SIGKILL'),
-          this.options.stopTimeoutMs ?? 15_000,
-        );
+        signalEach(tree, 'SIGTERM');
+        const deadline = Date.now() + graceMs;
+        const late = setTimeout(() => {
+          const left = [...tree, ...(running(child) ? descendantsOf(pid) : [])].filter(isAlive);
+          if (!running(child) && left.length === 0) return;
+          killed.push(slot.spec.name);
+          this.#o.onKill?.(
+            slot.spec.name,
+            pid,
+            `did not stop within ${graceMs / 1000} s of SIGTERM`,
+          );
+          signalGroup(child, 'SIGKILL');
+          signalEach(left, 'SIGKILL');
+        }, graceMs);
         await slot.exited;
-        clearTimeout(kill);
+        // a process it started in a session of its own may outlive it: the same grace, then SIGKILL
+        await untilGone(tree, deadline);
+        clearTimeout(late);
+        const left = tree.filter(isAlive);
+        if (left.length > 0) {
+          if (!killed.includes(slot.spec.name)) killed.push(slot.spec.name);
+          signalEach(left, 'SIGKILL');
+          await untilGone(left, Date.now() + 1000);
+        }
       }),
     );
+    return killed;
   }
+
+  /** Kills every child and what it started at once (SIGKILL); for an operator who will not wait. */
+  killNow(): void {
+    this.#stopping = true;
+    clearInterval(this.#watch);
+    for (const slot of this.#slots) {
+      clearTimeout(slot.timer);
+      if (slot.child && running(slot.child)) killTree(slot.child, 'SIGKILL');
+    }
+  }
+}
+
+function running(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -122,5 +273,22 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
     process.kill(-child.pid, signal);
   } catch {
     // already gone
+  }
+}
+
+/** The child's group and every process below it, wherever they are. */
+function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  const below = descendantsOf(child.pid);
+  signalGroup(child, signal);
+  signalEach(below, signal);
+}
+
+/** Waits until none of `pids` is alive, or `deadline` (epoch ms) has passed. */
+async function untilGone(pids: readonly number[], deadline: number): Promise<void> {
+  let left = pids.filter(isAlive);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = left.filter(isAlive);
   }
 }

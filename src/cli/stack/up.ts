@@ -5,6 +5,7 @@ import type { BrainFileFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
 import { seedFiles } from '../seed-files.js';
 import { stopOnSignal } from '../signals.js';
+import { BrainMailbox } from './brain-mailbox.js';
 import { childEvents } from './child-events.js';
 import { BRAIN, childSpecs } from './children.js';
 import { moduleTools } from './modules.js';
@@ -43,6 +44,7 @@ interface Stack {
   modules: ReadonlyMap<string, string>;
   nats: EmbeddedNats;
   supervisor: Supervisor;
+  mailbox: BrainMailbox;
   gate: StartupGate;
   preflight: PreflightBoard;
   record: RuntimeRecord;
@@ -58,13 +60,19 @@ interface Stack {
 export async function runUp(flags: UpFlags, out: UpOutput): Promise<number> {
   const { config, tools, modules, cluster } = await prepare(flags);
   await seedFiles(config, out.say);
+  // restarts of any part go to the brain for its audit log, once it can take them
+  const started: { supervisor?: Supervisor } = {};
+  const mailbox = new BrainMailbox((m) => started.supervisor?.send(BRAIN, m) ?? false);
+  const watch = { timeoutMs: config.watchdog.timeoutMs, mailbox };
   const nats =
     cluster === undefined
-      ? await startEmbeddedNats(config, tools, out.say)
-      : await startEmbeddedCluster(config, tools, cluster, out.say);
-  const stack = startChildren(flags, { config, tools, modules, nats }, out);
+      ? await startEmbeddedNats(config, tools, out.say, watch)
+      : await startEmbeddedCluster(config, tools, cluster, out.say, watch);
+  const stack = startChildren(flags, { config, tools, modules, nats, mailbox }, out);
+  started.supervisor = stack.supervisor;
   const stop = once(() => stopStack(stack, out.say));
-  const stopped = stopOnSignal(stop);
+  // a second Ctrl-C: everything is killed at once, not left behind
+  const stopped = stopOnSignal(stop, () => killStack(stack, out.say));
   let info: RuntimeInfoInput;
   try {
     info = await becomeReady(stack, out.say);
@@ -155,16 +163,26 @@ async function claimDataDir(dataDir: string): Promise<void> {
 /** Starts the brain and the workers under a supervisor wired to the start-up gate. */
 function startChildren(
   flags: UpFlags,
-  started: Pick<Stack, 'config' | 'tools' | 'modules' | 'nats'>,
+  started: Pick<Stack, 'config' | 'tools' | 'modules' | 'nats' | 'mailbox'>,
   out: UpOutput,
 ): Stack {
-  const { config, tools, modules, nats } = started;
+  const { config, tools, modules, nats, mailbox } = started;
   const gate = new StartupGate([BRAIN, ...tools]);
   const preflight = new PreflightBoard();
   const record = new RuntimeRecord(config.dataDir, out.say);
-  const supervisor: Supervisor = new Supervisor(
-    childEvents({ ...out, gate, preflight, record, pidOf: (name) => supervisor.pids()[name] }),
-  );
+  const events = childEvents({
+    ...out,
+    gate,
+    preflight,
+    record,
+    mailbox,
+    pidOf: (name) => supervisor.pids()[name],
+  });
+  const supervisor: Supervisor = new Supervisor({
+    ...events,
+    heartbeatTimeoutMs: config.watchdog.timeoutMs,
+    stopGraceMs: config.watchdog.stopGraceMs,
+  });
   const plan = {
     natsUrl: nats.urls.join(','),
     dataDir: config.dataDir,
@@ -176,6 +194,7 @@ function startChildren(
     tools,
     modules,
     auth: nats.auth,
+    maxHeapMb: config.worker.maxHeapMb,
   };
   for (const spec of childSpecs(plan)) supervisor.start(spec);
   return { ...started, supervisor, gate, preflight, record };
@@ -195,16 +214,28 @@ async function becomeReady(stack: Stack, say: Say): Promise<RuntimeInfoInput> {
   return info;
 }
 
-/** Stops the children (SIGTERM, then SIGKILL), then nats-server, then removes runtime.json. */
+/**
+ * Stops the children (SIGTERM, then SIGKILL after `watchdog.stop_grace` to whatever still
+ * runs, in any group or session), then nats-server, then removes runtime.json; says which
+ * children had to be killed.
+ */
 async function stopStack(stack: Stack, say: Say): Promise<void> {
   say('stopping…');
+  let killed: string[];
   try {
-    await stack.supervisor.stop();
+    killed = await stack.supervisor.stop();
     await Promise.all(stack.nats.keepers.map((k) => k.stop()));
   } finally {
     await stack.record.remove();
   }
-  say('stopped');
+  say(killed.length === 0 ? 'stopped' : `stopped (killed: ${killed.join(', ')})`);
+}
+
+/** A second signal: SIGKILL to every child and what it started, and to nats-server. */
+function killStack(stack: Stack, say: Say): void {
+  stack.supervisor.killNow();
+  for (const keeper of stack.nats.keepers) keeper.killNow();
+  say('killed');
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { startNatsServer, type NatsExit, type NatsServer } from '../../../src/bus/launcher.js';
 import { NatsKeeper } from '../../../src/cli/stack/nats-keeper.js';
-import { waitFor } from '../../helpers/wait.js';
+import { isAlive } from '../../../src/host/process-tree.js';
+import { waitFor, within } from '../../helpers/wait.js';
 
 /** Records what the keeper reports, in order. */
 function recorder() {
@@ -108,4 +109,44 @@ describe('NatsKeeper', () => {
     await keeper.stop();
     expect(starts).toHaveLength(0);
   });
+});
+
+describe('NatsKeeper: a server that stops answering (issue 28, ADR 0070)', () => {
+  test('a frozen nats-server is killed once it has greeted no connection for the timeout, and restarted', async () => {
+    const first = await startNatsServer();
+    const frozen = serverPid(first);
+    const kills: string[] = [];
+    const exits: { exit: NatsExit; killed: unknown }[] = [];
+    let restarted: (server: NatsServer) => void = () => {};
+    const back = new Promise<NatsServer>((resolve) => (restarted = resolve));
+    const keeper = new NatsKeeper(first, {
+      backoffMs: 50,
+      answerTimeoutMs: 2000,
+      restart: () => startNatsServer({ host: first.host, port: first.port }),
+      onKill: (_server, detail) => kills.push(detail),
+      onExit: (exit, _delayMs, killed) => exits.push({ exit, killed }),
+      onRestarted: (server) => restarted(server),
+    });
+    try {
+      // SIGSTOP: the process lives, holds its port, and answers nothing, as a wedged server
+      process.kill(frozen, 'SIGSTOP');
+      const server = await within(back, 'the frozen server to be replaced', 30_000);
+      expect(kills).toHaveLength(1);
+      expect(kills[0]).toMatch(/^did not answer a connection for \d+\.\d s$/);
+      const silentS = Number(/for (\d+\.\d) s/.exec(kills[0]!)![1]);
+      expect(silentS).toBeGreaterThanOrEqual(2);
+      expect(silentS).toBeLessThanOrEqual(3.1);
+      expect(exits).toEqual([
+        {
+          exit: expect.objectContaining({ signal: 'SIGKILL' }),
+          killed: { reason: 'unresponsive', detail: kills[0] },
+        },
+      ]);
+      expect(isAlive(frozen)).toBe(false);
+      expect(server.port).toBe(first.port);
+      expect(serverPid(server)).not.toBe(frozen);
+    } finally {
+      await keeper.stop();
+    }
+  }, 60_000);
 });

@@ -3,8 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { readRuntimeFile } from '../../../src/config/index.js';
+import { BrainMailbox } from '../../../src/cli/stack/brain-mailbox.js';
 import { childEvents } from '../../../src/cli/stack/child-events.js';
-import type { BrainReady, WorkerPreflight, WorkerReady } from '../../../src/cli/stack/messages.js';
+import type {
+  BrainReady,
+  SupervisorMessage,
+  WorkerPreflight,
+  WorkerReady,
+} from '../../../src/cli/stack/messages.js';
 import { PreflightBoard } from '../../../src/cli/stack/preflight.js';
 import type { SupervisorEvents } from '../../../src/cli/stack/supervisor.js';
 import { RuntimeRecord, runtimeInfo } from '../../../src/cli/stack/runtime-record.js';
@@ -18,6 +24,9 @@ let gate: StartupGate;
 let preflight: PreflightBoard;
 let record: RuntimeRecord;
 let events: SupervisorEvents;
+/** What reached the brain; `brainTakes` false: it cannot take messages now. */
+let toBrain: SupervisorMessage[];
+let brainTakes: boolean;
 
 const brain: BrainReady = {
   type: 'brain_ready',
@@ -58,7 +67,11 @@ beforeEach(async () => {
   gate = new StartupGate(['brain', 'calculator']);
   preflight = new PreflightBoard();
   record = new RuntimeRecord(dir, (l) => said.push(l));
+  toBrain = [];
+  brainTakes = true;
+  const mailbox = new BrainMailbox((m) => brainTakes && toBrain.push(m) > 0);
   events = childEvents({
+    mailbox,
     say: (l) => said.push(l),
     log: (l) => logged.push(l),
     gate,
@@ -163,5 +176,69 @@ describe("caesar up's handling of its children", () => {
   test("a child's output lines are logged with its name", () => {
     events.onOutput!('brain', 'listening');
     expect(logged).toEqual(['[brain] listening']);
+  });
+});
+
+describe('restarts', () => {
+  const restart = (count: number) => ({
+    reason: 'unresponsive' as const,
+    detail: 'no heartbeat for 10.2 s',
+    count,
+    pid: 4242,
+    exit: { code: null, signal: 'SIGKILL' },
+    at: new Date('2026-12-04T19:00:00.000Z'),
+    delayMs: 500,
+  });
+
+  test('a restart is said, and reaches the brain once it is ready, in order', () => {
+    events.onRestart!('calendar_read', restart(1));
+    expect(said).toContain(
+      'calendar_read no heartbeat for 10.2 s [unresponsive]; restart 1, in 500 ms',
+    );
+    // the brain is not ready yet: kept
+    expect(toBrain).toEqual([]);
+    events.onMessage!('brain', brain);
+    events.onRestart!('calendar_read', restart(2));
+    expect(toBrain).toEqual([
+      {
+        type: 'child_restarted',
+        name: 'calendar_read',
+        kind: 'worker',
+        reason: 'unresponsive',
+        detail: 'no heartbeat for 10.2 s',
+        count: 1,
+        pid: 4242,
+        exit: { code: null, signal: 'SIGKILL' },
+        at: '2026-12-04T19:00:00.000Z',
+        delay_ms: 500,
+      },
+      expect.objectContaining({ name: 'calendar_read', count: 2 }),
+    ]);
+  });
+
+  test("the brain's own restart reaches the brain that follows it", () => {
+    events.onMessage!('brain', brain);
+    events.onRestart!('brain', {
+      ...restart(1),
+      reason: 'memory',
+      detail: 'V8 heap limit reached',
+    });
+    expect(toBrain).toEqual([]);
+    events.onMessage!('brain', brain);
+    expect(toBrain).toEqual([
+      expect.objectContaining({ name: 'brain', kind: 'brain', reason: 'memory' }),
+    ]);
+  });
+
+  test('a message the brain cannot take now is kept for the next ready', () => {
+    events.onMessage!('brain', brain);
+    brainTakes = false;
+    events.onRestart!('calculator', restart(1));
+    brainTakes = true;
+    events.onRestart!('calculator', restart(2));
+    // the channel refused once: kept until the brain says it is ready again
+    expect(toBrain).toEqual([]);
+    events.onMessage!('brain', brain);
+    expect(toBrain.map((m) => m.count)).toEqual([1, 2]);
   });
 });

@@ -93,6 +93,7 @@ describe('caesar config show', () => {
       ['log'],
       ['bus'],
       ['worker'],
+      ['watchdog'],
       ['embedded'],
       ['policy'],
       ['audit'],

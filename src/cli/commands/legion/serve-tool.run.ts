@@ -15,6 +15,7 @@ import { endProcess, EXIT_USAGE } from '../../exit.js';
 import { reportFailure } from '../../fatal.js';
 import type { BusFlags } from '../../flags.js';
 import { loadClientConfig, loadCliConfig } from '../../load-config.js';
+import { startOwnWatchdog } from '../../own-watchdog.js';
 import { loadServedTools } from './module-tools.js';
 import {
   leaveSupervisor,
@@ -84,6 +85,7 @@ async function serveLoaded(
   const logger = createLogger({ level: config.log.level, bindings: { component: 'worker' } });
   const grants = await grantsOf(config, flags, loaded.stack);
   stopWithSupervisor();
+  const watchdog = startOwnWatchdog(config, `worker ${names.join(',')}`, logger);
   let failed = false;
   try {
     return await runTools(tools, {
@@ -96,6 +98,7 @@ async function serveLoaded(
       onReady: (worker) => {
         const instances = worker.instances.map((i) => ({ tool: i.tool, id: i.id, host: i.host }));
         logger.info({ instances }, 'ready');
+        watchdog.ready();
         if (!tellSupervisor({ type: 'worker_ready', instances })) return;
         worker.preflight().then(
           (replies) => underSupervisor() && tellSupervisor({ type: 'worker_preflight', replies }),
@@ -108,6 +111,7 @@ async function serveLoaded(
     failed = true;
     throw await withIdentity(err, config.busOptions.auth, "this worker's identity");
   } finally {
+    await watchdog.stop();
     // An open IPC channel would keep this process alive after the tools stopped.
     if (!failed) leaveSupervisor();
   }
