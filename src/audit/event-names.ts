@@ -21,6 +21,7 @@ export const AUDIT_EVENT_TYPES = [
   'policy.reloaded',
   'policy.reload_failed',
   'registry.spec_changed',
+  'worker.restarted',
   'audit.retention',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

@@ -157,6 +157,27 @@ const registrySpecChanged = z.looseObject({
   lowered_safety: z.boolean(),
 });
 
+/**
+ * `caesar up` restarted a part of its stack (ADR 0070): the supervisor's `child_restarted`
+ * message without its `type`, as the brain received it. Strict: the message is strict too,
+ * and both ship in one build, so an unknown field is a bug.
+ */
+const workerRestarted = z.strictObject({
+  /** The child's name under `caesar up`: `brain`, `nats` or the tool a worker serves. */
+  name: z.string().min(1),
+  kind: z.enum(['brain', 'worker', 'nats']),
+  reason: z.enum(['unresponsive', 'memory', 'exited']),
+  detail: z.string().max(300),
+  /** Restarts of this child since `caesar up` started, this one included. */
+  count: z.number().int().min(1),
+  pid: z.number().int().positive().optional(),
+  exit: z.strictObject({ code: z.number().int().nullable(), signal: z.string().nullable() }),
+  /** When the old process ended, ISO-8601 UTC. */
+  at: z.iso.datetime(),
+  /** The delay before the new process starts, ms. */
+  delay_ms: z.number().int().min(0),
+});
+
 const auditRetention = z.looseObject({
   retention_days: z.number(),
   cutoff: z.string(),
@@ -279,6 +300,14 @@ export const AUDIT_EVENT_CATALOGUE = {
     internal: false,
     summary:
       'a tool instance claimed a spec the registry did not adopt: another spec under a known id, or one that lowers safety',
+  }),
+  'worker.restarted': entry({
+    payload: workerRestarted,
+    outcomes: ['error'],
+    toolCall: false,
+    internal: false,
+    summary:
+      'caesar up killed or lost a child (brain, nats or a worker) and restarted it: why, how it ended, the count',
   }),
   'audit.retention': entry({
     payload: auditRetention,

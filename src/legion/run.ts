@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../log/index.js';
 import type { GrantVerifier } from '../protocol/grant.js';
 import { ReplySigner } from '../protocol/reply-signature.js';
+import type { WorkerRestarts } from '../protocol/index.js';
 import type { ToolDefinition } from './define.js';
 import { serveTools, type ToolWorker } from './serve.js';
 
@@ -15,6 +16,8 @@ export interface RunToolsOptions {
   graceMs?: number;
   /** Signed-grant checks (`ServeOptions.grants`). */
   grants?: GrantVerifier;
+  /** Restarts under `caesar up`, declared in discovery (`ServeOptions.restarts`). */
+  restarts?: WorkerRestarts;
   /** Called once the tools are served (for example to print a ready line). */
   onReady?: (worker: ToolWorker) => void;
 }
@@ -37,6 +40,7 @@ export async function runTools(tools: ToolDefinition[], options: RunToolsOptions
       config: options.config,
       graceMs: options.graceMs,
       ...(options.grants ? { grants: options.grants } : {}),
+      ...(options.restarts ? { restarts: options.restarts } : {}),
       ...(replies ? { replies } : {}),
     });
   } catch (err) {

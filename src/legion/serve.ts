@@ -13,6 +13,7 @@ import {
   type WorkerRef,
 } from '../protocol/index.js';
 import type { GrantVerifier } from '../protocol/grant.js';
+import type { WorkerRestarts } from '../protocol/index.js';
 import { ReplySigner } from '../protocol/reply-signature.js';
 import type { ToolStartContext } from './context.js';
 import type { ToolDefinition } from './define.js';
@@ -52,6 +53,13 @@ export interface ServeOptions {
    * @default a key made for this worker (`ReplySigner.ephemeral()`)
    */
   replies?: ReplySigner;
+  /**
+   * How often `caesar up` restarted this worker, why the last time and when (ADR 0070):
+   * each instance declares it in its discovery metadata (`caesar.restarts`), so the registry,
+   * the dashboard and `legion list` show it.
+   * @default none: a first start
+   */
+  restarts?: WorkerRestarts;
 }
 
 export interface ToolInstance {
@@ -194,7 +202,7 @@ async function startOne(
   const limiter = new Limiter(tool.spec.max_concurrency, tool.spec.max_queue);
   const dispatchStats = new EndpointStats();
   const preflightStats = new EndpointStats();
-  const service = new ToolService(tool, worker, replies.publicKey, [
+  const service = new ToolService(tool, worker, replies.publicKey, options.restarts, [
     {
       name: 'dispatch',
       subject: subjects.dispatch,

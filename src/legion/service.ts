@@ -9,7 +9,9 @@ import {
   serviceName,
   srvSubject,
   type SrvVerb,
+  encodeWorkerRestarts,
   type WorkerRef,
+  type WorkerRestarts,
 } from '../protocol/index.js';
 import type { ToolDefinition } from './define.js';
 import type { EndpointStats } from './stats.js';
@@ -35,11 +37,15 @@ export class ToolService {
   readonly metadata: Record<string, string>;
   readonly #subs: Subscription[] = [];
 
-  /** `replyKey`: the public key that signs this instance's answers (ADR 0060). */
+  /**
+   * `replyKey`: the public key that signs this instance's answers (ADR 0060); `restarts`:
+   * its restarts under `caesar up` (ADR 0070), undefined on a first start.
+   */
   constructor(
     readonly tool: ToolDefinition,
     readonly worker: WorkerRef,
     replyKey: string,
+    restarts: WorkerRestarts | undefined,
     readonly endpoints: ServiceEndpoint[],
   ) {
     this.name = serviceName(tool.spec.name);
@@ -50,6 +56,9 @@ export class ToolService {
       [SRV_METADATA.spec]: JSON.stringify(tool.spec),
       [SRV_METADATA.specSha256]: tool.specSha256,
       [SRV_METADATA.replyKey]: replyKey,
+      ...(restarts === undefined
+        ? {}
+        : { [SRV_METADATA.restarts]: encodeWorkerRestarts(restarts) }),
     };
   }
 

@@ -19,6 +19,11 @@ export const SRV_METADATA = {
   specSha256: 'caesar.spec_sha256',
   /** The public key (`U…`) that signs the instance's replies (ADR 0060). */
   replyKey: 'caesar.reply_key',
+  /**
+   * The instance's restarts under `caesar up`, compact JSON (`protocol/restarts.ts`, ADR
+   * 0070); absent on a first start.
+   */
+  restarts: 'caesar.restarts',
 } as const;
 
 const Metadata = z.record(z.string(), z.string());

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorBodySchema } from '../../protocol/index.js';
+import { ErrorBodySchema, WorkerRestartsSchema } from '../../protocol/index.js';
 
 /**
  * The brain's HTTP API, as shapes: request and response bodies of `/v1/*`. The server
@@ -282,7 +282,20 @@ const ToolPolicyViewSchema = z.object({
 export const ToolViewSchema = z.object({
   name: z.string(),
   spec: z.unknown(),
-  instances: z.array(z.object({ id: z.string(), host: z.string(), version: z.string() }).loose()),
+  instances: z.array(
+    z
+      .object({
+        id: z.string(),
+        host: z.string(),
+        version: z.string(),
+        /**
+         * The instance's restarts under `caesar up` (ADR 0070), as it declared them;
+         * absent on a first start or when the worker declared none that parsed.
+         */
+        restarts: WorkerRestartsSchema.optional(),
+      })
+      .loose(),
+  ),
   preflight: z.object({
     ok: z.boolean().nullable(),
     /**

@@ -31,6 +31,7 @@ import { BrainCore } from './core.js';
 import { policyAuditEvent } from './policy-audit.js';
 import { PreflightCache } from '../preflight/index.js';
 import { specChangedAuditEvent } from './registry-audit.js';
+import { restartAuditEvent, type RestartReport } from './restart-audit.js';
 
 /** Longest any one stop step may take (NATS down, a slow disk): stopping never hangs. */
 const STOP_STEP_MS = 3000;
@@ -80,6 +81,11 @@ export interface RunningBrain extends AsyncDisposable {
   readonly registry: Registry;
   /** The key that signs dispatch grants (the brain's NKEY public key); undefined without one. */
   readonly grantKey: string | undefined;
+  /**
+   * Writes a restart `caesar up` reported as a `worker.restarted` row (ADR 0070); rejects
+   * when the row cannot be written.
+   */
+  recordRestart(report: RestartReport): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -305,6 +311,9 @@ async function assemble(
     core,
     registry,
     grantKey: signer?.publicKey,
+    recordRestart: async (report) => {
+      await auditHealth.append(restartAuditEvent(report));
+    },
     close,
     [Symbol.asyncDispose]: close,
   };

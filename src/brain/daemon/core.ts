@@ -74,6 +74,7 @@ export class BrainCore implements BrainService {
           id: inst.id,
           host: inst.host,
           version: inst.version,
+          ...(inst.restarts === undefined ? {} : { restarts: inst.restarts }),
         })),
         preflight: preflightView(preflights[i] as NonNullable<(typeof preflights)[number]>),
         policy: { outcome: d.outcome, rule: d.rule.id, reason: d.reason },

@@ -8,6 +8,7 @@ import {
   toolFromServiceName,
   type SrvStats,
   type ToolSpec,
+  type WorkerRestarts,
 } from '../../protocol/index.js';
 import { checkHints } from './confirm.js';
 import { parseInfoReply, SpecCache, type ToolInstanceInfo } from './instance.js';
@@ -65,6 +66,8 @@ interface DiscoveredInstance {
   host: string;
   version: string;
   specSha256: string;
+  /** Its restarts under `caesar up` (ADR 0070); absent on a first start. */
+  restarts?: WorkerRestarts;
   /** Absent when the instance answered INFO but not STATS within the window. */
   stats?: InstanceStats;
 }
@@ -120,6 +123,11 @@ export async function discoverServices(
     maxInstances: MAX_LISTED_INSTANCES,
   });
   for (const reason of checked.reasons) logger.debug({ reason }, 'INFO answer not confirmed');
+  for (const { tool, id, restartsIgnored } of checked.confirmed) {
+    if (restartsIgnored !== undefined) {
+      logger.debug({ tool, instanceId: id, reason: restartsIgnored }, 'ignored its restarts');
+    }
+  }
   const stats = indexStats(statsReplies);
   const byTool = new Map<string, ToolInstanceInfo[]>();
   for (const inst of checked.confirmed) {
@@ -178,6 +186,7 @@ function toDiscovered(inst: ToolInstanceInfo, stats: SrvStats | undefined): Disc
     host: inst.host,
     version: inst.version,
     specSha256: inst.specSha256,
+    ...(inst.restarts === undefined ? {} : { restarts: inst.restarts }),
   };
   const dispatch = stats?.endpoints.find((e) => e.subject === dispatchSubject(inst.tool));
   if (stats && dispatch) {

@@ -1,6 +1,7 @@
 import {
   InstanceIdSchema,
   SRV_METADATA,
+  parseWorkerRestarts,
   SrvInfoSchema,
   ToolSpecSchema,
   serviceName,
@@ -8,6 +9,7 @@ import {
   toolFromServiceName,
   type SrvInfo,
   type ToolSpec,
+  type WorkerRestarts,
 } from '../../protocol/index.js';
 import { NKEY_USER_PUBLIC_KEY } from '../../text/index.js';
 
@@ -29,6 +31,13 @@ export interface ToolInstanceInfo {
    * it; undefined for a worker of a version before signed replies.
    */
   readonly replyKey?: string;
+  /**
+   * Its restarts under `caesar up` (count, last reason, when), as its metadata declared them
+   * (ADR 0070); undefined on a first start or when the value was malformed.
+   */
+  readonly restarts?: WorkerRestarts;
+  /** Why a declared `caesar.restarts` value was ignored, for the registry's debug line. */
+  readonly restartsIgnored?: string;
 }
 
 /** The outcome of reading one `$SRV.INFO` reply. */
@@ -130,8 +139,21 @@ function instanceFromInfo(info: SrvInfo, specs: SpecCache): ParsedInfo {
       specSha256: sha,
       spec,
       ...(replyKey === undefined ? {} : { replyKey }),
+      ...restartsOf(meta[SRV_METADATA.restarts]),
     },
   };
+}
+
+/**
+ * The instance's declared restarts: a malformed value is ignored, never makes the instance
+ * invalid (it is a display, not a trust decision), and the reason is kept for the log.
+ */
+function restartsOf(
+  value: string | undefined,
+): { restarts: WorkerRestarts } | { restartsIgnored: string } | Record<string, never> {
+  if (value === undefined) return {};
+  const parsed = parseWorkerRestarts(value);
+  return parsed.ok ? { restarts: parsed.restarts } : { restartsIgnored: parsed.problem };
 }
 
 function invalid(info: SrvInfo, reason: string): ParsedInfo {

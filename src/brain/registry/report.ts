@@ -1,4 +1,5 @@
 import type { Logger } from '../../log/index.js';
+import { SRV_METADATA } from '../../protocol/index.js';
 import type { SpecChangedEvent } from './events.js';
 import type { Report } from './outputs.js';
 
@@ -6,8 +7,14 @@ import type { Report } from './outputs.js';
 export function logReport(logger: Logger, r: Report): void {
   switch (r.type) {
     case 'instance_added': {
-      const { tool, id, host, version, source } = r.event.instance;
-      logger.info({ tool, instanceId: id, host, version, source }, 'tool instance added');
+      const { tool, id, host, version, source, restarts, restartsIgnored } = r.event.instance;
+      logger.info({ tool, instanceId: id, host, version, source, restarts }, 'tool instance added');
+      if (restartsIgnored !== undefined) {
+        logger.debug(
+          { tool, instanceId: id, reason: restartsIgnored },
+          `ignored its ${SRV_METADATA.restarts} metadata`,
+        );
+      }
       return;
     }
     case 'instance_removed': {

@@ -1,5 +1,5 @@
 import { readTokensFile } from '../../brain/api/index.js';
-import { startBrain } from '../../brain/daemon/index.js';
+import { startBrain, type RunningBrain } from '../../brain/daemon/index.js';
 import {
   readRuntimeFile,
   removeRuntimeFile,
@@ -7,7 +7,7 @@ import {
   type CaesarConfig,
   type RuntimeInfoInput,
 } from '../../config/index.js';
-import { createLogger } from '../../log/index.js';
+import { createLogger, type Logger } from '../../log/index.js';
 import { formatReloaded, formatReloadFailed, type PolicyEvent } from '../../policy/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
 import { withIdentity } from '../bus-identity.js';
@@ -22,6 +22,8 @@ import {
   tellSupervisor,
   underSupervisor,
 } from '../stack/child.js';
+import type { SupervisorMessage } from '../stack/messages.js';
+import { hearSupervisor } from '../stack/supervisor-inbox.js';
 import { terminal } from '../terminal.js';
 
 /** `caesar brain`'s flags. */
@@ -59,7 +61,9 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
     },
   );
   stopWithSupervisor();
+  const deaf = hearSupervisor(supervisorInbox(brain, logger));
   const stopped = stopOnSignal(async () => {
+    deaf();
     await watchdog.stop();
     await brain.close();
     if (alone) await removeRuntimeFile(config.dataDir);
@@ -89,6 +93,25 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   await stopped;
   leaveSupervisor();
   return 0;
+}
+
+/**
+ * What `caesar up` tells its brain: each restart of a part of the stack becomes one
+ * `worker.restarted` row (ADR 0070); a malformed message is refused with a warn line naming
+ * its fields, and writes nothing.
+ */
+function supervisorInbox(brain: RunningBrain, logger: Logger) {
+  return {
+    message: (message: SupervisorMessage) => {
+      const { type: _type, ...report } = message;
+      brain.recordRestart(report).catch((err: unknown) => {
+        logger.error({ err, name: report.name }, 'could not audit a restart');
+      });
+    },
+    malformed: (problem: string) => {
+      logger.warn({ problem }, 'refused a supervisor message: not a message caesar up sends');
+    },
+  };
 }
 
 /**

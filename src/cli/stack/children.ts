@@ -102,6 +102,15 @@ function workerSpec(plan: ChildPlan, tool: string): ChildSpec {
     args,
     ...(env ? { env } : {}),
     ...(plan.maxHeapMb === undefined ? {} : { heapLimitMb: plan.maxHeapMb }),
+    // a restarted worker says so in its registry entry: `legion list`, the dashboard
+    restartArgs: (r) => [
+      '--restart-count',
+      String(r.count),
+      '--restart-reason',
+      r.reason,
+      '--restart-at',
+      r.at.toISOString(),
+    ],
   };
 }
 

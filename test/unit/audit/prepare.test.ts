@@ -90,7 +90,39 @@ describe('prepareRow', () => {
       'policy.reloaded',
       'policy.reload_failed',
       'registry.spec_changed',
+      'worker.restarted',
       'audit.retention',
     ]);
+  });
+
+  const restart = {
+    name: 'calculator',
+    kind: 'worker' as const,
+    reason: 'unresponsive' as const,
+    detail: 'no heartbeat for 10.0 s',
+    count: 1,
+    exit: { code: null, signal: 'SIGKILL' },
+    at: TS,
+    delay_ms: 250,
+  };
+
+  test('worker.restarted carries the supervisor message as sent, outcome error', () => {
+    const row = prepareRow(
+      { type: 'worker.restarted', actor: 'brain', tool: 'calculator', payload: restart },
+      TS,
+      limits,
+    );
+    expect(row.outcome).toBe('error');
+    expect(JSON.parse(row.payload)).toEqual(restart);
+  });
+
+  test.each<[string, Record<string, unknown>, RegExp]>([
+    ['an unknown field', { ...restart, extra: 1 }, /payload: Unrecognized key/],
+    ['a count of 0', { ...restart, count: 0 }, /payload count/],
+    ['an unknown reason', { ...restart, reason: 'bored' }, /payload reason/],
+    ['a time that is not ISO-8601', { ...restart, at: 'yesterday' }, /payload at/],
+  ])('worker.restarted refuses %s', (_name, payload, message) => {
+    const event = { type: 'worker.restarted', actor: 'brain', payload } as AuditEventInput;
+    expect(() => prepareRow(event, TS, limits)).toThrow(message);
   });
 });

@@ -47,3 +47,41 @@ describe('an INFO answer and its reply key', () => {
     expect(parsed).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/reply key/) });
   });
 });
+
+// Issue 28: an instance restarted by `caesar up` declares its restarts; a bad value is
+// ignored (the instance stays), with the reason kept for the registry's debug line.
+describe('an INFO answer and its restarts', () => {
+  const restarts = { count: 3, last_reason: 'unresponsive', last_at: '2026-12-04T10:00:00.000Z' };
+
+  test('a valid caesar.restarts is part of the instance', () => {
+    const parsed = parseInfoReply(
+      info({ [SRV_METADATA.restarts]: JSON.stringify(restarts) }),
+      new SpecCache(),
+    );
+    expect(parsed).toMatchObject({ kind: 'instance', instance: { restarts } });
+    expect(parsed.kind === 'instance' && 'restartsIgnored' in parsed.instance).toBe(false);
+  });
+
+  test('a first start declares none', () => {
+    const parsed = parseInfoReply(info({}), new SpecCache());
+    expect(parsed.kind === 'instance' && 'restarts' in parsed.instance).toBe(false);
+  });
+
+  test.each<[string, string, RegExp]>([
+    ['not JSON', '{count:3', /not JSON/],
+    ['a count of 0', JSON.stringify({ ...restarts, count: 0 }), /count/],
+    ['a count over 1e9', JSON.stringify({ ...restarts, count: 1e9 + 1 }), /count/],
+    ['a fractional count', JSON.stringify({ ...restarts, count: 1.5 }), /count/],
+    ['an unknown reason', JSON.stringify({ ...restarts, last_reason: 'bored' }), /last_reason/],
+    ['a time that is not ISO-8601', JSON.stringify({ ...restarts, last_at: 'today' }), /last_at/],
+    ['an unknown field', JSON.stringify({ ...restarts, note: '<b>' }), /note|nrecognized/],
+    ['an array', '[1,2,3]', /root|expected object/],
+    ['a huge value', JSON.stringify({ ...restarts, pad: 'x'.repeat(10_000) }), /longer than/],
+  ])('%s is ignored; the instance stays', (_name, value, reason) => {
+    const parsed = parseInfoReply(info({ [SRV_METADATA.restarts]: value }), new SpecCache());
+    expect(parsed.kind).toBe('instance');
+    if (parsed.kind !== 'instance') return;
+    expect('restarts' in parsed.instance).toBe(false);
+    expect(parsed.instance.restartsIgnored).toMatch(reason);
+  });
+});

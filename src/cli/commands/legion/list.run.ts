@@ -127,7 +127,17 @@ function printInstancesTable(tools: ListedTool[]): void {
     return;
   }
   const rows = [
-    ['TOOL', 'VERSION', 'INSTANCES', 'HOSTS', 'IN-FLIGHT', 'REQUESTS', 'ERRORS', 'PREFLIGHT'],
+    [
+      'TOOL',
+      'VERSION',
+      'INSTANCES',
+      'HOSTS',
+      'IN-FLIGHT',
+      'REQUESTS',
+      'ERRORS',
+      'PREFLIGHT',
+      'RESTARTS',
+    ],
     ...tools.map((t) =>
       [
         t.tool,
@@ -138,6 +148,7 @@ function printInstancesTable(tools: ListedTool[]): void {
         String(t.requests),
         String(t.errors),
         STATE_TEXT[t.preflight.state],
+        String(t.instances.reduce((n, i) => n + (i.restarts?.count ?? 0), 0)),
       ].map(terminalLine),
     ),
   ];
@@ -149,8 +160,27 @@ function printInstancesTable(tools: ListedTool[]): void {
         .join('  ')
         .trimEnd(),
     );
+  const restarted = tools.flatMap((t) => t.instances.flatMap((i) => restartLine(t.tool, i)));
+  if (restarted.length > 0) terminal.out('');
+  for (const line of restarted) terminal.out(line);
   const notReady = tools.filter((t) => t.preflight.state !== 'ready');
   if (notReady.length === 0) return;
   terminal.out('');
   for (const t of notReady) terminal.out(terminalLine(t.preflight.line));
+}
+
+/**
+ * One line per instance `caesar up` restarted (ADR 0070): `calculator Xy7kQ2 on pi4:
+ * restarted 3x, last: unresponsive at 2026-12-04T10:00:00.000Z`. The id and host are what
+ * the worker said about itself: escaped as one line (ADR 0064).
+ */
+function restartLine(tool: string, instance: ListedTool['instances'][number]): string[] {
+  const r = instance.restarts;
+  if (r === undefined) return [];
+  return [
+    terminalLine(
+      `${tool} ${instance.id} on ${instance.host}: restarted ${r.count}x, ` +
+        `last: ${r.last_reason} at ${r.last_at}`,
+    ),
+  ];
 }

@@ -17,6 +17,7 @@ import type { BusFlags } from '../../flags.js';
 import { loadClientConfig, loadCliConfig } from '../../load-config.js';
 import { startOwnWatchdog } from '../../own-watchdog.js';
 import { loadServedTools } from './module-tools.js';
+import { restartsOf, type RestartFlags } from './restart-flags.js';
 import {
   leaveSupervisor,
   stopWithSupervisor,
@@ -26,7 +27,7 @@ import {
 import { terminal } from '../../terminal.js';
 
 /** `caesar legion serve-tool`'s flags. */
-export interface ServeFlags extends BusFlags {
+export interface ServeFlags extends BusFlags, RestartFlags {
   host?: string;
   /** Tools of the operator's own, a file path or a package name each (ADR 0055). */
   module?: string[];
@@ -84,6 +85,8 @@ async function serveLoaded(
   const bus = busOf(config, loaded.stack, names);
   const logger = createLogger({ level: config.log.level, bindings: { component: 'worker' } });
   const grants = await grantsOf(config, flags, loaded.stack);
+  // the declaration refused flags that do not go together
+  const restarts = restartsOf(flags);
   stopWithSupervisor();
   const watchdog = startOwnWatchdog(config, `worker ${names.join(',')}`, logger);
   let failed = false;
@@ -95,6 +98,7 @@ async function serveLoaded(
       config: toolConfigSections(config),
       graceMs: config.worker.graceMs,
       ...(grants ? { grants } : {}),
+      ...(restarts.ok && restarts.restarts ? { restarts: restarts.restarts } : {}),
       onReady: (worker) => {
         const instances = worker.instances.map((i) => ({ tool: i.tool, id: i.id, host: i.host }));
         logger.info({ instances }, 'ready');
