@@ -171,7 +171,6 @@ describe('caesar up watches its workers', () => {
     );
     expect(rows).toHaveLength(1);
     expect(JSON.parse(rows[0]!)).toMatchObject({
-      type: 'worker.restarted',
       tool: 'spinner',
       payload: { name: 'spinner', kind: 'worker', reason: 'unresponsive', count: 1, pid: stuck },
     });
@@ -189,6 +188,18 @@ describe('caesar up watches its workers', () => {
     await waitFor(() => !isAlive(before), 'the hog to be gone');
     await waitFor(() => spinnerPid(mark), 'the spinner to serve again', 30_000, 50);
     await answersAgain();
+    // the restarted worker says so in its registry entry
+    const listed = await waitFor(
+      async () => {
+        const r = await runCli(['legion', 'list', '--data-dir', varDir], {}, { cwd: dir });
+        expect(r.code, r.stderr).toBe(0);
+        return /^spinner \S+ on \S+: restarted 2x, last: memory at \S+$/m.exec(r.stdout);
+      },
+      'legion list to show the restarts',
+      20_000,
+      250,
+    );
+    expect(listed[0]).toContain('restarted 2x, last: memory');
   }, 90_000);
 
   test('caesar up stopped while a worker spins leaves no process', async () => {
