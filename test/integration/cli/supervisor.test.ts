@@ -163,7 +163,7 @@ describe('Supervisor: stuck, stubborn and swollen children', () => {
         args: [
           '--max-old-space-size=48',
           ...beatingChild(
-            'const keep = []; setInterval(() => { for (let i = 0; i < 2e4; i++) keep.push({ i, s: "x".repeat(64) + i }); }, 5);',
+            'const keep = []; setInterval(() => { for (let i = 0; i < 4; i++) keep.push(new Array(1 << 17).fill(i)); }, 5);',
           ),
         ],
       });

@@ -39,8 +39,9 @@ const MODULE = `export default {
   async handler(input) {
     if (input.mode === 'spin') for (;;) {}
     if (input.mode === 'hog') {
+      // 1 MB arrays: the heap fills in a few dozen steps, not in a long crawl of collections
       const keep = [];
-      for (let i = 0; ; i++) keep.push({ i, s: 'x'.repeat(64) + i });
+      for (let i = 0; ; i++) keep.push(new Array(1 << 17).fill(i));
     }
     return { ok: true };
   },
