@@ -177,8 +177,24 @@ function toolItem(tool) {
   li.append(badge(`preflight: ${tool.preflight.state}`, toneOf(tool.preflight.state)));
   const hosts = tool.instances.map((i) => `${i.host} (${i.id}, v${i.version})`);
   li.append(el('div', `${tool.instances.length} instance(s): ${hosts.join(', ')}`, 'muted'));
+  for (const i of tool.instances) if (i.restarts) li.append(restartsLine(i));
   for (const line of tool.preflight.detail) li.append(el('div', line, 'muted'));
   return li;
+}
+
+/**
+ * An instance `caesar up` restarted (ADR 0070): how many times, why the last time and when.
+ * The host and id are what the worker says about itself: text, like everything else here.
+ */
+function restartsLine(instance) {
+  const r = instance.restarts;
+  const line = el(
+    'div',
+    `${instance.host} (${instance.id}): restarted ${r.count}x, last: ${r.last_reason} at ${r.last_at}`,
+    'restarts',
+  );
+  line.dataset.instance = instance.id;
+  return line;
 }
 
 async function refreshTools() {

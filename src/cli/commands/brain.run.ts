@@ -103,6 +103,8 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
 function supervisorInbox(brain: RunningBrain, logger: Logger) {
   return {
     message: (message: SupervisorMessage) => {
+      // the one message a supervisor sends today; a later one is not a restart
+      if (message.type !== 'child_restarted') return;
       const { type: _type, ...report } = message;
       brain.recordRestart(report).catch((err: unknown) => {
         logger.error({ err, name: report.name }, 'could not audit a restart');

@@ -169,10 +169,10 @@ describe('caesar up', () => {
 
     const table = await runCli(['legion', 'list', '--data-dir', dir]);
     expect(table.stdout).toMatch(
-      /^TOOL\s+VERSION\s+INSTANCES\s+HOSTS\s+IN-FLIGHT\s+REQUESTS\s+ERRORS\s+PREFLIGHT/m,
+      /^TOOL\s+VERSION\s+INSTANCES\s+HOSTS\s+IN-FLIGHT\s+REQUESTS\s+ERRORS\s+PREFLIGHT\s+RESTARTS$/m,
     );
-    expect(table.stdout).toMatch(/^calculator\s+1\.0\.0\s+1\s.*\sready$/m);
-    expect(table.stdout).toMatch(/^web_search\s+1\.0\.0\s+1\s.*\snot configured$/m);
+    expect(table.stdout).toMatch(/^calculator\s+1\.0\.0\s+1\s.*\sready\s+0$/m);
+    expect(table.stdout).toMatch(/^web_search\s+1\.0\.0\s+1\s.*\snot configured\s+0$/m);
     expect(table.stdout).toMatch(/^call_service: not configured: set CAESAR_HA__URL/m);
 
     // an unconfigured tool's chat answers with what to set, not a crash or "failed"

@@ -8,7 +8,7 @@ import { chromium, type BrowserContext, type ConsoleMessage, type Page } from 'p
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PendingConfirmationSchema } from '../../../src/brain/api/contract.js';
 import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
-import { createPageTool } from '../../fixtures/tools.js';
+import { createEchoTool, createPageTool } from '../../fixtures/tools.js';
 import {
   callBrain,
   pollBrain,
@@ -382,5 +382,56 @@ describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
     expect(problems.pageErrors).toEqual([]);
     expect(await cspViolations(page)).toEqual([]);
     await page.close();
+  });
+
+  test('a restarted instance shows its restarts, and a hostile host name stays text', async () => {
+    // a worker `caesar up` restarted 3 times, on a host whose name is markup
+    const host = '<img src=x id=restart-img><b id=restart-b>pi</b>';
+    const restarted = await serveTools([createEchoTool()], {
+      nc: await nats.connect(),
+      host,
+      restarts: { count: 3, last_reason: 'unresponsive', last_at: '2026-12-04T10:00:00.000Z' },
+    });
+    try {
+      await pollBrain(
+        async () =>
+          ((await callBrain(brain, 'GET', '/v1/tools')).body ?? []).some?.(
+            (t: { name: string }) => t.name === 'echo',
+          ),
+        'the brain to discover the restarted echo worker',
+        15_000,
+      );
+      const page = await context.newPage();
+      const problems = watch(page);
+      await page.goto(`${brain.url}/`);
+      await page.fill('#token', brain.token);
+      await page.click('#login-form button[type=submit]');
+      const tool = page.locator('#tools li[data-tool="echo"]');
+      await tool.waitFor();
+      const line = tool.locator('.restarts');
+      expect(await line.count()).toBe(1);
+      expect(await line.textContent()).toBe(
+        `${host} (${restarted.instances[0]!.id}): restarted 3x, last: unresponsive at 2026-12-04T10:00:00.000Z`,
+      );
+      expect(await page.locator('#restart-img, #restart-b').count()).toBe(0);
+      // a first start says nothing of restarts
+      const calculator = page.locator('#tools li[data-tool="calculator"]');
+      expect(await calculator.locator('.restarts').count()).toBe(0);
+      expect(await calculator.textContent()).not.toContain('restarted');
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(
+        await page.evaluate<number>('document.documentElement.scrollWidth'),
+      ).toBeLessThanOrEqual(390);
+      await page.screenshot({
+        path: join(ARTIFACTS, 'restarts-phone-390x844.png'),
+        fullPage: true,
+      });
+      expect(problems.console.filter((l) => !/status of 404.*\/v1\/policy\)$/.test(l))).toEqual([]);
+      expect(problems.pageErrors).toEqual([]);
+      expect(await cspViolations(page)).toEqual([]);
+      await page.close();
+    } finally {
+      await restarted.stop();
+    }
   });
 });

@@ -1,0 +1,22 @@
+import { describe, expect, test } from 'vitest';
+import { encodeWorkerRestarts, parseWorkerRestarts } from '../../../src/protocol/index.js';
+
+// Issue 28: the `caesar.restarts` metadata value, as a worker writes it and a reader reads it.
+
+describe('caesar.restarts', () => {
+  test('is compact JSON in a fixed key order, and reads back as written', () => {
+    const text = encodeWorkerRestarts({
+      last_at: '2026-12-04T10:00:00.000Z',
+      count: 2,
+      last_reason: 'memory',
+    });
+    expect(text).toBe('{"count":2,"last_reason":"memory","last_at":"2026-12-04T10:00:00.000Z"}');
+    expect(parseWorkerRestarts(text)).toEqual({ ok: true, restarts: JSON.parse(text) });
+  });
+
+  test('a worker never writes a value a reader would refuse', () => {
+    expect(() =>
+      encodeWorkerRestarts({ count: 0, last_reason: 'memory', last_at: '2026-12-04T10:00:00Z' }),
+    ).toThrow();
+  });
+});
