@@ -59,8 +59,6 @@ export { PreflightReplySchema } from './preflight.js';
 export type { PreflightReply, PreflightCheck } from './preflight.js';
 export { HelloSchema, ByeSchema } from './announce.js';
 export type { Hello, Bye } from './announce.js';
-export { MAX_RESTART_COUNT, WORKER_RESTART_REASONS } from './restart-reasons.js';
-export type { WorkerRestartReason } from './restart-reasons.js';
 export { WorkerRestartsSchema, encodeWorkerRestarts, parseWorkerRestarts } from './restarts.js';
 export type { WorkerRestarts } from './restarts.js';
 export { SRV_TYPES, SRV_METADATA, SrvPingSchema, SrvInfoSchema, SrvStatsSchema } from './srv.js';

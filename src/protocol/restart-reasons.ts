@@ -4,7 +4,7 @@
  * module loads (ADR 0047). The wire schema is in `restarts.ts`.
  */
 
-/** The same three as the supervisor's `child_restarted` (`src/cli/stack/messages.ts`). */
+/** Why `caesar up` restarted a part; the supervisor's `child_restarted` (`src/cli/stack/messages.ts`) uses this list. */
 export const WORKER_RESTART_REASONS = ['unresponsive', 'memory', 'exited'] as const;
 export type WorkerRestartReason = (typeof WORKER_RESTART_REASONS)[number];
 

@@ -1,3 +1,2 @@
 export { startBrain } from './brain.js';
 export type { RunningBrain } from './brain.js';
-export type { RestartReport } from './restart-audit.js';

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { PreflightReplySchema } from '../../protocol/preflight.js';
+import {
+  WORKER_RESTART_REASONS,
+  type WorkerRestartReason,
+} from '../../protocol/restart-reasons.js';
 
 /**
  * What a child of `caesar up` tells its supervisor over the IPC channel (ADR 0039): the
@@ -85,9 +89,8 @@ export function parseChildMessage(raw: unknown): ParsedChildMessage {
   return { ok: false, problem: issues.join('; ') };
 }
 
-/** Why `caesar up` restarted a part (ADR 0070). */
-export const RESTART_REASONS = ['unresponsive', 'memory', 'exited'] as const;
-export type RestartReason = (typeof RESTART_REASONS)[number];
+/** Why `caesar up` restarted a part (ADR 0070): one list, which the worker's flags use too. */
+export type RestartReason = WorkerRestartReason;
 
 /**
  * What the supervisor tells the brain (parent to child): a part of the stack was restarted.
@@ -100,7 +103,7 @@ const ChildRestartedSchema = z.strictObject({
   /** The child's name under `caesar up`: `brain`, `nats` or the tool a worker serves. */
   name: nonEmpty,
   kind: z.enum(['brain', 'worker', 'nats']),
-  reason: z.enum(RESTART_REASONS),
+  reason: z.enum(WORKER_RESTART_REASONS),
   /** One line for a human: `no heartbeat for 10.0 s`, `V8 heap limit (256 MB)`, `exited (code 1)`. */
   detail: z.string().max(300),
   /** Restarts of this child since `caesar up` started, this one included. */
