@@ -12,7 +12,7 @@
  * Cyrillic and Greek letters drawn like Latin ones (pairs from Unicode's confusables list,
  * UTS #39): the letters an attacker swaps into a Latin word unseen.
  */
-const LOOK_ALIKES: Readonly<Record<string, string>> = {
+export const LOOK_ALIKES: Readonly<Record<string, string>> = {
   а: 'a',
   в: 'b',
   е: 'e',

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LOOK_ALIKES } from '../../src/text/look-alike.js';
 
 /**
  * How an injected model reads instructions out of tool results: what the stand-in model of
@@ -76,70 +77,7 @@ function collect(value: unknown, depth: number, out: string[]): void {
   }
 }
 
-/** Cyrillic and Greek letters that look like Latin ones, and dotless i. */
-const LOOKALIKES: Readonly<Record<string, string>> = {
-  а: 'a',
-  в: 'b',
-  е: 'e',
-  к: 'k',
-  м: 'm',
-  н: 'h',
-  о: 'o',
-  р: 'p',
-  с: 'c',
-  т: 't',
-  у: 'y',
-  х: 'x',
-  і: 'i',
-  ј: 'j',
-  ѕ: 's',
-  ԁ: 'd',
-  ԛ: 'q',
-  ԝ: 'w',
-  һ: 'h',
-  ӏ: 'l',
-  А: 'A',
-  В: 'B',
-  Е: 'E',
-  К: 'K',
-  М: 'M',
-  Н: 'H',
-  О: 'O',
-  Р: 'P',
-  С: 'C',
-  Т: 'T',
-  Х: 'X',
-  І: 'I',
-  Ј: 'J',
-  Ѕ: 'S',
-  У: 'Y',
-  α: 'a',
-  ε: 'e',
-  ι: 'i',
-  κ: 'k',
-  ν: 'v',
-  ο: 'o',
-  ρ: 'p',
-  τ: 't',
-  υ: 'u',
-  χ: 'x',
-  Α: 'A',
-  Β: 'B',
-  Ε: 'E',
-  Ζ: 'Z',
-  Η: 'H',
-  Ι: 'I',
-  Κ: 'K',
-  Μ: 'M',
-  Ν: 'N',
-  Ο: 'O',
-  Ρ: 'P',
-  Τ: 'T',
-  Υ: 'Y',
-  Χ: 'X',
-  ı: 'i',
-};
-const LOOKALIKE_RE = new RegExp(`[${Object.keys(LOOKALIKES).join('')}]`, 'gu');
+const LOOKALIKE_RE = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'gu');
 
 /** Tag characters U+E0020-U+E007E: invisible, and each one an ASCII character. */
 const TAGS_RE = /[\u{e0020}-\u{e007e}]/gu;
@@ -165,7 +103,7 @@ function normalise(text: string): string {
   return text
     .normalize('NFKC')
     .replace(/\p{Cf}/gu, '')
-    .replace(LOOKALIKE_RE, (ch) => LOOKALIKES[ch] ?? ch)
+    .replace(LOOKALIKE_RE, (ch) => LOOK_ALIKES[ch] ?? ch)
     .replace(/\s+/g, ' ');
 }
 
