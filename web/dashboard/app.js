@@ -369,8 +369,7 @@ function showHeld(pending) {
   strip.hidden = false;
   strip.dataset.count = String(pending.length);
   strip.dataset.id = c.id;
-  const more = pending.length > 1 ? ` (first of ${pending.length})` : '';
-  setText($('held-count'), `Waiting for you: ${pending.length}${more}`);
+  setText($('held-count'), `Waiting for you: ${pending.length}`);
   const first = el('div', undefined, 'held-call');
   // the summary names the tool first ("calculator with {...}"): the name in bold, once
   const rest = c.summary.startsWith(c.tool) ? c.summary.slice(c.tool.length) : ` ${c.summary}`;

@@ -397,9 +397,7 @@ describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
     expect(buttons).toEqual(['Approve', 'Reject', 'Reject and stop turn']);
     // the strip at the top approves no call made after untrusted reading: Review shows the card
     const strip = page.locator('#held[data-count="2"]');
-    expect(await strip.locator('.held-count').textContent()).toBe(
-      'Waiting for you: 2 (first of 2)',
-    );
+    expect(await strip.locator('.held-count').textContent()).toBe('Waiting for you: 2');
     expect(await strip.textContent()).toContain(
       'the model had read untrusted or private data first',
     );
