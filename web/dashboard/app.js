@@ -59,9 +59,38 @@ async function api(method, path, body, { bearer = token(), accept = [] } = {}) {
   throw new ApiError(res.status, err.code ?? 'http_' + res.status, err.message ?? text);
 }
 
+/**
+ * A run of separators inside a word: `_`, `.`, `/`, `-`, `:`, followed by more of the word.
+ * Long identifiers (`CAESAR_TOOLS__WEB_SEARCH__SEARXNG_URL`, `light.living_room`, URLs) may
+ * break after it, and nowhere else (docs/dashboard.md, "On a phone").
+ */
+const SEPARATORS = /[_./:-]+(?=[^\s_./:-])/g;
+
+/**
+ * `text` as nodes: strings (which `append` makes Text nodes, never HTML) with a `<wbr>` after
+ * each run of separators inside a word, so a narrow screen breaks an identifier there rather
+ * than mid-word. `textContent` reads back exactly `text`.
+ */
+function textParts(text) {
+  const parts = [];
+  let from = 0;
+  for (const m of text.matchAll(SEPARATORS)) {
+    const end = m.index + m[0].length;
+    parts.push(text.slice(from, end), document.createElement('wbr'));
+    from = end;
+  }
+  parts.push(text.slice(from));
+  return parts;
+}
+
+/** Sets `text` as the node's content (see textParts). */
+function setText(node, text) {
+  node.replaceChildren(...textParts(text));
+}
+
 function el(tag, text, className) {
   const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (text !== undefined && text !== null) setText(node, String(text));
   if (className) node.className = className;
   return node;
 }
@@ -106,6 +135,7 @@ async function login(candidate) {
 
 function showLogin(message) {
   $('board').hidden = true;
+  $('held').hidden = true;
   $('logout').hidden = true;
   $('whoami').textContent = '';
   $('login').hidden = false;
@@ -130,6 +160,7 @@ function start() {
   $('board').hidden = false;
   $('logout').hidden = false;
   $('whoami').textContent = 'logged in';
+  void showWhoami();
   void refreshStatus();
   void refreshTools();
   void refreshConfirmations();
@@ -143,6 +174,16 @@ function start() {
       void refreshPolicy();
     }, REFRESH_MS),
   );
+}
+
+/** The header names the token this tab uses (`GET /v1/whoami`; a brain before it: "logged in"). */
+async function showWhoami() {
+  try {
+    const me = await api('GET', '/v1/whoami', undefined, { accept: [404] });
+    if (typeof me?.name === 'string') setText($('whoami'), `token ${me.name}`);
+  } catch {
+    // the header keeps "logged in"; the panels say what is wrong
+  }
 }
 
 // ---- status and tools --------------------------------------------------------------------
@@ -281,9 +322,74 @@ async function refreshConfirmations() {
     const pending = await api('GET', '/v1/confirmations');
     $('confirmations-note').textContent = pending.length === 0 ? 'Nothing is waiting.' : '';
     $('confirmations').replaceChildren(...pending.map(confirmationItem));
+    showHeld(pending);
   } catch (err) {
     $('confirmations-note').textContent = why(err);
   }
+}
+
+/** Scrolls the page so `node` starts just below the strip of waiting calls (which stays on top). */
+function scrollBelowStrip(node) {
+  const strip = $('held');
+  const covered = strip.hidden ? 0 : strip.getBoundingClientRect().height;
+  window.scrollTo({ top: window.scrollY + node.getBoundingClientRect().top - covered - 8 });
+}
+
+/** Scrolls to the card of a held call (or the panel, when it is gone). */
+function showCard(id) {
+  const card = document.querySelector(`#confirmations li[data-id="${CSS.escape(id)}"]`);
+  scrollBelowStrip(card ?? $('confirmations-panel'));
+}
+
+/**
+ * The strip at the top of the screen while a call waits (ADR 0077): how many wait, the first
+ * one (tool, what would run, who asked), and its buttons, so a phone sees it without
+ * scrolling. A model's call made after it read untrusted or private data is approved only on
+ * its card, which shows what the model had read: here it offers Review instead of Approve.
+ */
+function showHeld(pending) {
+  const strip = $('held');
+  const result = $('held-result');
+  // the last decision's outcome stays until dismissed
+  const dismiss = el('button', 'Dismiss', 'secondary');
+  dismiss.type = 'button';
+  dismiss.addEventListener('click', () => {
+    result.hidden = true;
+    showHeld(pending);
+  });
+  if (pending.length === 0) {
+    $('held-first').replaceChildren();
+    $('held-actions').replaceChildren(...(result.hidden ? [] : [dismiss]));
+    strip.dataset.count = '0';
+    strip.hidden = result.hidden;
+    setText($('held-count'), 'Nothing is waiting.');
+    return;
+  }
+  const c = pending[0];
+  strip.hidden = false;
+  strip.dataset.count = String(pending.length);
+  strip.dataset.id = c.id;
+  setText($('held-count'), `Waiting for you: ${pending.length}`);
+  const first = el('div', undefined, 'held-call');
+  // the summary names the tool first ("calculator with {...}"): the name in bold, once
+  const rest = c.summary.startsWith(c.tool) ? c.summary.slice(c.tool.length) : ` ${c.summary}`;
+  first.append(el('span', c.tool, 'name'), el('span', short(rest, 160), 'summary'));
+  first.append(el('div', `asked by ${askedByText(c)}`, 'asked-by'));
+  const review = c.asked_by?.kind === 'model' && (c.read ?? []).length > 0;
+  if (review) {
+    first.append(el('div', 'the model had read untrusted or private data first', 'warn'));
+  }
+  $('held-first').replaceChildren(first);
+  const buttons = review
+    ? [el('button', 'Review'), el('button', 'Reject', 'secondary')]
+    : [el('button', 'Approve'), el('button', 'Reject', 'secondary')];
+  const details = el('button', pending.length > 1 ? 'All' : 'Details', 'secondary');
+  for (const b of [...buttons, details]) b.type = 'button';
+  if (review) buttons[0].addEventListener('click', () => showCard(c.id));
+  else buttons[0].addEventListener('click', () => void decide(c, { approve: true }, buttons));
+  buttons[1].addEventListener('click', () => void decide(c, { approve: false }, buttons));
+  details.addEventListener('click', () => showCard(c.id));
+  $('held-actions').replaceChildren(...buttons, details, ...(result.hidden ? [] : [dismiss]));
 }
 
 function describeReport(r) {
@@ -302,19 +408,28 @@ function describeReport(r) {
   return lines.join('\n');
 }
 
-/** `decision`: `{approve}`, or `{approve: false, stop_turn: true}` to stop the turn too. */
+/**
+ * `decision`: `{approve}`, or `{approve: false, stop_turn: true}` to stop the turn too. The
+ * report shows in the panel, and its first lines in the strip at the top (what a phone sees).
+ */
 async function decide(c, decision, buttons) {
   buttons.forEach((b) => (b.disabled = true));
   const out = $('confirm-result');
+  const brief = $('held-result');
   out.hidden = false;
+  brief.hidden = false;
+  let text;
   try {
     const report = await api('POST', `/v1/confirmations/${encodeURIComponent(c.id)}`, decision);
-    out.textContent = describeReport(report);
+    text = describeReport(report);
     out.dataset.outcome = report.outcome;
   } catch (err) {
-    out.textContent = why(err);
+    text = why(err);
     out.dataset.outcome = 'error';
   }
+  setText(out, text);
+  setText(brief, short(text.split('\n').slice(0, 2).join('\n'), 300));
+  brief.dataset.outcome = out.dataset.outcome;
   await refreshConfirmations();
 }
 
@@ -498,6 +613,36 @@ async function explain(form) {
 
 // ---- chat --------------------------------------------------------------------------------
 
+/** The phrase of a reply that points at the Tools panel (offline replies say it). */
+const TOOLS_PHRASE = 'the Tools panel';
+
+/** Scrolls to the Tools panel and moves the focus there. */
+function openTools(event) {
+  event.preventDefault();
+  const panel = $('tools-panel');
+  scrollBelowStrip(panel);
+  panel.focus({ preventScroll: true });
+}
+
+/**
+ * One reply of the brain: its text (identifiers wrap at their separators), where each
+ * "the Tools panel" is a link to that panel rather than setup text in the chat.
+ */
+function replyItem(reply) {
+  const li = el('li', undefined, 'caesar');
+  const pieces = `caesar: ${reply}`.split(TOOLS_PHRASE);
+  pieces.forEach((piece, i) => {
+    if (i > 0) {
+      const link = el('a', TOOLS_PHRASE, 'tools-link');
+      link.href = '#tools-panel';
+      link.addEventListener('click', openTools);
+      li.append(link);
+    }
+    li.append(...textParts(piece));
+  });
+  return li;
+}
+
 async function sendChat(form) {
   const message = form.message.value.trim();
   if (message === '') return;
@@ -509,7 +654,7 @@ async function sendChat(form) {
   try {
     const r = await api('POST', '/v1/chat', body);
     sessionStorage.setItem(SESSION_KEY, r.session_id);
-    const li = el('li', `caesar: ${r.reply}`, 'caesar');
+    const li = replyItem(r.reply);
     for (const call of r.tool_calls) {
       li.append(el('div', `${call.tool}: ${call.outcome}`, `muted ${toneOf(call.outcome)}`));
     }
@@ -523,7 +668,9 @@ async function sendChat(form) {
     }
     log.append(el('li', why(err), 'error'));
   }
+  // a wide screen scrolls the log; a phone's log grows with the page, which scrolls instead
   log.scrollTop = log.scrollHeight;
+  log.lastElementChild?.scrollIntoView({ block: 'nearest' });
 }
 
 // ---- wiring ------------------------------------------------------------------------------

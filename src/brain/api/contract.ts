@@ -334,6 +334,13 @@ export const ReadinessSchema = z.object({
 });
 export type Readiness = z.infer<typeof ReadinessSchema>;
 
+/**
+ * `GET /v1/whoami`: the name of the token that asked (the `actor` of its audit rows), so a
+ * client can say who is logged in. Never the token itself.
+ */
+export const WhoamiSchema = z.strictObject({ name: z.string() });
+export type Whoami = z.infer<typeof WhoamiSchema>;
+
 /** Error body of every non-2xx HTTP answer. */
 export const HttpErrorSchema = z.object({
   error: z.object({

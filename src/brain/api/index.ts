@@ -27,6 +27,7 @@ export type {
   Readiness,
   ToolCallReport,
   ToolView,
+  Whoami,
 } from './contract.js';
 export type { BrainService, ChatOptions, CompletionRequest, ConfirmOptions } from './service.js';
 export { API_SCOPES, ensureTokensFile, readTokensFile, TokensFileError } from './tokens-file.js';

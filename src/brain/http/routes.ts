@@ -8,6 +8,7 @@ import {
   ExplainRequestSchema,
   InvokeRequestSchema,
   type Caller,
+  type Whoami,
 } from '../api/index.js';
 import type { BrainService } from '../api/index.js';
 import { AuditFilterParams, AuditQueryParams } from './audit-query.js';
@@ -100,6 +101,10 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     void reply.code(readiness.ready ? 200 : 503);
     return readiness;
   });
+
+  // any valid token may learn its own name (the dashboard's header): the name only, never
+  // the token or the other tokens' names
+  app.get('/v1/whoami', (req): Whoami => ({ name: callerOf(req).actor }));
 
   app.get('/metrics', { config: { scope: 'metrics' } }, async (_req, reply) => {
     const text = await metrics.render();

@@ -18,7 +18,7 @@ import {
   type BrainProcess,
 } from '../../helpers/brain.js';
 import type { RunningCli } from '../../helpers/cli.js';
-import { calls, startFakeOpenAi, type FakeLlm } from '../../helpers/fake-llm.js';
+import { calls, reply, startFakeOpenAi, type FakeLlm } from '../../helpers/fake-llm.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 
 /**
@@ -105,6 +105,46 @@ function cspViolations(page: Page): Promise<string[]> {
 function storedToken(page: Page): Promise<string | null> {
   return page.evaluate<string | null>("sessionStorage.getItem('caesar.token')");
 }
+
+/** Logs a new page of `context` in with the operator token and waits for the board. */
+async function loggedIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await page.fill('#token', token);
+  await page.click('#login-form button[type=submit]');
+  await page.waitForSelector('#board:not([hidden])');
+}
+
+/**
+ * Page code: where the lines of the first element matching a selector break inside `word`,
+ * as the part of `word` before each break (measured from each character's rendered box).
+ */
+const BREAKS_IN = `(([selector, word]) => {
+  const root = document.querySelector(selector);
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  let text = '';
+  const tops = [];
+  for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) {
+    for (let i = 0; i < n.data.length; i++) {
+      const range = document.createRange();
+      range.setStart(n, i);
+      range.setEnd(n, i + 1);
+      text += n.data[i];
+      tops.push(range.getBoundingClientRect().top);
+    }
+  }
+  const at = text.indexOf(word);
+  if (at < 0) return null;
+  const before = [];
+  for (let i = at + 1; i < at + word.length; i++) {
+    if (tops[i] > tops[i - 1] + 1) before.push(text.slice(at, i));
+  }
+  return before;
+})`;
+
+/** Page code: the viewport rectangle of the first element matching a selector. */
+const rectOf = (selector: string) =>
+  `(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom }; })()`;
 
 const TITLE = HAS_CHROMIUM
   ? 'dashboard in Chromium against a real stack'
@@ -355,6 +395,13 @@ describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
     expect(await page.locator('#injected-img, #injected-b').count()).toBe(0);
     const buttons = await card.locator('.actions button').allTextContents();
     expect(buttons).toEqual(['Approve', 'Reject', 'Reject and stop turn']);
+    // the strip at the top approves no call made after untrusted reading: Review shows the card
+    const strip = page.locator('#held[data-count="2"]');
+    expect(await strip.locator('.held-count').textContent()).toBe('Waiting for you: 2');
+    expect(await strip.textContent()).toContain(
+      'the model had read untrusted or private data first',
+    );
+    expect(await strip.locator('button').allTextContents()).toEqual(['Review', 'Reject', 'All']);
 
     // readable on a desktop and on a phone: nothing wider than the screen
     await page.screenshot({ path: join(ARTIFACTS, 'held-call-desktop-1280x800.png') });
@@ -366,6 +413,17 @@ describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
     const box = await card.boundingBox();
     expect(box!.x + box!.width).toBeLessThanOrEqual(390);
     await card.screenshot({ path: join(ARTIFACTS, 'held-call-phone-390x844.png') });
+    await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+    await strip.locator('button', { hasText: 'Review' }).click();
+    await expect
+      .poll(async () => {
+        const top = await page.evaluate<{ top: number }>(
+          rectOf(`#confirmations li[data-id="${first.id}"]`),
+        );
+        const over = await page.evaluate<{ bottom: number }>(rectOf('#held'));
+        return top.top >= over.bottom && top.top < 844;
+      })
+      .toBe(true);
 
     // Reject and stop turn: both calls rejected, the model is not asked again
     const asked = model.bodies.length;
@@ -433,5 +491,144 @@ describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
     } finally {
       await restarted.stop();
     }
+  });
+  test('on a phone (390x844): the chat grows with the page, identifiers wrap at separators, the header names the token, a waiting call stays at the top', async () => {
+    const ENV = 'CAESAR_TOOLS__WEB_SEARCH__SEARXNG_URL';
+    const ENTITY = 'light.living_room_ceiling_lamp_2';
+    model.script(
+      reply(`To search the web, set ${ENV} to your SearXNG address; see the Tools panel.`),
+      reply(`The entity ${ENTITY} is on; home_assistant.call_service can turn it off.`),
+      reply('The tools that work now are listed in the Tools panel, with one step each.'),
+      reply(`Still not set: ${ENV}. Once it is, ask me again.`),
+      reply('The calendar answers once its address is set; the Tools panel says how.'),
+      reply(`Home Assistant knows ${ENTITY}; ask me to turn it off when you want.`),
+    );
+    const page = await context.newPage();
+    const problems = watch(page);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await loggedIn(page, brain.url, brain.token);
+
+    // the header names the token this tab uses (GET /v1/whoami), never the token itself
+    await expect.poll(() => page.textContent('#whoami')).toBe('token operator');
+    expect(await page.content()).not.toContain(brain.token);
+
+    const messages = [
+      'how do I search?',
+      'is the lamp on?',
+      'what works?',
+      'and now?',
+      'and my calendar?',
+      'and the lamp?',
+    ];
+    for (const [i, message] of messages.entries()) {
+      await page.fill('#chat-message', message);
+      await page.click('#chat-form button[type=submit]');
+      await expect.poll(() => page.locator('#chat-log li.caesar').count()).toBe(i + 1);
+    }
+
+    // the log grows with the page: no inner scroll box, and nothing wider than the screen
+    const log = await page.evaluate<{ scroll: number; client: number; overflow: string }>(
+      `(() => { const l = document.getElementById('chat-log');
+        return { scroll: l.scrollHeight, client: l.clientHeight, overflow: getComputedStyle(l).overflowY }; })()`,
+    );
+    expect(log.client).toBeGreaterThan(320); // taller than the old 20rem box
+    expect(log.scroll).toBe(log.client);
+    expect(log.overflow).toBe('visible');
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+      390,
+    );
+    const wide = await page.evaluate<string[]>(
+      `[...document.querySelectorAll('#chat-log li')]
+        .filter((li) => li.scrollWidth > li.clientWidth).map((li) => li.textContent)`,
+    );
+    expect(wide).toEqual([]);
+
+    // a long env var name wraps after its separators, never mid-word; the text reads back whole
+    const first = '#chat-log li.caesar';
+    expect(await page.locator(first).first().textContent()).toBe(
+      `caesar: To search the web, set ${ENV} to your SearXNG address; see the Tools panel.`,
+    );
+    expect(await page.locator(`${first} wbr`).count()).toBeGreaterThan(0);
+    const breaks = await page.evaluate<string[] | null>(
+      `${BREAKS_IN}(${JSON.stringify([first, ENV])})`,
+    );
+    expect(breaks).not.toBeNull();
+    expect(breaks!.length).toBeGreaterThan(0); // wider than a phone: it must break somewhere
+    for (const before of breaks!) expect(before).toMatch(/[_./:-]$/);
+
+    // "the Tools panel" is a link to it: it scrolls there and moves the focus there
+    const links = page.locator('#chat-log a.tools-link');
+    expect(await links.count()).toBe(3);
+    expect(await links.first().getAttribute('href')).toBe('#tools-panel');
+
+    // a call held for a human: the strip at the top shows it, with the chat at the bottom
+    await page.fill('#chat-message', 'what is 17 * 23');
+    await page.click('#chat-form button[type=submit]');
+    const strip = page.locator('#held[data-count="1"]');
+    await strip.waitFor();
+    // the page scrolled by itself to the newest entry, which is not under the input
+    const newest = '#chat-log li:last-child';
+    await expect
+      .poll(async () => {
+        const li = await page.evaluate<{ top: number; bottom: number }>(rectOf(newest));
+        const form = await page.evaluate<{ top: number; bottom: number }>(rectOf('#chat-form'));
+        return li.bottom <= form.top && li.bottom > 0 && form.bottom <= 844;
+      })
+      .toBe(true);
+    await page.evaluate(
+      `document.querySelector('#chat-log').lastElementChild.scrollIntoView({ block: 'end' })`,
+    );
+    const bottom = await page.evaluate<number>('window.scrollY + window.innerHeight');
+    expect(bottom).toBeGreaterThan(844); // the page scrolled: the panel itself is off screen
+    const held = await page.evaluate<{ top: number; bottom: number }>(rectOf('#held'));
+    expect(held.top).toBeGreaterThanOrEqual(0);
+    expect(held.bottom).toBeLessThanOrEqual(844);
+    const card = await page.evaluate<{ top: number; bottom: number }>(rectOf('#confirmations li'));
+    expect(card.bottom).toBeLessThan(0);
+    const input = await page.evaluate<{ top: number; bottom: number }>(rectOf('#chat-message'));
+    expect(input.top).toBeGreaterThanOrEqual(held.bottom);
+    expect(input.bottom).toBeLessThanOrEqual(844);
+    expect(await strip.textContent()).toMatch(
+      /Waiting for you: 1.*calculator.*asked by the local rule `calculate`.*Approve.*Reject/s,
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'phone-chat-held-390x844.png') });
+
+    // the link to the Tools panel brings it into view below the strip
+    await links.first().click();
+    await expect
+      .poll(() => page.evaluate<string | undefined>('document.activeElement?.id'))
+      .toBe('tools-panel');
+    const tools = await page.evaluate<{ top: number; bottom: number }>(rectOf('#tools-panel'));
+    const stripNow = await page.evaluate<{ top: number; bottom: number }>(rectOf('#held'));
+    expect(tools.top).toBeGreaterThanOrEqual(stripNow.bottom);
+    expect(tools.top).toBeLessThan(844);
+    await page.screenshot({ path: join(ARTIFACTS, 'phone-tools-link-390x844.png') });
+
+    // the top of the page: the header with the token's name, the strip, the panels
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: join(ARTIFACTS, 'phone-top-held-390x844.png') });
+
+    // the desktop layout with the same page: two columns, nothing wider than the screen
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+      1280,
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'chat-held-desktop-1280x800.png') });
+    await page.setViewportSize({ width: 390, height: 844 });
+
+    // approved from the strip: the call runs and the strip says so until dismissed
+    await strip.locator('button', { hasText: 'Approve' }).click();
+    await page.waitForSelector('#held[data-count="0"]');
+    await expect
+      .poll(() => page.textContent('#held-result'))
+      .toMatch(/^calculator: ok\nresult: .*391/);
+    expect(await page.isVisible('#held')).toBe(true);
+    await page.locator('#held button', { hasText: 'Dismiss' }).click();
+    expect(await page.isVisible('#held')).toBe(false);
+
+    expect(problems.console.filter((l) => !/status of 404.*\/v1\/policy\)$/.test(l))).toEqual([]);
+    expect(problems.pageErrors).toEqual([]);
+    expect(await cspViolations(page)).toEqual([]);
+    await page.close();
   });
 });

@@ -35,6 +35,7 @@ const SHOWS: Record<string, RegExp[]> = {
   'caesar chat "what is 17 * 23"': [/391/],
   '"message":"what is 17 * 23"': [/"reply":"17 \* 23 = 391"/],
   '/healthz': [/"status":"ok"/],
+  '/v1/whoami': [/^\{"name":"operator"\}$/m],
   // a model's search after a private read: the shipped policy's after_private gate holds it
   '"flow":{"after_private":true}': [/"outcome":"confirm"/, /"gate":"after_private"/],
   // every backend is up and granted but Home Assistant's services: the reply says so

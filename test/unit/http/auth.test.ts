@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { HttpErrorSchema } from '../../../src/brain/api/index.js';
+import { WhoamiSchema } from '../../../src/brain/api/contract.js';
 import { TokenStore } from '../../../src/brain/http/token-store.js';
 import { API_SCOPES, type ApiScope } from '../../../src/brain/api/tokens-file.js';
 import { auth, CI, harness, OPERATOR } from './harness.js';
@@ -7,6 +8,7 @@ import { auth, CI, harness, OPERATOR } from './harness.js';
 /** Every route but /healthz, with a body that would be valid if the caller were known. */
 const ROUTES: Array<{ method: 'GET' | 'POST'; url: string; payload?: unknown }> = [
   { method: 'GET', url: '/readyz' },
+  { method: 'GET', url: '/v1/whoami' },
   { method: 'GET', url: '/metrics' },
   { method: 'POST', url: '/v1/chat', payload: { message: 'hi' } },
   { method: 'GET', url: '/v1/tools' },
@@ -173,9 +175,10 @@ describe('token scopes', () => {
     },
   );
 
-  test('every route but /healthz and /readyz names a scope', () => {
+  test('every route but /healthz, /readyz and /v1/whoami names a scope', () => {
     const routes = new Set(SCOPED.map((r) => `${r.method} ${r.url}`));
-    for (const r of ROUTES.filter((x) => x.url !== '/readyz' && !x.url.includes('no-such'))) {
+    const anyToken = new Set(['/readyz', '/v1/whoami']);
+    for (const r of ROUTES.filter((x) => !anyToken.has(x.url) && !x.url.includes('no-such'))) {
       expect(routes.has(`${r.method} ${r.url}`)).toBe(true);
     }
   });
@@ -186,6 +189,17 @@ describe('token scopes', () => {
     expect([200, 503]).toContain(ready.statusCode);
     const missing = await h.app.inject({ url: '/v1/nope', headers: auth(token('chat')) });
     expect(missing.statusCode).toBe(404);
+  });
+
+  test('/v1/whoami takes any valid token and answers its name only, never a token', async () => {
+    await using h = await scopedHarness();
+    for (const scope of API_SCOPES) {
+      const res = await h.app.inject({ url: '/v1/whoami', headers: auth(token(scope)) });
+      expect(res.statusCode).toBe(200);
+      expect(WhoamiSchema.parse(res.json())).toEqual({ name: `only-${scope}` });
+      for (const s of API_SCOPES) expect(res.body).not.toContain(token(s));
+    }
+    expect(h.brain.calls).toEqual([]);
   });
 
   test('a token without a scopes list may use every route (the operator token)', async () => {
