@@ -2,13 +2,50 @@
 // Self-setup for `npm start`, `npm test` and `npm run bench` on a fresh clone:
 // checks Node, installs npm packages when missing or stale, offers the OS packages
 // the stack needs, and builds TypeScript to dist/ (incremental, so a no-op is fast).
-import { execFileSync, spawnSync } from 'node:child_process';
+// Each phase that runs says so, says every 15 s that it still runs (npm ci: what it is
+// doing), and ends with its elapsed time (scripts/setup-progress.mjs).
+import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { formatElapsed, npmActivity, startPhase } from './setup-progress.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (msg) => console.error(`[setup] ${msg}`);
+/** Control characters (an escape sequence) of a child's output never reach the terminal raw. */
+const printable = (line) =>
+  Array.from(line, (c) => {
+    const code = c.charCodeAt(0);
+    return (code < 0x20 && c !== '\t') || code === 0x7f ? '?' : c;
+  }).join('');
+
+/** Runs a command; resolves to its exit status. `onLine` takes its output when given. */
+function run(cmd, args, { env, onLine } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, {
+      cwd: root,
+      env: env ?? process.env,
+      stdio: onLine === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    });
+    if (onLine !== undefined) {
+      for (const stream of [child.stdout, child.stderr]) {
+        let rest = '';
+        stream.setEncoding('utf8');
+        stream.on('data', (chunk) => {
+          const lines = (rest + chunk).split('\n');
+          rest = lines.pop() ?? '';
+          for (const line of lines) onLine(line);
+        });
+        stream.on('end', () => rest !== '' && onLine(rest));
+      }
+    }
+    child.on('error', (err) => {
+      say(`could not run ${cmd}: ${err.message}`);
+      resolve(127);
+    });
+    child.on('close', (code) => resolve(code ?? 1));
+  });
+}
 
 function checkNode() {
   const [major, minor] = process.versions.node.split('.').map(Number);
@@ -18,12 +55,36 @@ function checkNode() {
   }
 }
 
-function npmInstallIfStale() {
+/** npm's own lines that reach the terminal as they come; the rest shows only on failure. */
+const NPM_SHOWN = /^(npm (warn|error|ERR!)|added \d+ packages?)/;
+/** How many lines of npm's output a failure shows. */
+const NPM_TAIL_LINES = 60;
+
+async function npmInstallIfStale() {
   const lock = join(root, 'package-lock.json');
   const marker = join(root, 'node_modules', '.package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-  say('installing npm packages (npm ci)…');
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  const phase = startPhase('npm ci (installing npm packages)', { say });
+  const activity = npmActivity();
+  phase.doing('fetching and unpacking the packages package-lock.json lists');
+  const tail = [];
+  const status = await run('npm', ['ci', '--no-audit', '--no-fund', '--foreground-scripts'], {
+    onLine: (raw) => {
+      const line = printable(raw.slice(0, 2000));
+      tail.push(line);
+      if (tail.length > NPM_TAIL_LINES) tail.shift();
+      if (NPM_SHOWN.test(line)) console.error(line);
+      const doing = activity.read(line);
+      if (doing !== undefined) phase.doing(doing);
+    },
+  });
+  if (status !== 0) {
+    phase.failed();
+    console.error(tail.join('\n'));
+    say(`npm ci exited with ${status}; its last lines are above`);
+    process.exit(status);
+  }
+  phase.done();
 }
 
 function onPath(bin) {
@@ -50,7 +111,7 @@ const NEEDS = {
   bench: ['nats-server'],
 };
 
-function ensureOsPackages(bins) {
+async function ensureOsPackages(bins) {
   const missing = bins.filter((b) => !onPath(b));
   if (missing.length === 0) return;
   const pkgs = missing.map((b) => OS_PACKAGES[b]);
@@ -59,37 +120,37 @@ function ensureOsPackages(bins) {
     say(`missing: ${missing.join(', ')}. Install with: sudo apt-get install -y ${pkgs.join(' ')}`);
     return;
   }
-  say(`installing ${pkgs.join(' ')} with apt-get…`);
+  const phase = startPhase(`apt-get (installing ${pkgs.join(' ')})`, { say });
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', ...pkgs], {
-    stdio: 'inherit',
-    env,
-  });
-  if (update.status !== 0 || install.status !== 0) {
+  const update = await run('apt-get', ['update', '-qq'], { env });
+  const install = await run('apt-get', ['install', '-y', '-qq', ...pkgs], { env });
+  if (update !== 0 || install !== 0) {
+    phase.failed();
     say(`apt-get failed; install by hand: apt-get install -y ${pkgs.join(' ')}`);
+    return;
   }
+  phase.done();
 }
 
-function build() {
+async function build() {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const res = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
-  if (res.status !== 0) {
+  const compile = startPhase('build (tsc, incremental)', { say });
+  const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.build.json']);
+  if (compiled !== 0) {
+    compile.failed();
     say('TypeScript build failed');
-    process.exit(res.status ?? 1);
+    process.exit(compiled);
   }
+  compile.done();
   // the CLI's bundle, as `npm run build` makes it (ADR 0047)
-  const bundle = spawnSync(process.execPath, [join(root, 'scripts', 'bundle-cli.mjs')], {
-    cwd: root,
-    stdio: 'inherit',
-  });
-  if (bundle.status !== 0) {
+  const bundle = startPhase('bundle (the CLI, rolldown)', { say });
+  const bundled = await run(process.execPath, [join(root, 'scripts', 'bundle-cli.mjs')]);
+  if (bundled !== 0) {
+    bundle.failed();
     say('bundling the CLI failed');
-    process.exit(bundle.status ?? 1);
+    process.exit(bundled);
   }
+  bundle.done();
 }
 
 const purpose = process.argv[2] ?? 'start';
@@ -97,7 +158,9 @@ if (!Object.hasOwn(NEEDS, purpose)) {
   say(`unknown purpose '${purpose}'; use one of ${Object.keys(NEEDS).join(', ')}`);
   process.exit(2);
 }
+const started = Date.now();
 checkNode();
-npmInstallIfStale();
-ensureOsPackages(NEEDS[purpose]);
-build();
+await npmInstallIfStale();
+await ensureOsPackages(NEEDS[purpose]);
+await build();
+say(`ready in ${formatElapsed(Date.now() - started)}`);

@@ -11,7 +11,7 @@ import { setFlagsFromString } from 'node:v8';
  *   it again: about 15 MB of RSS held for nothing. The maximum is fixed when the heap is
  *   made, but how much it grows by is read at each growth: a factor of 1 never grows it.
  * - **No optimising or baseline compiler.** Their code and the compiler's own pages cost
- *   the supervisor about 6 MB (measured in docs/benchmarks.md, "Footprint"); the bytecode
+ *   the supervisor about 6 MB (measured in docs/benchmarks.md, "Footprint: the memory of caesar up"); the bytecode
  *   interpreter runs its few status lines and restarts just as well. Flags that decide
  *   whether to compile are read at each decision, so they take effect from here on.
  *

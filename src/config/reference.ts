@@ -53,7 +53,7 @@ One grammar for every duration CAESAR reads: in \`caesar.yaml\`, env vars and fl
 
 For every secret key, \`CAESAR_<KEY>_FILE\` names a file that holds its value, such as a Docker or Kubernetes secret: \`CAESAR_BUS__TOKEN_FILE=/run/secrets/nats_token\` sets \`bus.token\`. Under \`tools\`, \`<KEY>_FILE\` reads a file when \`<KEY>\` is a secret key under that rule: \`CAESAR_TOOLS__WEB_SEARCH__BRAVE_API_KEY_FILE\` sets \`tools.web_search.brave_api_key\`.
 
-- A name that is itself a key stays that key: \`CAESAR_BUS__NKEY_SEED_FILE\` sets \`bus.nkey_seed_file\` (a path), and \`CAESAR_TOOLS__CALENDAR__CA_FILE\` would set \`tools.calendar.ca_file\`.
+- A name that is itself a key stays that key: \`CAESAR_BUS__NKEY_SEED_FILE\` sets \`bus.nkey_seed_file\` (a path), and under \`tools\` \`CAESAR_TOOLS__<TOOL>__CA_FILE\` sets \`tools.<tool>.ca_file\` (\`ca\` is no secret).
 - The file is read as UTF-8 and one trailing line ending is dropped. An empty file, a file over ${MAX_SECRET_FILE_BYTES / 1024} KiB, a missing or unreadable file, or one that is not a regular file is an error naming the variable and the path. A relative path resolves against the working directory; an empty variable unsets the key.
 - Setting both \`CAESAR_X\` and \`CAESAR_X_FILE\` is an error naming both. \`_FILE\` works in the environment only, not in \`caesar.yaml\`.
 - The value never appears in an error, a log or \`caesar config show\`, which names the variable and the file as the source.`;
@@ -82,7 +82,7 @@ function renderKey(node: ConfigNode): string {
 
 function facts(node: ConfigNode): string {
   const isSecret = node.type === 'field' && node.meta.secret === true;
-  const fromFile = isSecret ? `, or \`${node.env}_FILE\` naming a file that holds it` : '';
+  const fromFile = isSecret ? `, or \`${envText(node)}_FILE\` naming a file that holds it` : '';
   const lines = [
     `- Type: ${typeText(node)}${isSecret ? ' (secret)' : ''}`,
     `- Default: ${defaultText(node) ?? 'not set'}`,

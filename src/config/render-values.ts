@@ -23,8 +23,21 @@ export function defaultText(node: ConfigNode): string | undefined {
   return `\`${JSON.stringify(node.default).replace(/^"(.*)"$/, '$1')}\``;
 }
 
-/** Env var of a key; tool sections take any key below a tool. */
+/** An env var name as the generated docs may print it: `CAESAR_` and upper-case key words. */
+const ENV_NAME = /^CAESAR_[A-Z0-9]+(?:_{1,2}[A-Z0-9]+)*$/;
+
+/**
+ * Env var of a key; tool sections take any key below a tool. A name that is not
+ * `[A-Z0-9_]+` stops the generator, so a value can never be spliced into a name in the docs
+ * (issue 29: docs/llm.md once listed the whole system prompt as an env var).
+ */
 export function envText(node: ConfigNode): string {
+  if (!ENV_NAME.test(node.env)) {
+    throw new Error(
+      `config docs: key '${node.path.join('.').slice(0, 80)}' renders as env var ` +
+        `${JSON.stringify(node.env.slice(0, 80))}, which is not CAESAR_ and [A-Z0-9_]+`,
+    );
+  }
   return node.type === 'map' ? `${node.env}__<TOOL>__<KEY>` : node.env;
 }
 

@@ -329,7 +329,7 @@ const ApiSchema = z
     stream_stall: durationField(100)
       .prefault('60s')
       .describe(
-        'A stream whose client has not shown for this long that it reads is closed and its slot freed: a live audit stream ends (the client resumes with `after_seq`), a streamed chat turn whose client stopped taking its events is cut and stopped (docs/api.md, "Streams").',
+        'A stream whose client has not shown for this long that it reads is closed and its slot freed: a live audit stream ends (the client resumes with `after_seq`), a streamed chat turn whose client stopped taking its events is cut and stopped (docs/api.md, "Streams and abandoned requests").',
       ),
   })
   .prefault({})

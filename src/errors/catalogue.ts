@@ -551,7 +551,7 @@ export const ERROR_CATALOGUE = {
     message: '{detail}',
     summary:
       'one request to a model failed; `kind` says how (rate_limited, server, timeout, connect, auth, bad_request, …) and whether it is retried',
-    fix: 'see docs/llm.md, "When a model fails"',
+    fix: 'see docs/llm.md, "Retries and failover"',
   },
   registry_closed: {
     kind: 'local',
@@ -578,7 +578,7 @@ export const ERROR_CATALOGUE = {
     message: '{detail}',
     summary:
       "NATS refused a subscription this process needs: its identity's permissions do not allow the subject",
-    fix: 'give the identity the block `caesar legion permissions <tools>` prints (docs/operations.md, "Many hosts")',
+    fix: 'give the identity the block `caesar legion permissions <tools>` prints (docs/operations.md, "Workers on other hosts")',
   },
   nats_server_failed: {
     kind: 'local',

@@ -538,7 +538,7 @@ async function startTail(signal) {
         delay = 1000;
         const opened = Date.now();
         await readStream(res);
-        // the brain ends a quiet stream once its stall time passes (docs/api.md, "Streams"):
+        // the brain ends a quiet stream once its stall time passes (docs/api.md, "Streams and abandoned requests"):
         // resume at once; only a stream that ends as soon as it opens waits before the next
         if (Date.now() - opened >= 1000) continue;
       }

@@ -164,7 +164,7 @@ export class AuditTail {
         res.destroy();
       },
       // a quiet stream cannot tell a reader from a client that never reads: it ends, and a
-      // reader resumes where it was (docs/api.md, "Streams")
+      // reader resumes where it was (docs/api.md, "Streams and abandoned requests")
       onUnproven: () => {
         req.log.debug({ token, lastSeq: stream.last }, 'event stream ended: no sign of reading');
         stream.close(`: reconnect after_seq=${stream.last}\n\n`);

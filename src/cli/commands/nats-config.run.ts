@@ -308,7 +308,7 @@ function render(users: readonly User[], flags: NatsConfigFlags, links: Links): s
   const secrets = nkeys < users.length || leafRemote !== undefined || routeSecret !== undefined;
   const lines = [
     `# Written by \`caesar nats config\`: ${nkeys} NKEY user(s), public keys only, each`,
-    '# with the least-privilege permissions of its role (docs/operations.md, "Many hosts").',
+    '# with the least-privilege permissions of its role (docs/operations.md, "Workers on other hosts").',
     ...(secrets ? ['# It holds leaf or route passwords: keep it 0600, for its owner only.'] : []),
     `listen: ${JSON.stringify(flags.listen)}`,
     `authorization: ${JSON.stringify({ users }, null, 2)}`,

@@ -4,6 +4,7 @@ import { format, resolveConfig } from 'prettier';
 import { describe, expect, test } from 'vitest';
 import { renderConfigReference } from '../../../src/config/reference.js';
 import { renderExampleConfig } from '../../../src/config/example.js';
+import { envText } from '../../../src/config/render-values.js';
 import { configNodes, configTree } from '../../../src/config/walk.js';
 
 const root = join(import.meta.dirname, '../../../');
@@ -53,5 +54,17 @@ describe('ConfigSchema', () => {
     expect(names).toContain('CAESAR_BUS__NKEY_SEED_FILE');
     expect(names).toContain('CAESAR_LOG__LEVEL');
     expect(names).toContain('CAESAR_EMBEDDED__NATS_PORT');
+  });
+
+  test('the generator refuses to print a name with a value spliced into it (issue 29)', () => {
+    const field = configNodes().find((n) => n.env === 'CAESAR_LLM__SYSTEM_PROMPT');
+    expect(field).toBeDefined();
+    expect(envText(field!)).toBe('CAESAR_LLM__SYSTEM_PROMPT');
+    const spliced = { ...field!, env: 'CAESAR_LLM__SYSTEM_You are CAESAR, a home assistant' };
+    expect(() => envText(spliced)).toThrow(
+      /key 'llm.system_prompt' renders as env var "CAESAR_LLM__SYSTEM_You are CAESAR, a home assistant", which is not CAESAR_ and \[A-Z0-9_\]\+/,
+    );
+    expect(() => envText({ ...field!, env: 'CAESAR_LLM__system_prompt' })).toThrow(/not CAESAR_/);
+    expect(() => envText({ ...field!, env: 'CAESAR_LLM____X' })).toThrow(/not CAESAR_/);
   });
 });

@@ -1,0 +1,124 @@
+import { spawn } from 'node:child_process';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { ROOT } from '../../helpers/doc-blocks.js';
+
+// Issue 29, point 3: `npm start` on a fresh clone said `installing npm packages (npm ci)…`
+// and then nothing for minutes. scripts/setup.mjs runs here as `npm start` runs it, in a copy
+// of the repository, and each phase it runs must say so and end with its elapsed time.
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A copy of the repository's scripts and build inputs; sources and node_modules linked. */
+function copyRepo(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'caesar-setup-'));
+  dirs.push(dir);
+  // setup.mjs finds the root from its own path, so the scripts are real copies
+  cpSync(join(ROOT, 'scripts'), join(dir, 'scripts'), { recursive: true });
+  for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) {
+    cpSync(join(ROOT, f), join(dir, f));
+  }
+  for (const d of ['src', 'workers', 'bench']) symlinkSync(join(ROOT, d), join(dir, d));
+  mkdirSync(join(dir, 'test'));
+  symlinkSync(join(ROOT, 'test', 'fixtures'), join(dir, 'test', 'fixtures'));
+  return dir;
+}
+
+interface Run {
+  status: number | null;
+  lines: string[];
+}
+
+function runSetup(dir: string, purpose: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(dir, 'scripts', 'setup.mjs'), purpose], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, lines: out.split('\n') }));
+  });
+}
+
+/** `0.4 s`, `45 s`, `2 min 05 s`. */
+const ELAPSED = String.raw`(\d+\.\d s|\d+ s|\d+ min \d\d s)`;
+
+describe('scripts/setup.mjs', () => {
+  test('with node_modules up to date: the build and the bundle, each with its time', async () => {
+    const dir = copyRepo();
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    // the lock no newer than node_modules' own copy, so npm ci is not due
+    cpSync(join(ROOT, 'package-lock.json'), join(dir, 'package-lock.json'));
+    const marker = statSync(join(ROOT, 'node_modules', '.package-lock.json'));
+    utimesSync(join(dir, 'package-lock.json'), marker.atime, marker.mtime);
+    // No copy of dist/: tsc would compile everything anyway, since through the linked
+    // node_modules its build info names other paths (~35 s of CPU, minutes on a busy machine).
+    const run = await runSetup(dir, 'start');
+    const setup = run.lines.filter((l) => l.startsWith('[setup]'));
+    expect(run.status, run.lines.join('\n')).toBe(0);
+    expect(setup).toEqual([
+      '[setup] build (tsc, incremental)…',
+      ...setup.filter((l) => /^\[setup\] build \(tsc, incremental\): \d.*…$/.test(l)),
+      expect.stringMatching(
+        new RegExp(String.raw`^\[setup\] build \(tsc, incremental\): done in ${ELAPSED}$`),
+      ),
+      '[setup] bundle (the CLI, rolldown)…',
+      ...setup.filter((l) => /^\[setup\] bundle \(the CLI, rolldown\): \d.*…$/.test(l)),
+      expect.stringMatching(
+        new RegExp(String.raw`^\[setup\] bundle \(the CLI, rolldown\): done in ${ELAPSED}$`),
+      ),
+      expect.stringMatching(new RegExp(String.raw`^\[setup\] ready in ${ELAPSED}$`)),
+    ]);
+  }, 600_000);
+
+  test('with a lock newer than node_modules: npm ci runs as a phase with its time', async () => {
+    const dir = copyRepo();
+    // a package without dependencies: npm ci has nothing to fetch, and then no tsc to build
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'caesar-setup-test', version: '0.0.0', private: true }),
+    );
+    writeFileSync(
+      join(dir, 'package-lock.json'),
+      JSON.stringify({
+        name: 'caesar-setup-test',
+        version: '0.0.0',
+        lockfileVersion: 3,
+        requires: true,
+        packages: { '': { name: 'caesar-setup-test', version: '0.0.0' } },
+      }),
+    );
+    const run = await runSetup(dir, 'start');
+    const setup = run.lines.filter((l) => l.startsWith('[setup]'));
+    expect(setup[0], run.lines.join('\n')).toBe('[setup] npm ci (installing npm packages)…');
+    expect(setup).toContainEqual(
+      expect.stringMatching(
+        new RegExp(String.raw`^\[setup\] npm ci \(installing npm packages\): done in ${ELAPSED}$`),
+      ),
+    );
+    // no typescript in this copy: the build fails, and says after how long
+    expect(setup).toContainEqual(
+      expect.stringMatching(
+        new RegExp(String.raw`^\[setup\] build \(tsc, incremental\): failed after ${ELAPSED}$`),
+      ),
+    );
+    expect(run.status).not.toBe(0);
+  }, 120_000);
+});
