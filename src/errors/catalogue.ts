@@ -712,7 +712,7 @@ export const ERROR_CATALOGUE = {
     status: 500,
     retryable: false,
     message:
-      'CAESAR is already running with data dir {data_dir} (pid {pid}, API {api_url}, NATS {nats_url}); use it: `caesar chat`, `caesar legion serve-tool --module <dir>` and the dashboard find it through {file}. For a second stack beside it: `{command}`',
+      'CAESAR is already running with data dir {dataDir} (pid {pid}, API {apiUrl}, NATS {natsUrl}); use it: `caesar chat`, `caesar legion serve-tool --module <dir>` and the dashboard find it through {file}. For a second stack beside it: `{command}`',
     summary: 'a live `caesar up` already runs in this data dir',
     fix: 'use the running stack, or start a second one with the command the message names',
   },
@@ -720,7 +720,7 @@ export const ERROR_CATALOGUE = {
     kind: 'local',
     status: 500,
     retryable: false,
-    message: 'cannot join the stack in {data_dir} as {tool}: {reason}',
+    message: 'cannot join the stack in {dataDir} as {tool}: {reason}',
     summary:
       '`caesar legion serve-tool --module` could not get an identity for its tool from the running stack',
     fix: 'list the module in `worker.modules` and restart `caesar up`, or pass `--nkey-seed-file`',

@@ -10,6 +10,5 @@ export { repoRoot, writeGenerated } from './generated-files.js';
 export { sqliteCodeOf } from './sqlite-code.js';
 export { pooledRandomBytes } from './random-pool.js';
 export { portHolder } from './port-holder.js';
-export type { PortHolder } from './port-holder.js';
 export { watchFileChanges } from './file-watch.js';
 export type { FileChangeWatch } from './file-watch.js';

@@ -47,10 +47,10 @@ export async function refuseRunningDataDir(
   throw new StackStartError(
     'stack_already_running',
     errorMessage('stack_already_running', {
-      data_dir: config.dataDir,
+      dataDir: config.dataDir,
       pid: running.pid,
-      api_url: running.api_url,
-      nats_url: running.nats_url,
+      apiUrl: running.api_url,
+      natsUrl: running.nats_url,
       file,
       command,
     }),

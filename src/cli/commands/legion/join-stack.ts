@@ -22,7 +22,7 @@ export class StackJoinError extends CaesarError {
   constructor(info: RuntimeInfo, tool: string, reason: string, options?: { cause?: unknown }) {
     super(
       'stack_join_failed',
-      errorMessage('stack_join_failed', { data_dir: info.data_dir, tool, reason }),
+      errorMessage('stack_join_failed', { dataDir: info.data_dir, tool, reason }),
       options,
     );
   }
