@@ -73,8 +73,8 @@ export async function checkStackPorts(
     const command = await secondStackCommand(config, cluster, false);
     const use =
       holder.dataDir === undefined
-        ? 'Use that stack'
-        : `Use that stack (run commands where it started, or pass --data-dir ${holder.dataDir})`;
+        ? 'Stop what holds the port'
+        : `Use that stack (run commands where it started, or pass --data-dir ${holder.dataDir}), stop it`;
     throw new StackStartError(
       'stack_port_taken',
       errorMessage('stack_port_taken', {
@@ -83,7 +83,7 @@ export async function checkStackPorts(
         host: wanted.host,
         holder: holder.text === '' ? '' : ` by ${holder.text}`,
         next:
-          `${use}, stop what holds the port, or start a second stack beside it: \`${command}\`` +
+          `${use}, or start a second stack beside it: \`${command}\`` +
           ` (${wanted.flag} 0 takes any free port; clients find it through runtime.json)`,
       }),
     );
@@ -104,11 +104,14 @@ function wantedPorts(config: CaesarConfig, cluster: number | undefined): WantedP
   return out;
 }
 
-/** Whether a listener can bind `host:port` now. */
+/**
+ * Whether `host:port` is free now: false only when it is in use; any other refusal (a
+ * privileged port, an address this host lacks) is left to the server, which says it.
+ */
 function isFree(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', () => resolve(false));
+    server.once('error', (err: NodeJS.ErrnoException) => resolve(err.code !== 'EADDRINUSE'));
     server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(true)));
   });
 }

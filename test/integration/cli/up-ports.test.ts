@@ -72,6 +72,9 @@ describe('caesar up where a port is taken', () => {
     );
     expect(r.stderr).toContain(`API ${runtime.api_url}`);
     expect(r.stderr).toContain('nothing was started');
+    expect(r.stderr).toContain(
+      `Use that stack (run commands where it started, or pass --data-dir ${firstDir}/var), stop it,`,
+    );
     expect(r.stderr).toMatch(
       /start a second stack beside it: `caesar up --nats-port 0 --api-port \d+`/,
     );
@@ -99,6 +102,9 @@ describe('caesar up where a port is taken', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
       `the API port ${port} on 127.0.0.1 is taken by node (pid ${process.pid})`,
+    );
+    expect(r.stderr).toContain(
+      'Stop what holds the port, or start a second stack beside it: `caesar up',
     );
     await nothingStarted(r);
   });
