@@ -8,6 +8,7 @@ export { SHIPPED_DASHBOARD_DIR } from './shipped.js';
 export { toolConfigSections } from './tool-sections.js';
 export {
   RuntimeFileError,
+  lookupRunningStack,
   readRuntimeFile,
   removeRuntimeFile,
   writeRuntimeFile,

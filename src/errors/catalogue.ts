@@ -699,6 +699,32 @@ export const ERROR_CATALOGUE = {
     summary: 'a command was called with missing or conflicting arguments (exit code 2)',
     fix: '`caesar <command> --help`',
   },
+  stack_port_taken: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: 'the {part} port {port} on {host} is taken{holder}; nothing was started. {next}',
+    summary: '`caesar up` found its NATS or API port in use before it started anything',
+    fix: 'use the running stack, stop it, or start a second one beside it with the `--data-dir`, `--nats-port` and `--api-port` the message names',
+  },
+  stack_already_running: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message:
+      'CAESAR is already running with data dir {dataDir} (pid {pid}, API {apiUrl}, NATS {natsUrl}); use it: `caesar chat`, `caesar legion serve-tool --module <dir>` and the dashboard find it through {file}. For a second stack beside it: `{command}`',
+    summary: 'a live `caesar up` already runs in this data dir',
+    fix: 'use the running stack, or start a second one with the command the message names',
+  },
+  stack_join_failed: {
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: 'cannot join the stack in {dataDir} as {tool}: {reason}',
+    summary:
+      '`caesar legion serve-tool --module` could not get an identity for its tool from the running stack',
+    fix: 'list the module in `worker.modules` and restart `caesar up`, or pass `--nkey-seed-file`',
+  },
   runtime_file_invalid: {
     kind: 'local',
     status: 500,

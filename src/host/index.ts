@@ -9,5 +9,6 @@ export { unwritableReason } from './writable.js';
 export { repoRoot, writeGenerated } from './generated-files.js';
 export { sqliteCodeOf } from './sqlite-code.js';
 export { pooledRandomBytes } from './random-pool.js';
+export { portHolder } from './port-holder.js';
 export { watchFileChanges } from './file-watch.js';
 export type { FileChangeWatch } from './file-watch.js';

@@ -36,21 +36,65 @@ export interface EmbeddedAuth {
 
 const EMBEDDED_SERVER_CONFIG = 'nats-server.conf';
 const EMBEDDED_NKEYS_DIR = 'nkeys';
+/** nats-server writes its pid here: a worker joining the stack signals it to reload (ADR 0071). */
+const EMBEDDED_PID_FILE = 'nats-server.pid';
 /** The brain's reply inbox is `_INBOX.brain.>`: the only inbox its permissions let it read. */
 export const EMBEDDED_BRAIN_INBOX = 'brain';
 /** The per-run token file of earlier versions (ADR 0036), removed when found. */
 const LEGACY_TOKEN_FILE = 'nats-token';
 
-interface User {
+export interface User {
   nkey: string;
   permissions?: NatsPermissions;
+}
+
+/** Where a data dir's embedded identities live: the server config, the seeds, the server's pid. */
+export function embeddedAuthPaths(dataDir: string): {
+  serverConfig: string;
+  nkeysDir: string;
+  pidFile: string;
+} {
+  return {
+    serverConfig: join(dataDir, EMBEDDED_SERVER_CONFIG),
+    nkeysDir: join(dataDir, EMBEDDED_NKEYS_DIR),
+    pidFile: join(dataDir, EMBEDDED_PID_FILE),
+  };
+}
+
+/** The server config `caesar up` writes: its users, and the pid file a reload is signalled through. */
+export function embeddedServerConfig(users: readonly User[], pidFile: string): string {
+  return [
+    '# Written by `caesar up` on every start (ADR 0038): one NKEY user per part, new keys each',
+    '# run; `caesar legion serve-tool --module` adds its tool to the running stack (ADR 0071).',
+    '# Public keys only; the seeds are in the nkeys/ directory beside this file.',
+    `pid_file: ${JSON.stringify(pidFile)}`,
+    `authorization: ${JSON.stringify({ users }, null, 2)}`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * A new NKEY user: its seed written to `<dir>/<part>.nk` (0600; refused when the file
+ * exists), its public key returned.
+ */
+export async function mintUser(
+  dir: string,
+  part: string,
+): Promise<{ file: string; publicKey: string }> {
+  const kp = createUser();
+  const publicKey = kp.getPublicKey();
+  const file = join(dir, `${part}.nk`);
+  await writeFile(file, `${new TextDecoder().decode(kp.getSeed())}\n`, { mode: 0o600, flag: 'wx' });
+  kp.clear();
+  return { file, publicKey };
 }
 
 export async function mintEmbeddedAuth(
   dataDir: string,
   tools: readonly string[],
 ): Promise<EmbeddedAuth> {
-  const dir = join(dataDir, EMBEDDED_NKEYS_DIR);
+  const paths = embeddedAuthPaths(dataDir);
+  const dir = paths.nkeysDir;
   // a fresh directory each run: seeds of an earlier run (or of a tool no longer run) go
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -59,12 +103,9 @@ export async function mintEmbeddedAuth(
   const users: User[] = [];
   const keys = new Map<string, string>();
   const mint = async (part: string, permissions?: NatsPermissions): Promise<string> => {
-    const kp = createUser();
-    keys.set(part, kp.getPublicKey());
-    const file = join(dir, `${part}.nk`);
-    await writeFile(file, `${new TextDecoder().decode(kp.getSeed())}\n`, { mode: 0o600 });
-    users.push({ nkey: kp.getPublicKey(), ...(permissions ? { permissions } : {}) });
-    kp.clear();
+    const { file, publicKey } = await mintUser(dir, part);
+    keys.set(part, publicKey);
+    users.push({ nkey: publicKey, ...(permissions ? { permissions } : {}) });
     return file;
   };
 
@@ -77,14 +118,8 @@ export async function mintEmbeddedAuth(
     toolPublicKeys.set(tool, keys.get(`tool-${tool}`)!);
   }
 
-  const serverConfig = join(dataDir, EMBEDDED_SERVER_CONFIG);
-  const conf = [
-    '# Written by `caesar up` on every start (ADR 0038): one NKEY user per part, new keys each',
-    '# run. Public keys only; the seeds are in the nkeys/ directory beside this file.',
-    `authorization: ${JSON.stringify({ users }, null, 2)}`,
-    '',
-  ].join('\n');
-  await writeFile(serverConfig, conf, { mode: 0o600 });
+  const serverConfig = paths.serverConfig;
+  await writeFile(serverConfig, embeddedServerConfig(users, paths.pidFile), { mode: 0o600 });
   const brainPublicKey = keys.get('brain')!;
   return {
     serverConfig,

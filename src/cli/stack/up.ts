@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { shippedToolNames } from '../../../workers/index.js';
-import { readRuntimeFile, type CaesarConfig, type RuntimeInfoInput } from '../../config/index.js';
+import type { CaesarConfig, RuntimeInfoInput } from '../../config/index.js';
 import type { BrainFileFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
 import { seedFiles } from '../seed-files.js';
@@ -10,6 +10,7 @@ import { childEvents } from './child-events.js';
 import { BRAIN, childSpecs } from './children.js';
 import { moduleTools } from './modules.js';
 import { startEmbeddedCluster, startEmbeddedNats, type EmbeddedNats } from './embedded-nats.js';
+import { checkStackPorts, refuseRunningDataDir } from './port-check.js';
 import { PreflightBoard } from './preflight.js';
 import { RuntimeRecord, runtimeInfo } from './runtime-record.js';
 import { StartupGate } from './startup.js';
@@ -110,6 +111,9 @@ async function prepare(flags: UpFlags): Promise<{
   const tools = [...pickTools(flags.tools), ...modules.keys()];
   const cluster = clusterSize(flags.cluster, config);
   await claimDataDir(config.dataDir);
+  // both ports up front: a taken one fails here, before any worker starts (ADR 0071)
+  await refuseRunningDataDir(config, cluster);
+  await checkStackPorts(config, cluster);
   return { config, tools, modules, ...(cluster === undefined ? {} : { cluster }) };
 }
 
@@ -146,18 +150,11 @@ function pickTools(list: string | undefined): string[] {
   return tools;
 }
 
-/** Makes the data dir (for its owner only) and refuses one a live `caesar up` runs in. */
+/** Makes the data dir, for its owner only. */
 async function claimDataDir(dataDir: string): Promise<void> {
   // every file the stack writes (audit log, conversations, tokens) is for its owner only
   process.umask(0o077);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const running = await readRuntimeFile(dataDir);
-  if (running) {
-    throw new Error(
-      `another caesar up (pid ${running.pid}) is running with data dir ${dataDir}: ` +
-        'stop it first, or pass another --data-dir',
-    );
-  }
 }
 
 /** Starts the brain and the workers under a supervisor wired to the start-up gate. */

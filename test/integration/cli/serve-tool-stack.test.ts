@@ -1,8 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { readNkeySeed } from '../../../src/bus/index.js';
 import { readRuntimeFile } from '../../../src/config/index.js';
+import { workerPermissions } from '../../../src/protocol/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
 import { runCli, startCli, type RunningCli } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -14,6 +16,7 @@ describe('caesar legion serve-tool beside a running caesar up', () => {
   let dir: string;
   let up: RunningCli | undefined;
   let extra: RunningCli | undefined;
+  let joined: RunningCli | undefined;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'caesar-serve-stack-'));
@@ -27,6 +30,8 @@ describe('caesar legion serve-tool beside a running caesar up', () => {
   afterAll(async () => {
     extra?.child.kill('SIGKILL');
     await extra?.exited;
+    joined?.child.kill('SIGKILL');
+    await joined?.exited;
     if (up && up.child.exitCode === null) {
       up.child.kill('SIGINT');
       await up.exited;
@@ -74,6 +79,35 @@ describe('caesar legion serve-tool beside a running caesar up', () => {
       `cannot read NKEY seed file '${join(dir, 'nkeys', 'tool-ha_entities.nk')}'`,
     );
   }, 30_000);
+
+  test('a module tool the stack has no identity for joins it: the stack mints one that may serve that tool only (issue 29)', async () => {
+    const module = join(dir, 'my-tools', 'greeter');
+    expect((await runCli(['legion', 'new', 'greeter', '--dir', module])).code).toBe(0);
+    joined = startCli(['legion', 'serve-tool', '--module', module, '--data-dir', dir]);
+    await waitFor(
+      async () => {
+        const r = await runCli(['legion', 'list', '--data-dir', dir, '--json']);
+        if (r.code !== 0) return undefined;
+        const tools = JSON.parse(r.stdout) as { tool: string; instances: unknown[] }[];
+        return tools.find((t) => t.tool === 'greeter' && t.instances.length === 1);
+      },
+      'greeter to be listed by the running stack',
+      30_000,
+      250,
+    );
+    const { publicKey } = await readNkeySeed(join(dir, 'nkeys', 'tool-greeter.nk'));
+    const conf = await readFile(join(dir, 'nats-server.conf'), 'utf8');
+    const users = (
+      JSON.parse(/^authorization: (\{[\s\S]*\})\s*$/m.exec(conf)![1]!) as {
+        users: { nkey: string; permissions?: unknown }[];
+      }
+    ).users;
+    expect(users.find((u) => u.nkey === publicKey)?.permissions).toEqual(
+      workerPermissions(['greeter']),
+    );
+    // the stack's own identities are still there, unchanged in number but for the new one
+    expect(users).toHaveLength(2 + shippedToolNames().length + 1);
+  }, 60_000);
 
   test('two tools in one process are refused: the stack has one identity per tool', async () => {
     const r = await runCli([

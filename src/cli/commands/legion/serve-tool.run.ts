@@ -16,6 +16,7 @@ import { reportFailure } from '../../fatal.js';
 import type { BusFlags } from '../../flags.js';
 import { loadClientConfig, loadCliConfig } from '../../load-config.js';
 import { startOwnWatchdog } from '../../own-watchdog.js';
+import { joinStackIdentity } from './join-stack.js';
 import { loadServedTools } from './module-tools.js';
 import { restartsOf, type RestartFlags } from './restart-flags.js';
 import {
@@ -82,7 +83,7 @@ async function serveLoaded(
   }
   const loaded = await loadClientConfig(flags);
   const config = loaded.config;
-  const bus = busOf(config, loaded.stack, names);
+  const bus = await busOf(config, loaded.stack, names);
   const logger = createLogger({ level: config.log.level, bindings: { component: 'worker' } });
   const grants = await grantsOf(config, flags, loaded.stack);
   // the declaration refused flags that do not go together
@@ -129,26 +130,28 @@ async function importTimeoutOf(flags: ServeFlags): Promise<number> {
 /**
  * The bus options: the config's, except that a running stack's operator seed (which the
  * runtime.json layer supplies with the stack's URL) gives way to the worker identity the stack
- * minted for the tool: a worker never runs with the operator's unrestricted key.
- * @throws {Error} when the stack has no identity for these tools
+ * minted for the tool: a worker never runs with the operator's unrestricted key. A module's
+ * tool the stack has none for gets one minted in the stack now (ADR 0071).
+ * @throws {Error} when these tools are several (one identity serves one tool)
+ * @throws {StackJoinError} when the stack cannot take a new identity
  */
-function busOf(
+async function busOf(
   config: CaesarConfig,
   stack: RunningStack,
   names: string[],
-): CaesarConfig['busOptions'] {
+): Promise<CaesarConfig['busOptions']> {
   const bus = config.busOptions;
   const info = joinedStack(config, stack);
   if (info?.nats_seed_file === undefined) return bus;
-  const seedFile = names.length === 1 ? info.tool_seed_files?.[names[0]!] : undefined;
-  if (seedFile === undefined) {
+  if (names.length !== 1) {
     throw new Error(
-      `the stack in ${info.data_dir} (pid ${info.pid}) has a worker identity for each shipped ` +
-        `tool and each tool of worker.modules, not one for ${names.join(' + ')}: serve one ` +
-        'tool per process, list its module in worker.modules, or pass --nkey-seed-file with ' +
-        'an identity from `caesar legion identity new <name> --tools …`',
+      `the stack in ${info.data_dir} (pid ${info.pid}) gives each worker an identity for one ` +
+        `tool, not one for ${names.join(' + ')}: serve one tool per process, or pass ` +
+        '--nkey-seed-file with an identity from `caesar legion identity new <name> --tools …`',
     );
   }
+  const tool = names[0]!;
+  const seedFile = info.tool_seed_files?.[tool] ?? (await joinStackIdentity(info, tool));
   return { ...bus, auth: { kind: 'nkey', seedFile } };
 }
 
