@@ -62,7 +62,7 @@ async function api(method, path, body, { bearer = token(), accept = [] } = {}) {
 /**
  * A run of separators inside a word: `_`, `.`, `/`, `-`, `:`, followed by more of the word.
  * Long identifiers (`CAESAR_TOOLS__WEB_SEARCH__SEARXNG_URL`, `light.living_room`, URLs) may
- * break after it, and nowhere else (docs/dashboard.md, "On a phone").
+ * break after it, and nowhere else (docs/dashboard.md, "What it shows": "On a phone").
  */
 const SEPARATORS = /[_./:-]+(?=[^\s_./:-])/g;
 
