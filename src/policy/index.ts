@@ -21,6 +21,8 @@ export { compileDomainAllowlist } from './domains.js';
 
 export { PolicyError, PolicyLoadError } from './errors.js';
 export { formatIssue } from './issues.js';
+export type { PolicyIssue } from './issues.js';
+export { unknownToolWarnings } from './tool-names.js';
 
 export { flowSummary } from './flow-summary.js';
 
