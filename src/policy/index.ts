@@ -30,6 +30,7 @@ export { parsePolicyCases, runPolicyCases } from './cases.js';
 export type { PolicyCaseResult } from './cases.js';
 export {
   formatExplanation,
+  formatPolicyIssueLine,
   formatPolicyStatus,
   formatPolicySummary,
   formatPolicyWarning,

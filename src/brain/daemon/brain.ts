@@ -288,6 +288,10 @@ async function assemble(
     gateway: gate,
     agent,
     preflight,
+    known: {
+      ...(launch.shipped === undefined ? {} : { shipped: launch.shipped }),
+      trusted: config.brain.trustedWorkers,
+    },
   });
 
   const app = await buildHttpServer({

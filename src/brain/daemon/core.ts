@@ -2,7 +2,7 @@ import type { AuditFilter, AuditLog, AuditQuery } from '../../audit/index.js';
 import {
   formatPolicyWarning,
   type PolicyExplanation,
-  type PolicyStatus,
+  type PolicyIssue,
   type PolicyStore,
 } from '../../policy/index.js';
 import { CaesarError, matchesTags, type TagFilter } from '../../protocol/index.js';
@@ -18,6 +18,7 @@ import type {
   ConfirmResponse,
   ExplainFlow,
   PendingConfirmation,
+  PolicyStatusView,
   Readiness,
   ToolCallReport,
   ToolView,
@@ -25,6 +26,7 @@ import type {
 import type { ToolGateway } from '../gateway/index.js';
 import type { Registry } from '../registry/index.js';
 import type { AuditHealth } from './audit-health.js';
+import { policyWarnings, type KnownToolSources } from './known-tools.js';
 import type { ConnectionWatch } from '../../bus/index.js';
 import { preflightView, type PreflightCache } from '../preflight/index.js';
 
@@ -37,6 +39,8 @@ interface BrainCoreParts {
   gateway: ToolGateway;
   agent: Agent;
   preflight: PreflightCache;
+  /** The catalog and the pinned tools; with the registry, the tools the brain knows of. */
+  known: Omit<KnownToolSources, 'registry'>;
 }
 
 /** BrainService over the real parts: what the HTTP API serves. */
@@ -125,8 +129,15 @@ export class BrainCore implements BrainService {
     return this.#p.gateway.explain(tool, input, flow);
   }
 
-  policyStatus(): Promise<PolicyStatus> {
-    return this.#p.policy.status();
+  /** The store's answer, with the warnings about the enforced policy (see policyWarnings). */
+  async policyStatus(): Promise<PolicyStatusView> {
+    const status = await this.#p.policy.status();
+    return { ...status, warnings: this.policyWarnings() };
+  }
+
+  /** The enforced policy's warnings, tools no worker serves and no catalog lists among them. */
+  policyWarnings(): PolicyIssue[] {
+    return policyWarnings(this.#p.policy.policy, { ...this.#p.known, registry: this.#p.registry });
   }
 
   auditQuery(query: AuditQuery) {

@@ -8,7 +8,14 @@ import {
   type RuntimeInfoInput,
 } from '../../config/index.js';
 import { createLogger, type Logger } from '../../log/index.js';
-import { formatReloaded, formatReloadFailed, type PolicyEvent } from '../../policy/index.js';
+import {
+  formatPolicyIssueLine,
+  formatReloaded,
+  formatReloadFailed,
+  type PolicyEvent,
+  type PolicyIssue,
+} from '../../policy/index.js';
+import { terminalLine } from '../../text/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
 import { withIdentity } from '../bus-identity.js';
 import type { BrainFileFlags, BusFlags } from '../flags.js';
@@ -55,11 +62,15 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
   const watchdog = startOwnWatchdog(config, 'brain', logger);
   const launch = { shipped: shippedToolNames(), embedded: !alone };
-  const brain = await startBrain(config, { logger, launch, onPolicyEvent: policyLines() }).catch(
+  const known: { warnings?: () => readonly PolicyIssue[] } = {};
+  const onPolicyEvent = policyLines(known);
+  const brain = await startBrain(config, { logger, launch, onPolicyEvent }).catch(
     async (err: unknown) => {
       throw await withIdentity(err, config.busOptions.auth, "the brain's identity");
     },
   );
+  known.warnings = () => brain.core.policyWarnings();
+  warningLines(config.policy.file, known.warnings());
   stopWithSupervisor();
   const deaf = hearSupervisor(supervisorInbox(brain, logger));
   const stopped = stopOnSignal(async () => {
@@ -121,7 +132,9 @@ function supervisorInbox(brain: RunningBrain, logger: Logger) {
  * `[brain] policy: ...`): a refused reload names file:line:col, the problem and the fix; the
  * next good load says the file is good again. The JSON log line is written as well.
  */
-function policyLines(): (event: PolicyEvent) => void {
+function policyLines(known: {
+  warnings?: () => readonly PolicyIssue[];
+}): (event: PolicyEvent) => void {
   let refused = false;
   return (event) => {
     if (event.type === 'policy.reload_failed') {
@@ -129,9 +142,21 @@ function policyLines(): (event: PolicyEvent) => void {
       terminal.err(formatReloadFailed(event));
       return;
     }
-    if (event.changed || refused) terminal.err(formatReloaded(event, refused));
+    if (event.changed || refused) {
+      terminal.err(formatReloaded(event, refused));
+      warningLines(event.path, known.warnings?.() ?? []);
+    }
     refused = false;
   };
+}
+
+/**
+ * A line per warning about the enforced policy, on start and after each reload that changed
+ * it: a rule that never applies, a tool no worker serves and no catalog lists (with the
+ * closest known name). The file's words are escaped onto one line each.
+ */
+function warningLines(file: string, warnings: readonly PolicyIssue[]): void {
+  for (const w of warnings) terminal.err(terminalLine(formatPolicyIssueLine(file, w)));
 }
 
 /** A data dir whose runtime.json names a live process belongs to that stack or brain. */
