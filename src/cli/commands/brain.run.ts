@@ -1,5 +1,6 @@
 import { readTokensFile } from '../../brain/api/index.js';
 import { startBrain, type RunningBrain } from '../../brain/daemon/index.js';
+import { describeModelCheck, describeModelChoice, preflightModels } from '../../brain/llm/index.js';
 import {
   readRuntimeFile,
   removeRuntimeFile,
@@ -61,6 +62,10 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   if (alone) await seedFiles(config, (line) => terminal.out(line));
   const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
   const watchdog = startOwnWatchdog(config, 'brain', logger);
+  // the model endpoint's check runs beside the start (bounded: MODEL_PREFLIGHT_TIMEOUT_MS)
+  const model = describeModelChoice(config.llm);
+  logger.info({ provider: config.llm.provider }, model);
+  const checking = preflightModels(config.llm);
   const launch = { shipped: shippedToolNames(), embedded: !alone };
   const known: { warnings?: () => readonly PolicyIssue[] } = {};
   const onPolicyEvent = policyLines(known);
@@ -79,6 +84,12 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
     await brain.close();
     if (alone) await removeRuntimeFile(config.dataDir);
   });
+  const checks = (await checking).map((c) => {
+    const line = describeModelCheck(c);
+    if (c.state === 'problem') logger.warn({ provider: c.provider, model: c.model }, line);
+    else logger.info({ provider: c.provider, model: c.model }, line);
+    return line;
+  });
   const told = tellSupervisor({
     type: 'brain_ready',
     url: brain.url,
@@ -88,6 +99,7 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
     audit_db: config.audit.file,
     policy_file: config.policy.file,
     ...(brain.grantKey === undefined ? {} : { grant_key: brain.grantKey }),
+    llm: { model, checks },
   });
   if (!told) {
     const runtimeFile = await writeRuntimeFile(
@@ -99,6 +111,8 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
       `API tokens: ${config.api.tokensFile}${brain.createdTokensFile ? ' (created)' : ''}`,
     );
     terminal.out(`runtime: ${runtimeFile} (client commands find this brain)`);
+    terminal.out(model);
+    for (const line of checks) terminal.out(terminalLine(line));
   }
   watchdog.ready();
   await stopped;
