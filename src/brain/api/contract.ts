@@ -330,6 +330,11 @@ export const ReadinessSchema = z.object({
     nats: ReadinessCheckSchema,
     audit: ReadinessCheckSchema,
     policy: ReadinessCheckSchema,
+    /**
+     * The model the brain asks, and its endpoint's start-up check as a warning when it found
+     * a problem. Never makes the brain unready: the local rules answer without a model.
+     */
+    llm: ReadinessCheckSchema.optional(),
   }),
 });
 export type Readiness = z.infer<typeof ReadinessSchema>;

@@ -41,14 +41,28 @@ interface BrainCoreParts {
   preflight: PreflightCache;
   /** The catalog and the pinned tools; with the registry, the tools the brain knows of. */
   known: Omit<KnownToolSources, 'registry'>;
+  /** The model the brain asks and its start-up check's lines, once known (`/readyz`). */
+  model?: ModelReport;
+}
+
+/** What the brain's runner found of its model at start (see `preflightModels`). */
+export interface ModelReport {
+  /** `model: openai gpt-4o-mini` or `no model: local rules only`. */
+  readonly choice: string;
+  /** One line per endpoint with a problem, once the check is done. */
+  readonly problems: Promise<readonly string[]>;
 }
 
 /** BrainService over the real parts: what the HTTP API serves. */
 export class BrainCore implements BrainService {
   readonly #p: BrainCoreParts;
 
+  /** The model check's problem lines, once it has finished; none before. */
+  #modelProblems: readonly string[] = [];
+
   constructor(parts: BrainCoreParts) {
     this.#p = parts;
+    void parts.model?.problems.then((lines) => (this.#modelProblems = lines));
   }
 
   chat(request: ChatRequest, caller: Caller, options: ChatOptions = {}): Promise<ChatResponse> {
@@ -169,9 +183,17 @@ export class BrainCore implements BrainService {
     const nats = this.#p.connection.status();
     const audit = this.#p.auditHealth.status();
     const policyCheck = await this.#policyCheck();
+    const model = this.#p.model;
+    const problems = this.#modelProblems;
+    const llm =
+      model === undefined
+        ? {}
+        : problems.length === 0
+          ? { llm: { ok: true, detail: model.choice } }
+          : { llm: { ok: true, detail: model.choice, warning: problems.join('; ') } };
     return {
       ready: nats.ok && audit.ok && policyCheck.ok,
-      checks: { nats, audit, policy: policyCheck },
+      checks: { nats, audit, policy: policyCheck, ...llm },
     };
   }
 

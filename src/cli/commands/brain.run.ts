@@ -69,11 +69,17 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   const launch = { shipped: shippedToolNames(), embedded: !alone };
   const known: { warnings?: () => readonly PolicyIssue[] } = {};
   const onPolicyEvent = policyLines(known);
-  const brain = await startBrain(config, { logger, launch, onPolicyEvent }).catch(
-    async (err: unknown) => {
-      throw await withIdentity(err, config.busOptions.auth, "the brain's identity");
-    },
+  const problems = checking.then((checks) =>
+    checks.filter((c) => c.state === 'problem').map(describeModelCheck),
   );
+  const brain = await startBrain(config, {
+    logger,
+    launch,
+    onPolicyEvent,
+    model: { choice: model, problems },
+  }).catch(async (err: unknown) => {
+    throw await withIdentity(err, config.busOptions.auth, "the brain's identity");
+  });
   known.warnings = () => brain.core.policyWarnings();
   warningLines(config.policy.file, known.warnings());
   stopWithSupervisor();

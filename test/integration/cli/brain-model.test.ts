@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startBrainProcess, stopProcess, type BrainProcess } from '../../helpers/brain.js';
+import {
+  callBrain,
+  startBrainProcess,
+  stopProcess,
+  type BrainProcess,
+} from '../../helpers/brain.js';
 import { startFakeOpenAi, type FakeLlm } from '../../helpers/fake-llm.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 
@@ -70,6 +75,12 @@ describe('a hand-run brain names its model and checks it at start', () => {
     // --log-level warn: the check's problem is logged; the key never is
     expect(brain.proc.stderr()).toContain("did you mean 'gpt-4o-mini'?");
     expect(`${brain.proc.lines.join('\n')}${brain.proc.stderr()}`).not.toContain(KEY);
+    // /readyz (the dashboard's status panel): still ready, the model named, the problem a warning
+    const ready = await callBrain(brain, 'GET', '/readyz');
+    expect(ready.body).toMatchObject({
+      ready: true,
+      checks: { llm: { ok: true, detail: 'model: openai gpt-4o', warning: line } },
+    });
   }, 60_000);
 
   test('no llm section: no model, the local rules only, and nothing to check', async () => {
