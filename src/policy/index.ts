@@ -37,4 +37,3 @@ export {
   formatReloadFailed,
   formatReloaded,
 } from './format.js';
-export type { PolicyStatus } from './status.js';
