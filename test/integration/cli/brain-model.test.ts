@@ -40,11 +40,11 @@ describe('a hand-run brain names its model and checks it at start', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const start = async (name: string, env: NodeJS.ProcessEnv) => {
+  const start = async (name: string, env: NodeJS.ProcessEnv, policy = policyFile) => {
     const brain = await startBrainProcess({
       natsUrl: nats.url,
       dataDir: join(dir, name),
-      policyFile,
+      policyFile: policy,
       env,
     });
     brains.push(brain);
@@ -87,5 +87,17 @@ describe('a hand-run brain names its model and checks it at start', () => {
     const brain = await start('none', {});
     await brain.proc.waitForLine(/^no model: local rules only$/, 10_000);
     expect(brain.proc.lines.some((l) => l.startsWith('llm '))).toBe(false);
+  }, 60_000);
+
+  // point 7 on the terminal at start (policy-status.test.ts has it after a reload)
+  test('a policy naming a tool no one knows: one warning line at start, with the closest', async () => {
+    const misspelt = join(dir, 'misspelt.yaml');
+    writeFileSync(misspelt, 'version: 1\nallowed_tools:\n  - tool: calculater\n');
+    const brain = await start('misspelt', {}, misspelt);
+    await brain.proc.waitForLine(/^no model: /, 10_000);
+    expect(brain.proc.stderr()).toContain(
+      "policy: warning: allowed_tools[0].tool 'calculater' is served by no worker and listed in " +
+        `no catalog; did you mean 'calculator'? (${misspelt}:3:11)`,
+    );
   }, 60_000);
 });
