@@ -26,6 +26,7 @@ import {
   type PolicyFile,
 } from './schema.js';
 import { CALL_SERVICE_TOOL } from './tool-call.js';
+import { toolMentions } from './tool-names.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
 
 interface CompileOptions {
@@ -182,6 +183,7 @@ function* build(
     rules,
     warnings: [...warnings, ...lint],
     denyAllReason: null,
+    toolMentions: toolMentions(ctx, spec),
     flow,
     defaultDeny: defaultDenyRefs(ctx),
     serviceIndex,

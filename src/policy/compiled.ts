@@ -3,6 +3,7 @@ import type { FlowVerdict, Obligation, RuleRef } from './decision.js';
 import type { TextMatcher } from './glob.js';
 import type { PolicyIssue } from './issues.js';
 import type { NormalizedServiceCall } from './normalize.js';
+import type { ToolMention } from './tool-names.js';
 
 /**
  * An allow rule ready for evaluation. `check` returns null when the call is inside it; `now`
@@ -137,6 +138,8 @@ export interface CompiledPolicy {
   readonly warnings: readonly PolicyIssue[];
   /** Set when every call is denied for a reason no rule states (no policy file configured). */
   readonly denyAllReason: string | null;
+  /** Every tool the tool rules name, with where (checked against the known tools: tool-names.ts). */
+  readonly toolMentions: readonly ToolMention[];
   /** The `flow:` section with its defaults (ADR 0066). */
   readonly flow: FlowSettings;
   /** @internal */

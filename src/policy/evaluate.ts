@@ -19,6 +19,7 @@ import { MATCH_ALL, normalizeServiceCall, type NormalizedServiceCall } from './n
 import type { SlidingWindowLimiter } from './rate-limit.js';
 import { show } from './show.js';
 import { CALL_SERVICE_TOOL, TOOL_NAME_RE, type ToolCall } from './tool-call.js';
+import { nearMissAllow } from './tool-names.js';
 
 /** Per-call context. */
 export interface EvaluateContext {
@@ -361,7 +362,13 @@ function notListed(rt: Runtime, kind: 'tool' | 'service', name: string): string 
   const list = kind === 'tool' ? 'allowed_tools' : 'allowed_services';
   const head = `${subject(kind, name)} is not on the allow-list: no ${list} entry in ${rt.policy.file} matches it`;
   const valid = kind === 'service' || TOOL_NAME_RE.test(name);
-  return valid ? `${head}; to allow it, add "- ${name}" under ${list} there` : head;
+  if (!valid) return head;
+  // a near-miss (`calculater` for `calculator`) is the likelier fix than a second entry
+  const near = kind === 'tool' ? nearMissAllow(rt.policy.toolMentions, name) : undefined;
+  if (near !== undefined) {
+    return `${head}; ${list} lists '${near.tool}' (line ${near.line}): did you mean ${name}? correct it there`;
+  }
+  return `${head}; to allow it, add "- ${name}" under ${list} there`;
 }
 
 function globCandidates(rt: Runtime, key: string): Candidates<NormalizedServiceCall> {

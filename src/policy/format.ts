@@ -3,7 +3,7 @@ import type { CompiledPolicy } from './compiled.js';
 import type { Obligation, PolicyDecision, PolicyExplanation } from './decision.js';
 import type { PolicyReloadedEvent, PolicyReloadFailedEvent } from './events.js';
 import { formatFlowSummary } from './flow-summary.js';
-import { formatIssue } from './issues.js';
+import { formatIssue, type PolicyIssue } from './issues.js';
 import { reloadErrorPlace, type PolicyReloadError, type PolicyStatus } from './status.js';
 
 /** Plain-text renderings for the CLI and logs. */
@@ -96,6 +96,15 @@ export function formatReloadFailed(event: PolicyReloadFailedEvent): string {
   );
 }
 
+/**
+ * The terminal line of a warning about the enforced policy (`caesar brain`, `caesar up`), on
+ * start and on each reload: `policy: warning: <path> <message> (<file:line:col>)`.
+ */
+export function formatPolicyIssueLine(file: string, w: PolicyIssue): string {
+  const what = w.path === '' ? w.message : `${w.path} ${w.message}`;
+  return `policy: warning: ${what} (${file}:${w.line}:${w.column})`;
+}
+
 /** The terminal line of a new policy going live; `recovered`: it ends a refused state. */
 export function formatReloaded(event: PolicyReloadedEvent, recovered: boolean): string {
   const rules = `${event.rules} rule${event.rules === 1 ? '' : 's'}`;
@@ -120,6 +129,7 @@ export function formatPolicyStatus(s: PolicyStatus): string[] {
   ];
   const err = s.last_reload_error;
   if (err !== null) lines.push(`last reload error (${err.at}): ${refusal(err)}`);
+  for (const w of s.warnings ?? []) lines.push(`warning: ${formatIssue(e.path, w)}`);
   if (s.status === 'broken') {
     lines.push(
       `fix: correct ${err === null ? e.path : reloadErrorPlace(err)} and save; ` +

@@ -21,6 +21,8 @@ export { compileDomainAllowlist } from './domains.js';
 
 export { PolicyError, PolicyLoadError } from './errors.js';
 export { formatIssue } from './issues.js';
+export type { PolicyIssue } from './issues.js';
+export { unknownToolWarnings } from './tool-names.js';
 
 export { flowSummary } from './flow-summary.js';
 
@@ -28,10 +30,10 @@ export { parsePolicyCases, runPolicyCases } from './cases.js';
 export type { PolicyCaseResult } from './cases.js';
 export {
   formatExplanation,
+  formatPolicyIssueLine,
   formatPolicyStatus,
   formatPolicySummary,
   formatPolicyWarning,
   formatReloadFailed,
   formatReloaded,
 } from './format.js';
-export type { PolicyStatus } from './status.js';

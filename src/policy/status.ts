@@ -1,4 +1,5 @@
 import { PolicyError, PolicyLoadError } from './errors.js';
+import type { PolicyIssue } from './issues.js';
 
 /**
  * What a policy store can say about itself (`GET /v1/policy`, `caesar policy status`): the
@@ -43,6 +44,12 @@ export interface PolicyStatus {
     readonly matches_enforced: boolean;
   };
   readonly last_reload_error: PolicyReloadError | null;
+  /**
+   * What loads but deserves a look in the enforced policy: its own warnings (a rule that never
+   * applies) and, from the brain, each tool it names that no worker serves and no catalog
+   * lists. Absent where the store alone answers.
+   */
+  readonly warnings?: readonly PolicyIssue[];
 }
 
 /** The reload error record of `err`, refused at `at`. */

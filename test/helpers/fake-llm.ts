@@ -99,6 +99,8 @@ export interface FakeLlm extends FakeServer {
 
 interface Wire {
   path: string;
+  /** `GET` of the API's model list, when the test gave the fake one (else 404). */
+  models?: ModelList | undefined;
   /** The answer to a request when the queue is empty (a model that decides per request). */
   respond?: ((body: Record<string, unknown>) => FakeAnswer) | undefined;
   /** A reason to refuse the request as the API would, or undefined. */
@@ -113,6 +115,15 @@ interface Wire {
     n: number,
   ): unknown;
   stream(body: Record<string, unknown>, a: FakeAnswer, n: number): Generator<Frame>;
+}
+
+/** The model list an API answers `GET <path>` with, and how it refuses a request for it. */
+interface ModelList {
+  path: string;
+  /** A reason to refuse the request as the API would (a wrong key, a missing header). */
+  check(req: IncomingMessage): ApiError | undefined;
+  /** The list as the API writes it, for the request's query. */
+  body(query: URLSearchParams): unknown;
 }
 
 interface ApiError {
@@ -136,7 +147,15 @@ async function startFake(wire: Wire): Promise<FakeLlm> {
     res.on('close', () => {
       if (!complete) abandoned++;
     });
-    const path = new URL(req.url ?? '/', 'http://fake').pathname;
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const path = url.pathname;
+    if (req.method === 'GET' && wire.models !== undefined && path === wire.models.path) {
+      complete = true;
+      const refused = wire.models.check(req);
+      return refused
+        ? wire.error(res, refused)
+        : sendJson(res, 200, wire.models.body(url.searchParams));
+    }
     if (req.method !== 'POST' || path !== wire.path) {
       complete = true;
       return wire.error(res, {
@@ -258,13 +277,37 @@ export interface FakeOpenAiOptions {
    * @default none: an empty queue answers 500
    */
   readonly respond?: (body: Record<string, unknown>) => FakeAnswer;
+  /**
+   * The models `GET /v1/models` (beside the chat path) lists, as OpenAI, Ollama's `/v1`,
+   * llama.cpp's server and vLLM answer it (platform.openai.com/docs/api-reference/models/list).
+   * @default none: the fake has no model list (404), as some servers do
+   */
+  readonly models?: readonly string[];
 }
 
 /** The chat completions API (and Ollama's OpenAI-compatible `/v1`). */
 export function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<FakeLlm> {
+  const path = options.path ?? '/v1/chat/completions';
+  const models = options.models;
   return startFake({
-    path: options.path ?? '/v1/chat/completions',
+    path,
     respond: options.respond,
+    models:
+      models === undefined
+        ? undefined
+        : {
+            path: path.replace(/\/chat\/completions$/, '/models'),
+            check: (req) => openAiKeyCheck(req, options.key),
+            body: () => ({
+              object: 'list',
+              data: models.map((id) => ({
+                id,
+                object: 'model',
+                created: 1_700_000_000,
+                owned_by: 'fake',
+              })),
+            }),
+          },
     check: (req, body) => openAiCheck(req, body, options.key),
     error: (res, e) => {
       res.setHeader('x-request-id', 'req_fake');
@@ -282,21 +325,26 @@ function masked(key: string): string {
   return `${key.slice(0, 3)}${'*'.repeat(Math.max(0, key.length - 7))}${key.slice(-4)}`;
 }
 
+/** The 401 OpenAI answers a request without the key it wants. */
+function openAiKeyCheck(req: IncomingMessage, key: string | undefined): ApiError | undefined {
+  const auth = req.headers.authorization;
+  if (key === undefined || auth === `Bearer ${key}`) return undefined;
+  const given = auth?.replace(/^Bearer /, '') ?? '';
+  return {
+    status: 401,
+    type: 'invalid_request_error',
+    code: 'invalid_api_key',
+    message: `Incorrect API key provided: ${masked(given)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+  };
+}
+
 function openAiCheck(
   req: IncomingMessage,
   body: Record<string, unknown>,
   key: string | undefined,
 ): ApiError | undefined {
-  const auth = req.headers.authorization;
-  if (key !== undefined && auth !== `Bearer ${key}`) {
-    const given = auth?.replace(/^Bearer /, '') ?? '';
-    return {
-      status: 401,
-      type: 'invalid_request_error',
-      code: 'invalid_api_key',
-      message: `Incorrect API key provided: ${masked(given)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
-    };
-  }
+  const refused = openAiKeyCheck(req, key);
+  if (refused) return refused;
   const bad = (message: string): ApiError => ({
     status: 400,
     type: 'invalid_request_error',
@@ -446,12 +494,27 @@ function* openAiChunks(body: Record<string, unknown>, a: FakeAnswer, n: number):
 export interface FakeAnthropicOptions {
   /** The `x-api-key` the fake wants. */
   readonly key: string;
+  /**
+   * The models `GET /v1/models` lists (docs.anthropic.com/en/api/models-list: paged by
+   * `limit`, 20 by default, 1 to 1000, with `has_more`, `first_id`, `last_id`).
+   * @default none: 404
+   */
+  readonly models?: readonly string[];
 }
 
 /** The Messages API, `POST /v1/messages`. */
 export function startFakeAnthropic(options: FakeAnthropicOptions): Promise<FakeLlm> {
+  const models = options.models;
   return startFake({
     path: '/v1/messages',
+    models:
+      models === undefined
+        ? undefined
+        : {
+            path: '/v1/models',
+            check: (req) => anthropicHeaderCheck(req, options.key),
+            body: (query) => anthropicModelPage(models, query),
+          },
     check: (req, body) => anthropicCheck(req, body, options.key),
     error: (res, e) => {
       res.setHeader('request-id', 'req_fake');
@@ -469,21 +532,49 @@ export function startFakeAnthropic(options: FakeAnthropicOptions): Promise<FakeL
 
 type Block = Record<string, unknown> & { type: string };
 
+/** What every Anthropic request needs: the key, and an `anthropic-version` header. */
+function anthropicHeaderCheck(req: IncomingMessage, key: string): ApiError | undefined {
+  if (req.headers['x-api-key'] !== key)
+    return { status: 401, type: 'authentication_error', message: 'invalid x-api-key' };
+  const version = req.headers['anthropic-version'];
+  if (typeof version !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(version))
+    return {
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'anthropic-version: header is required',
+    };
+  return undefined;
+}
+
+/** One page of the model list: the first `limit` (default 20) models. */
+function anthropicModelPage(models: readonly string[], query: URLSearchParams): unknown {
+  const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? 20) || 20));
+  const page = models.slice(0, limit);
+  return {
+    data: page.map((id) => ({
+      type: 'model',
+      id,
+      display_name: id,
+      created_at: '2025-01-01T00:00:00Z',
+    })),
+    has_more: models.length > limit,
+    first_id: page[0] ?? null,
+    last_id: page.at(-1) ?? null,
+  };
+}
+
 function anthropicCheck(
   req: IncomingMessage,
   body: Record<string, unknown>,
   key: string,
 ): ApiError | undefined {
-  if (req.headers['x-api-key'] !== key)
-    return { status: 401, type: 'authentication_error', message: 'invalid x-api-key' };
+  const refused = anthropicHeaderCheck(req, key);
+  if (refused) return refused;
   const bad = (message: string): ApiError => ({
     status: 400,
     type: 'invalid_request_error',
     message,
   });
-  const version = req.headers['anthropic-version'];
-  if (typeof version !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(version))
-    return bad('anthropic-version: header is required');
   if (typeof body.model !== 'string') return bad('model: Field required');
   if (!Number.isInteger(body.max_tokens)) return bad('max_tokens: Field required');
   if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system))

@@ -587,6 +587,21 @@ async function refreshPolicy() {
     const where = [e.file, e.line, e.col].filter((v) => v !== null && v !== undefined).join(':');
     fact(list, 'last reload error', `${e.code} at ${where}: ${e.message} (${when(e.at)})`, 'bad');
   }
+  // what loads but deserves a look: a tool no worker serves (a typo?), a rule that never applies
+  const warnings = Array.isArray(p.warnings) ? p.warnings : [];
+  if (warnings.length > 0) {
+    const items = el('ul', undefined, 'policy-warnings');
+    for (const w of warnings) {
+      const what = w.path ? `${w.path} ${w.message}` : w.message;
+      items.append(el('li', `${what} (line ${w.line}:${w.column})`));
+    }
+    const dd = el('dd');
+    dd.append(
+      badge(`${warnings.length} warning${warnings.length === 1 ? '' : 's'}`, 'warn'),
+      items,
+    );
+    list.append(el('dt', 'warnings'), dd);
+  }
 }
 
 async function explain(form) {

@@ -330,6 +330,11 @@ export const ReadinessSchema = z.object({
     nats: ReadinessCheckSchema,
     audit: ReadinessCheckSchema,
     policy: ReadinessCheckSchema,
+    /**
+     * The model the brain asks, and its endpoint's start-up check as a warning when it found
+     * a problem. Never makes the brain unready: the local rules answer without a model.
+     */
+    llm: ReadinessCheckSchema.optional(),
   }),
 });
 export type Readiness = z.infer<typeof ReadinessSchema>;
@@ -379,5 +384,20 @@ export const PolicyStatusSchema = z.object({
       col: z.int().positive().nullable(),
     })
     .nullable(),
+  /**
+   * Warnings about the enforced policy: a rule that never applies, a tool no worker serves
+   * and no catalog lists (with the closest known name). They do not stop it loading.
+   */
+  warnings: z
+    .array(
+      z.object({
+        /** Where in the document: `allowed_tools[3].tool`. */
+        path: z.string(),
+        line: z.int().positive(),
+        column: z.int().positive(),
+        message: z.string(),
+      }),
+    )
+    .optional(),
 });
 export type PolicyStatusView = z.infer<typeof PolicyStatusSchema>;

@@ -27,7 +27,7 @@ import { LlmMetrics } from './llm-metrics.js';
 import { Capabilities } from './capabilities.js';
 import { OfferedTools } from './offered-tools.js';
 import { brainRestart, startStep, type WorkerLaunch } from './worker-launch.js';
-import { BrainCore } from './core.js';
+import { BrainCore, type ModelReport } from './core.js';
 import { policyAuditEvent } from './policy-audit.js';
 import { PreflightCache } from '../preflight/index.js';
 import { specChangedAuditEvent } from './registry-audit.js';
@@ -68,6 +68,8 @@ interface StartBrainOptions {
    * prints a readable line for the operator's terminal.
    */
   onPolicyEvent?: (event: PolicyEvent) => void;
+  /** The model the runner checked at start, for `/readyz` (and the dashboard's status). */
+  model?: ModelReport;
 }
 
 /** A running brain. `close()` stops it in reverse order of start. */
@@ -288,6 +290,11 @@ async function assemble(
     gateway: gate,
     agent,
     preflight,
+    known: {
+      ...(launch.shipped === undefined ? {} : { shipped: launch.shipped }),
+      trusted: config.brain.trustedWorkers,
+    },
+    ...(options.model === undefined ? {} : { model: options.model }),
   });
 
   const app = await buildHttpServer({

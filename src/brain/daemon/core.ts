@@ -2,7 +2,7 @@ import type { AuditFilter, AuditLog, AuditQuery } from '../../audit/index.js';
 import {
   formatPolicyWarning,
   type PolicyExplanation,
-  type PolicyStatus,
+  type PolicyIssue,
   type PolicyStore,
 } from '../../policy/index.js';
 import { CaesarError, matchesTags, type TagFilter } from '../../protocol/index.js';
@@ -18,6 +18,7 @@ import type {
   ConfirmResponse,
   ExplainFlow,
   PendingConfirmation,
+  PolicyStatusView,
   Readiness,
   ToolCallReport,
   ToolView,
@@ -25,6 +26,7 @@ import type {
 import type { ToolGateway } from '../gateway/index.js';
 import type { Registry } from '../registry/index.js';
 import type { AuditHealth } from './audit-health.js';
+import { policyWarnings, type KnownToolSources } from './known-tools.js';
 import type { ConnectionWatch } from '../../bus/index.js';
 import { preflightView, type PreflightCache } from '../preflight/index.js';
 
@@ -37,14 +39,30 @@ interface BrainCoreParts {
   gateway: ToolGateway;
   agent: Agent;
   preflight: PreflightCache;
+  /** The catalog and the pinned tools; with the registry, the tools the brain knows of. */
+  known: Omit<KnownToolSources, 'registry'>;
+  /** The model the brain asks and its start-up check's lines, once known (`/readyz`). */
+  model?: ModelReport;
+}
+
+/** What the brain's runner found of its model at start (see `preflightModels`). */
+export interface ModelReport {
+  /** `model: openai gpt-4o-mini` or `no model: local rules only`. */
+  readonly choice: string;
+  /** One line per endpoint with a problem, once the check is done. */
+  readonly problems: Promise<readonly string[]>;
 }
 
 /** BrainService over the real parts: what the HTTP API serves. */
 export class BrainCore implements BrainService {
   readonly #p: BrainCoreParts;
 
+  /** The model check's problem lines, once it has finished; none before. */
+  #modelProblems: readonly string[] = [];
+
   constructor(parts: BrainCoreParts) {
     this.#p = parts;
+    void parts.model?.problems.then((lines) => (this.#modelProblems = lines));
   }
 
   chat(request: ChatRequest, caller: Caller, options: ChatOptions = {}): Promise<ChatResponse> {
@@ -125,8 +143,15 @@ export class BrainCore implements BrainService {
     return this.#p.gateway.explain(tool, input, flow);
   }
 
-  policyStatus(): Promise<PolicyStatus> {
-    return this.#p.policy.status();
+  /** The store's answer, with the warnings about the enforced policy (see policyWarnings). */
+  async policyStatus(): Promise<PolicyStatusView> {
+    const status = await this.#p.policy.status();
+    return { ...status, warnings: this.policyWarnings() };
+  }
+
+  /** The enforced policy's warnings, tools no worker serves and no catalog lists among them. */
+  policyWarnings(): PolicyIssue[] {
+    return policyWarnings(this.#p.policy.policy, { ...this.#p.known, registry: this.#p.registry });
   }
 
   auditQuery(query: AuditQuery) {
@@ -158,9 +183,17 @@ export class BrainCore implements BrainService {
     const nats = this.#p.connection.status();
     const audit = this.#p.auditHealth.status();
     const policyCheck = await this.#policyCheck();
+    const model = this.#p.model;
+    const problems = this.#modelProblems;
+    const llm =
+      model === undefined
+        ? {}
+        : problems.length === 0
+          ? { llm: { ok: true, detail: model.choice } }
+          : { llm: { ok: true, detail: model.choice, warning: problems.join('; ') } };
     return {
       ready: nats.ok && audit.ok && policyCheck.ok,
-      checks: { nats, audit, policy: policyCheck },
+      checks: { nats, audit, policy: policyCheck, ...llm },
     };
   }
 

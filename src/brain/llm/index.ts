@@ -3,3 +3,4 @@
 // from the config; the observer types carry each attempt to the brain's metrics.
 export { createPlanner } from './create.js';
 export type { LlmAttemptEvent, LlmObserver } from './chain.js';
+export { describeModelCheck, describeModelChoice, preflightModels } from './model-preflight.js';

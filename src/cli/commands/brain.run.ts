@@ -1,5 +1,6 @@
 import { readTokensFile } from '../../brain/api/index.js';
 import { startBrain, type RunningBrain } from '../../brain/daemon/index.js';
+import { describeModelCheck, describeModelChoice, preflightModels } from '../../brain/llm/index.js';
 import {
   readRuntimeFile,
   removeRuntimeFile,
@@ -8,7 +9,14 @@ import {
   type RuntimeInfoInput,
 } from '../../config/index.js';
 import { createLogger, type Logger } from '../../log/index.js';
-import { formatReloaded, formatReloadFailed, type PolicyEvent } from '../../policy/index.js';
+import {
+  formatPolicyIssueLine,
+  formatReloaded,
+  formatReloadFailed,
+  type PolicyEvent,
+  type PolicyIssue,
+} from '../../policy/index.js';
+import { terminalLine } from '../../text/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
 import { withIdentity } from '../bus-identity.js';
 import type { BrainFileFlags, BusFlags } from '../flags.js';
@@ -54,12 +62,26 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   if (alone) await seedFiles(config, (line) => terminal.out(line));
   const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
   const watchdog = startOwnWatchdog(config, 'brain', logger);
+  // the model endpoint's check runs beside the start (bounded: MODEL_PREFLIGHT_TIMEOUT_MS)
+  const model = describeModelChoice(config.llm);
+  logger.info({ provider: config.llm.provider }, model);
+  const checking = preflightModels(config.llm);
   const launch = { shipped: shippedToolNames(), embedded: !alone };
-  const brain = await startBrain(config, { logger, launch, onPolicyEvent: policyLines() }).catch(
-    async (err: unknown) => {
-      throw await withIdentity(err, config.busOptions.auth, "the brain's identity");
-    },
+  const known: { warnings?: () => readonly PolicyIssue[] } = {};
+  const onPolicyEvent = policyLines(known);
+  const problems = checking.then((checks) =>
+    checks.filter((c) => c.state === 'problem').map(describeModelCheck),
   );
+  const brain = await startBrain(config, {
+    logger,
+    launch,
+    onPolicyEvent,
+    model: { choice: model, problems },
+  }).catch(async (err: unknown) => {
+    throw await withIdentity(err, config.busOptions.auth, "the brain's identity");
+  });
+  known.warnings = () => brain.core.policyWarnings();
+  warningLines(config.policy.file, known.warnings());
   stopWithSupervisor();
   const deaf = hearSupervisor(supervisorInbox(brain, logger));
   const stopped = stopOnSignal(async () => {
@@ -67,6 +89,12 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
     await watchdog.stop();
     await brain.close();
     if (alone) await removeRuntimeFile(config.dataDir);
+  });
+  const checks = (await checking).map((c) => {
+    const line = describeModelCheck(c);
+    if (c.state === 'problem') logger.warn({ provider: c.provider, model: c.model }, line);
+    else logger.info({ provider: c.provider, model: c.model }, line);
+    return line;
   });
   const told = tellSupervisor({
     type: 'brain_ready',
@@ -77,6 +105,7 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
     audit_db: config.audit.file,
     policy_file: config.policy.file,
     ...(brain.grantKey === undefined ? {} : { grant_key: brain.grantKey }),
+    llm: { model, checks },
   });
   if (!told) {
     const runtimeFile = await writeRuntimeFile(
@@ -88,6 +117,8 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
       `API tokens: ${config.api.tokensFile}${brain.createdTokensFile ? ' (created)' : ''}`,
     );
     terminal.out(`runtime: ${runtimeFile} (client commands find this brain)`);
+    terminal.out(model);
+    for (const line of checks) terminal.out(terminalLine(line));
   }
   watchdog.ready();
   await stopped;
@@ -121,7 +152,9 @@ function supervisorInbox(brain: RunningBrain, logger: Logger) {
  * `[brain] policy: ...`): a refused reload names file:line:col, the problem and the fix; the
  * next good load says the file is good again. The JSON log line is written as well.
  */
-function policyLines(): (event: PolicyEvent) => void {
+function policyLines(known: {
+  warnings?: () => readonly PolicyIssue[];
+}): (event: PolicyEvent) => void {
   let refused = false;
   return (event) => {
     if (event.type === 'policy.reload_failed') {
@@ -129,9 +162,21 @@ function policyLines(): (event: PolicyEvent) => void {
       terminal.err(formatReloadFailed(event));
       return;
     }
-    if (event.changed || refused) terminal.err(formatReloaded(event, refused));
+    if (event.changed || refused) {
+      terminal.err(formatReloaded(event, refused));
+      warningLines(event.path, known.warnings?.() ?? []);
+    }
     refused = false;
   };
+}
+
+/**
+ * A line per warning about the enforced policy, on start and after each reload that changed
+ * it: a rule that never applies, a tool no worker serves and no catalog lists (with the
+ * closest known name). The file's words are escaped onto one line each.
+ */
+function warningLines(file: string, warnings: readonly PolicyIssue[]): void {
+  for (const w of warnings) terminal.err(terminalLine(formatPolicyIssueLine(file, w)));
 }
 
 /** A data dir whose runtime.json names a live process belongs to that stack or brain. */

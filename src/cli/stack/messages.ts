@@ -29,6 +29,16 @@ const BrainReadySchema = z.strictObject({
   policy_file: nonEmpty,
   /** The public key the brain signs dispatch grants with; absent when it signs none. */
   grant_key: nonEmpty.optional(),
+  /**
+   * The model the brain asks (`model: openai gpt-4o-mini`, or `no model: local rules only`)
+   * and one line per endpoint of its start-up check (ADR 0075). Absent from an older brain.
+   */
+  llm: z
+    .strictObject({
+      model: nonEmpty.max(1000),
+      checks: z.array(nonEmpty.max(2000)).max(8),
+    })
+    .optional(),
 });
 export type BrainReady = z.infer<typeof BrainReadySchema>;
 

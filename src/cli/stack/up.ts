@@ -11,7 +11,10 @@ import { BRAIN, childSpecs } from './children.js';
 import { moduleTools } from './modules.js';
 import { startEmbeddedCluster, startEmbeddedNats, type EmbeddedNats } from './embedded-nats.js';
 import { checkStackPorts, refuseRunningDataDir } from './port-check.js';
+import type { BrainReady } from './messages.js';
 import { PreflightBoard } from './preflight.js';
+import { readyLine } from './ready-line.js';
+import { terminalLine } from '../../text/terminal-text.js';
 import { RuntimeRecord, runtimeInfo } from './runtime-record.js';
 import { StartupGate } from './startup.js';
 import { statusLine, type Say } from './status.js';
@@ -74,18 +77,17 @@ export async function runUp(flags: UpFlags, out: UpOutput): Promise<number> {
   const stop = once(() => stopStack(stack, out.say));
   // a second Ctrl-C: everything is killed at once, not left behind
   const stopped = stopOnSignal(stop, () => killStack(stack, out.say));
-  let info: RuntimeInfoInput;
+  let ready: { info: RuntimeInfoInput; brain: BrainReady };
   try {
-    info = await becomeReady(stack, out.say);
+    ready = await becomeReady(stack, out.say);
   } catch (err) {
     await stop();
     throw err;
   }
-  out.say(
-    `ready: CAESAR is up at ${info.api_url} (NATS ${nats.urls.join(', ')}) with ${tools.length} tool(s): ${tools.join(', ')}. ` +
-      `Dashboard: open ${info.api_url}/ and paste the token from ${config.api.tokensFile}. ` +
-      'Try: caesar chat "what is 17 * 23". Ctrl-C stops everything.',
-  );
+  const { info, brain } = ready;
+  const apiUrl = info.api_url;
+  const natsUrls = nats.urls;
+  out.say(readyLine({ apiUrl, natsUrls, tools, tokensFile: config.api.tokensFile, brain }));
   await stopped;
   return 0;
 }
@@ -197,18 +199,26 @@ function startChildren(
   return { ...started, supervisor, gate, preflight, record };
 }
 
-/** Waits for every child and each tool's preflight, publishes runtime.json. */
-async function becomeReady(stack: Stack, say: Say): Promise<RuntimeInfoInput> {
+/**
+ * Waits for every child and each tool's preflight, publishes runtime.json; the model
+ * endpoint's check (the brain ran it as it started) prints with the tools' preflights.
+ */
+async function becomeReady(
+  stack: Stack,
+  say: Say,
+): Promise<{ info: RuntimeInfoInput; brain: BrainReady }> {
   const { config, tools, nats, gate, preflight, record } = stack;
   const brain = await gate.wait(READY_TIMEOUT_MS);
   for (const line of await preflight.lines(tools)) say(statusLine('preflight', line));
+  // a server's words (the model names it lists): escaped onto one line each
+  for (const line of brain.llm?.checks ?? []) say(statusLine('preflight', terminalLine(line)));
   const info = runtimeInfo(brain, nats, config.dataDir, tools);
   gate.close();
   await record.publish(info);
   if (brain.created_tokens_file) {
     say(statusLine('api token', `created ${brain.tokens_file} (mode 0600; token name 'operator')`));
   }
-  return info;
+  return { info, brain };
 }
 
 /**

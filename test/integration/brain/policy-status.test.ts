@@ -87,6 +87,7 @@ describe('policy state of a running brain', () => {
       enforced: { path: policyFile, sha256: sha(GOOD), loaded_at: expect.any(String), rules: 1 },
       disk: { sha256: sha(GOOD), matches_enforced: true },
       last_reload_error: null,
+      warnings: [],
     });
     const run = await cli(['policy', 'status']);
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
@@ -113,6 +114,7 @@ describe('policy state of a running brain', () => {
           line: 4,
           col: 5,
         },
+        warnings: [],
       });
     });
 
@@ -233,6 +235,59 @@ describe('policy state of a running brain', () => {
       const run = await cli(['invoke', 'calculator', '{"expression":"2+3"}']);
       expect(run.stdout).toContain(
         `rule: calc (${policyFile}:3:5 in policy sha256 ${short(FIXED)})`,
+      );
+    }, 30_000);
+  });
+
+  // Issue 29, point 7: a misspelt tool loaded as ok, and only a denied chat revealed it.
+  describe('after an edit that misspells a tool', () => {
+    /** `calculater` at 3:11: no worker serves it, no catalog lists it. */
+    const MISSPELT = 'version: 1\nallowed_tools:\n  - tool: calculater\n';
+    const WARNING =
+      "'calculater' is served by no worker and listed in no catalog; did you mean 'calculator'?";
+
+    beforeAll(async () => {
+      save(MISSPELT);
+      await pollBrain(
+        async () => (await status()).enforced.sha256 === sha(MISSPELT),
+        'the misspelt policy enforced',
+        30_000,
+      );
+    }, 60_000);
+
+    test('GET /v1/policy: ok (it loads), with a warning at the name and the closest tool', async () => {
+      expect(await status()).toMatchObject({
+        status: 'ok',
+        warnings: [{ path: 'allowed_tools[0].tool', line: 3, column: 11, message: WARNING }],
+      });
+    });
+
+    test('caesar policy status prints the warning and still exits 0', async () => {
+      const run = await cli(['policy', 'status']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(
+        `warning: ${policyFile}:3:11: allowed_tools[0].tool: ${WARNING}`,
+      );
+    }, 30_000);
+
+    test("the brain's terminal says it in one line after the reload", async () => {
+      const line = await waitFor(
+        () =>
+          brain.proc
+            .stderr()
+            .split('\n')
+            .find((l) => l.startsWith('policy: warning: ')),
+        'the warning line on stderr',
+        10_000,
+      );
+      expect(line).toBe(`policy: warning: allowed_tools[0].tool ${WARNING} (${policyFile}:3:11)`);
+    });
+
+    test("a call of the near-miss's real name is denied, pointing at the misspelt rule", async () => {
+      const run = await cli(['invoke', 'calculator', '{"expression":"2+3"}']);
+      expect(run.code).not.toBe(0);
+      expect(`${run.stdout}\n${run.stderr}`).toContain(
+        "allowed_tools lists 'calculater' (line 3): did you mean calculator? correct it there",
       );
     }, 30_000);
   });

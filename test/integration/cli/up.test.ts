@@ -106,7 +106,8 @@ describe('caesar up', () => {
     expect(output).toMatch(/preflight\s+ha_entities: not configured: .*CAESAR_HA__URL/);
     expect(output).toMatch(
       new RegExp(
-        `^ready: .* with ${shippedToolNames().length} tool\\(s\\): ${shippedToolNames().join(', ')}\\.`,
+        // no llm section: the line says the local rules answer alone (issue 29)
+        `^ready: .* with ${shippedToolNames().length} tool\\(s\\): ${shippedToolNames().join(', ')}; no model: local rules only\\.`,
         'm',
       ),
     );

@@ -332,6 +332,19 @@ describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
         async () => (await callBrain(brain, 'GET', '/v1/policy')).body?.status === 'ok',
         'the brain to see the fixed policy file',
       );
+      // a tool no worker serves and no catalog lists loads, and the panel lists it (issue 29)
+      writeFileSync(policyFile, `${POLICY}  - tool: calculater\n`);
+      const warned = async () =>
+        ((await callBrain(brain, 'GET', '/v1/policy')).body?.warnings ?? []).length > 0;
+      await pollBrain(warned, 'the brain to warn about the misspelt tool');
+      await page.reload();
+      const warning = page.locator('#policy .policy-warnings li');
+      await warning.waitFor();
+      expect(await warning.textContent()).toContain(
+        "'calculater' is served by no worker and listed in no catalog; did you mean 'calculator'?",
+      );
+      writeFileSync(policyFile, POLICY);
+      await pollBrain(async () => !(await warned()), 'the brain to see the policy without it');
     }
 
     // readable on a phone: nothing wider than the screen; screenshots for a human to look at

@@ -52,6 +52,10 @@ beforeAll(async () => {
     'cases:\n  - {name: calc, call: {tool: calculator}, expect: allow}\n  - {name: wrong, call: {tool: shell}, expect: allow}\n',
   );
   await writeFile(path('shadowed.yaml'), 'allowed_tools:\n  - calculator\n  - calculator\n');
+  await writeFile(
+    path('misspelt.yaml'),
+    'allowed_tools:\n  - tool: web_search\n  - tool: calculater\n',
+  );
   await mkdir(path('configured'));
   await writeFile(path('configured/caesar.yaml'), `policy:\n  file: ${path('good.yaml')}\n`);
   await writeFile(
@@ -102,6 +106,27 @@ describe('caesar policy check', () => {
     expect(io.stdout).toContain(
       `warning: ${path('shadowed.yaml')}:3:5: allowed_tools[1]: never used for calculator: allowed_tools[0] already allows every such call`,
     );
+  });
+
+  test('warns about a tool no shipped worker serves, with the closest, and still exits 0', async () => {
+    const io = collector();
+    expect(await runPolicyCheck(path('misspelt.yaml'), {}, io)).toBe(EXIT_OK);
+    expect(io.stdout[0]).toMatch(/misspelt\.yaml: ok, 2 rules/);
+    expect(io.stdout).toContain(
+      `warning: ${path('misspelt.yaml')}:3:11: allowed_tools[1].tool: 'calculater' is not a shipped tool ` +
+        "(an offline check; `caesar policy status` also knows the running workers); did you mean 'calculator'?",
+    );
+    const json = collector();
+    expect(await runPolicyCheck(path('misspelt.yaml'), { json: true }, json)).toBe(EXIT_OK);
+    const parsed = JSON.parse(json.stdout.join('\n')) as { warnings: { path: string }[] };
+    expect(parsed.warnings.map((w) => w.path)).toEqual(['allowed_tools[1].tool']);
+  });
+
+  test('--strict exits 1 when the policy loads with warnings, 0 when it has none', async () => {
+    expect(await runPolicyCheck(path('misspelt.yaml'), { strict: true }, collector())).toBe(
+      EXIT_FAILED,
+    );
+    expect(await runPolicyCheck(path('good.yaml'), { strict: true }, collector())).toBe(EXIT_OK);
   });
 
   test('--json prints the rules or the issues', async () => {

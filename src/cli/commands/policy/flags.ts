@@ -17,6 +17,12 @@ export interface PolicyFileOptions {
   json?: boolean;
 }
 
+/** `caesar policy check`'s: the shared ones and `--strict`. */
+export interface PolicyCheckOptions extends PolicyFileOptions {
+  /** Exit 1 when the policy loads with warnings. */
+  strict?: boolean;
+}
+
 /** The flags every subcommand takes: which policy file, and `--json`. */
 export function withPolicyFlags(cmd: Command): Command {
   return cmd

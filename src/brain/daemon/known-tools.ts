@@ -1,0 +1,36 @@
+import { unknownToolWarnings, type CompiledPolicy, type PolicyIssue } from '../../policy/index.js';
+
+/** Where the brain learns which tools exist. */
+export interface KnownToolSources {
+  /** The live tools; a Registry is one. */
+  readonly registry: { tools(): readonly { readonly name: string }[] };
+  /** The tools this build ships (`workers/index.ts`): the catalog; none when not handed in. */
+  readonly shipped?: readonly string[];
+  /**
+   * `brain.trusted_workers`: tools whose workers' keys are pinned. Under `caesar up` these are
+   * every tool of the stack, an operator's own modules included, before their workers start.
+   */
+  readonly trusted: Readonly<Record<string, unknown>>;
+}
+
+/** Every tool name the brain knows of now: the catalog, the pinned tools, the live ones. */
+export function knownToolNames(sources: KnownToolSources): string[] {
+  return [
+    ...(sources.shipped ?? []),
+    ...Object.keys(sources.trusted),
+    ...sources.registry.tools().map((t) => t.name),
+  ];
+}
+
+/**
+ * The warnings the brain gives for the enforced policy: the policy's own (a rule that never
+ * applies, an empty file) and one per tool rule naming a tool no worker serves and no catalog
+ * lists, with the closest known name.
+ */
+export function policyWarnings(
+  policy: Pick<CompiledPolicy, 'warnings' | 'toolMentions'>,
+  sources: KnownToolSources,
+): PolicyIssue[] {
+  const tools = unknownToolWarnings(policy.toolMentions, knownToolNames(sources));
+  return [...policy.warnings, ...tools].sort((a, b) => a.line - b.line || a.column - b.column);
+}

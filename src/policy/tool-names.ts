@@ -1,0 +1,88 @@
+import { closest, isRecord } from '../text/index.js';
+import type { CompileContext } from './compile-context.js';
+import type { PolicyIssue } from './issues.js';
+
+/** The tool rule lists: a tool named in them is checked against the tools known to exist. */
+const TOOL_LISTS = ['allowed_tools', 'denied_tools'] as const;
+
+/** A tool a tool rule names, and where its name is written (`tool:`'s value, or the item). */
+export interface ToolMention {
+  readonly list: (typeof TOOL_LISTS)[number];
+  readonly index: number;
+  readonly tool: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+/** At most this many known names are listed when none is close to an unknown one. */
+const MAX_LISTED = 8;
+
+/** What the brain says of a tool no live worker serves and no catalog lists. */
+export const SERVED_BY_NONE = 'is served by no worker and listed in no catalog';
+
+/** Every tool the file's tool rules name, in file order, with the place of its name. */
+export function toolMentions(
+  ctx: CompileContext,
+  spec: { readonly [L in ToolMention['list']]: readonly { readonly tool: string }[] },
+): ToolMention[] {
+  const doc = isRecord(ctx.source.value) ? ctx.source.value : {};
+  return TOOL_LISTS.flatMap((list) => {
+    const raw: unknown = doc[list];
+    return spec[list].map((rule, index) => {
+      const item: unknown = Array.isArray(raw) ? raw[index] : undefined;
+      // `- tool: calculator`: the value; the shorthand `- calculator`: the item itself
+      const at = ctx.source.locate(isRecord(item) ? [list, index, 'tool'] : [list, index]);
+      return { list, index, tool: rule.tool, ...at };
+    });
+  });
+}
+
+/**
+ * A warning for each tool rule naming a tool that is not `known` (the shipped tools, the
+ * tools live workers serve: whatever the caller knows), with a "did you mean" to the closest
+ * known name. A warning, not an error: a worker that serves the tool may come later, and then
+ * the rule applies as written. `unknown` says what not being known means where it is asked
+ * (default {@link SERVED_BY_NONE}).
+ */
+export function unknownToolWarnings(
+  mentions: readonly ToolMention[],
+  known: Iterable<string>,
+  unknown: string = SERVED_BY_NONE,
+): PolicyIssue[] {
+  const names = [...new Set(known)].sort();
+  const have = new Set(names);
+  return mentions
+    .filter((m) => !have.has(m.tool))
+    .map((m) => {
+      const near = closest(m.tool, names);
+      const hint =
+        near !== undefined
+          ? `did you mean '${near}'?`
+          : names.length === 0
+            ? 'no tool is known here'
+            : `known tools: ${listOf(names)}`;
+      const path = `${m.list}[${m.index}].tool`;
+      return { path, line: m.line, column: m.column, message: `'${m.tool}' ${unknown}; ${hint}` };
+    });
+}
+
+/**
+ * The allow rule naming a tool spelled like `tool` but not `tool` itself (`calculater` for a
+ * call of `calculator`), for the reason of a call no allow rule lists.
+ */
+export function nearMissAllow(
+  mentions: readonly ToolMention[],
+  tool: string,
+): ToolMention | undefined {
+  const allowed = mentions.filter((m) => m.list === 'allowed_tools' && m.tool !== tool);
+  const near = closest(
+    tool,
+    allowed.map((m) => m.tool),
+  );
+  return near === undefined ? undefined : allowed.find((m) => m.tool === near);
+}
+
+function listOf(names: readonly string[]): string {
+  const shown = names.slice(0, MAX_LISTED).join(', ');
+  return names.length > MAX_LISTED ? `${shown}, … (${names.length} in all)` : shown;
+}
