@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import {
+  AuthorizationError,
   backoff,
   connect as natsConnect,
   ConnectionError,
@@ -14,7 +15,7 @@ import {
 import type { BusAuth } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { inboxPrefix } from '../protocol/index.js';
-import { CaesarError } from '../errors/index.js';
+import { CaesarError, errorMessage } from '../errors/index.js';
 
 /** How a process authenticates to NATS: the config's own type (src/config), taken as is. */
 
@@ -48,6 +49,22 @@ class BusConnectError extends CaesarError {
   override readonly name = 'BusConnectError';
   constructor(message: string, options?: { cause?: unknown }) {
     super('bus_connect_failed', message, options);
+  }
+}
+
+/**
+ * The server refused the identity this process connected with ("Authorization Violation"):
+ * none where one is needed, or a key it has no user for. Trying again would be refused again.
+ * The message names the server; callers append whose identity it was and what to use instead.
+ */
+export class BusAuthError extends CaesarError {
+  declare readonly code: 'bus_auth_refused';
+  override readonly name = 'BusAuthError';
+  /** The server(s) that refused, as given to connect. */
+  readonly url: string;
+  constructor(url: string, reason: string, options?: { cause?: unknown }) {
+    super('bus_auth_refused', errorMessage('bus_auth_refused', { url, reason }), options);
+    this.url = url;
   }
 }
 
@@ -128,6 +145,9 @@ export async function connectBus(options: BusOptions): Promise<NatsConnection> {
     });
   } catch (err) {
     const where = Array.isArray(options.servers) ? options.servers.join(', ') : options.servers;
+    if (err instanceof AuthorizationError) {
+      throw new BusAuthError(where, err.message, { cause: err });
+    }
     throw new BusConnectError(`cannot connect to NATS at ${where}: ${(err as Error).message}`, {
       cause: err,
     });

@@ -40,6 +40,23 @@ export function addBusFlags(cmd: Command): Command {
     );
 }
 
+/**
+ * Where a client command that connects to NATS as the operator (`caesar legion list`) finds
+ * its identity, first found wins: its `--help` epilogue. docs/operations.md ("Which identity
+ * a client uses") says the same, and the config loader's runtime.json layer does it (ADR 0072).
+ */
+export const CLIENT_IDENTITY_HELP = `
+NATS identity, first found wins:
+  1. --nkey-seed-file or --creds-file
+  2. CAESAR_BUS__NKEY_SEED_FILE, CAESAR_BUS__CREDS_FILE or CAESAR_BUS__TOKEN,
+     then bus.nkey_seed_file, bus.creds_file or bus.token in caesar.yaml
+  3. the running stack's operator seed, from <data-dir>/runtime.json, and only
+     with its NATS URL (no --nats-url, CAESAR_BUS__URL or bus.url):
+     - caesar up: <data-dir>/nkeys/operator.nk
+     - caesar brain run alone: operator.nk beside the brain's own seed file
+       (/etc/caesar/operator.nk beside /etc/caesar/brain.nk)
+A server that refuses the client names the places looked and the flag to use.`;
+
 /** The brain's own files (`up`, `brain`); defaults in the data dir, seeded on first start (ADR 0056). */
 export interface BrainFileFlags {
   policy?: string;

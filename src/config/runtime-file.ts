@@ -38,6 +38,13 @@ const RuntimeInfoSchema = z.object({
    */
   nats_seed_file: nonEmpty.optional(),
   /**
+   * Where a client on this host looks for the operator's NKEY seed when `nats_seed_file` is
+   * absent: `operator.nk` in the directory of the brain's own seed file, written by a
+   * `caesar brain` run alone with an NKEY (ADR 0072). Used only if it exists when the client
+   * connects; the brain never reads it.
+   */
+  operator_seed_file: nonEmpty.optional(),
+  /**
    * The public key the brain signs dispatch grants with (ADR 0052): a worker joining the
    * stack (`legion serve-tool`) trusts it. Absent when the brain has no NKEY identity.
    */
@@ -147,6 +154,19 @@ export async function readRuntimeFile(
   return info;
 }
 
+/**
+ * What a running stack's runtime.json offered a client as its NATS identity, and where the
+ * config loader looked (ADR 0072): for the message when the server refuses the client.
+ */
+export interface OperatorSeedLookup {
+  /** False when a higher source named `bus.url`: runtime.json then offers neither URL nor seed. */
+  readonly offered: boolean;
+  /** The seed file offered as `bus.nkey_seed_file`; undefined when none was found. */
+  readonly file?: string;
+  /** The seed files looked for, in order (`nats_seed_file`, else `operator_seed_file`). */
+  readonly looked: readonly string[];
+}
+
 /** What `<data_dir>/runtime.json` says about a running stack. */
 export interface RunningStack {
   /** `<data_dir>/runtime.json`. */
@@ -158,6 +178,8 @@ export interface RunningStack {
    * in /srv/var; is `caesar up` running?", "stale runtime.json from pid 123; …".
    */
   readonly missing?: string;
+  /** Set by the config loader when it read the file as a layer of a live stack. */
+  readonly operatorSeed?: OperatorSeedLookup;
 }
 
 /**

@@ -571,6 +571,15 @@ export const ERROR_CATALOGUE = {
     summary: 'cannot connect to NATS, or its credentials (seed, creds, token file) are unusable',
     fix: 'check `bus.url` and the credentials file the message names',
   },
+  bus_auth_refused: {
+    kind: 'local',
+    status: 503,
+    retryable: false,
+    message: 'NATS at {url} refused this client ({reason})',
+    summary:
+      'the NATS server refused the identity this process connected with (no identity, or a key it has no user for): "Authorization Violation"',
+    fix: 'connect as the operator: `--nkey-seed-file` or `CAESAR_BUS__NKEY_SEED_FILE`; the message names the places looked',
+  },
   bus_permission_denied: {
     kind: 'local',
     status: 500,

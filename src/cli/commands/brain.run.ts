@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import { readTokensFile } from '../../brain/api/index.js';
 import { startBrain, type RunningBrain } from '../../brain/daemon/index.js';
 import { describeModelCheck, describeModelChoice, preflightModels } from '../../brain/llm/index.js';
@@ -18,7 +19,7 @@ import {
 } from '../../policy/index.js';
 import { terminalLine } from '../../text/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
-import { withIdentity } from '../bus-identity.js';
+import { OPERATOR_SEED_NAME, withIdentity } from '../bus-identity.js';
 import type { BrainFileFlags, BusFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
 import { seedFiles } from '../seed-files.js';
@@ -189,7 +190,10 @@ async function refuseLiveStack(dataDir: string): Promise<void> {
   );
 }
 
-/** What runtime.json says about a brain run alone: no tools of its own, no operator seed. */
+/**
+ * What runtime.json says about a brain run alone: no tools of its own and no operator seed
+ * minted, but where a client on this host looks for one ({@link operatorSeedBeside}).
+ */
 async function runtimeInfo(
   config: CaesarConfig,
   apiUrl: string,
@@ -203,10 +207,22 @@ async function runtimeInfo(
     nats_url: config.busOptions.servers.join(','),
     api_url: apiUrl,
     ...(grantKey === undefined ? {} : { brain_key: grantKey }),
+    ...operatorSeedBeside(config),
     token_file: config.api.tokensFile,
     token_name: names.includes('operator') ? 'operator' : (names[0] ?? 'operator'),
     audit_db: config.audit.file,
     policy_file: config.policy.file,
     tools: [],
   };
+}
+
+/**
+ * `operator.nk` in the directory of the brain's own NKEY seed (`/etc/caesar/operator.nk`
+ * beside `/etc/caesar/brain.nk`): where docs/operations.md has the operator put the seed a
+ * brain host's CLI connects with. Named, not read: a client uses it if it is there (ADR 0072).
+ */
+function operatorSeedBeside(config: CaesarConfig): { operator_seed_file?: string } {
+  const auth = config.busOptions.auth;
+  if (auth.kind !== 'nkey') return {};
+  return { operator_seed_file: join(dirname(auth.seedFile), OPERATOR_SEED_NAME) };
 }

@@ -115,6 +115,48 @@ describe('runtime.json as a config layer', () => {
     });
   });
 
+  // Issue 29, point 5: a brain run alone names operator.nk beside its own seed (ADR 0072)
+  test("a lone brain's operator.nk is the client's seed when the file is there, and only then", async () => {
+    await using dir = await tempDir();
+    const dataDir = join(dir.path, 'var');
+    const seed = join(dir.path, 'etc', 'operator.nk');
+    await writeRuntimeFile(dataDir, running(dataDir, { operator_seed_file: seed }));
+    const absent = await loadConfigAndStack({ cwd: dir.path, env: {} });
+    expect(absent.config.busOptions.auth).toEqual({ kind: 'none' });
+    expect(absent.runningStack.operatorSeed).toEqual({ offered: true, looked: [seed] });
+
+    await dir.write('etc/operator.nk', 'SU…\n');
+    const present = await loadConfigAndStack({ cwd: dir.path, env: {} });
+    expect(present.config.busOptions).toMatchObject({
+      servers: ['nats://127.0.0.1:5999'],
+      auth: { kind: 'nkey', seedFile: seed },
+    });
+    expect(present.runningStack.operatorSeed).toEqual({
+      offered: true,
+      file: seed,
+      looked: [seed],
+    });
+
+    // the seed goes with its own server only: a configured URL gets neither
+    const env = { CAESAR_BUS__URL: 'nats://nats.lan:4222' };
+    const elsewhere = await loadConfigAndStack({ cwd: dir.path, env });
+    expect(elsewhere.config.busOptions.auth).toEqual({ kind: 'none' });
+    expect(elsewhere.runningStack.operatorSeed).toEqual({ offered: false, looked: [] });
+  });
+
+  test("caesar up's minted seed comes before a lone brain's operator.nk", async () => {
+    await using dir = await tempDir();
+    const dataDir = join(dir.path, 'var');
+    const minted = join(dataDir, 'nkeys', 'operator.nk');
+    const beside = await dir.write('etc/operator.nk', 'SU…\n');
+    await writeRuntimeFile(
+      dataDir,
+      running(dataDir, { nats_seed_file: minted, operator_seed_file: beside }),
+    );
+    const { config } = await loadConfigAndStack({ cwd: dir.path, env: {} });
+    expect(config.busOptions.auth).toEqual({ kind: 'nkey', seedFile: minted });
+  });
+
   test('a configured NATS URL keeps the stack seed away from that server', async () => {
     await using dir = await tempDir();
     const dataDir = join(dir.path, 'var');

@@ -7,12 +7,19 @@ import {
   type PreflightState,
 } from '../../../brain/preflight/index.js';
 import { discoverServices, type DiscoveredTool } from '../../../brain/registry/index.js';
-import { connectBus } from '../../../bus/index.js';
-import type { RunningStack } from '../../../config/index.js';
+import {
+  BusPermissionError,
+  connectBus,
+  describeRefusals,
+  refusalsDuring,
+  type Refusal,
+} from '../../../bus/index.js';
+import type { BusAuth, RunningStack } from '../../../config/index.js';
 import { CaesarError } from '../../../errors/index.js';
 import { formatPolicyWarning } from '../../../policy/index.js';
 import { terminalLine } from '../../../text/index.js';
 import { describeFailure } from '../../api-command.js';
+import { explainClientRefusal } from '../../bus-identity.js';
 import { openApiClient } from '../../api-target.js';
 import type { BusFlags } from '../../flags.js';
 import { loadClientConfig } from '../../load-config.js';
@@ -30,6 +37,10 @@ export async function runList(flags: ListFlags): Promise<void> {
   try {
     nc = await connectBus({ ...config.busOptions, name: 'caesar-cli' });
   } catch (err) {
+    // the server refused the identity: which one was sent, or where none was found (ADR 0072)
+    const auth = config.busOptions.auth;
+    const explained = await explainClientRefusal(err, { flags, auth, stack, env: process.env });
+    if (explained !== err) throw explained;
     // no URL on the command line or in the env, and no stack found to take one from: say how
     // to start or find one
     const defaulted = flags.natsUrl === undefined && process.env.CAESAR_BUS__URL === undefined;
@@ -42,7 +53,14 @@ export async function runList(flags: ListFlags): Promise<void> {
     );
   }
   try {
-    const tools = await listTools(nc, Number(flags.wait));
+    let tools: ListedTool[] = [];
+    const refused = await refusalsDuring(nc, async () => {
+      tools = await listTools(nc, Number(flags.wait));
+      await nc.flush();
+    });
+    // an identity the server knows but that may not ask discovery (a worker's or a brain's
+    // seed): the table would be empty or partial, so say so instead (ADR 0072)
+    if (refused.length > 0) throw notTheOperator(refused, config.busOptions.auth);
     if (flags.json) terminal.out(JSON.stringify(tools, null, 2));
     else printInstancesTable(tools);
   } finally {
@@ -53,6 +71,16 @@ export async function runList(flags: ListFlags): Promise<void> {
   if (warning !== null) {
     (flags.json ? terminal.err : terminal.out)(`\nwarning: ${terminalLine(warning)}`);
   }
+}
+
+/** `legion list` needs the operator identity: the server refused `refused` to this one. */
+function notTheOperator(refused: Refusal[], auth: BusAuth): BusPermissionError {
+  const who = auth.kind === 'nkey' ? `the NKEY in ${terminalLine(auth.seedFile)}` : 'this identity';
+  return new BusPermissionError(
+    `NATS refused ${who} the ${describeRefusals(refused)} that listing the tools needs: ` +
+      'it is not the operator; connect as the operator with --nkey-seed-file <its seed> or set ' +
+      'CAESAR_BUS__NKEY_SEED_FILE (caesar legion list --help says where the seed is looked for)',
+  );
 }
 
 /** How long `legion list` waits for the brain's policy status. */
