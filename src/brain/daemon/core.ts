@@ -9,6 +9,7 @@ import { CaesarError, matchesTags, type TagFilter } from '../../protocol/index.j
 import type { Agent } from '../agent/index.js';
 import type {
   BrainService,
+  CapabilitiesView,
   Caller,
   ChatOptions,
   ChatRequest,
@@ -37,6 +38,8 @@ interface BrainCoreParts {
   gateway: ToolGateway;
   agent: Agent;
   preflight: PreflightCache;
+  /** What works offline now and the steps for the rest (`GET /v1/capabilities`). */
+  capabilities: () => Promise<CapabilitiesView>;
 }
 
 /** BrainService over the real parts: what the HTTP API serves. */
@@ -60,6 +63,10 @@ export class BrainCore implements BrainService {
       ...options,
       seed: request.history,
     });
+  }
+
+  capabilities(): Promise<CapabilitiesView> {
+    return this.#p.capabilities();
   }
 
   async listTools(filter?: TagFilter): Promise<ToolView[]> {
