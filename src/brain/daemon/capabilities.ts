@@ -157,9 +157,16 @@ const SETTING_KEY_RE = /\(([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+)\)/g;
 
 /**
  * `set ha.url and ha.token`: the keys of a `not_configured` preflight without their env var
- * names (which a phone breaks mid-word); `configure <tool>` when it names none.
+ * names (which a phone breaks mid-word); where it offers a choice (`… or …`), the first and a
+ * count of the others; `configure <tool>` when it names no key.
  */
-function configureBrief(tool: string, detail: string): string {
-  const keys = [...new Set([...detail.matchAll(SETTING_KEY_RE)].map((m) => m[1]!))].slice(0, 3);
-  return keys.length === 0 ? `configure ${tool}` : `set ${keys.join(' and ')}`;
+export function configureBrief(tool: string, detail: string): string {
+  const keys = [...new Set([...detail.matchAll(SETTING_KEY_RE)].map((m) => m[1]!))];
+  if (keys.length === 0) return `configure ${tool}`;
+  if (keys.length === 1) return `set ${keys[0]!}`;
+  if (/, or\b/.test(detail)) {
+    const others = keys.length - 1;
+    return `set ${keys[0]!} (or ${others} other option${others === 1 ? '' : 's'})`;
+  }
+  return `set ${keys.slice(0, 3).join(' and ')}`;
 }
