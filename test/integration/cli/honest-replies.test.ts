@@ -15,7 +15,8 @@ import { commandOf, section } from '../../helpers/replies.js';
 // Issue 15, scope 1: the offline list names only what is discovered, allowed and ready right
 // now, and gives the step that enables each of the rest; the steps it names work as written.
 // Issue 29, point 4: the chat reply to "what can you do" is short (one brief step each); the
-// steps in full are `caesar chat /help setup`'s (GET /v1/capabilities).
+// steps in full are `caesar chat /help setup`'s (GET /v1/capabilities), as docs/intents.md
+// shows them.
 
 const POLICY = (services: string, tools: string) => `version: 1
 allowed_services:${services}
