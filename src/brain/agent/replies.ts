@@ -31,9 +31,14 @@ export function offlineReply(capabilities: CapabilityReport): string {
   ].join('\n');
 }
 
+/** Most things a greeting names; the rest is "and other things". */
+const MAX_GREETING_ITEMS = 4;
+
 /** A greeting, answered briefly, with one line on what works now. */
 export function greetingReply(capabilities: CapabilityReport): string {
-  const what = [CLOCK_CAPABILITY, ...capabilities.ready].map((c) => c.what);
+  const all = [CLOCK_CAPABILITY, ...capabilities.ready].map((c) => c.what);
+  const what = all.slice(0, MAX_GREETING_ITEMS);
+  if (all.length > what.length) what.push('other things');
   return [
     'Hello! No language model is set up, so I answer from local rules.',
     `Right now I can ${joinAnd(what)}. Ask "what can you do" for more.`,

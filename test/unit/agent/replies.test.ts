@@ -67,6 +67,13 @@ describe('offline replies', () => {
     expectShort(reply, 2);
   });
 
+  test('a greeting names at most four things, then "and other things"', () => {
+    const ready = ['a', 'b', 'c', 'd', 'e'].map((what) => ({ what }));
+    expect(greetingReply({ ready, missing: [] }).split('\n')[1]).toBe(
+      'Right now I can tell the time and date, a, b, c and other things. Ask "what can you do" for more.',
+    );
+  });
+
   test('what can you do: what works, what could with one short step each, the pointer', () => {
     const reply = helpReply(REPORT);
     expect(reply).toBe(
