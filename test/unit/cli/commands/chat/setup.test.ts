@@ -62,6 +62,7 @@ describe('/help setup', () => {
     };
     const lines = setupLines(view);
     expect(lines[1]).toBe("- evil\\u001b]0;pwned\\u0007 rule\\nWorking now: (e.g. 'x\\u202ey')");
+    // eslint-disable-next-line no-control-regex -- looking for control characters is the point
     for (const line of lines) expect(line).not.toMatch(/[\u0000-\u001f\u202e]/);
   });
 
