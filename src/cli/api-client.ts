@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import {
+  CapabilitiesViewSchema,
   ChatEventSchema,
   ChatResponseSchema,
   ConfirmResponseSchema,
@@ -8,6 +9,7 @@ import {
   PolicyStatusSchema,
   ToolCallReportSchema,
   ToolViewSchema,
+  type CapabilitiesView,
   type ChatEvent,
   type ChatRequest,
   type ChatResponse,
@@ -127,6 +129,8 @@ export interface ApiClient {
   confirmations(): Promise<PendingConfirmation[]>;
   /** `GET /v1/tools`. */
   tools(): Promise<ToolView[]>;
+  /** `GET /v1/capabilities`: what works offline, what could, and every step (ADR 0074). */
+  capabilities(): Promise<CapabilitiesView>;
   /** `GET /v1/policy`: the enforced policy, the file on disk, the last refused reload. */
   policyStatus(): Promise<PolicyStatusView>;
 }
@@ -172,6 +176,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       }),
     confirmations: () => call('GET', 'v1/confirmations', PendingConfirmationsSchema),
     tools: () => call('GET', 'v1/tools', ToolViewsSchema),
+    capabilities: () => call('GET', 'v1/capabilities', CapabilitiesViewSchema),
     policyStatus: () => call('GET', 'v1/policy', PolicyStatusSchema),
   };
 }

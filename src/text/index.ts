@@ -4,7 +4,7 @@
 export { formatFieldPath, formatPath } from './format-path.js';
 export { isPlainObject, isRecord } from './records.js';
 // what the brain and the config use of the wall clock; workers get all of it through the SDK
-export { formatInstant, hostTimeZone, intlClock, isTimeZone } from './wall-clock.js';
+export { formatInstant, hostTimeZone, intlClock, isTimeZone, spokenNow } from './wall-clock.js';
 export { canonicalJson } from './canonical-json.js';
 export {
   envVarName,

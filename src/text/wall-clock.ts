@@ -147,6 +147,54 @@ export function formatInstant(instant: number, clock: Clock): string {
   return `${formatWall(wall)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
+/** The moment as a person reads it in one zone (the model's prompt, the offline clock reply). */
+export interface SpokenNow {
+  /** `Saturday`. */
+  readonly weekday: string;
+  /** `2026-12-05`. */
+  readonly date: string;
+  /** `5 December 2026`. */
+  readonly longDate: string;
+  /** `14:05` (24-hour). */
+  readonly time: string;
+  /** `UTC+01:00` (`UTC+00:00` for UTC). */
+  readonly offset: string;
+}
+
+/** Building a formatter costs more than the words it gives: one per zone, kept. */
+const spokenFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** `now` in `timeZone` (valid, {@link isTimeZone}), in English words and 24-hour time. */
+export function spokenNow(now: Date, timeZone: string): SpokenNow {
+  let format = spokenFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      weekday: 'long',
+      year: 'numeric',
+      month: 'long',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'longOffset',
+    });
+    if (spokenFormats.size >= MAX_FORMATTERS) spokenFormats.clear();
+    spokenFormats.set(timeZone, format);
+  }
+  const p: Record<string, string> = {};
+  for (const part of format.formatToParts(now)) p[part.type] = part.value;
+  const offset = (p.timeZoneName ?? 'GMT').replace('GMT', 'UTC');
+  const wall = intlClock(timeZone).toWall(Math.floor(now.getTime() / 1000) * 1000);
+  return {
+    weekday: p.weekday ?? '',
+    date: formatDate(wall),
+    longDate: `${p.day} ${p.month} ${p.year}`,
+    time: `${p.hour}:${p.minute}`,
+    offset: offset === 'UTC' ? 'UTC+00:00' : offset,
+  };
+}
+
 /** `2026-03-09T14:00:00` (no offset). */
 function formatWall(w: Wall): string {
   return `${formatDate(w)}T${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}`;

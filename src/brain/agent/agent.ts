@@ -17,7 +17,8 @@ import type {
   SessionRef,
   ToolStep,
 } from './ports.js';
-import { offlineReply, stoppedNote } from './replies.js';
+import { matchBuiltin, type BuiltinKind } from '../intents/index.js';
+import { clockReply, greetingReply, helpReply, offlineReply, stoppedNote } from './replies.js';
 import { labelOfReport, recordOf, type SpecOf } from './turn-calls.js';
 
 interface AgentOptions {
@@ -32,7 +33,7 @@ interface AgentOptions {
   /**
    * What the local rules can do right now (discovered, allowed, ready) and the step that
    * enables each of the others, for the replies that list them.
-   * @default every rule's line as working (`intents.describe()`)
+   * @default every rule's line as working (`intents.capabilities()`)
    */
   capabilities?: () => Promise<CapabilityReport>;
   /**
@@ -40,8 +41,6 @@ interface AgentOptions {
    * or found no worker gets the steps its reply did not already say. @default none
    */
   toolSteps?: (tool: string) => Promise<readonly ToolStep[]>;
-  /** What to restart after the `llm` settings changed. @default "restart `caesar up`" */
-  restart?: string;
   /**
    * How a model's turn runs (`llm.mode`): `react`, the model asks for calls round after
    * round as it reads their results; `plan_first`, it plans every call before reading any
@@ -271,7 +270,7 @@ export class Agent {
 
   #capabilities(): Promise<CapabilityReport> {
     if (this.#o.capabilities) return this.#o.capabilities();
-    return Promise.resolve({ ready: this.#o.intents.describe(), missing: [] });
+    return Promise.resolve({ ready: this.#o.intents.capabilities(), missing: [] });
   }
 
   /**
@@ -283,8 +282,11 @@ export class Agent {
   }
 
   async #answer(message: string, turn: TurnContext): Promise<Turn> {
+    const now = (this.#o.now ?? (() => new Date()))();
+    // with a model, greetings, the time and "what can you do" are the model's (ADR 0074)
+    const builtin = this.#loop === undefined ? matchBuiltin(message) : undefined;
+    if (builtin !== undefined) return this.#said(await this.#builtin(builtin, now), turn);
     if (this.#o.preferLocal !== false || this.#loop === undefined) {
-      const now = (this.#o.now ?? (() => new Date()))();
       const hit = this.#o.intents.match(message, { now, timeZone: this.#zone() });
       if (hit) {
         this.#log.debug({ intent: hit.intent, tool: hit.tool }, 'local intent matched');
@@ -292,10 +294,24 @@ export class Agent {
       }
     }
     if (this.#loop) return planned(await this.#loop.run(turn));
-    const reply = offlineReply(
-      await this.#capabilities(),
-      this.#o.restart ?? 'restart `caesar up`',
-    );
+    return this.#said(offlineReply(await this.#capabilities()), turn);
+  }
+
+  /** The brain's own answer to a greeting, the time, the date or "what can you do". */
+  async #builtin(kind: BuiltinKind, now: Date): Promise<string> {
+    switch (kind) {
+      case 'time':
+      case 'date':
+        return clockReply(kind, now, this.#zone());
+      case 'greeting':
+        return greetingReply(await this.#capabilities());
+      case 'help':
+        return helpReply(await this.#capabilities());
+    }
+  }
+
+  /** A reply the brain words itself, no rule and no model (`planner: none`). */
+  #said(reply: string, turn: TurnContext): Turn {
     turn.emit({ type: 'text', delta: reply });
     return { reply, tool_calls: [], iterations: 0, capped: false, planner: 'none', keep: true };
   }

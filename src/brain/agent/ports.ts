@@ -49,14 +49,20 @@ export interface IntentHit {
 
 export interface IntentMatcher {
   match(message: string, ctx: { now: Date; timeZone: string }): IntentHit | undefined;
-  /** One line per thing the rules can do, with an example. */
-  describe(): string[];
+  /** What the rules can do, with an example each where the file gives one. */
+  capabilities(): readonly Capability[];
+}
+
+/** A thing the brain can do offline: `do arithmetic and unit conversions`, `what is 17 * 23`. */
+export interface Capability {
+  readonly what: string;
+  readonly example?: string;
 }
 
 /** A thing the local rules could do that does not work now, and what would make it work. */
-export interface MissingCapability {
-  /** `search the web (e.g. 'search for the ISS orbit height')`. */
-  readonly what: string;
+export interface MissingCapability extends Capability {
+  /** The first step, in a few words for a chat reply: `start the web_search tool`. */
+  readonly step: string;
   /** One per problem: `web_search is not running; start it: \`caesar legion serve-tool …\``. */
   readonly steps: readonly string[];
 }
@@ -70,7 +76,7 @@ export interface ToolStep {
 
 /** What the local rules can do right now (discovered, allowed, ready), and what they cannot. */
 export interface CapabilityReport {
-  readonly ready: readonly string[];
+  readonly ready: readonly Capability[];
   readonly missing: readonly MissingCapability[];
 }
 

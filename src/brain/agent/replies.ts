@@ -1,36 +1,101 @@
 import type { ConfirmationTicket, ToolCallReport } from '../api/index.js';
-import type { CapabilityReport, PlannedCall } from './ports.js';
+import { spokenNow } from '../../text/index.js';
+import type { Capability, CapabilityReport, PlannedCall } from './ports.js';
 
 /**
- * What the brain says when no intent matched and no LLM is configured: what the local rules
- * can do right now, the step that enables each of the others, and how to add a model.
- * `restart` names what reads the `llm` settings (`` restart `caesar up` ``).
+ * Where the full setup details are: never in a chat reply, whose box on a phone they would
+ * fill. The dashboard turns "the Tools panel" into a link to it.
  */
-export function offlineReply(capabilities: CapabilityReport, restart: string): string {
-  const lines = [
-    "I can't answer that offline: no local rule matched it, and no language model is configured.",
-    ...capabilityLines(capabilities, 'Offline, I can:'),
-    'To answer anything else, add a language model: set `llm.provider` (openai, anthropic or ' +
-      'ollama) and `llm.model` in caesar.yaml, or CAESAR_LLM__PROVIDER and CAESAR_LLM__MODEL, ' +
-      `then ${restart}; openai and anthropic also need an API key (CAESAR_LLM__OPENAI__API_KEY, ` +
-      'CAESAR_LLM__ANTHROPIC__API_KEY). Examples: docs/llm.md.',
-  ];
+export const SETUP_POINTER =
+  'Setup details: `/help setup` in `caesar chat`, or the Tools panel on the dashboard.';
+
+/** What the brain itself answers without a model (ADR 0074), listed first. */
+export const CLOCK_CAPABILITY: Capability = {
+  what: 'tell the time and date',
+  example: 'what time is it',
+};
+
+/** Most examples a short reply gives. */
+const MAX_EXAMPLES = 3;
+
+/**
+ * What the brain says when no rule matched and no model is configured: that, two or three
+ * things that work now as examples, and where the setup details are.
+ */
+export function offlineReply(capabilities: CapabilityReport): string {
+  return [
+    'No local rule matched that, and no language model is set up to answer anything else.',
+    `Things I can do now: ${examples([CLOCK_CAPABILITY, ...capabilities.ready])}. ` +
+      'Ask "what can you do" for the list.',
+    SETUP_POINTER,
+  ].join('\n');
+}
+
+/** Most things a greeting names; the rest is "and other things". */
+const MAX_GREETING_ITEMS = 4;
+
+/** A greeting, answered briefly, with one line on what works now. */
+export function greetingReply(capabilities: CapabilityReport): string {
+  const all = [CLOCK_CAPABILITY, ...capabilities.ready].map((c) => c.what);
+  const what = all.slice(0, MAX_GREETING_ITEMS);
+  if (all.length > what.length) what.push('other things');
+  return [
+    'Hello! No language model is set up, so I answer from local rules.',
+    `Right now I can ${joinAnd(what)}. Ask "what can you do" for more.`,
+  ].join('\n');
+}
+
+/**
+ * "What can you do": what works now; what could work, each with its first step in a few
+ * words; then where the details are.
+ */
+export function helpReply(capabilities: CapabilityReport): string {
+  const lines = ['Without a language model, I can:'];
+  for (const c of [CLOCK_CAPABILITY, ...capabilities.ready]) lines.push(`- ${said(c)}`);
+  lines.push('Could work after one step:');
+  for (const m of capabilities.missing) lines.push(`- ${m.what}: ${m.step}`);
+  lines.push('- answer anything else: add a language model (llm.provider and llm.model)');
+  lines.push(SETUP_POINTER);
   return lines.join('\n');
 }
 
-/** The working capabilities under `heading`, then the others with their steps. */
-function capabilityLines(c: CapabilityReport, heading: string): string[] {
-  const lines: string[] = [];
-  if (c.ready.length > 0) lines.push(heading, ...c.ready.map((what) => `- ${what}`));
-  else if (c.missing.length > 0) lines.push('None of my local rules can run yet.');
-  if (c.missing.length > 0) {
-    lines.push('Not available yet:');
-    for (const m of c.missing) {
-      if (m.steps.length === 1) lines.push(`- ${m.what}: ${m.steps[0]}`);
-      else lines.push(`- ${m.what}:`, ...m.steps.map((step) => `  - ${step}`));
-    }
-  }
-  return lines;
+/** "What time is it" and "what's the date", read on the brain's clock in its zone. */
+export function clockReply(kind: 'time' | 'date', now: Date, timeZone: string): string {
+  const n = spokenNow(now, timeZone);
+  const zone = `${timeZone}, ${n.offset}`;
+  if (kind === 'time') return `It's ${n.time} on ${n.weekday}, ${n.longDate} (${zone}).`;
+  return `Today is ${n.weekday}, ${n.longDate} (${n.date}, ${zone}).`;
+}
+
+/**
+ * The steps that add a language model, for `/help setup` (never a chat reply). `restart`
+ * names what reads the `llm` settings (`` restart `caesar up` ``).
+ */
+export function modelSteps(restart: string): string[] {
+  return [
+    'set `llm.provider` (openai, anthropic or ollama) and `llm.model` in caesar.yaml, or ' +
+      `CAESAR_LLM__PROVIDER and CAESAR_LLM__MODEL, then ${restart}`,
+    'openai and anthropic also need an API key: CAESAR_LLM__OPENAI__API_KEY or ' +
+      'CAESAR_LLM__ANTHROPIC__API_KEY (examples: docs/llm.md)',
+  ];
+}
+
+/** `do arithmetic (e.g. 'what is 17 * 23')`. */
+function said(c: Capability): string {
+  return c.example === undefined ? c.what : `${c.what} (e.g. '${c.example}')`;
+}
+
+/** `'what time is it', 'what is 17 * 23' or 'search for …'`: the first few examples. */
+function examples(capabilities: readonly Capability[]): string {
+  const shown = capabilities
+    .flatMap((x) => (x.example === undefined ? [] : [`'${x.example}'`]))
+    .slice(0, MAX_EXAMPLES);
+  return joinAnd(shown, 'or');
+}
+
+function joinAnd(items: readonly string[], last = 'and'): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} ${last} ${items.at(-1)!}`;
 }
 
 /** Longest input shown for a call that did not run. */
@@ -93,9 +158,15 @@ function describeCall(c: PlannedCall): string {
 
 /** No model answered: say so plainly, with what was tried, and what still works offline. */
 export function unavailableReply(why: string, capabilities: CapabilityReport): string {
-  const lines = [`I couldn't get an answer from a language model: ${why}.`];
-  lines.push(...capabilityLines(capabilities, 'Without a model, I can still:'));
-  return lines.join('\n');
+  // the clock is not among them: with a model configured, the model tells the time
+  const shown = examples(capabilities.ready);
+  return [
+    `I couldn't get an answer from a language model: ${why}.`,
+    shown === ''
+      ? 'None of my local rules can run now either.'
+      : `Without it I can still answer, for example: ${shown}.`,
+    SETUP_POINTER,
+  ].join('\n');
 }
 
 /** A turn whose client left before the answer: what the audit row says in place of one. */

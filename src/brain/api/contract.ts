@@ -312,6 +312,43 @@ export const ToolViewSchema = z.object({
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
 
+/** Longest line of `GET /v1/capabilities`, and most entries of each list. */
+const CAPABILITY_TEXT_MAX = 2000;
+const CAPABILITY_LIST_MAX = 256;
+
+/** A thing the brain can answer offline: `do arithmetic and unit conversions`. */
+const CapabilitySchema = z.object({
+  what: z.string().max(CAPABILITY_TEXT_MAX),
+  /** `what is 17 * 23`. */
+  example: z.string().max(CAPABILITY_TEXT_MAX).optional(),
+});
+
+/**
+ * `GET /v1/capabilities`: what the local rules (and, with no model, the brain's own answers)
+ * can do now, what could work and every step it needs, and whether a model answers the rest.
+ * The setup details `caesar chat`'s `/help setup` prints; chat replies only point at them.
+ */
+export const CapabilitiesViewSchema = z.object({
+  model: z.object({
+    /** Whether `llm.provider` and `llm.model` are set: a model answers what no rule does. */
+    configured: z.boolean(),
+    /** The steps that add one (empty when configured). */
+    steps: z.array(z.string().max(CAPABILITY_TEXT_MAX)).max(CAPABILITY_LIST_MAX),
+  }),
+  ready: z.array(CapabilitySchema).max(CAPABILITY_LIST_MAX),
+  missing: z
+    .array(
+      CapabilitySchema.extend({
+        /** The first step in a few words: `start the web_search tool`. */
+        step: z.string().max(CAPABILITY_TEXT_MAX),
+        /** Every step, with its command, policy file, setting and env var. */
+        steps: z.array(z.string().max(CAPABILITY_TEXT_MAX)).max(CAPABILITY_LIST_MAX),
+      }),
+    )
+    .max(CAPABILITY_LIST_MAX),
+});
+export type CapabilitiesView = z.infer<typeof CapabilitiesViewSchema>;
+
 /**
  * One readiness check. `warning` is set when the part works but needs attention (the policy
  * file on disk is broken while the last good policy is enforced): it does not make the brain

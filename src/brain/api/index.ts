@@ -1,5 +1,6 @@
 export {
   CALL_OUTCOMES,
+  CapabilitiesViewSchema,
   ChatEventSchema,
   ChatRequestSchema,
   ChatResponseSchema,
@@ -15,6 +16,7 @@ export {
 } from './contract.js';
 export type {
   CallOutcome,
+  CapabilitiesView,
   Caller,
   ChatEvent,
   ChatRequest,

@@ -2,6 +2,7 @@ import type { AuditCounts, AuditFilter, AuditQuery, AuditRecord } from '../../au
 import type { PolicyExplanation } from '../../policy/index.js';
 import type { TagFilter } from '../../protocol/index.js';
 import type {
+  CapabilitiesView,
   Caller,
   ChatEvent,
   ChatRequest,
@@ -57,6 +58,8 @@ export interface BrainService {
   ): Promise<ChatResponse>;
   /** Every discovered tool, or those passing `filter` (`GET /v1/tools?include_tags=…`). */
   listTools(filter?: TagFilter): Promise<ToolView[]>;
+  /** `GET /v1/capabilities`: what works offline now, what could, and the steps (ADR 0074). */
+  capabilities(): Promise<CapabilitiesView>;
   /** Runs one tool call through the gate. */
   invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport>;
   /**

@@ -13,7 +13,7 @@ import { GrantSigner } from '../../protocol/grant.js';
 import type { CaesarConfig } from '../../config/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { openPolicyStore, type PolicyEvent, type PolicyStore } from '../../policy/index.js';
-import { Agent } from '../agent/index.js';
+import { Agent, CLOCK_CAPABILITY, modelSteps } from '../agent/index.js';
 import { openConversationStore } from '../conversations/index.js';
 import { createDispatcher, ReplyBinding } from '../dispatch/index.js';
 import { ToolGateway } from '../gateway/index.js';
@@ -266,7 +266,6 @@ async function assemble(
     intents,
     capabilities: () => capabilities.report(),
     toolSteps: (tool) => capabilities.toolSteps(tool),
-    restart: brainRestart(launch),
     conversations,
     audit: auditHealth,
     ...(planner === undefined ? {} : { planner, plannerTools: () => offered.tools() }),
@@ -295,6 +294,16 @@ async function assemble(
       trusted: config.brain.trustedWorkers,
     },
     ...(options.model === undefined ? {} : { model: options.model }),
+    capabilities: async () => {
+      const report = await capabilities.report();
+      const offline = planner === undefined;
+      return {
+        model: { configured: !offline, steps: offline ? modelSteps(brainRestart(launch)) : [] },
+        // without a model the brain tells the time itself; with one, the model does
+        ready: offline ? [CLOCK_CAPABILITY, ...report.ready] : [...report.ready],
+        missing: report.missing.map((m) => ({ ...m, steps: [...m.steps] })),
+      };
+    },
   });
 
   const app = await buildHttpServer({

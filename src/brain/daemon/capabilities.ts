@@ -1,4 +1,4 @@
-import type { CapabilityReport, MissingCapability, ToolStep } from '../agent/index.js';
+import type { Capability, CapabilityReport, MissingCapability, ToolStep } from '../agent/index.js';
 import type { IntentCapability } from '../intents/index.js';
 import { preflightView, type PreflightResult } from '../preflight/index.js';
 import { policyOffer, type OfferPolicy } from './policy-offer.js';
@@ -25,6 +25,8 @@ interface Problem {
   readonly kind: ToolStep['kind'];
   readonly why: string;
   readonly step: string;
+  /** The step in a few words for a chat reply, no command or env var: `start web_search`. */
+  readonly brief: string;
 }
 
 /**
@@ -48,12 +50,13 @@ export class Capabilities {
     const tools = [...new Set(wanted.flatMap((c) => c.tools))];
     const gaps = new Map<string, ToolGap>();
     await Promise.all(tools.map(async (t) => gaps.set(t, await this.#gap(t))));
-    const ready: string[] = [];
+    const ready: Capability[] = [];
     const missing: MissingCapability[] = [];
     for (const c of wanted) {
       const open = c.tools.map((t) => gaps.get(t)!).filter((g) => g.problems.length > 0);
-      if (open.length === 0) ready.push(c.what);
-      else missing.push({ what: c.what, steps: steps(open) });
+      const said = { what: c.what, ...(c.example === undefined ? {} : { example: c.example }) };
+      if (open.length === 0) ready.push(said);
+      else missing.push({ ...said, step: open[0]!.problems[0]!.brief, steps: steps(open) });
     }
     return { ready, missing };
   }
@@ -72,11 +75,17 @@ export class Capabilities {
         kind: 'start',
         why: 'is not running',
         step: startStep(this.#o.launch, tool),
+        brief: `start the ${tool} tool`,
       });
     }
     const policy = policyOffer(this.#o.policy, tool);
     if (!policy.offer) {
-      problems.push({ kind: 'grant', why: 'is not granted', step: `grant it: ${policy.grant}` });
+      problems.push({
+        kind: 'grant',
+        why: 'is not granted',
+        step: `grant it: ${policy.grant}`,
+        brief: `allow ${tool} in the policy`,
+      });
     }
     if (running) {
       const preflight = await this.#preflight(tool);
@@ -102,14 +111,21 @@ export class Capabilities {
           kind: 'configure',
           why: 'is not configured',
           step: `${detail.replace(/^configured: /, '')}, then ${restartStep(this.#o.launch, tool)}`,
+          brief: configureBrief(tool, detail),
         };
       case 'not_ready':
-        return { kind: 'fix', why: 'is not ready', step: `fix: ${detail}` };
+        return {
+          kind: 'fix',
+          why: 'is not ready',
+          step: `fix: ${detail}`,
+          brief: `fix ${tool}'s backend (not ready)`,
+        };
       case 'unknown':
         return {
           kind: 'fix',
           why: 'did not answer its preflight',
           step: `check its worker's log (${detail})`,
+          brief: `check the ${tool} worker (no answer)`,
         };
     }
   }
@@ -134,4 +150,23 @@ function steps(gaps: readonly ToolGap[]): string[] {
     const plural = tools.length > 1 ? why.replace(/^is /, 'are ') : why;
     return `${tools.join(' and ')} ${plural}; ${step}`;
   });
+}
+
+/** The caesar.yaml keys a preflight names (`set CAESAR_HA__URL (ha.url)`), as few words. */
+const SETTING_KEY_RE = /\(([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+)\)/g;
+
+/**
+ * `set ha.url and ha.token`: the keys of a `not_configured` preflight without their env var
+ * names (which a phone breaks mid-word); where it offers a choice (`… or …`), the first and a
+ * count of the others; `configure <tool>` when it names no key.
+ */
+export function configureBrief(tool: string, detail: string): string {
+  const keys = [...new Set([...detail.matchAll(SETTING_KEY_RE)].map((m) => m[1]!))];
+  if (keys.length === 0) return `configure ${tool}`;
+  if (keys.length === 1) return `set ${keys[0]!}`;
+  if (/, or\b/.test(detail)) {
+    const others = keys.length - 1;
+    return `set ${keys[0]!} (or ${others} other option${others === 1 ? '' : 's'})`;
+  }
+  return `set ${keys.slice(0, 3).join(' and ')}`;
 }

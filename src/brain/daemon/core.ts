@@ -9,6 +9,7 @@ import { CaesarError, matchesTags, type TagFilter } from '../../protocol/index.j
 import type { Agent } from '../agent/index.js';
 import type {
   BrainService,
+  CapabilitiesView,
   Caller,
   ChatOptions,
   ChatRequest,
@@ -43,6 +44,8 @@ interface BrainCoreParts {
   known: Omit<KnownToolSources, 'registry'>;
   /** The model the brain asks and its start-up check's lines, once known (`/readyz`). */
   model?: ModelReport;
+  /** What works offline now and the steps for the rest (`GET /v1/capabilities`). */
+  capabilities: () => Promise<CapabilitiesView>;
 }
 
 /** What the brain's runner found of its model at start (see `preflightModels`). */
@@ -78,6 +81,10 @@ export class BrainCore implements BrainService {
       ...options,
       seed: request.history,
     });
+  }
+
+  capabilities(): Promise<CapabilitiesView> {
+    return this.#p.capabilities();
   }
 
   async listTools(filter?: TagFilter): Promise<ToolView[]> {

@@ -129,6 +129,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     });
   });
 
+  app.get('/v1/capabilities', { config: { scope: 'read' } }, () => service.capabilities());
+
   app.post('/v1/tools/:name/invoke', { config: { scope: 'invoke' } }, async (req) => {
     const { name } = parseRequest(ToolParams, req.params);
     const { input } = parseRequest(InvokeRequestSchema, req.body);

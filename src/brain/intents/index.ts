@@ -8,3 +8,5 @@ export { loadIntents } from './load.js';
 // the brain's live rules: reloaded when the file is saved, the last good set kept on a bad one
 export { IntentStore } from './store.js';
 export type { IntentCapability } from './intent-set.js';
+// the brain's own answers without a model: greeting, time, date, help (ADR 0074)
+export { matchBuiltin, type BuiltinKind } from './builtin.js';

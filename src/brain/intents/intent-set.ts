@@ -96,32 +96,43 @@ export class IntentSet {
    * once; a rule without one reads `use <tool>`. Empty when the file has no rules.
    */
   describe(): string[] {
-    return this.capabilities().map((c) => c.what);
+    return this.capabilities().map((c) => line(c.what, c.example));
   }
 
   /**
-   * {@link describe}'s lines, each with every tool its rules call: the rule's own and the
-   * lookups an entity slot makes first (`ha_entities`), so a reply can list only what works.
+   * What the rules can do, each description once (a rule without one reads `use <tool>`),
+   * with the first example given for it and every tool its rules call: the rule's own and
+   * the lookups an entity slot makes first (`ha_entities`), so a reply can list only what
+   * works.
    */
   capabilities(): IntentCapability[] {
-    const byWhat = new Map<string, { what: string; tools: Set<string> }>();
+    const byWhat = new Map<string, { what: string; example?: string; tools: Set<string> }>();
     for (const intent of this.#intents) {
       const key = intent.description ?? `use ${intent.tool}`;
-      const entry = byWhat.get(key) ?? { what: line(key, intent.example), tools: new Set() };
+      const entry = byWhat.get(key) ?? { what: key, tools: new Set<string>() };
+      if (entry.example === undefined && intent.example !== undefined) {
+        entry.example = intent.example;
+      }
       entry.tools.add(intent.tool);
       for (const spec of intent.slots.values()) {
         if (spec.type === 'entity') entry.tools.add(ENTITY_LOOKUP_TOOL);
       }
       byWhat.set(key, entry);
     }
-    return [...byWhat.values()].map(({ what, tools }) => ({ what, tools: [...tools] }));
+    return [...byWhat.values()].map(({ what, example, tools }) => ({
+      what,
+      ...(example === undefined ? {} : { example }),
+      tools: [...tools],
+    }));
   }
 }
 
 /** One thing the rules can do, and the tools it needs. */
 export interface IntentCapability {
-  /** `do arithmetic (e.g. 'what is 17 * 23')`. */
+  /** `do arithmetic`: the rules' description. */
   readonly what: string;
+  /** `what is 17 * 23`: the first example one of its rules gives. */
+  readonly example?: string;
   /** The tools its rules call, lookups included, in first-use order. */
   readonly tools: readonly string[];
 }

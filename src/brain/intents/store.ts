@@ -68,11 +68,6 @@ export class IntentStore {
     return this.#set.match(message, ctx);
   }
 
-  /** See IntentSet.describe. */
-  describe(): string[] {
-    return this.#set.describe();
-  }
-
   /** See IntentSet.capabilities: the live rules', so a saved rule is advertised at once. */
   capabilities(): IntentCapability[] {
     return this.#set.capabilities();

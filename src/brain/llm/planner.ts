@@ -7,6 +7,7 @@ import type {
   PlanStage,
   PlanStep,
 } from '../agent/ports.js';
+import { spokenNow } from '../../text/index.js';
 import { parseCallArguments } from './arguments.js';
 import type { ProviderChain } from './chain.js';
 import { DEFAULT_SYSTEM_PROMPT, PLAN_FIRST_PLAN_RULES, PLAN_FIRST_REPLY_RULES } from './prompt.js';
@@ -26,34 +27,8 @@ interface LlmPlannerOptions {
  */
 export function withClock(system: string, now?: Date, timeZone?: string): string {
   if (now === undefined || timeZone === undefined) return system;
-  const parts: Record<string, string> = {};
-  const format = clockFormat(timeZone);
-  for (const p of format.formatToParts(now)) parts[p.type] = p.value;
-  const offset = (parts.timeZoneName ?? 'GMT').replace('GMT', 'UTC') || 'UTC';
-  const date = `${parts.year}-${parts.month}-${parts.day}`;
-  return `${system}\n\nNow: ${parts.weekday} ${date} ${parts.hour}:${parts.minute} (${timeZone}, ${offset === 'UTC' ? 'UTC+00:00' : offset}).`;
-}
-
-/** Building a formatter costs more than a round's other prompt work: one per zone, kept. */
-const clockFormats = new Map<string, Intl.DateTimeFormat>();
-
-function clockFormat(timeZone: string): Intl.DateTimeFormat {
-  let format = clockFormats.get(timeZone);
-  if (format !== undefined) return format;
-  format = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    weekday: 'long',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-    timeZoneName: 'longOffset',
-  });
-  if (clockFormats.size >= 16) clockFormats.clear();
-  clockFormats.set(timeZone, format);
-  return format;
+  const n = spokenNow(now, timeZone);
+  return `${system}\n\nNow: ${n.weekday} ${n.date} ${n.time} (${timeZone}, ${n.offset}).`;
 }
 
 /** Stop reasons that mean the model reached its token cap. */

@@ -101,13 +101,82 @@ describe('agent loop (real intents, gateway, NATS, audit log, conversations)', (
     expect(chatRows()[0]?.payload).toMatchObject({ planner: 'intent', capped: false });
   });
 
-  test('with no planner, an unmatched message gets the offline reply listing what works', async () => {
+  test('with no planner, an unmatched message gets a short offline reply with examples', async () => {
     const agent = await agentWith();
     const r = await agent.chat({ message: 'tell me a joke' }, { actor: 'ops' });
     expect(r.planner).toBe('none');
     expect(r.tool_calls).toEqual([]);
-    expect(r.reply).toMatch(/no language model is configured/);
+    expect(r.reply).toMatch(/^No local rule matched that, and no language model is set up/);
     expect(r.reply).toMatch(/what is 17 \* 23/);
+    expect(r.reply).toMatch(/`\/help setup` in `caesar chat`, or the Tools panel/);
+    expect(r.reply.split('\n')).toHaveLength(3);
+  });
+
+  // Issue 29, point 4: each of these got the same wall of setup text before
+  test('with no planner, a greeting, the time, the date and "what can you do" get their own answers', async () => {
+    const now = new Date('2026-12-05T14:05:00Z');
+    const agent = new Agent({
+      gate: gateway,
+      intents: await loadIntents(SHIPPED_INTENTS_FILE),
+      conversations,
+      audit,
+      timeZone: 'Europe/Berlin',
+      now: () => now,
+    });
+    const ask = async (message: string) => {
+      const r = await agent.chat({ message }, { actor: 'ops' });
+      expect(r).toMatchObject({ planner: 'none', tool_calls: [], iterations: 0 });
+      return r.reply;
+    };
+    const hello = await ask('Hello!');
+    expect(hello).toMatch(/^Hello! No language model is set up/);
+    expect(hello).toContain(
+      'Right now I can tell the time and date, read your calendar, do arithmetic',
+    );
+    expect(hello.split('\n')).toHaveLength(2);
+    expect(await ask('what time is it?')).toBe(
+      "It's 15:05 on Saturday, 5 December 2026 (Europe/Berlin, UTC+01:00).",
+    );
+    expect(await ask("what's the date")).toBe(
+      'Today is Saturday, 5 December 2026 (2026-12-05, Europe/Berlin, UTC+01:00).',
+    );
+    const help = await ask('what can you do');
+    expect(help.split('\n')[0]).toBe('Without a language model, I can:');
+    expect(help).toContain("- do arithmetic and unit conversions (e.g. 'what is 17 * 23')");
+    expect(help).not.toMatch(/CAESAR_/);
+    const rows = chatRows().map((x) => (x.payload as { planner: string }).planner);
+    expect(rows).toEqual(['none', 'none', 'none', 'none']);
+  });
+
+  test("with a planner, a greeting and the time are the model's to answer", async () => {
+    const planner = new ScriptedPlanner([
+      { type: 'reply', text: 'Hi! How can I help?' },
+      { type: 'reply', text: 'It is five past three.' },
+    ]);
+    const agent = await agentWith(planner);
+    expect((await agent.chat({ message: 'hello' }, { actor: 'ops' })).reply).toBe(
+      'Hi! How can I help?',
+    );
+    expect((await agent.chat({ message: 'what time is it' }, { actor: 'ops' })).planner).toBe(
+      'llm',
+    );
+  });
+
+  // Issue 29, point 10: "convert 10 kg to pounds" gave `unknown name "pounds"`
+  test('unit names as people write them are converted by the real calculator', async () => {
+    const agent = await agentWith();
+    const ask = async (message: string) => {
+      const r = await agent.chat({ message }, { actor: 'ops' });
+      expect(r.tool_calls.map((c) => [c.tool, c.outcome])).toEqual([['calculator', 'ok']]);
+      return r.reply;
+    };
+    expect(await ask('convert 10 kg to pounds')).toBe('10 kg to lb = 22.046226218488 lb');
+    expect(await ask('convert 10 degrees Celsius to degrees Fahrenheit')).toBe(
+      '10 degC to degF = 50 degF',
+    );
+    expect(await ask('what is 60 miles per hour in km/h')).toBe(
+      '60 mi/h in km/h = 96.56064 km / h',
+    );
   });
 
   test('the planner sees the history and its tool calls go through the gate', async () => {

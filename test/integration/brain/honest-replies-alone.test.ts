@@ -15,7 +15,7 @@ import { startNats, type TestNats } from '../../helpers/nats.js';
 import { commandOf, section } from '../../helpers/replies.js';
 import { waitFor } from '../../helpers/wait.js';
 
-// Issue 15, scope 1: a brain run alone (`caesar brain`, joined to a NATS server of the
+// Issue 15, scope 1 (asked with `/help setup` since issue 29): a brain run alone (`caesar brain`, joined to a NATS server of the
 // operator's) names the command that starts a missing tool against it, not `caesar up`'s.
 
 describe('what can you do, asked of a caesar brain run alone with only the calculator', () => {
@@ -51,14 +51,15 @@ describe('what can you do, asked of a caesar brain run alone with only the calcu
   });
 
   const ask = async () => {
-    const r = await runCli(['chat', 'what can you do', '--data-dir', dir]);
+    const r = await runCli(['chat', '/help', 'setup', '--data-dir', dir]);
     expect(r.code, r.stderr).toBe(0);
     return r.stdout;
   };
 
   test('the start command it names serves the tool to this brain, and then the key to set', async () => {
     const reply = await ask();
-    expect(section(reply, 'Offline, I can:')).toEqual([
+    expect(section(reply, 'Working now:')).toEqual([
+      "- tell the time and date (e.g. 'what time is it')",
       "- do arithmetic and unit conversions (e.g. 'what is 17 * 23')",
     ]);
     // this brain has no NKEY identity and signs no grants: the worker must not require them

@@ -294,7 +294,10 @@ describe('planner rounds', () => {
     expect(r.reply).toMatch(
       /^I couldn't get an answer from a language model: no model could be reached: openai/,
     );
-    expect(r.reply).toMatch(/Without a model, I can still:\n- read your calendar/);
+    expect(r.reply).toMatch(
+      /Without it I can still answer, for example: 'what's on my calendar today'/,
+    );
+    expect(r.reply).toMatch(/`\/help setup` in `caesar chat`, or the Tools panel/);
     expect(rows('llm.called')[0]).toMatchObject({ outcome: 'error' });
   });
 

@@ -12,8 +12,11 @@ import { runCli, startCli, type RunningCli } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
 import { commandOf, section } from '../../helpers/replies.js';
 
-// Issue 15, scope 1: the offline reply lists only what is discovered, allowed and ready right
+// Issue 15, scope 1: the offline list names only what is discovered, allowed and ready right
 // now, and gives the step that enables each of the rest; the steps it names work as written.
+// Issue 29, point 4: the chat reply to "what can you do" is short (one brief step each); the
+// steps in full are `caesar chat /help setup`'s (GET /v1/capabilities), as docs/intents.md
+// shows them.
 
 const POLICY = (services: string, tools: string) => `version: 1
 allowed_services:${services}
@@ -101,10 +104,30 @@ describe('what can you do, on a caesar up stack where only the calculator works'
     expect(r.code, r.stderr).toBe(0);
     return r.stdout;
   };
+  const setup = () => ask('/help setup');
 
-  test('it lists only arithmetic as working, and says how to enable each of the others', async () => {
+  test('"what can you do" is a short list: what works, one brief step for each of the others', async () => {
     const reply = await ask();
-    expect(section(reply, 'Offline, I can:')).toEqual([
+    expect(section(reply, 'Without a language model, I can:')).toEqual([
+      "- tell the time and date (e.g. 'what time is it')",
+      "- do arithmetic and unit conversions (e.g. 'what is 17 * 23')",
+    ]);
+    expect(section(reply, 'Could work after one step:')).toEqual([
+      '- read your calendar: allow calendar_read in the policy',
+      '- search the web: start the web_search tool',
+      '- switch lights, switches and fans on and off: allow call_service in the policy',
+      '- dim lights: allow call_service in the policy',
+      '- tell the weather: start the weather tool',
+      '- answer anything else: add a language model (llm.provider and llm.model)',
+    ]);
+    expect(reply).toContain('`/help setup` in `caesar chat`, or the Tools panel on the dashboard');
+    expect(reply).not.toMatch(/CAESAR_|serve-tool|policy\.yaml/);
+  }, 30_000);
+
+  test('/help setup lists only arithmetic as working, and says how to enable each of the others', async () => {
+    const reply = await setup();
+    expect(section(reply, 'Working now:')).toEqual([
+      "- tell the time and date (e.g. 'what time is it')",
       "- do arithmetic and unit conversions (e.g. 'what is 17 * 23')",
     ]);
     const missing = section(reply, 'Not available yet:').join('\n');
@@ -133,8 +156,8 @@ describe('what can you do, on a caesar up stack where only the calculator works'
   }, 30_000);
 
   test('an intent rule whose tool nothing serves is not advertised, and no serve-tool command is made up for it', async () => {
-    const reply = await ask('hello');
-    expect(section(reply, 'Offline, I can:').join('\n')).not.toContain('weather');
+    const reply = await setup();
+    expect(section(reply, 'Working now:').join('\n')).not.toContain('weather');
     expect(section(reply, 'Not available yet:').join('\n')).toContain(
       "- tell the weather (e.g. 'weather in Paris'):\n" +
         '  - weather is not running; start the worker that serves weather (it is not a shipped ' +
@@ -167,11 +190,11 @@ describe('what can you do, on a caesar up stack where only the calculator works'
   }, 30_000);
 
   test('the start command it names joins the stack, and the reply then names the key to set', async () => {
-    const { args, env } = commandOf(await ask(), 'search the web');
+    const { args, env } = commandOf(await setup(), 'search the web');
     started.push(startCli(args, env));
     const after = await waitFor(
       async () => {
-        const line = section(await ask(), 'Not available yet:').find((l) =>
+        const line = section(await setup(), 'Not available yet:').find((l) =>
           l.startsWith('- search the web'),
         );
         return line?.includes('is not running') === false ? line : undefined;
@@ -196,7 +219,7 @@ describe('what can you do, on a caesar up stack where only the calculator works'
     );
     const ready = await waitFor(
       async () => {
-        const list = section(await ask(), 'Offline, I can:');
+        const list = section(await setup(), 'Working now:');
         return list.some((l) => l.startsWith('- switch lights')) ? list : undefined;
       },
       'the lights to be listed once granted',
@@ -204,7 +227,7 @@ describe('what can you do, on a caesar up stack where only the calculator works'
       500,
     );
     expect(ready).toContain("- dim lights (e.g. 'set the kitchen light to 40%')");
-    const calendar = section(await ask(), 'Not available yet:').find((l) =>
+    const calendar = section(await setup(), 'Not available yet:').find((l) =>
       l.startsWith('- read your calendar'),
     );
     expect(calendar).toMatch(/: calendar_read is not configured; set CAESAR_TOOLS__CALENDAR__/);

@@ -39,7 +39,13 @@ const SHOWS: Record<string, RegExp[]> = {
   // a model's search after a private read: the shipped policy's after_private gate holds it
   '"flow":{"after_private":true}': [/"outcome":"confirm"/, /"gate":"after_private"/],
   // every backend is up and granted but Home Assistant's services: the reply says so
-  'caesar chat "what can you do"': [/do arithmetic/, /search the web/, /allowed_services/],
+  // the short list, then `/help setup`'s every step (ADR 0074)
+  'caesar chat "what can you do"': [
+    /do arithmetic/,
+    /search the web/,
+    /or the Tools panel on the dashboard/,
+    /allowed_services/,
+  ],
 };
 
 const DAY_MS = 86_400_000;

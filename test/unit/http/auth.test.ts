@@ -12,6 +12,7 @@ const ROUTES: Array<{ method: 'GET' | 'POST'; url: string; payload?: unknown }> 
   { method: 'GET', url: '/metrics' },
   { method: 'POST', url: '/v1/chat', payload: { message: 'hi' } },
   { method: 'GET', url: '/v1/tools' },
+  { method: 'GET', url: '/v1/capabilities' },
   { method: 'POST', url: '/v1/tools/calculator/invoke', payload: { input: { expression: '1' } } },
   { method: 'POST', url: '/v1/confirmations/c-1', payload: { approve: true } },
   { method: 'POST', url: '/v1/policy/explain', payload: { tool: 'calculator', input: {} } },
@@ -112,6 +113,7 @@ describe('token scopes', () => {
       { method: 'GET', url: '/metrics', scope: 'metrics' },
       { method: 'POST', url: '/v1/chat', payload: { message: 'hi' }, scope: 'chat' },
       { method: 'GET', url: '/v1/tools', scope: 'read' },
+      { method: 'GET', url: '/v1/capabilities', scope: 'read' },
       {
         method: 'POST',
         url: '/v1/tools/calculator/invoke',

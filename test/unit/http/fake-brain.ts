@@ -6,6 +6,7 @@ import type {
 } from '../../../src/audit/index.js';
 import type {
   BrainService,
+  CapabilitiesView,
   Caller,
   ChatEvent,
   ChatOptions,
@@ -114,6 +115,22 @@ export class RecordingBrain implements BrainService {
         policy: { outcome: 'allow', rule: 'allowed_tools[0]', reason: 'listed' },
       },
     ];
+  }
+
+  async capabilities(): Promise<CapabilitiesView> {
+    this.record('capabilities');
+    await Promise.resolve();
+    return {
+      model: { configured: false, steps: ['set llm.provider and llm.model'] },
+      ready: [{ what: 'do arithmetic', example: 'what is 17 * 23' }],
+      missing: [
+        {
+          what: 'search the web',
+          step: 'start the web_search tool',
+          steps: ['web_search is not running; start it: `caesar legion serve-tool web_search`'],
+        },
+      ],
+    };
   }
 
   async invoke(tool: string, input: unknown, caller: Caller): Promise<ToolCallReport> {

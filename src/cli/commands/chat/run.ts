@@ -23,6 +23,8 @@ export async function runChat(
   }
   return withClient('chat', flags, io, async (client, target) => {
     const chat = new ChatSession(client, target, flags, io);
+    // `caesar chat /help setup`: a session's command, run once
+    if (message.startsWith('/')) return (await chat.command(message)) ? EXIT_OK : EXIT_FAILED;
     if (message !== '') return (await chat.send(message, false)) ? EXIT_OK : EXIT_FAILED;
     const interactive = io.interactive ?? process.stdin.isTTY === true;
     return interactive ? chat.repl() : chat.lines();

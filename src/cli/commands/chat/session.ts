@@ -12,6 +12,7 @@ import {
 import type { ApiTarget } from '../../api-target.js';
 import { terminalLine } from '../../../text/terminal-text.js';
 import type { ChatCliIo, ChatFlags } from './io.js';
+import { setupLines } from './setup.js';
 import { TurnPrinter } from './turn-printer.js';
 
 const PROMPT = 'you> ';
@@ -131,19 +132,38 @@ export class ChatSession {
     return EXIT_OK;
   }
 
-  private async command(text: string): Promise<void> {
+  /** A `/` command typed, piped or given as the message; false when it failed. */
+  async command(text: string): Promise<boolean> {
+    const words = text.split(/\s+/);
     if (text === '/session') {
       this.io.out(
         this.session === undefined ? 'no session yet' : terminalLine(`session ${this.session}`),
       );
     } else if (text === '/tools') {
-      await this.printTools();
+      return this.printTools();
+    } else if (words[0] === '/help' && words[1] === 'setup' && words.length === 2) {
+      return this.printSetup();
     } else {
-      this.io.out('/tools lists the tools, /session shows the session id, /exit (or Ctrl-D) quits');
+      this.io.out(
+        '/tools lists the tools, /help setup what each missing capability needs, ' +
+          '/session shows the session id, /exit (or Ctrl-D) quits',
+      );
+    }
+    return true;
+  }
+
+  /** `/help setup`: the brain's setup details (`GET /v1/capabilities`). */
+  private async printSetup(): Promise<boolean> {
+    try {
+      for (const line of setupLines(await this.client.capabilities())) this.io.out(line);
+      return true;
+    } catch (err) {
+      this.io.err(`caesar chat: ${describeFailure(err, this.target)}`);
+      return false;
     }
   }
 
-  private async printTools(): Promise<void> {
+  private async printTools(): Promise<boolean> {
     try {
       const tools = await this.client.tools();
       if (tools.length === 0) this.io.out('no tools connected');
@@ -152,8 +172,10 @@ export class ChatSession {
         const row = `${t.name.padEnd(16)} ${t.policy.outcome.padEnd(12)} ${up} instance(s)`;
         this.io.out(terminalLine(row));
       }
+      return true;
     } catch (err) {
       this.io.err(`caesar chat: ${describeFailure(err, this.target)}`);
+      return false;
     }
   }
 }
