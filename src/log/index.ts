@@ -53,7 +53,7 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     resolveLogFormat(options.format, out) === 'pretty'
       ? prettyDestination(out, options.hideWhenPretty)
       : out;
-  const logger = pino(opts, destination as pino.DestinationStream);
+  const logger = pino(opts, destination);
   return redactingChildBindings(logger);
 }
 
