@@ -3,7 +3,6 @@ import { redactSecretKeys, REDACTED } from '../text/index.js';
 import { prettyDestination, resolveLogFormat, type LogFormat, type LogRecord } from './pretty.js';
 
 export type { Logger } from 'pino';
-export { prettyText, resolveLogFormat, type LogFormat, type LogRecord } from './pretty.js';
 
 /**
  * Secrets are redacted by configuration, not by hoping nobody logs them. Every log line's

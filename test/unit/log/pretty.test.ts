@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import { createLogger, prettyText, resolveLogFormat } from '../../../src/log/index.js';
-import { MAX_PRETTY_LINE_CHARS } from '../../../src/log/pretty.js';
+import { createLogger } from '../../../src/log/index.js';
+import { MAX_PRETTY_LINE_CHARS, prettyText, resolveLogFormat } from '../../../src/log/pretty.js';
 import { REDACTED } from '../../../src/text/index.js';
 
 // Issue 29, point 9: hand-run parts printed raw JSON on a terminal. Readable lines are made
