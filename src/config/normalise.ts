@@ -99,7 +99,7 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
   return {
     ...(ctx.configFile === undefined ? {} : { configFile: ctx.configFile }),
     dataDir: r.data_dir,
-    log: { level: r.log.level },
+    log: { level: r.log.level, format: r.log.format },
     bus,
     busOptions: busOptionsOf(bus),
     worker: {

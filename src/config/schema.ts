@@ -16,6 +16,9 @@ import { DEFAULT_INTENTS_FILE_NAME, DEFAULT_POLICY_FILE_NAME } from './shipped.j
 /** pino levels; `silent` turns logging off. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** How log lines are written (src/log's `LogFormat`, which the compiler holds this to). */
+const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
+export type LogFormatSetting = (typeof LOG_FORMATS)[number];
 
 /** The embedded server of `caesar up`, on loopback. */
 const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
@@ -46,7 +49,13 @@ const LogSchema = z
     level: z
       .enum(LOG_LEVELS)
       .default('info')
-      .describe('Lowest level written to the JSON log on stderr; `silent` writes nothing.'),
+      .describe('Lowest level written to the log on stderr; `silent` writes nothing.'),
+    format: z
+      .enum(LOG_FORMATS)
+      .default('auto')
+      .describe(
+        "How log lines are written on stderr: `auto` writes one readable line per event (time, level, component, message, fields) when stderr is a terminal and one JSON object per line otherwise (a pipe, a file, the systemd journal); `pretty` and `json` force one. `caesar up`'s children always write JSON, which `caesar up` reads and shows readable on its terminal.",
+      ),
   })
   .prefault({})
   .describe('Logging.');

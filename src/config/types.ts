@@ -1,5 +1,5 @@
 import type { FieldKind } from './fields.js';
-import type { LlmProvider, LogLevel, ModelProvider } from './schema.js';
+import type { LlmProvider, LogFormatSetting, LogLevel, ModelProvider } from './schema.js';
 
 /**
  * How a process authenticates to NATS, as the operator configured it: exactly one kind;
@@ -47,7 +47,7 @@ export interface CaesarConfig {
   /** Absolute path of the `caesar.yaml` that was read; undefined when none was. */
   readonly configFile?: string;
   readonly dataDir: string;
-  readonly log: { readonly level: LogLevel };
+  readonly log: { readonly level: LogLevel; readonly format: LogFormatSetting };
   readonly bus: BusConfig;
   readonly busOptions: ConfigBusOptions;
   readonly worker: {

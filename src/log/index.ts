@@ -1,5 +1,6 @@
 import { pino, stdSerializers, type Logger, type LoggerOptions } from 'pino';
 import { redactSecretKeys, REDACTED } from '../text/index.js';
+import { prettyDestination, resolveLogFormat, type LogFormat, type LogRecord } from './pretty.js';
 
 export type { Logger } from 'pino';
 
@@ -23,9 +24,20 @@ interface CreateLoggerOptions {
   bindings?: Record<string, unknown>;
   /** Destination stream; stderr by default so stdout stays free for command output. */
   destination?: NodeJS.WritableStream;
+  /**
+   * `json`: one JSON object a line; `pretty`: one readable line (ADR 0076); `auto` (the
+   * default): pretty when the destination is a terminal.
+   */
+  format?: LogFormat;
+  /** In pretty output, records the command prints as its own readable line: left out. */
+  hideWhenPretty?: (record: LogRecord) => boolean;
 }
 
-/** Creates the process logger: JSON lines, redacted, on stderr unless told otherwise. */
+/**
+ * Creates the process logger: redacted, on stderr unless told otherwise; JSON lines, or
+ * readable lines on a terminal. The readable line is made from the JSON line, so it shows
+ * only what redaction left.
+ */
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const opts: LoggerOptions = {
     level: options.level ?? 'info',
@@ -35,7 +47,12 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     serializers: { err: (err: Error) => redactSecretKeys({ ...stdSerializers.err(err) }) },
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
   };
-  const logger = pino(opts, (options.destination ?? process.stderr) as pino.DestinationStream);
+  const out = options.destination ?? process.stderr;
+  const destination =
+    resolveLogFormat(options.format, out) === 'pretty'
+      ? prettyDestination(out, options.hideWhenPretty)
+      : out;
+  const logger = pino(opts, destination);
   return redactingChildBindings(logger);
 }
 

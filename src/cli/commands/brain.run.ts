@@ -22,6 +22,7 @@ import { shippedToolNames } from '../../../workers/index.js';
 import { OPERATOR_SEED_NAME, withIdentity } from '../bus-identity.js';
 import type { BrainFileFlags, BusFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
+import { printedOnItsOwn } from '../own-lines.js';
 import { seedFiles } from '../seed-files.js';
 import { startOwnWatchdog } from '../own-watchdog.js';
 import { stopOnSignal } from '../signals.js';
@@ -61,7 +62,12 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   process.umask(0o077);
   // under `caesar up`, which seeded them and passes both paths
   if (alone) await seedFiles(config, (line) => terminal.out(line));
-  const logger = createLogger({ level: config.log.level, bindings: { process: 'brain' } });
+  const logger = createLogger({
+    level: config.log.level,
+    format: config.log.format,
+    bindings: { process: 'brain' },
+    hideWhenPretty: printedOnItsOwn,
+  });
   const watchdog = startOwnWatchdog(config, 'brain', logger);
   // the model endpoint's check runs beside the start (bounded: MODEL_PREFLIGHT_TIMEOUT_MS)
   const model = describeModelChoice(config.llm);
@@ -151,7 +157,8 @@ function supervisorInbox(brain: RunningBrain, logger: Logger) {
 /**
  * One readable line per policy change on stderr (under `caesar up` its terminal shows it as
  * `[brain] policy: ...`): a refused reload names file:line:col, the problem and the fix; the
- * next good load says the file is good again. The JSON log line is written as well.
+ * next good load says the file is good again. The JSON log line is written as well; a
+ * readable log leaves it out (`printedOnItsOwn`): one line per event on a terminal.
  */
 function policyLines(known: {
   warnings?: () => readonly PolicyIssue[];

@@ -1,4 +1,6 @@
 import { describePreflight } from '../../brain/preflight/index.js';
+import { parseRecord, prettyLine, prettyText } from '../../log/pretty.js';
+import { printedOnItsOwn } from '../own-lines.js';
 import type { BrainMailbox } from './brain-mailbox.js';
 import { BRAIN } from './children.js';
 import type { ChildMessage, WorkerPreflight } from './messages.js';
@@ -13,6 +15,11 @@ interface ChildEventTargets {
   say: Say;
   /** Where the children's own log lines go (stderr, prefixed with the child's name). */
   log: (line: string) => void;
+  /**
+   * How they show there: `pretty`, each JSON record as one readable line (the children
+   * always write JSON); `json`, as written.
+   */
+  logFormat: 'pretty' | 'json';
   gate: StartupGate;
   preflight: PreflightBoard;
   record: RuntimeRecord;
@@ -33,8 +40,21 @@ export function childEvents(t: ChildEventTargets): SupervisorEvents {
     onMalformed: (name, problem) => malformed(t, name, problem),
     onRestart: (name, restart) => restarted(t, name, restart),
     onKill: (name, pid, why) => t.say(statusLine(name, `pid ${pid} ${why}: killing it (SIGKILL)`)),
-    onOutput: (name, line) => t.log(`[${name}] ${line}`),
+    onOutput: (name, line) => relay(t, name, line),
   };
+}
+
+/**
+ * A child's output line on `caesar up`'s stderr: readable on a terminal, by the formatter of
+ * a hand-run part (ADR 0076); a record of an event the child prints readable itself (a
+ * refused policy edit) is left to that line, so each event shows once, never as JSON first.
+ */
+function relay(t: ChildEventTargets, name: string, line: string): void {
+  if (t.logFormat === 'json') return t.log(`[${name}] ${line}`);
+  const record = parseRecord(line);
+  if (record === undefined) return t.log(`[${name}] ${prettyText(line)}`);
+  if (printedOnItsOwn(record)) return;
+  t.log(`[${name}] ${prettyLine(record)}`);
 }
 
 /** Says a child ended and when it starts again, and tells the brain for its audit log. */

@@ -49,7 +49,13 @@ interface ChildPlan {
 
 /** The brain, then one `legion serve-tool` per tool. */
 export function childSpecs(plan: ChildPlan): ChildSpec[] {
-  return [brainSpec(plan), ...plan.tools.map((tool) => workerSpec(plan, tool))];
+  const specs = [brainSpec(plan), ...plan.tools.map((tool) => workerSpec(plan, tool))];
+  // `caesar up` reads its children's log records (and shows them readable on a terminal):
+  // JSON whatever caesar.yaml or the env says for a hand-run part (ADR 0076)
+  return specs.map((s) => ({
+    ...s,
+    env: { ...(s.env ?? process.env), CAESAR_LOG__FORMAT: 'json' },
+  }));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { shippedToolNames } from '../../../workers/index.js';
 import type { CaesarConfig, RuntimeInfoInput } from '../../config/index.js';
+import { resolveLogFormat } from '../../log/pretty.js';
 import type { BrainFileFlags } from '../flags.js';
 import { loadCliConfig } from '../load-config.js';
 import { seedFiles } from '../seed-files.js';
@@ -171,6 +172,8 @@ function startChildren(
   const record = new RuntimeRecord(config.dataDir, out.say);
   const events = childEvents({
     ...out,
+    // the children write JSON (childSpecs); shown readable when our stderr is a terminal
+    logFormat: resolveLogFormat(config.log.format, process.stderr),
     gate,
     preflight,
     record,

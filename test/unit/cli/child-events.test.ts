@@ -74,6 +74,7 @@ beforeEach(async () => {
     mailbox,
     say: (l) => said.push(l),
     log: (l) => logged.push(l),
+    logFormat: 'pretty',
     gate,
     preflight,
     record,
@@ -176,6 +177,50 @@ describe("caesar up's handling of its children", () => {
   test("a child's output lines are logged with its name", () => {
     events.onOutput!('brain', 'listening');
     expect(logged).toEqual(['[brain] listening']);
+  });
+
+  // issue 29, point 9: the up terminal showed a JSON `policy.reload_failed` record before
+  // the brain's readable line for the same event
+  test("a child's JSON record shows as one readable line; one the child prints itself, not at all", () => {
+    const record = (fields: object) =>
+      JSON.stringify({ level: 40, time: Date.UTC(2026, 0, 1), pid: 7, ...fields });
+    events.onOutput!(
+      'calculator',
+      record({ component: 'worker', tool: 'calculator', msg: 'slow' }),
+    );
+    events.onOutput!(
+      'brain',
+      record({
+        process: 'brain',
+        component: 'policy',
+        type: 'policy.reload_failed',
+        path: '/srv/policy.yaml',
+        msg: 'policy reload failed; keeping the last good policy',
+      }),
+    );
+    events.onOutput!('brain', 'policy: NOT loaded: /srv/policy.yaml:3:5: …');
+    expect(logged).toHaveLength(2);
+    expect(logged[0]).toMatch(
+      /^\[calculator\] \[\d\d:\d\d:\d\d\.\d{3}\] WARN: worker: slow \{"tool":"calculator"\}$/,
+    );
+    expect(logged[1]).toBe('[brain] policy: NOT loaded: /srv/policy.yaml:3:5: …');
+    expect(logged.join('\n')).not.toContain('{"level"');
+  });
+
+  test('with log.format json the records pass as written', () => {
+    const piped = childEvents({
+      mailbox: new BrainMailbox(() => false),
+      say: (l) => said.push(l),
+      log: (l) => logged.push(l),
+      logFormat: 'json',
+      gate,
+      preflight,
+      record,
+      pidOf: () => undefined,
+    });
+    const line = JSON.stringify({ level: 40, component: 'policy', type: 'policy.reload_failed' });
+    piped.onOutput!('brain', line);
+    expect(logged).toEqual([`[brain] ${line}`]);
   });
 });
 

@@ -38,6 +38,18 @@ describe("caesar up's children", () => {
     expect(brain?.env?.MALLOC_ARENA_MAX).toBe('4');
   });
 
+  test('every child writes JSON log records, which caesar up reads, whatever the env says', () => {
+    const before = process.env.CAESAR_LOG__FORMAT;
+    process.env.CAESAR_LOG__FORMAT = 'pretty';
+    try {
+      const specs = childSpecs(plan);
+      expect(specs.map((s) => s.env?.CAESAR_LOG__FORMAT)).toEqual(['json', 'json']);
+    } finally {
+      if (before === undefined) delete process.env.CAESAR_LOG__FORMAT;
+      else process.env.CAESAR_LOG__FORMAT = before;
+    }
+  });
+
   test('the brain still inherits the rest of the environment', () => {
     const [brain] = childSpecs(plan);
     expect(brain?.env?.PATH).toBe(process.env.PATH);

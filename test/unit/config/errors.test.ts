@@ -189,7 +189,7 @@ describe('env errors name the variable', () => {
       issue: {
         source: 'CAESAR_LOG',
         path: 'log',
-        message: 'names a section, not a key; set one of CAESAR_LOG__LEVEL',
+        message: 'names a section, not a key; set one of CAESAR_LOG__LEVEL, CAESAR_LOG__FORMAT',
       },
     },
     {

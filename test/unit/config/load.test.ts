@@ -17,7 +17,7 @@ describe('loadConfig defaults', () => {
     const config = await loadConfig({ env: {}, cwd: dir.path });
     expect(config).toEqual({
       dataDir: join(dir.path, 'var'),
-      log: { level: 'info' },
+      log: { level: 'info', format: 'auto' },
       bus: {
         servers: ['nats://127.0.0.1:4222'],
         reconnectWaitMs: 2000,

@@ -84,7 +84,11 @@ async function serveLoaded(
   const loaded = await loadClientConfig(flags);
   const config = loaded.config;
   const bus = await busOf(config, loaded.stack, names);
-  const logger = createLogger({ level: config.log.level, bindings: { component: 'worker' } });
+  const logger = createLogger({
+    level: config.log.level,
+    format: config.log.format,
+    bindings: { component: 'worker' },
+  });
   const grants = await grantsOf(config, flags, loaded.stack);
   // the declaration refused flags that do not go together
   const restarts = restartsOf(flags);
