@@ -16,7 +16,7 @@ import {
 } from '../protocol/index.js';
 import { grantNonce, type GrantVerifier } from '../protocol/grant.js';
 import type { ReplySigner } from '../protocol/reply-signature.js';
-import { findPrototypeKey, formatPath, jsonTextTooDeepAt } from '../text/index.js';
+import { formatPath, readJsonText } from '../text/index.js';
 import type { ToolContext } from './context.js';
 import type { ToolDefinition } from './define.js';
 import type { Limiter } from './limiter.js';
@@ -221,25 +221,20 @@ function startCall(
   const text = decoder.decode(msg.data);
   // Depth first, on the text: nothing below (zod, the handler) then recurses over a hostile
   // nesting. Prototype keys next: refused here as at the brain's HTTP edge.
-  const deep = jsonTextTooDeepAt(text, MAX_ENVELOPE_DEPTH);
-  if (deep !== undefined) {
+  const read = readJsonText(text, MAX_ENVELOPE_DEPTH);
+  if (!read.ok) {
+    if (read.why === 'deep') {
+      return invalid(
+        `dispatch envelope nests deeper than ${MAX_ENVELOPE_DEPTH} levels at offset ${read.offset}`,
+      );
+    }
+    if (read.why === 'syntax') return invalid('dispatch envelope is not valid JSON');
     return invalid(
-      `dispatch envelope nests deeper than ${MAX_ENVELOPE_DEPTH} levels at offset ${deep}`,
-    );
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return invalid('dispatch envelope is not valid JSON');
-  }
-  const protoKey = findPrototypeKey(raw);
-  if (protoKey !== undefined) {
-    return invalid(
-      `dispatch envelope contains a \`${protoKey.key}\` key at ${formatPath(protoKey.path)}, ` +
+      `dispatch envelope contains a \`${read.key}\` key at ${formatPath(read.path)}, ` +
         'which is not allowed',
     );
   }
+  const raw = read.value;
   const req = DispatchRequestSchema.safeParse(raw);
   if (!req.success) return invalid('malformed dispatch envelope', fieldIssuesOf(req.error));
   // from here on every answer, a refusal too, is signed for this call

@@ -29,6 +29,7 @@ export {
 export { redactText } from './redact-text.js';
 export { terminalLine } from './terminal-text.js';
 export { findPrototypeKey } from './prototype-keys.js';
+export { readJsonText } from './json-text.js';
 export { parseJsonPointer, resolveJsonPointer } from './json-pointer.js';
 export { formatYamlIssue, readYaml, yamlFlowText } from './yaml.js';
 export type { YamlDocument, YamlIssue } from './yaml.js';

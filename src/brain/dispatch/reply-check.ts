@@ -8,7 +8,7 @@ import {
 } from '../../protocol/index.js';
 import { nkeyPublicKey } from '../../protocol/nkey-ed25519.js';
 import { verifyReplySignature, type SignedOutcome } from '../../protocol/reply-signature.js';
-import { jsonTextTooDeepAt } from '../../text/index.js';
+import { readJsonText } from '../../text/index.js';
 import { isNoResponders, type PendingRequest, type ReplyScreen } from './reply-mux.js';
 
 /**
@@ -62,16 +62,15 @@ const MAX_CACHED_KEYS = 1024;
 export function readReply(data: Uint8Array): ReadReply | string {
   if (data.length > MAX_ENVELOPE_BYTES) return `a ${data.length}-byte reply (over the limit)`;
   const text = decoder.decode(data);
-  const deep = jsonTextTooDeepAt(text, MAX_ENVELOPE_DEPTH);
-  if (deep !== undefined) {
-    return `a reply nested deeper than ${MAX_ENVELOPE_DEPTH} levels (at offset ${deep})`;
+  const read = readJsonText(text, MAX_ENVELOPE_DEPTH);
+  if (!read.ok) {
+    if (read.why === 'deep') {
+      return `a reply nested deeper than ${MAX_ENVELOPE_DEPTH} levels (at offset ${read.offset})`;
+    }
+    if (read.why === 'syntax') return 'a reply that is not JSON';
+    return `a reply with a \`${read.key}\` key (it could reach an object's prototype)`;
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return 'a reply that is not JSON';
-  }
+  const raw = read.value;
   const parsed = DispatchReplySchema.safeParse(raw);
   if (parsed.success) return { reply: parsed.data, raw: raw as Record<string, unknown> };
   const issue = parsed.error.issues[0];

@@ -118,3 +118,25 @@ describe('ReplyBinding', () => {
     expect(binding.check('echo', reply('A', a, failed), decisionId, nonce)).toBe(true);
   });
 });
+
+describe('readReply', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const envelope = (result: string) =>
+    `{"v":1,"success":true,"result":${result},"worker":{"id":"A","host":"h"},"duration_ms":1}`;
+
+  test('a reply whose result holds a `__proto__` key is refused, as the worker refuses a request with one', () => {
+    // before issue 30's one JSON ladder, the brain's reader skipped the prototype step
+    expect(readReply(bytes(envelope('{"x":{"__proto__":{"admin":true}}}')))).toBe(
+      "a reply with a `__proto__` key (it could reach an object's prototype)",
+    );
+    expect(readReply(bytes(envelope('{"constructor":{"prototype":{}}}')))).toMatch(/`constructor`/);
+  });
+
+  test('each rung of the ladder says why', () => {
+    expect(readReply(bytes('{'))).toBe('a reply that is not JSON');
+    expect(readReply(bytes('['.repeat(100) + ']'.repeat(100)))).toMatch(/^a reply nested deeper/);
+    expect(readReply(bytes(envelope('{"constructor":"fine"}')))).toMatchObject({
+      reply: { success: true },
+    });
+  });
+});
