@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_NESTING_DEPTH } from '../text/index.js';
+import { MAX_NESTING_DEPTH, readJsonText } from '../text/index.js';
 import { WIRE_ERROR_CODES } from './errors.js';
 import { ToolNameSchema } from './names.js';
 
@@ -11,6 +11,24 @@ export const MAX_ENVELOPE_BYTES = 1024 * 1024;
  * bound (the same number) always fits: `{input}` and the envelope nest `input` alike.
  */
 export const MAX_ENVELOPE_DEPTH = MAX_NESTING_DEPTH;
+
+const wireDecoder = new TextDecoder();
+
+/**
+ * A message a peer sent (an announcement, an INFO, a PING, a preflight answer), read with
+ * the one JSON ladder within the envelope's depth: the parsed value, or `undefined` with
+ * the reason in words (`not JSON`, `nested deeper than 64 levels`, `a \`__proto__\` key`).
+ */
+export function readWireJson(data: Uint8Array | string): { value: unknown } | { why: string } {
+  const read = readJsonText(
+    typeof data === 'string' ? data : wireDecoder.decode(data),
+    MAX_ENVELOPE_DEPTH,
+  );
+  if (read.ok) return { value: read.value };
+  if (read.why === 'syntax') return { why: 'not JSON' };
+  if (read.why === 'deep') return { why: `nested deeper than ${MAX_ENVELOPE_DEPTH} levels` };
+  return { why: `a \`${read.key}\` key, which could reach an object's prototype` };
+}
 
 /** The brain's request to run one tool call: `caesar.dispatch.tool.<tool>`. */
 export const DispatchRequestSchema = z.object({

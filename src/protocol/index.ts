@@ -26,6 +26,7 @@ export {
 export {
   MAX_ENVELOPE_BYTES,
   MAX_ENVELOPE_DEPTH,
+  readWireJson,
   DispatchRequestSchema,
   DispatchReplySchema,
   ErrorBodySchema,

@@ -2,11 +2,10 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import {
   PreflightReplySchema,
   preflightSubject,
+  readWireJson,
   type PreflightReply,
 } from '../../protocol/index.js';
 import type { ToolView } from '../api/index.js';
-
-const decoder = new TextDecoder();
 
 /** A tool's last preflight answer, or why there was none. */
 export type PreflightResult = { reply: PreflightReply; at: number } | { error: string; at: number };
@@ -45,10 +44,9 @@ export class PreflightCache {
       const msg = await this.#nc.request(preflightSubject(tool), undefined, {
         timeout: this.#timeoutMs,
       });
-      result = {
-        reply: PreflightReplySchema.parse(JSON.parse(decoder.decode(msg.data))),
-        at: Date.now(),
-      };
+      const read = readWireJson(msg.data);
+      if ('why' in read) throw new Error(`preflight answer is ${read.why}`);
+      result = { reply: PreflightReplySchema.parse(read.value), at: Date.now() };
     } catch (err) {
       result = { error: (err as Error).message, at: Date.now() };
     }

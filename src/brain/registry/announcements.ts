@@ -5,11 +5,10 @@ import {
   HelloSchema,
   REGISTRY_BYE_SUBJECT,
   REGISTRY_HELLO_SUBJECT,
+  readWireJson,
   type Bye,
   type Hello,
 } from '../../protocol/index.js';
-
-const decoder = new TextDecoder();
 
 interface AnnouncementHandlers {
   hello(hello: Hello): void;
@@ -30,13 +29,8 @@ export function listenForAnnouncements(
     msg: Msg,
     schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } },
   ): T | undefined => {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(decoder.decode(msg.data));
-    } catch {
-      raw = undefined;
-    }
-    const parsed = schema.safeParse(raw);
+    const read = readWireJson(msg.data);
+    const parsed = schema.safeParse('value' in read ? read.value : undefined);
     if (parsed.success) return parsed.data;
     logger.debug(
       { subject: msg.subject, bytes: msg.data.length },

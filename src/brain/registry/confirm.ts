@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/nats-core';
-import { SrvPingSchema, serviceName, srvSubject } from '../../protocol/index.js';
+import { SrvPingSchema, readWireJson, serviceName, srvSubject } from '../../protocol/index.js';
 import {
   planHintChecks,
   tallyHintChecks,
@@ -10,8 +10,6 @@ import {
 } from './hint-check.js';
 import { parseInfoReply, type SpecCache, type ToolInstanceInfo } from './instance.js';
 import { requestOne } from './srv-client.js';
-
-const decoder = new TextDecoder();
 
 /**
  * Asks one instance about itself on `$SRV.INFO.<service>.<id>`. Under least-privilege
@@ -53,13 +51,9 @@ export async function confirmPing(
   const service = serviceName(tool);
   const data = await requestOne(nc, srvSubject('PING', service, id), timeoutMs);
   if (data === undefined) return false;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(decoder.decode(data));
-  } catch {
-    return false;
-  }
-  const ping = SrvPingSchema.safeParse(raw);
+  const read = readWireJson(data);
+  if ('why' in read) return false;
+  const ping = SrvPingSchema.safeParse(read.value);
   return ping.success && ping.data.name === service && ping.data.id === id;
 }
 

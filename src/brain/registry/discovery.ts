@@ -4,6 +4,7 @@ import { silentLogger, type Logger } from '../../log/index.js';
 import {
   SrvStatsSchema,
   dispatchSubject,
+  readWireJson,
   srvSubject,
   toolFromServiceName,
   type SrvStats,
@@ -14,8 +15,6 @@ import { checkHints } from './confirm.js';
 import { parseInfoReply, SpecCache, type ToolInstanceInfo } from './instance.js';
 import { compareVersions } from './semver.js';
 import { collectReplies } from './srv-client.js';
-
-const decoder = new TextDecoder();
 
 interface SweepResult {
   /** Every valid CAESAR INFO answer: what it claims, not yet confirmed. */
@@ -143,13 +142,9 @@ export async function discoverServices(
 function indexStats(replies: Uint8Array[]): Map<string, SrvStats> {
   const out = new Map<string, SrvStats>();
   for (const data of replies) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(decoder.decode(data));
-    } catch {
-      continue;
-    }
-    const parsed = SrvStatsSchema.safeParse(raw);
+    const read = readWireJson(data);
+    if ('why' in read) continue;
+    const parsed = SrvStatsSchema.safeParse(read.value);
     if (parsed.success && toolFromServiceName(parsed.data.name) !== undefined) {
       out.set(`${parsed.data.name}/${parsed.data.id}`, parsed.data);
     }

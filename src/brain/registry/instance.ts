@@ -2,6 +2,7 @@ import {
   InstanceIdSchema,
   SRV_METADATA,
   parseWorkerRestarts,
+  readWireJson,
   SrvInfoSchema,
   ToolSpecSchema,
   serviceName,
@@ -47,7 +48,6 @@ type ParsedInfo =
   | { kind: 'foreign' }
   | { kind: 'invalid'; reason: string };
 
-const decoder = new TextDecoder();
 const MAX_CACHED_SPECS = 256;
 
 /**
@@ -66,13 +66,9 @@ export class SpecCache {
   admit(sha: string, json: string): ToolSpec | string {
     const known = this.#specs.get(sha);
     if (known) return known;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(json);
-    } catch {
-      return 'spec metadata is not JSON';
-    }
-    const parsed = ToolSpecSchema.safeParse(raw);
+    const read = readWireJson(json);
+    if ('why' in read) return `spec metadata is ${read.why}`;
+    const parsed = ToolSpecSchema.safeParse(read.value);
     if (!parsed.success) return `spec fails ToolSpecSchema: ${parsed.error.issues[0]?.message}`;
     if (specSha256(parsed.data) !== sha) return 'spec does not match its sha256';
     if (this.#specs.size >= MAX_CACHED_SPECS) {
@@ -96,13 +92,9 @@ export function deepFreeze<T>(value: T): T {
 
 /** Reads a `$SRV.INFO` reply; a CAESAR service must carry a spec that hashes to its sha. */
 export function parseInfoReply(data: Uint8Array, specs: SpecCache): ParsedInfo {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(decoder.decode(data));
-  } catch {
-    return { kind: 'invalid', reason: 'INFO reply is not JSON' };
-  }
-  const info = SrvInfoSchema.safeParse(raw);
+  const read = readWireJson(data);
+  if ('why' in read) return { kind: 'invalid', reason: `INFO reply is ${read.why}` };
+  const info = SrvInfoSchema.safeParse(read.value);
   if (!info.success) return { kind: 'invalid', reason: 'INFO reply fails the ADR-32 schema' };
   return instanceFromInfo(info.data, specs);
 }

@@ -85,3 +85,36 @@ describe('an INFO answer and its restarts', () => {
     expect(parsed.instance.restartsIgnored).toMatch(reason);
   });
 });
+
+describe('an INFO answer read with the one JSON ladder (issue 30)', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+
+  test('a `__proto__` key anywhere in the INFO is refused before the schema sees it', () => {
+    const text = new TextDecoder()
+      .decode(info({}))
+      .replace('"endpoints":[]', '"endpoints":[],"__proto__":{"x":1}');
+    expect(parseInfoReply(bytes(text), new SpecCache())).toEqual({
+      kind: 'invalid',
+      reason: "INFO reply is a `__proto__` key, which could reach an object's prototype",
+    });
+  });
+
+  test('a hostile nesting is refused on the text, and a broken one as not JSON', () => {
+    const deep = parseInfoReply(bytes('['.repeat(200) + ']'.repeat(200)), new SpecCache());
+    expect(deep).toMatchObject({
+      kind: 'invalid',
+      reason: expect.stringMatching(/^INFO reply is nested deeper than \d+ levels$/),
+    });
+    expect(parseInfoReply(bytes('{'), new SpecCache())).toEqual({
+      kind: 'invalid',
+      reason: 'INFO reply is not JSON',
+    });
+  });
+
+  test('a spec in the metadata with a prototype key is refused by the spec cache', () => {
+    const bad = JSON.stringify(spec).replace('{', '{"constructor":{"prototype":{}},');
+    expect(new SpecCache().admit(specSha256(spec), bad)).toBe(
+      "spec metadata is a `constructor` key, which could reach an object's prototype",
+    );
+  });
+});
