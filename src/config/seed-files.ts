@@ -1,6 +1,7 @@
-import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CaesarError, errorMessage } from '../errors/index.js';
+import { fileExists } from '../host/index.js';
 import { envVarName } from '../text/index.js';
 import {
   DEFAULT_INTENTS_FILE_NAME,
@@ -79,7 +80,7 @@ function keyName(path: readonly string[], flag: string): string {
 async function seedOne(rule: FileRule): Promise<SeededFile> {
   const { file, shipped } = rule;
   if (file !== rule.defaultFile) {
-    if (!(await exists(file))) {
+    if (!(await fileExists(file))) {
       const next = `create it (\`cp ${shipped} ${file}\` starts from the shipped one), or unset it to use ${rule.defaultFile}`;
       throw new ConfigFileMissingError(rule.key, file, next);
     }
@@ -96,14 +97,5 @@ async function seedOne(rule: FileRule): Promise<SeededFile> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return { file, copied: false, shipped };
     throw err;
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
   }
 }

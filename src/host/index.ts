@@ -12,3 +12,4 @@ export { pooledRandomBytes } from './random-pool.js';
 export { portHolder } from './port-holder.js';
 export { watchFileChanges } from './file-watch.js';
 export type { FileChangeWatch } from './file-watch.js';
+export { fileExists } from './file-exists.js';

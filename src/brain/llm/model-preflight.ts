@@ -1,5 +1,5 @@
 import type { LlmConfig, LlmEndpointConfig } from '../../config/types.js';
-import { closest, envVarName, isRecord, terminalLine } from '../../text/index.js';
+import { closest, envVarName, isRecord, readJsonText, terminalLine } from '../../text/index.js';
 import { originOf } from './errors.js';
 import { ollamaV1 } from './openai.js';
 
@@ -159,14 +159,15 @@ async function boundedText(res: Response): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Deepest nesting a model list is read to; OpenAI's entries hold no more than a few levels. */
+const MAX_LIST_DEPTH = 16;
+
 /** `{data: [{id}]}`: OpenAI's, Anthropic's and Ollama's `/v1` list alike. */
 function modelIds(text: string): string[] | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  // the one ladder for JSON from outside: a model list nests 3 levels deep
+  const read = readJsonText(text, MAX_LIST_DEPTH);
+  if (!read.ok) return undefined;
+  const body = read.value;
   if (!isRecord(body) || !Array.isArray(body.data)) return undefined;
   return body.data.flatMap((m: unknown) => (isRecord(m) && typeof m.id === 'string' ? [m.id] : []));
 }

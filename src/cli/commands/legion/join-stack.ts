@@ -1,9 +1,10 @@
-import { access, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { connectBus } from '../../../bus/index.js';
 import type { RuntimeInfo } from '../../../config/index.js';
 import { CaesarError, errorMessage } from '../../../errors/index.js';
 import { workerPermissions } from '../../../protocol/index.js';
+import { fileExists } from '../../../host/index.js';
 import {
   embeddedAuthPaths,
   embeddedServerConfig,
@@ -53,7 +54,7 @@ export async function joinStackIdentity(info: RuntimeInfo, tool: string): Promis
   const paths = embeddedAuthPaths(info.data_dir);
   const part = `tool-${tool}`;
   const seedFile = `${paths.nkeysDir}/${part}.nk`;
-  if (!(await exists(seedFile))) await addUser(info, tool, part);
+  if (!(await fileExists(seedFile))) await addUser(info, tool, part);
   await acceptedBy(info, tool, seedFile);
   return seedFile;
 }
@@ -119,14 +120,5 @@ async function acceptedBy(info: RuntimeInfo, tool: string, seedFile: string): Pr
       }
       await new Promise((r) => setTimeout(r, RELOAD_POLL_MS));
     }
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
   }
 }
