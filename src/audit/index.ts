@@ -9,7 +9,6 @@ export type {
   AppendableEventType,
   AuditEventInput,
   AuditPayload,
-  AuditPayloads,
 } from './events.js';
 export type { AuditRecord } from './record.js';
 export { recordToJsonLine } from './record.js';

@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, test } from 'vitest';
-import type { AuditPayload, AuditPayloads } from '../../../src/audit/index.js';
+import type { AuditPayload, AuditPayloads } from '../../../src/audit/events.js';
 import { admit } from '../../../src/brain/gateway/admitted-call.js';
 import { ToolInputCheck } from '../../../src/brain/gateway/input-check.js';
 import { contextFor } from '../../../src/brain/gateway/records.js';
