@@ -320,12 +320,18 @@ export const AUDIT_EVENT_CATALOGUE = {
 
 type Catalogue = typeof AUDIT_EVENT_CATALOGUE;
 
-/** The payload type of one event type, as the caller passes it. */
 /** The payload an event of type `T` carries, as its writer builds it. */
 export type AuditPayload<T extends AuditEventType> = z.input<Catalogue[T]['payload']>;
 
 /** Event types a caller may append (everything but the log's own `audit.retention`). */
-type AppendableEventType = Exclude<AuditEventType, 'audit.retention'>;
+export type AppendableEventType = Exclude<AuditEventType, 'audit.retention'>;
+
+/**
+ * Every appendable event type and the payload it takes, mapped over the catalogue: a writer
+ * names the type and its payload is checked against that type's schema at compile time (a
+ * missing or misspelt required key, or a value of the wrong type, does not compile).
+ */
+export type AuditPayloads = { readonly [T in AppendableEventType]: AuditPayload<T> };
 
 /** One event as the brain hands it to `append`. The log stamps `seq`, `ts` and hashes. */
 export interface AuditEventInput<T extends AuditEventType = AuditEventType> {

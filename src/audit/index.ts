@@ -4,7 +4,12 @@ export type { AppendResult } from './log.js';
 export { AuditReader } from './reader.js';
 // The names of event types and outcomes: `event-names.ts`, which the CLI's flags import
 // directly, so that declaring them loads no zod (ADR 0047).
-export type { AnyAuditEventInput, AuditPayload } from './events.js';
+export type {
+  AnyAuditEventInput,
+  AppendableEventType,
+  AuditEventInput,
+  AuditPayload,
+} from './events.js';
 export type { AuditRecord } from './record.js';
 export { recordToJsonLine } from './record.js';
 export { formatRecord, formatStats, formatVerifyReport } from './format.js';

@@ -5,7 +5,7 @@ import type { Logger } from '../log/index.js';
 import { readTip, type Appended, type ChainTip } from './chain.js';
 import { openWriterConnection } from './connection.js';
 import { AuditClosedError, AuditError, AuditEventError, AuditOpenError } from './errors.js';
-import type { AnyAuditEventInput } from './events.js';
+import type { AppendableEventType, AuditEventInput } from './events.js';
 import { acquireLock, lockPathFor, type WriterLock } from './lock.js';
 import {
   resolveAuditLogOptions,
@@ -146,7 +146,7 @@ export class AuditLog extends AuditReadable implements AsyncDisposable {
    * does not match the catalogue, AuditWriteError when the row cannot be written, and
    * AuditClosedError after `close()`.
    */
-  append(event: AnyAuditEventInput): Promise<AppendResult> {
+  append<T extends AppendableEventType>(event: AuditEventInput<T>): Promise<AppendResult> {
     if (this.#closing) return Promise.reject(new AuditClosedError(this.path));
     let row;
     try {

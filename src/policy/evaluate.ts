@@ -15,7 +15,12 @@ import type {
 import { entityDenial, type DeniesFor } from './evaluate-entities.js';
 import { gateReason, gatesOf, passedNote, strongest, traceGates } from './evaluate-flow.js';
 import { isRecord } from '../text/index.js';
-import { MATCH_ALL, normalizeServiceCall, type NormalizedServiceCall } from './normalize.js';
+import {
+  MATCH_ALL,
+  normalizeServiceCall,
+  type NormalizedServiceCall,
+  type NormalizeResult,
+} from './normalize.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
 import { show } from './show.js';
 import { CALL_SERVICE_TOOL, TOOL_NAME_RE, type ToolCall } from './tool-call.js';
@@ -29,6 +34,13 @@ export interface EvaluateContext {
   confirmed?: boolean;
   /** Where the idea for the call came from (a model's turn); absent: not a model's call. */
   flow?: FlowContext;
+  /**
+   * The `call_service` input already read by `normalizeServiceCall`, by a caller that reads
+   * it for itself too (the brain's admitted call, ADR 0078), so a call is normalised once.
+   * Used only for a `call_service` call, and it must be the reading of that call's input.
+   * Absent: the engine reads the input itself (any input, ADR 0045).
+   */
+  service?: NormalizeResult;
 }
 
 /**
@@ -98,7 +110,9 @@ export function evaluateCall(rt: Runtime, call: ToolCall, ctx: Ctx, mode: Mode):
     return deny(rt, ctx, rt.policy.defaultDeny.tools, 'malformed tool call: tool must be a string');
   }
   const input = (call as { input?: unknown }).input;
-  if (tool === CALL_SERVICE_TOOL) return evaluateServiceCall(rt, input, ctx, mode);
+  if (tool === CALL_SERVICE_TOOL) {
+    return evaluateServiceCall(rt, input, ctx, mode, ctx?.service);
+  }
   if (tool.includes('.')) {
     const service = serviceFromId(tool, input);
     if (typeof service === 'string') return deny(rt, ctx, rt.policy.defaultDeny.services, service);
@@ -117,13 +131,19 @@ export function evaluateCall(rt: Runtime, call: ToolCall, ctx: Ctx, mode: Mode):
  * Decides a Home Assistant call given as `{domain, service, target?, data?}`: the entity rules
  * (evaluate-entities.ts), then the deny and allow rules of its service.
  */
-function evaluateServiceCall(rt: Runtime, raw: unknown, ctx: Ctx, mode: Mode): PolicyDecision {
+function evaluateServiceCall(
+  rt: Runtime,
+  raw: unknown,
+  ctx: Ctx,
+  mode: Mode,
+  read?: NormalizeResult,
+): PolicyDecision {
   const unconfigured = rt.policy.denyAllReason;
   if (unconfigured !== null) return deny(rt, ctx, rt.policy.defaultDeny.services, unconfigured);
   const kill = rt.policy.serviceKillSwitch;
   if (kill !== null) return matchedDeny(rt, kill, `service calls are`, ctx, mode);
   const fallback = rt.policy.defaultDeny.services;
-  const n = normalizeServiceCall(raw);
+  const n = read ?? normalizeServiceCall(raw);
   if (!n.ok) return deny(rt, ctx, fallback, n.reason);
   const call = n.call;
   const what = subject('service', call.key);

@@ -14,6 +14,8 @@ export type { PolicyEvent } from './events.js';
 
 export { CALL_SERVICE_TOOL, SELECTOR_KINDS } from './tool-call.js';
 export type { ToolCall } from './tool-call.js';
+export { normalizeServiceCall } from './normalize.js';
+export type { NormalizeResult } from './normalize.js';
 
 export { OUTCOME_ERROR_CODES } from './decision.js';
 export type { Obligation, PolicyDecision, PolicyExplanation } from './decision.js';

@@ -42,7 +42,10 @@ export interface NormalizedServiceCall {
   readonly data: Readonly<Record<string, unknown>> | null;
 }
 
-type NormalizeResult = { ok: true; call: NormalizedServiceCall } | { ok: false; reason: string };
+/** A service call read for the policy, or why it is malformed. */
+export type NormalizeResult =
+  | { readonly ok: true; readonly call: NormalizedServiceCall }
+  | { readonly ok: false; readonly reason: string };
 
 /**
  * Reads a service call defensively (it may come straight from an LLM) the way Home Assistant

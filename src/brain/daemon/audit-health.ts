@@ -1,4 +1,9 @@
-import type { AnyAuditEventInput, AppendResult, AuditLog } from '../../audit/index.js';
+import type {
+  AppendableEventType,
+  AppendResult,
+  AuditEventInput,
+  AuditLog,
+} from '../../audit/index.js';
 import type { AuditSink } from '../gateway/index.js';
 import { CaesarError } from '../../errors/index.js';
 
@@ -19,7 +24,7 @@ export class AuditHealth implements AuditSink {
     this.#log = log;
   }
 
-  async append(event: AnyAuditEventInput): Promise<AppendResult> {
+  async append<T extends AppendableEventType>(event: AuditEventInput<T>): Promise<AppendResult> {
     let r: AppendResult;
     try {
       r = await this.#log.append(event);

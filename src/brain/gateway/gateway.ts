@@ -1,8 +1,13 @@
-import { AuditError, type AnyAuditEventInput } from '../../audit/index.js';
+import {
+  AuditError,
+  type AppendableEventType,
+  type AuditEventInput,
+  type AuditPayload,
+} from '../../audit/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import {
-  CALL_SERVICE_TOOL,
   OUTCOME_ERROR_CODES,
+  type EvaluateContext,
   type FlowContext,
   type PolicyDecision,
   type PolicyExplanation,
@@ -18,7 +23,6 @@ import {
 } from '../../protocol/index.js';
 import type { Caller, ExplainFlow, PendingConfirmation, ToolCallReport } from '../api/index.js';
 import type { Dispatcher } from '../dispatch/index.js';
-import type { RegisteredTool } from '../registry/index.js';
 import { ConfirmationBook, type PendingCall, type VoidReason } from './confirmations.js';
 import { ConfirmationNotFoundError } from './errors.js';
 import { heldCallAccount, pendingView } from './held-call.js';
@@ -32,19 +36,19 @@ import {
   errorBody,
   errorBodyOf,
   report,
-  serviceOf,
   type CallContext,
 } from './records.js';
+import { admit, type AdmittedCall } from './admitted-call.js';
 import { ToolInputCheck } from './input-check.js';
 import {
   API_ORIGIN,
   auditProvenance,
   flowContextOf,
   labelOf,
+  type AuditProvenance,
   type CallOrigin,
   type ContentLabel,
 } from './provenance.js';
-import { summarizeCall } from './summary.js';
 
 interface ToolGatewayOptions {
   tools: ToolSource;
@@ -116,14 +120,14 @@ export class ToolGateway {
     origin: CallOrigin = API_ORIGIN,
   ): Promise<ToolCallReport> {
     const ctx = contextFor(tool, input, newDecisionId(), caller, origin);
-    const registered = this.#o.tools.tool(tool);
-    const checked = this.#inputs.input(tool, registered, input);
-    if (!checked.ok) return this.#count(await this.#invalid(ctx, checked.problems));
-    const decision = this.#decide(ctx, registered, false);
-    const refused = await this.#refusal(ctx, decision, registered);
+    const admitted = this.#admit(ctx);
+    if (!admitted.ok) return this.#count(await this.#invalid(ctx, admitted.problems));
+    const call = admitted.call;
+    const decision = this.#decide(call, false);
+    const refused = await this.#refusal(call, decision);
     if (refused) return this.#count(refused);
-    if (decision.outcome === 'confirm') return this.#count(await this.#hold(ctx, decision));
-    return this.#count(await this.#run(ctx, decision, registered as RegisteredTool));
+    if (decision.outcome === 'confirm') return this.#count(await this.#hold(call, decision));
+    return this.#count(await this.#run(call, decision));
   }
 
   /**
@@ -155,7 +159,7 @@ export class ToolGateway {
     const by = { confirmation_id: id, by: caller.actor };
     if (!approve) {
       const stop = options.stopTurn === true ? { stop_turn: true } : {};
-      const row = { ...by, reason: 'rejected', ...stop };
+      const row = { ...by, reason: 'rejected' as const, ...stop };
       await this.#record(ctx, 'tool.rejected', row, 'rejected', caller);
       const why = `rejected by ${caller.actor}${options.stopTurn === true ? ', who stopped the turn' : ''}`;
       return this.#count(report(ctx, 'rejected', { reason: why }));
@@ -163,17 +167,17 @@ export class ToolGateway {
     if (!(await this.#record(ctx, 'tool.confirmed', by, 'confirmed', caller))) {
       return this.#count(auditUnavailable(ctx));
     }
-    const registered = this.#o.tools.tool(ctx.tool);
     // the tool may have changed since the call was held: check it against the tool as it is now
-    const checked = this.#inputs.input(ctx.tool, registered, ctx.input);
-    if (!checked.ok) return this.#count(await this.#invalid(ctx, checked.problems));
-    const decision = this.#decide(ctx, registered, true);
-    const refused = await this.#refusal(ctx, decision, registered);
+    const admitted = this.#admit(ctx);
+    if (!admitted.ok) return this.#count(await this.#invalid(ctx, admitted.problems));
+    const call = admitted.call;
+    const decision = this.#decide(call, true);
+    const refused = await this.#refusal(call, decision);
     if (refused) return this.#count(refused);
     if (decision.outcome !== 'allow') {
-      return this.#count(await this.#deny(ctx, decision, 'denied', decision.reason));
+      return this.#count(await this.#deny(call, decision, 'denied', decision.reason));
     }
-    return this.#count(await this.#run(ctx, decision, registered as RegisteredTool));
+    return this.#count(await this.#run(call, decision));
   }
 
   /**
@@ -193,7 +197,7 @@ export class ToolGateway {
     const row = {
       confirmation_id: id,
       by: by.actor,
-      reason: 'turn_stopped',
+      reason: 'turn_stopped' as const,
       stopped_with: stoppedWith,
     };
     await this.#record(ctx, 'tool.rejected', row, 'rejected', by);
@@ -209,21 +213,22 @@ export class ToolGateway {
    * @throws InvalidInputError when the input fails the check (`details` per field).
    */
   explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
-    const registered = this.#o.tools.tool(tool);
-    const checked = this.#inputs.input(tool, registered, input);
-    if (!checked.ok) {
-      const issues = summariseFieldIssues(checked.problems);
+    const admitted = this.#admit(contextFor(tool, input, '', { actor: '' }));
+    if (!admitted.ok) {
+      const issues = summariseFieldIssues(admitted.problems);
       const message = errorMessage('invalid_input', { tool, issues });
-      throw new InvalidInputError(message, { tool, details: checked.problems });
+      throw new InvalidInputError(message, { tool, details: admitted.problems });
     }
-    if (flow === undefined) return this.#o.policy.explain({ tool, input });
+    const service = admitted.call.service?.normalized;
+    const ctx: EvaluateContext = service === undefined ? {} : { service };
+    if (flow === undefined) return this.#o.policy.explain({ tool, input }, ctx);
     const context: FlowContext = {
       afterUntrusted: flow.after_untrusted,
       afterPrivate: flow.after_private,
       sharesPrivateWords: flow.shares_private_words,
-      ...specEffects(tool, registered?.spec),
+      ...specEffects(tool, admitted.call.live?.spec),
     };
-    return this.#o.policy.explain({ tool, input }, { flow: context });
+    return this.#o.policy.explain({ tool, input }, { ...ctx, flow: context });
   }
 
   /** Voids calls confirmed under an older policy; the daemon calls it on every reload. */
@@ -236,20 +241,25 @@ export class ToolGateway {
     this.#book.close();
   }
 
-  #decide(ctx: CallContext, tool: RegisteredTool | undefined, confirmed: boolean): PolicyDecision {
-    const flow = flowContextOf(ctx.origin, ctx.tool, tool?.spec ?? null, ctx.input);
-    let d = this.#o.policy.evaluate(
-      { tool: ctx.tool, input: ctx.input },
-      flow === undefined
-        ? { decisionId: ctx.decisionId, confirmed }
-        : { decisionId: ctx.decisionId, confirmed, flow },
-    );
-    if (d.outcome === 'allow' && !confirmed && tool?.spec.hitl === 'confirm') {
+  /** The edge: the live tool, then the one input check and the one reading of the call. */
+  #admit(ctx: CallContext) {
+    const live = this.#o.tools.tool(ctx.tool);
+    return admit(ctx, live, this.#inputs, this.#o.callTimeoutMs);
+  }
+
+  #decide(call: AdmittedCall, confirmed: boolean): PolicyDecision {
+    const ctx: EvaluateContext = { decisionId: call.decisionId, confirmed };
+    const flow = flowContextOf(call.origin, call.tool, call.live?.spec ?? null, call.input);
+    if (flow !== undefined) ctx.flow = flow;
+    // normalised once, at the edge: the policy judges the view the audit row records
+    if (call.service !== undefined) ctx.service = call.service.normalized;
+    let d = this.#o.policy.evaluate({ tool: call.tool, input: call.input }, ctx);
+    if (d.outcome === 'allow' && !confirmed && call.live?.spec.hitl === 'confirm') {
       d = {
         ...d,
         allowed: false,
         outcome: 'confirm',
-        reason: `${ctx.tool} declares that a human confirms each call (hitl: confirm); ${d.reason}`,
+        reason: `${call.tool} declares that a human confirms each call (hitl: confirm); ${d.reason}`,
       };
     }
     this.#o.metrics?.decision(d.rule.id, d.outcome);
@@ -257,11 +267,7 @@ export class ToolGateway {
   }
 
   /** The refusals that end a call before anything runs; undefined when it may go on. */
-  async #refusal(
-    ctx: CallContext,
-    d: PolicyDecision,
-    tool: RegisteredTool | undefined,
-  ): Promise<ToolCallReport | undefined> {
+  async #refusal(ctx: AdmittedCall, d: PolicyDecision): Promise<ToolCallReport | undefined> {
     const denied = await this.#denial(ctx, d);
     if (denied) return denied;
     const unknown = unknownObligation(d.obligations);
@@ -270,7 +276,7 @@ export class ToolGateway {
       return this.#deny(ctx, d, 'denied', why);
     }
     // with the bus down the registry may have lost the tool: the bus is the reason
-    if (tool === undefined) {
+    if (ctx.live === undefined) {
       return (
         (await this.#busDown(ctx, d)) ??
         this.#undispatched(
@@ -288,7 +294,7 @@ export class ToolGateway {
   }
 
   /** `tool.denied` for a decision that denies or rate-limits; undefined for any other. */
-  async #denial(ctx: CallContext, d: PolicyDecision): Promise<ToolCallReport | undefined> {
+  async #denial(ctx: Refusable, d: PolicyDecision): Promise<ToolCallReport | undefined> {
     if (d.outcome !== 'deny' && d.outcome !== 'rate_limited') return undefined;
     const outcome = d.outcome === 'deny' ? 'denied' : 'rate_limited';
     return this.#deny(ctx, d, OUTCOME_ERROR_CODES[d.outcome], d.reason, outcome);
@@ -313,15 +319,14 @@ export class ToolGateway {
   }
 
   async #deny(
-    ctx: CallContext,
+    ctx: Refusable,
     d: PolicyDecision,
     code: string,
     reason: string,
     outcome: 'denied' | 'rate_limited' = 'denied',
   ): Promise<ToolCallReport> {
     const decision = { ...auditDecision(d), reason };
-    const provenance = auditProvenance(ctx.origin);
-    const payload = { input: ctx.input, decision, code, provenance };
+    const payload = { input: ctx.input, decision, code, provenance: ctx.provenance };
     await this.#record(ctx, 'tool.denied', payload, 'denied');
     return report(ctx, outcome, { decision: d, reason });
   }
@@ -331,7 +336,8 @@ export class ToolGateway {
    * without counting the call: a call it would deny is answered as that denial, so a caller
    * the policy refuses learns neither which tools are live nor what they take.
    */
-  async #invalid(ctx: CallContext, problems: FieldIssue[]): Promise<ToolCallReport> {
+  async #invalid(arrived: CallContext, problems: FieldIssue[]): Promise<ToolCallReport> {
+    const ctx = { ...arrived, provenance: auditProvenance(arrived.origin) };
     const call = { tool: ctx.tool, input: ctx.input };
     const d = this.#o.policy.explain(call, { decisionId: ctx.decisionId }).decision;
     this.#o.metrics?.decision(d.rule.id, d.outcome);
@@ -344,14 +350,14 @@ export class ToolGateway {
       decision: auditDecision(d),
       code: 'invalid_input',
       problems,
-      provenance: auditProvenance(ctx.origin),
+      provenance: ctx.provenance,
     };
     await this.#record(ctx, 'tool.denied', payload, 'denied');
     return report(ctx, 'failed', { decision: d, reason: error.message, error });
   }
 
-  async #hold(ctx: CallContext, d: PolicyDecision): Promise<ToolCallReport> {
-    const summary = summarizeCall(ctx.tool, ctx.input);
+  async #hold(ctx: AdmittedCall, d: PolicyDecision): Promise<ToolCallReport> {
+    const summary = ctx.summary;
     const caller = { actor: ctx.actor, ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) };
     const pending = this.#book.add({
       tool: ctx.tool,
@@ -374,7 +380,7 @@ export class ToolGateway {
       confirmation_id: ticket.id,
       summary,
       expires_at: ticket.expires_at,
-      provenance: auditProvenance(ctx.origin),
+      provenance: ctx.provenance,
     };
     if (!(await this.#record(ctx, 'tool.confirmation_requested', payload, 'pending'))) {
       this.#book.take(pending.id);
@@ -387,8 +393,10 @@ export class ToolGateway {
     });
   }
 
-  async #run(ctx: CallContext, d: PolicyDecision, tool: RegisteredTool): Promise<ToolCallReport> {
-    const deadline = Date.now() + Math.min(this.#o.callTimeoutMs, tool.spec.timeout_ms);
+  /** A call the policy allowed, to a live tool (`#refusal` answered any other). */
+  async #run(ctx: AdmittedCall, d: PolicyDecision): Promise<ToolCallReport> {
+    const tool = ctx.live!;
+    const deadline = ctx.deadline!;
     if (!(await this.#recordCalled(ctx, d, deadline))) return auditUnavailable(ctx);
     const sent = performance.now();
     const reply = await this.#dispatch(ctx, deadline, d.policy_sha256);
@@ -422,10 +430,10 @@ export class ToolGateway {
    * `service.called` with `domain.service` and the target read out (same decision id, same
    * clamping and redaction).
    */
-  async #recordCalled(ctx: CallContext, d: PolicyDecision, deadline: number): Promise<boolean> {
-    const provenance = auditProvenance(ctx.origin);
+  async #recordCalled(ctx: AdmittedCall, d: PolicyDecision, deadline: number): Promise<boolean> {
+    const provenance = ctx.provenance;
     const called = { input: ctx.input, decision: auditDecision(d), deadline, provenance };
-    const service = ctx.tool === CALL_SERVICE_TOOL ? serviceOf(ctx.input) : undefined;
+    const service = ctx.service?.row;
     if (service === undefined) return this.#record(ctx, 'tool.called', called, 'allowed');
     return this.#record(ctx, 'service.called', { ...called, ...service }, 'allowed');
   }
@@ -464,15 +472,18 @@ export class ToolGateway {
     return report(ctx, 'failed', label === undefined ? extra : { ...extra, label });
   }
 
-  /** Appends one row about this call; false (and logged) when the log cannot take it. */
-  async #record(
+  /**
+   * Appends one row about this call; false (and logged) when the log cannot take it. The
+   * payload's type follows from `type` (the audit catalogue): a wrong key does not compile.
+   */
+  async #record<T extends AppendableEventType>(
     ctx: CallContext,
-    type: AnyAuditEventInput['type'],
-    payload: Record<string, unknown>,
-    outcome: NonNullable<AnyAuditEventInput['outcome']>,
+    type: T,
+    payload: AuditPayload<T>,
+    outcome: NonNullable<AuditEventInput['outcome']>,
     by?: Caller,
   ): Promise<boolean> {
-    const event = {
+    const event: AuditEventInput<T> = {
       type,
       actor: by?.actor ?? ctx.actor,
       outcome,
@@ -480,7 +491,7 @@ export class ToolGateway {
       sessionId: ctx.sessionId ?? null,
       tool: ctx.tool,
       payload,
-    } as AnyAuditEventInput;
+    };
     const t0 = performance.now();
     try {
       await this.#o.audit.append(event);
@@ -505,6 +516,9 @@ export class ToolGateway {
     return r;
   }
 }
+
+/** A call about to be refused: its facts and the provenance its `tool.denied` row carries. */
+type Refusable = CallContext & { readonly provenance: AuditProvenance };
 
 /** The `tool` label of calls to a tool the registry does not know. */
 const UNKNOWN_TOOL_LABEL = '(unknown)';

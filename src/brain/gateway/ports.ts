@@ -1,4 +1,4 @@
-import type { AnyAuditEventInput, AppendResult } from '../../audit/index.js';
+import type { AppendableEventType, AppendResult, AuditEventInput } from '../../audit/index.js';
 import type {
   EvaluateContext,
   PolicyDecision,
@@ -18,7 +18,8 @@ export interface PolicySource {
 
 /** Where decisions are recorded (the AuditLog in the daemon). */
 export interface AuditSink {
-  append(event: AnyAuditEventInput): Promise<AppendResult>;
+  /** One row; its payload's type follows from its event type (the audit catalogue). */
+  append<T extends AppendableEventType>(event: AuditEventInput<T>): Promise<AppendResult>;
 }
 
 /** Live tools (the Registry in the daemon). */

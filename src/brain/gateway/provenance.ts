@@ -203,8 +203,14 @@ export function readViews(read: readonly ReadItem[]): ReadView[] {
     }));
 }
 
+/** The provenance an audit row of a call carries. */
+export type AuditProvenance =
+  | { readonly asked_by: 'api' }
+  | { readonly asked_by: 'intent'; readonly intent: string }
+  | { readonly asked_by: 'model'; readonly read: ReadView[] };
+
 /** The provenance an audit row of the call carries. */
-export function auditProvenance(origin: CallOrigin): Record<string, unknown> {
+export function auditProvenance(origin: CallOrigin): AuditProvenance {
   if (origin.kind === 'api') return { asked_by: 'api' };
   if (origin.kind === 'intent') return { asked_by: 'intent', intent: origin.intent };
   return { asked_by: 'model', read: readViews(origin.read) };

@@ -124,19 +124,6 @@ export function contextFor(
   };
 }
 
-/** `{service: 'light.turn_on', target?, data?}` of a well-formed call_service input. */
-export function serviceOf(
-  input: unknown,
-): { service: string; target?: unknown; data?: unknown } | undefined {
-  const i = input as { domain?: unknown; service?: unknown; target?: unknown; data?: unknown };
-  if (typeof i?.domain !== 'string' || typeof i.service !== 'string') return undefined;
-  return {
-    service: `${i.domain}.${i.service}`,
-    ...(i.target == null ? {} : { target: i.target }),
-    ...(i.data == null ? {} : { data: i.data }),
-  };
-}
-
 /** The report of a call not made because the audit log cannot be written (fail closed). */
 export function auditUnavailable(ctx: CallContext): ToolCallReport {
   const what = `the call to ${ctx.tool} was not made`;

@@ -1,4 +1,5 @@
-import { CALL_SERVICE_TOOL, SELECTOR_KINDS } from '../../policy/index.js';
+import { SELECTOR_KINDS } from '../../policy/index.js';
+import type { CallServiceInput } from '../../protocol/index.js';
 
 const MAX_SUMMARY_CHARS = 500;
 
@@ -7,24 +8,18 @@ const MAX_SUMMARY_CHARS = 500;
  * confirm it: `light.turn_on on entity_id light.kitchen with {"brightness":50}` or
  * `calculator with {"expression":"2+2"}`. Capped at 500 characters.
  */
-export function summarizeCall(tool: string, input: unknown): string {
-  const text = tool === CALL_SERVICE_TOOL ? serviceSummary(input) : `${tool} with ${json(input)}`;
+export function summarizeCall(tool: string, input: unknown, service?: CallServiceInput): string {
+  const text = service === undefined ? `${tool} with ${json(input)}` : serviceSummary(service);
   return text.length <= MAX_SUMMARY_CHARS ? text : `${text.slice(0, MAX_SUMMARY_CHARS - 1)}…`;
 }
 
-function serviceSummary(input: unknown): string {
-  const call = (input ?? {}) as {
-    domain?: unknown;
-    service?: unknown;
-    target?: Record<string, unknown> | null;
-    data?: unknown;
-  };
-  const parts = [`Home Assistant ${String(call.domain)}.${String(call.service)}`];
+/** A `call_service` input its own schema parsed (the admitted call's view). */
+function serviceSummary(call: CallServiceInput): string {
+  const parts = [`Home Assistant ${call.domain}.${call.service}`];
   const targets = SELECTOR_KINDS.flatMap((kind) => {
     const v = call.target?.[kind];
-    if (v === undefined || v === null) return [];
-    const ids = Array.isArray(v) ? (v as unknown[]) : [v];
-    return [`${kind} ${ids.map((id) => (typeof id === 'string' ? id : json(id))).join(', ')}`];
+    if (v === undefined) return [];
+    return [`${kind} ${(typeof v === 'string' ? [v] : v).join(', ')}`];
   });
   parts.push(targets.length > 0 ? `on ${targets.join('; ')}` : 'with no target');
   if (call.data !== undefined && call.data !== null && Object.keys(call.data).length > 0) {

@@ -30,9 +30,11 @@ describe("the brain's one input check", () => {
       target: { entity_id: ['light.kitchen'], area_id: 'hall' },
       data: { brightness_pct: 40 },
     };
-    expect(check.input('call_service', undefined, input)).toEqual({ ok: true });
+    // the parsed input is kept, not thrown away (ADR 0078): the admitted call carries it
+    expect(check.input('call_service', undefined, input)).toEqual({ ok: true, service: input });
     expect(check.input('call_service', looseLiveTool('call_service'), input)).toEqual({
       ok: true,
+      service: input,
     });
   });
 
