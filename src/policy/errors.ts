@@ -33,29 +33,38 @@ export class PolicyError extends CaesarError {
   }
 }
 
-/** The policy text does not parse or does not follow the grammar; `issues` say where. */
-export class PolicyLoadError extends PolicyError {
-  override name = 'PolicyLoadError';
+/** A file of the policy module's that does not parse or follow its grammar; `issues` say where. */
+abstract class PolicyIssuesError extends PolicyError {
   readonly file: string;
   readonly issues: readonly PolicyIssue[];
 
-  constructor(file: string, issues: readonly PolicyIssue[]) {
-    super('policy_invalid', summarise(file, 'policy', issues));
+  constructor(
+    code: 'policy_invalid' | 'policy_cases_invalid',
+    what: string,
+    file: string,
+    issues: readonly PolicyIssue[],
+  ) {
+    super(code, summarise(file, what, issues));
     this.file = file;
     this.issues = issues;
   }
 }
 
-/** A `caesar policy test` cases file does not parse or does not follow its schema. */
-export class PolicyCasesError extends PolicyError {
-  override name = 'PolicyCasesError';
-  readonly file: string;
-  readonly issues: readonly PolicyIssue[];
+/** The policy text does not parse or does not follow the grammar; `issues` say where. */
+export class PolicyLoadError extends PolicyIssuesError {
+  override name = 'PolicyLoadError';
 
   constructor(file: string, issues: readonly PolicyIssue[]) {
-    super('policy_cases_invalid', summarise(file, 'policy cases file', issues));
-    this.file = file;
-    this.issues = issues;
+    super('policy_invalid', 'policy', file, issues);
+  }
+}
+
+/** A `caesar policy test` cases file does not parse or does not follow its schema. */
+export class PolicyCasesError extends PolicyIssuesError {
+  override name = 'PolicyCasesError';
+
+  constructor(file: string, issues: readonly PolicyIssue[]) {
+    super('policy_cases_invalid', 'policy cases file', file, issues);
   }
 }
 

@@ -31,7 +31,7 @@ export interface Clock {
 
 export const DAY_MS = 86_400_000;
 
-/** Formatters are costly to build; keep one per zone (a bounded handful in practice). */
+/** Formatters are costly to build; keep one per zone and format (a bounded handful in practice). */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 const MAX_FORMATTERS = 64;
 
@@ -161,27 +161,9 @@ export interface SpokenNow {
   readonly offset: string;
 }
 
-/** Building a formatter costs more than the words it gives: one per zone, kept. */
-const spokenFormats = new Map<string, Intl.DateTimeFormat>();
-
 /** `now` in `timeZone` (valid, {@link isTimeZone}), in English words and 24-hour time. */
 export function spokenNow(now: Date, timeZone: string): SpokenNow {
-  let format = spokenFormats.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      weekday: 'long',
-      year: 'numeric',
-      month: 'long',
-      day: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-      timeZoneName: 'longOffset',
-    });
-    if (spokenFormats.size >= MAX_FORMATTERS) spokenFormats.clear();
-    spokenFormats.set(timeZone, format);
-  }
+  const format = formatter(timeZone, 'spoken');
   const p: Record<string, string> = {};
   for (const part of format.formatToParts(now)) p[part.type] = part.value;
   const offset = (p.timeZoneName ?? 'GMT').replace('GMT', 'UTC');
@@ -224,22 +206,27 @@ function localParts(instant: number, timeZone: string): Wall {
   };
 }
 
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
+/** What both formats share: 24-hour time to the minute, the year in full. */
+const HOURS = { hourCycle: 'h23', year: 'numeric', hour: '2-digit', minute: '2-digit' } as const;
+
+/** `parts`: the numeric fields {@link localParts} reads; `spoken`: {@link spokenNow}'s words. */
+const FORMATS = {
+  parts: ['en-US', { ...HOURS, era: 'short', month: '2-digit', day: '2-digit', second: '2-digit' }],
+  spoken: [
+    'en-GB',
+    { ...HOURS, weekday: 'long', month: 'long', day: 'numeric', timeZoneName: 'longOffset' },
+  ],
+} as const satisfies Record<string, readonly [string, Intl.DateTimeFormatOptions]>;
+
+/** One formatter per zone and format, kept: building one costs more than the words it gives. */
+function formatter(timeZone: string, format: keyof typeof FORMATS = 'parts'): Intl.DateTimeFormat {
+  const key = `${format} ${timeZone}`;
+  let f = formatters.get(key);
   if (f === undefined) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      era: 'short',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    if (formatters.size >= MAX_FORMATTERS) formatters.clear();
-    formatters.set(timeZone, f);
+    const [locale, options] = FORMATS[format];
+    f = new Intl.DateTimeFormat(locale, { timeZone, ...options });
+    if (formatters.size >= 2 * MAX_FORMATTERS) formatters.clear();
+    formatters.set(key, f);
   }
   return f;
 }

@@ -19,6 +19,21 @@ interface Migration {
   readonly sql: string;
 }
 
+/**
+ * The turns table of every version, which differ only in the column naming the session (a
+ * turn is deleted with its session). The text is the one each version's file was made with.
+ */
+function turnsTable(name: string, session: string): string {
+  return `CREATE TABLE ${name} (
+  seq        INTEGER PRIMARY KEY,
+  ${session} ON DELETE CASCADE,
+  role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+  content    TEXT NOT NULL,
+  at         INTEGER NOT NULL,
+  tool       TEXT CHECK ((role = 'tool') = (tool IS NOT NULL) AND (tool IS NULL OR json_valid(tool)))
+) STRICT;`;
+}
+
 // Times are epoch milliseconds. `turns.seq` is the rowid: it only grows within a session
 // (a new row gets max(rowid) + 1), so it orders a session's turns.
 const V1 = `
@@ -30,14 +45,7 @@ CREATE TABLE sessions (
 ) STRICT;
 CREATE INDEX sessions_updated_at ON sessions (updated_at);
 
-CREATE TABLE turns (
-  seq        INTEGER PRIMARY KEY,
-  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-  role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
-  content    TEXT NOT NULL,
-  at         INTEGER NOT NULL,
-  tool       TEXT CHECK ((role = 'tool') = (tool IS NOT NULL) AND (tool IS NULL OR json_valid(tool)))
-) STRICT;
+${turnsTable('turns', 'session_id TEXT NOT NULL REFERENCES sessions (id)')}
 CREATE INDEX turns_session_seq ON turns (session_id, seq);
 `;
 
@@ -56,14 +64,7 @@ CREATE TABLE sessions_v2 (
 INSERT INTO sessions_v2 (key, actor, id, created_at, updated_at)
   SELECT rowid, actor, id, created_at, updated_at FROM sessions;
 
-CREATE TABLE turns_v2 (
-  seq        INTEGER PRIMARY KEY,
-  session    INTEGER NOT NULL REFERENCES sessions_v2 (key) ON DELETE CASCADE,
-  role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
-  content    TEXT NOT NULL,
-  at         INTEGER NOT NULL,
-  tool       TEXT CHECK ((role = 'tool') = (tool IS NOT NULL) AND (tool IS NULL OR json_valid(tool)))
-) STRICT;
+${turnsTable('turns_v2', 'session    INTEGER NOT NULL REFERENCES sessions_v2 (key)')}
 INSERT INTO turns_v2 (seq, session, role, content, at, tool)
   SELECT t.seq, s.rowid, t.role, t.content, t.at, t.tool
   FROM turns t JOIN sessions s ON s.id = t.session_id;

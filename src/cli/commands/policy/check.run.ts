@@ -5,14 +5,7 @@ import {
   type CompiledPolicy,
 } from '../../../policy/index.js';
 import { shippedToolNames } from '../../../../workers/index.js';
-import {
-  consoleIo,
-  EXIT_FAILED,
-  EXIT_OK,
-  EXIT_USAGE,
-  loadPolicy,
-  type PolicyCliIo,
-} from './load.js';
+import { consoleIo, EXIT_USAGE, withPolicy, type PolicyCliIo } from './load.js';
 import type { PolicyCheckOptions } from './flags.js';
 
 /**
@@ -36,17 +29,17 @@ export async function runPolicyCheck(
     io.err('caesar policy check: give the policy file as an argument or as --policy, not both');
     return EXIT_USAGE;
   }
-  const loaded = await loadPolicy({ ...opts, policy: file ?? opts.policy }, io);
-  if (loaded === null) return EXIT_FAILED;
-  const checked = withToolWarnings(loaded);
-  if (opts.json) {
-    const { file: path, sha256, rules, warnings } = checked;
-    const flow = flowSummary(checked);
-    io.out(JSON.stringify({ ok: true, file: path, sha256, rules, flow, warnings }, null, 2));
-  } else {
-    formatPolicySummary(checked).forEach((l) => io.out(l));
-  }
-  return opts.strict === true && checked.warnings.length > 0 ? EXIT_FAILED : EXIT_OK;
+  return withPolicy({ ...opts, policy: file ?? opts.policy }, io, (loaded) => {
+    const checked = withToolWarnings(loaded);
+    if (opts.json) {
+      const { file: path, sha256, rules, warnings } = checked;
+      const flow = flowSummary(checked);
+      io.out(JSON.stringify({ ok: true, file: path, sha256, rules, flow, warnings }, null, 2));
+    } else {
+      formatPolicySummary(checked).forEach((l) => io.out(l));
+    }
+    return opts.strict !== true || checked.warnings.length === 0;
+  });
 }
 
 /** The policy with a warning for each tool it names that no shipped worker serves. */

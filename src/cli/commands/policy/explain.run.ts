@@ -5,14 +5,7 @@ import {
   type ToolCall,
 } from '../../../policy/index.js';
 import { readYaml, terminalLine } from '../../../text/index.js';
-import {
-  consoleIo,
-  EXIT_FAILED,
-  EXIT_OK,
-  EXIT_USAGE,
-  loadPolicy,
-  type PolicyCliIo,
-} from './load.js';
+import { consoleIo, EXIT_USAGE, withPolicy, type PolicyCliIo } from './load.js';
 import type { PolicyFileOptions } from './flags.js';
 import { CaesarError } from '../../../errors/index.js';
 
@@ -57,18 +50,18 @@ export async function runPolicyExplain(
     io.err(`caesar policy explain: ${err.message}`);
     return EXIT_USAGE;
   }
-  const policy = await loadPolicy(opts, io);
-  if (policy === null) return EXIT_FAILED;
-  const flow = flowOf(name, opts);
-  if (flow?.note !== undefined) io.err(terminalLine(flow.note));
-  const explanation = new PolicyEngine(policy).explain(call, {
-    confirmed: opts.confirmed ?? false,
-    ...(flow === undefined ? {} : { flow: flow.context }),
+  return withPolicy(opts, io, (policy) => {
+    const flow = flowOf(name, opts);
+    if (flow?.note !== undefined) io.err(terminalLine(flow.note));
+    const explanation = new PolicyEngine(policy).explain(call, {
+      confirmed: opts.confirmed ?? false,
+      ...(flow === undefined ? {} : { flow: flow.context }),
+    });
+    if (opts.json) io.out(JSON.stringify(explanation.decision, null, 2));
+    // a line each, escaped: the reason and the trace quote the call's names and input
+    else formatExplanation(explanation).forEach((l) => io.out(terminalLine(l)));
+    return true;
   });
-  if (opts.json) io.out(JSON.stringify(explanation.decision, null, 2));
-  // a line each, escaped: the reason and the trace quote the call's names and input
-  else formatExplanation(explanation).forEach((l) => io.out(terminalLine(l)));
-  return EXIT_OK;
 }
 
 /**

@@ -36,10 +36,25 @@ export interface PolicyCliIo {
 export const consoleIo: PolicyCliIo = { out: terminal.out, err: terminal.err };
 
 /**
+ * A runner's ending: loads the policy ({@link loadPolicy}) and gives it to `use`, which prints
+ * what it found and says whether it passed. EXIT_FAILED when the file does not load or `use`
+ * says it failed, else EXIT_OK.
+ */
+export async function withPolicy(
+  opts: PolicyFileOptions,
+  io: PolicyCliIo,
+  use: (policy: CompiledPolicy) => boolean,
+): Promise<number> {
+  const policy = await loadPolicy(opts, io);
+  if (policy === null) return EXIT_FAILED;
+  return use(policy) ? EXIT_OK : EXIT_FAILED;
+}
+
+/**
  * Loads the policy file {@link policyPath} names; a file that does not load is reported
  * (file:line:column per problem, or JSON with `--json`) and gives null.
  */
-export async function loadPolicy(
+async function loadPolicy(
   opts: PolicyFileOptions,
   io: PolicyCliIo,
 ): Promise<CompiledPolicy | null> {

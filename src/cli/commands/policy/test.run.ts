@@ -6,14 +6,7 @@ import {
   runPolicyCases,
   type PolicyCaseResult,
 } from '../../../policy/index.js';
-import {
-  consoleIo,
-  EXIT_FAILED,
-  EXIT_OK,
-  EXIT_USAGE,
-  loadPolicy,
-  type PolicyCliIo,
-} from './load.js';
+import { consoleIo, EXIT_USAGE, withPolicy, type PolicyCliIo } from './load.js';
 import type { PolicyFileOptions } from './flags.js';
 
 /** `caesar policy test <cases.yaml>`: runs expectations; exit 1 on any mismatch. */
@@ -30,18 +23,18 @@ export async function runPolicyTest(
     io.err(err instanceof PolicyError ? err.message : `cannot read ${casesFile}: ${String(err)}`);
     return EXIT_USAGE;
   }
-  const policy = await loadPolicy(opts, io);
-  if (policy === null) return EXIT_FAILED;
-  const results = runPolicyCases(policy, cases);
-  const failed = results.filter((r) => !r.passed);
-  if (opts.json) {
-    const summary = { passed: results.length - failed.length, failed: failed.length, results };
-    io.out(JSON.stringify(summary, null, 2));
-  } else {
-    formatCaseTable(results).forEach((l) => io.out(l));
-    io.out(`${results.length - failed.length} passed, ${failed.length} failed (${policy.file})`);
-  }
-  return failed.length === 0 ? EXIT_OK : EXIT_FAILED;
+  return withPolicy(opts, io, (policy) => {
+    const results = runPolicyCases(policy, cases);
+    const failed = results.filter((r) => !r.passed);
+    if (opts.json) {
+      const summary = { passed: results.length - failed.length, failed: failed.length, results };
+      io.out(JSON.stringify(summary, null, 2));
+    } else {
+      formatCaseTable(results).forEach((l) => io.out(l));
+      io.out(`${results.length - failed.length} passed, ${failed.length} failed (${policy.file})`);
+    }
+    return failed.length === 0;
+  });
 }
 
 /** `opa test`-style rows: verdict, case, expected, got (with the rule and, on failure, why). */
