@@ -279,15 +279,17 @@ export const ERROR_CATALOGUE = {
 
   // ── policy (src/policy): stop the brain at start; a reload keeps the last good policy ───
   policy_invalid: {
+    name: 'PolicyLoadError',
     kind: 'local',
     status: 500,
     retryable: false,
-    message: '{detail}',
+    message: '{file}: invalid policy ({count}){problems}',
     summary:
       'the policy file does not parse or does not follow the grammar; `issues` lists every problem with line, column and path',
     fix: 'fix the file; `caesar policy check` prints each problem as file:line:column',
   },
   policy_unreadable: {
+    name: 'PolicyReadError',
     kind: 'local',
     status: 500,
     retryable: true,
@@ -315,10 +317,11 @@ export const ERROR_CATALOGUE = {
     fix: 'set `policy.file` in caesar.yaml (or `CAESAR_POLICY__FILE`)',
   },
   policy_cases_invalid: {
+    name: 'PolicyCasesError',
     kind: 'local',
     status: 500,
     retryable: false,
-    message: '{detail}',
+    message: '{file}: invalid policy cases file ({count}){problems}',
     summary: 'a `caesar policy test` cases file does not parse or does not follow its schema',
     fix: 'fix the cases file',
   },
@@ -814,6 +817,8 @@ export type ErrorKind = 'worker' | 'brain' | 'http' | 'local';
 
 export interface ErrorEntry {
   readonly kind: ErrorKind;
+  /** The generated class's `name` when it is not the code's (`config_invalid`: `ConfigError`). */
+  readonly name?: string;
   /** HTTP status of an API answer with this code (and the ADR-32 header's value). */
   readonly status: number;
   /** The default: a failure may say otherwise (SQLite busy, an LLM rate limit). */
