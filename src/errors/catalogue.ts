@@ -336,10 +336,11 @@ export const ERROR_CATALOGUE = {
 
   // ── audit log (src/audit) ───────────────────────────────────────────────────────────────
   audit_write_failed: {
+    name: 'AuditWriteError',
     kind: 'local',
     status: 503,
     retryable: false,
-    message: '{detail}',
+    message: 'audit log write failed: {reason}',
     summary:
       'a batch could not be made durable (`sqliteCode` says why; `SQLITE_BUSY` is retryable)',
     fix: 'free space / fix permissions on the audit file',
@@ -353,6 +354,7 @@ export const ERROR_CATALOGUE = {
     fix: 'a bug in the caller: open the log again',
   },
   audit_open_failed: {
+    name: 'AuditOpenError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -369,6 +371,7 @@ export const ERROR_CATALOGUE = {
     fix: 'check `audit.file` or `--audit-db`',
   },
   audit_schema_unsupported: {
+    name: 'AuditSchemaError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -385,6 +388,7 @@ export const ERROR_CATALOGUE = {
     fix: 'stop that process first',
   },
   audit_invalid_event: {
+    name: 'AuditEventError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -393,6 +397,7 @@ export const ERROR_CATALOGUE = {
     fix: 'a bug in the caller',
   },
   audit_integrity_failed: {
+    name: 'AuditIntegrityError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -401,6 +406,7 @@ export const ERROR_CATALOGUE = {
     fix: 'restore from a backup that verifies',
   },
   audit_backup_failed: {
+    name: 'AuditBackupError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -409,6 +415,7 @@ export const ERROR_CATALOGUE = {
     fix: 'pick another destination; check space',
   },
   audit_restore_failed: {
+    name: 'AuditRestoreError',
     kind: 'local',
     status: 500,
     retryable: false,
