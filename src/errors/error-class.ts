@@ -92,7 +92,7 @@ export function errorClass(
     }
   };
   Object.defineProperty(generated, 'name', { value: errorClassName(first) });
-  return generated as unknown as CodedErrorClass<ErrorCode, unknown[], object>;
+  return generated;
 }
 
 /** A set of codes `instanceof` can test, for a module's "any of my errors" (`PolicyError`). */
