@@ -1,4 +1,4 @@
-import { CaesarError, errorMessage } from '../errors/index.js';
+import { errorClass, errorFamily, type CodedError } from '../errors/index.js';
 
 /**
  * The audit log's failures. Every one is an `AuditError` (a `CaesarError`) with a code from
@@ -20,154 +20,123 @@ type AuditErrorCode =
   | 'audit_backup_failed'
   | 'audit_restore_failed';
 
-interface AuditErrorOptions {
-  cause?: unknown;
-  retryable?: boolean;
-}
-
-/** Base class of every error the audit module throws or rejects with. */
-export class AuditError extends CaesarError {
-  declare readonly code: AuditErrorCode;
-  override readonly name: string = 'AuditError';
-
-  constructor(code: AuditErrorCode, message: string, options: AuditErrorOptions = {}) {
-    super(code, message, options);
-  }
-}
+/** Any error the audit module throws or rejects with: `err instanceof AuditError`. */
+export const AuditError = errorFamily<AuditErrorCode>('AuditError', [
+  'audit_write_failed',
+  'audit_closed',
+  'audit_open_failed',
+  'audit_not_found',
+  'audit_schema_unsupported',
+  'audit_locked',
+  'audit_invalid_event',
+  'audit_integrity_failed',
+  'audit_backup_failed',
+  'audit_restore_failed',
+]);
+export type AuditError = CodedError<AuditErrorCode>;
 
 /**
  * The log could not make a batch durable (disk full, read-only file, corrupt database, I/O
  * error). Nothing of the batch was written: callers must fail closed.
  */
-export class AuditWriteError extends AuditError {
-  override readonly name = 'AuditWriteError';
-  readonly sqliteCode: string | undefined;
-  /** How many appends of the same group commit failed with this error. */
-  readonly batchSize: number;
-
-  constructor(message: string, options: { cause: unknown; batchSize: number }) {
+export const AuditWriteError = errorClass(
+  'audit_write_failed',
+  (reason: string, options: { cause: unknown; batchSize: number }) => {
     const sqliteCode = sqliteCodeOf(options.cause);
-    super('audit_write_failed', message, {
-      cause: options.cause,
-      retryable: sqliteCode === 'SQLITE_BUSY',
-    });
-    this.sqliteCode = sqliteCode;
-    this.batchSize = options.batchSize;
-  }
-}
+    return {
+      params: { reason },
+      /** `batchSize`: how many appends of the same group commit failed with this error. */
+      fields: { sqliteCode, batchSize: options.batchSize },
+      options: { cause: options.cause, retryable: sqliteCode === 'SQLITE_BUSY' },
+    };
+  },
+);
+export type AuditWriteError = InstanceType<typeof AuditWriteError>;
 
 /** `append` after `close()` began. */
-export class AuditClosedError extends AuditError {
-  override readonly name = 'AuditClosedError';
-  constructor(path: string) {
-    super('audit_closed', errorMessage('audit_closed', { path }));
-  }
-}
+export const AuditClosedError = errorClass('audit_closed', (path: string) => ({
+  params: { path },
+}));
+export type AuditClosedError = InstanceType<typeof AuditClosedError>;
 
 /** The database could not be opened, migrated or read at open time. */
-export class AuditOpenError extends AuditError {
-  override readonly name = 'AuditOpenError';
-  readonly path: string;
-  readonly sqliteCode: string | undefined;
-
-  constructor(path: string, message: string, cause?: unknown) {
-    super('audit_open_failed', errorMessage('audit_open_failed', { path, reason: message }), {
-      cause,
-    });
-    this.path = path;
-    this.sqliteCode = sqliteCodeOf(cause);
-  }
-}
+export const AuditOpenError = errorClass(
+  'audit_open_failed',
+  (path: string, message: string, cause?: unknown) => ({
+    params: { path, reason: message },
+    fields: { path, sqliteCode: sqliteCodeOf(cause) },
+    options: { cause },
+  }),
+);
+export type AuditOpenError = InstanceType<typeof AuditOpenError>;
 
 /** A reader was pointed at a file that does not exist. */
-export class AuditNotFoundError extends AuditError {
-  override readonly name = 'AuditNotFoundError';
-  readonly path: string;
-
-  constructor(path: string, cause?: unknown) {
-    super('audit_not_found', errorMessage('audit_not_found', { path }), { cause });
-    this.path = path;
-  }
-}
+export const AuditNotFoundError = errorClass(
+  'audit_not_found',
+  (path: string, cause?: unknown) => ({
+    params: { path },
+    fields: { path },
+    options: { cause },
+  }),
+);
+export type AuditNotFoundError = InstanceType<typeof AuditNotFoundError>;
 
 /** The file's schema version is not one this build can use (newer, or not an audit log). */
-export class AuditSchemaError extends AuditError {
-  override readonly name = 'AuditSchemaError';
-  readonly path: string;
-  readonly found: number;
-  readonly supported: number;
-
-  constructor(path: string, found: number, supported: number, message: string) {
-    super('audit_schema_unsupported', message);
-    this.path = path;
-    this.found = found;
-    this.supported = supported;
-  }
-}
+export const AuditSchemaError = errorClass(
+  'audit_schema_unsupported',
+  (path: string, found: number, supported: number, detail: string) => ({
+    params: { detail },
+    fields: { path, found, supported },
+  }),
+);
+export type AuditSchemaError = InstanceType<typeof AuditSchemaError>;
 
 /** Another live process (normally the brain) holds the log's writer lock. */
-export class AuditLockedError extends AuditError {
-  override readonly name = 'AuditLockedError';
-  readonly lockPath: string;
-  readonly pid: number | undefined;
-  readonly host: string | undefined;
-
-  constructor(lockPath: string, holder: { pid?: number; host?: string }) {
+export const AuditLockedError = errorClass(
+  'audit_locked',
+  (lockPath: string, holder: { pid?: number; host?: string }) => {
     const who = holder.pid === undefined ? 'another process' : `pid ${holder.pid}`;
     const where = holder.host === undefined ? '' : ` on ${holder.host}`;
-    super('audit_locked', errorMessage('audit_locked', { holder: `${who}${where}`, lockPath }));
-    this.lockPath = lockPath;
-    this.pid = holder.pid;
-    this.host = holder.host;
-  }
-}
+    return {
+      params: { holder: `${who}${where}`, lockPath },
+      fields: { lockPath, pid: holder.pid, host: holder.host },
+    };
+  },
+);
+export type AuditLockedError = InstanceType<typeof AuditLockedError>;
 
 /** A programming error: unknown event type, bad outcome, payload of the wrong shape. */
-export class AuditEventError extends AuditError {
-  override readonly name = 'AuditEventError';
-  readonly eventType: string;
-
-  constructor(eventType: string, message: string, cause?: unknown) {
-    super(
-      'audit_invalid_event',
-      errorMessage('audit_invalid_event', { type: JSON.stringify(eventType), reason: message }),
-      {
-        cause,
-      },
-    );
-    this.eventType = eventType;
-  }
-}
+export const AuditEventError = errorClass(
+  'audit_invalid_event',
+  (eventType: string, message: string, cause?: unknown) => ({
+    params: { type: JSON.stringify(eventType), reason: message },
+    fields: { eventType },
+    options: { cause },
+  }),
+);
+export type AuditEventError = InstanceType<typeof AuditEventError>;
 
 /** A file failed `PRAGMA integrity_check` or chain verification where it had to pass. */
-export class AuditIntegrityError extends AuditError {
-  override readonly name = 'AuditIntegrityError';
-  readonly path: string;
-
-  constructor(path: string, message: string, cause?: unknown) {
-    super(
-      'audit_integrity_failed',
-      errorMessage('audit_integrity_failed', { path, reason: message }),
-      {
-        cause,
-      },
-    );
-    this.path = path;
-  }
-}
+export const AuditIntegrityError = errorClass(
+  'audit_integrity_failed',
+  (path: string, message: string, cause?: unknown) => ({
+    params: { path, reason: message },
+    fields: { path },
+    options: { cause },
+  }),
+);
+export type AuditIntegrityError = InstanceType<typeof AuditIntegrityError>;
 
 /** Online backup failed; the destination is left untouched or removed. */
-export class AuditBackupError extends AuditError {
-  override readonly name = 'AuditBackupError';
-  constructor(message: string, cause?: unknown) {
-    super('audit_backup_failed', message, { cause });
-  }
-}
+export const AuditBackupError = errorClass(
+  'audit_backup_failed',
+  (detail: string, cause?: unknown) => ({ params: { detail }, options: { cause } }),
+);
+export type AuditBackupError = InstanceType<typeof AuditBackupError>;
 
 /** Restore refused or failed before the live file was replaced. */
-export class AuditRestoreError extends AuditError {
-  override readonly name = 'AuditRestoreError';
-  constructor(message: string, cause?: unknown) {
-    super('audit_restore_failed', message, { cause });
-  }
-}
+export const AuditRestoreError = errorClass(
+  'audit_restore_failed',
+  (detail: string, cause?: unknown) => ({ params: { detail }, options: { cause } }),
+);
+export type AuditRestoreError = InstanceType<typeof AuditRestoreError>;

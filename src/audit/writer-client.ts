@@ -340,7 +340,7 @@ export class WriterClient {
 
   #deadError(batchSize: number): AuditWriteError {
     const reason = `the audit writer thread stopped: ${this.#deathReason}`;
-    return new AuditWriteError(`audit log write failed: ${reason}`, {
+    return new AuditWriteError(reason, {
       cause: new Error(reason),
       batchSize,
     });
@@ -399,5 +399,5 @@ export class WriterClient {
 /** The AuditWriteError of a failed transaction, its cause carrying SQLite's code. */
 function writeError(failure: WriterFailure, batchSize: number): AuditWriteError {
   const cause = Object.assign(new Error(failure.message), { code: failure.sqliteCode });
-  return new AuditWriteError(`audit log write failed: ${failure.message}`, { cause, batchSize });
+  return new AuditWriteError(failure.message, { cause, batchSize });
 }

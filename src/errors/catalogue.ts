@@ -279,15 +279,17 @@ export const ERROR_CATALOGUE = {
 
   // ── policy (src/policy): stop the brain at start; a reload keeps the last good policy ───
   policy_invalid: {
+    name: 'PolicyLoadError',
     kind: 'local',
     status: 500,
     retryable: false,
-    message: '{detail}',
+    message: '{file}: invalid policy ({count}){problems}',
     summary:
       'the policy file does not parse or does not follow the grammar; `issues` lists every problem with line, column and path',
     fix: 'fix the file; `caesar policy check` prints each problem as file:line:column',
   },
   policy_unreadable: {
+    name: 'PolicyReadError',
     kind: 'local',
     status: 500,
     retryable: true,
@@ -315,10 +317,11 @@ export const ERROR_CATALOGUE = {
     fix: 'set `policy.file` in caesar.yaml (or `CAESAR_POLICY__FILE`)',
   },
   policy_cases_invalid: {
+    name: 'PolicyCasesError',
     kind: 'local',
     status: 500,
     retryable: false,
-    message: '{detail}',
+    message: '{file}: invalid policy cases file ({count}){problems}',
     summary: 'a `caesar policy test` cases file does not parse or does not follow its schema',
     fix: 'fix the cases file',
   },
@@ -333,10 +336,11 @@ export const ERROR_CATALOGUE = {
 
   // ── audit log (src/audit) ───────────────────────────────────────────────────────────────
   audit_write_failed: {
+    name: 'AuditWriteError',
     kind: 'local',
     status: 503,
     retryable: false,
-    message: '{detail}',
+    message: 'audit log write failed: {reason}',
     summary:
       'a batch could not be made durable (`sqliteCode` says why; `SQLITE_BUSY` is retryable)',
     fix: 'free space / fix permissions on the audit file',
@@ -350,6 +354,7 @@ export const ERROR_CATALOGUE = {
     fix: 'a bug in the caller: open the log again',
   },
   audit_open_failed: {
+    name: 'AuditOpenError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -366,6 +371,7 @@ export const ERROR_CATALOGUE = {
     fix: 'check `audit.file` or `--audit-db`',
   },
   audit_schema_unsupported: {
+    name: 'AuditSchemaError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -382,6 +388,7 @@ export const ERROR_CATALOGUE = {
     fix: 'stop that process first',
   },
   audit_invalid_event: {
+    name: 'AuditEventError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -390,6 +397,7 @@ export const ERROR_CATALOGUE = {
     fix: 'a bug in the caller',
   },
   audit_integrity_failed: {
+    name: 'AuditIntegrityError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -398,6 +406,7 @@ export const ERROR_CATALOGUE = {
     fix: 'restore from a backup that verifies',
   },
   audit_backup_failed: {
+    name: 'AuditBackupError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -406,6 +415,7 @@ export const ERROR_CATALOGUE = {
     fix: 'pick another destination; check space',
   },
   audit_restore_failed: {
+    name: 'AuditRestoreError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -814,6 +824,8 @@ export type ErrorKind = 'worker' | 'brain' | 'http' | 'local';
 
 export interface ErrorEntry {
   readonly kind: ErrorKind;
+  /** The generated class's `name` when it is not the code's (`config_invalid`: `ConfigError`). */
+  readonly name?: string;
   /** HTTP status of an API answer with this code (and the ADR-32 header's value). */
   readonly status: number;
   /** The default: a failure may say otherwise (SQLite busy, an LLM rate limit). */

@@ -1,6 +1,7 @@
 /**
- * `src/errors`: the one error catalogue (read through `errorEntry` and `errorMessage`) and the
- * base class every coded failure extends.
+ * `src/errors`: the one error catalogue (read through `errorEntry` and `errorMessage`), the
+ * base class every coded failure extends and the factory that makes a module's error classes
+ * from the catalogue (`errorClass`, `errorFamily`).
  * Stands alone (imports nothing of CAESAR's); every other module may import it.
  */
 export {
@@ -12,3 +13,5 @@ export {
   isWireErrorCode,
 } from './caesar-error.js';
 export type { CaesarErrorOptions, MessageParams, WireErrorCode } from './caesar-error.js';
+export { errorClass, errorFamily } from './error-class.js';
+export type { CodedError } from './error-class.js';

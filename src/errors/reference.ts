@@ -43,7 +43,8 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
 
 function rowOf(code: ErrorCode): string[] {
   const e = ERROR_CATALOGUE[code];
-  return [`\`${code}\``, String(e.status), e.retryable ? 'yes' : 'no', e.summary, e.fix];
+  const message = e.message.replaceAll('|', '\\|');
+  return [`\`${code}\``, String(e.status), e.retryable ? 'yes' : 'no', message, e.summary, e.fix];
 }
 
 /** The generated part of docs/errors.md: one table per kind, every code once. */
@@ -51,7 +52,7 @@ function renderErrorTables(): string {
   const codes = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
   const parts = SECTIONS.map(({ kind, title, intro }) => {
     const rows = codes.filter((c) => ERROR_CATALOGUE[c].kind === kind).map(rowOf);
-    const head = ['code', 'status', 'retryable', 'meaning', 'what to do'];
+    const head = ['code', 'status', 'retryable', 'message', 'meaning', 'what to do'];
     return `## ${title}\n\n${intro}\n\n${table(head, rows)}`;
   });
   return [BEGIN, ...parts, END].join('\n\n');
