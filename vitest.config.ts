@@ -4,9 +4,9 @@ import { defineConfig } from 'vitest/config';
 /**
  * Test files run at once: one per core (integration files each start their own
  * nats-server and processes, so more than the cores only queues them on the CPU).
- * CI or a busy machine sets CAESAR_TEST_WORKERS (a count, or a share like "50%").
+ * CI or a busy machine sets TEST_WORKERS (a count, or a share like "50%").
  */
-const workers = process.env.CAESAR_TEST_WORKERS ?? Math.max(1, availableParallelism());
+const workers = process.env.TEST_WORKERS ?? Math.max(1, availableParallelism());
 
 export default defineConfig({
   test: {
