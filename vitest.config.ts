@@ -1,16 +1,42 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Test files run at once: one per core (integration files each start their own
+ * nats-server and processes, so more than the cores only queues them on the CPU).
+ * CI or a busy machine sets TEST_WORKERS (a count, or a share like "50%").
+ */
+const workers = process.env.TEST_WORKERS ?? Math.max(1, availableParallelism());
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
-    pool: 'forks',
-    // Test files share their fork's module cache: each file re-importing zod, fastify and
-    // the brain cost two minutes of the suite (issue 13). No test mocks a module; the few
-    // that stub env or console restore them in afterEach.
-    isolate: false,
-    // Integration suites each start their own nats-server; two cores run two files at once.
-    maxWorkers: 2,
+    maxWorkers: workers,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          // A unit test starts no process and opens no listening socket (issue 30).
+          setupFiles: ['test/setup/unit-no-process.ts'],
+          pool: 'forks',
+          // Test files share their fork's module cache: each file re-importing zod, fastify
+          // and the brain cost two minutes of the suite (issue 13). No test mocks a module;
+          // the few that stub env or console restore them in afterEach.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts', 'test/fuzz/**/*.test.ts'],
+          pool: 'forks',
+          isolate: false,
+        },
+      },
+    ],
   },
 });

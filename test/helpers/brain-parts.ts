@@ -39,19 +39,9 @@ export interface BrainPartsOptions {
   callTimeoutMs?: number;
 }
 
-/**
- * Starts the parts the agent loop runs on, the way the daemon wires them but without HTTP:
- * a real nats-server, the tools served by one worker, the registry, the policy store on a
- * temp file, the audit log and the conversation store on temp SQLite files, and a gateway
- * over them. Everything is stopped and removed on dispose, even when a step throws.
- */
-export async function startBrainParts(o: BrainPartsOptions): Promise<BrainParts> {
-  const dir = mkdtempSync(join(tmpdir(), 'caesar-parts-'));
-  writeFileSync(join(dir, 'policy.yaml'), o.policy);
-  const stops: (() => Promise<void> | void)[] = [
-    () => rmSync(dir, { recursive: true, force: true }),
-  ];
-  const close = async () => {
+/** Runs `stops` last first, each even when an earlier one throws. */
+function closer(stops: (() => Promise<void> | void)[]): () => Promise<void> {
+  return async () => {
     for (const stop of stops.splice(0).reverse()) {
       try {
         await stop();
@@ -60,14 +50,31 @@ export async function startBrainParts(o: BrainPartsOptions): Promise<BrainParts>
       }
     }
   };
+}
+
+/**
+ * The slow half of the parts, started once per test file (`beforeAll`): a real nats-server,
+ * the tools served by one worker, and the registry that has learnt them. `parts()` opens the
+ * cheap half on it afresh for each test (`beforeEach`), so no test sees another's audit rows,
+ * conversations, confirmations or policy edits (issue 30: one stack per file).
+ */
+export interface BrainStack extends AsyncDisposable {
+  readonly nats: TestNats;
+  readonly nc: NatsConnection;
+  readonly registry: Registry;
+  readonly worker: ToolWorker;
+  /** A fresh policy file, audit log, conversation store and gateway over this stack. */
+  parts(): Promise<BrainParts>;
+  close(): Promise<void>;
+}
+
+export async function startBrainStack(o: BrainPartsOptions): Promise<BrainStack> {
+  const stops: (() => Promise<void> | void)[] = [];
+  const close = closer(stops);
   try {
     const nats = await startNats();
     stops.push(() => nats.stop());
     const nc = await nats.connect();
-    const audit = openAuditLog({ path: join(dir, 'audit.db') });
-    stops.push(() => audit.close());
-    const policy = await openPolicyStore({ path: join(dir, 'policy.yaml'), reloadSignal: null });
-    stops.push(() => policy.close());
     const registry = await startRegistry({ nc });
     stops.push(() => registry.close());
     const worker = await serveTools(o.tools, {
@@ -80,11 +87,40 @@ export async function startBrainParts(o: BrainPartsOptions): Promise<BrainParts>
       () => registry.tools().length === o.tools.length,
       `the registry to learn ${o.tools.length} tool(s)`,
     );
+    const stack = { nats, nc, registry, worker };
+    return {
+      ...stack,
+      parts: () => openParts(stack, o),
+      close,
+      [Symbol.asyncDispose]: close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** The per-test half: temp files for the policy, the audit log and conversations, a gateway. */
+async function openParts(
+  stack: Pick<BrainStack, 'nats' | 'nc' | 'registry' | 'worker'>,
+  o: BrainPartsOptions,
+): Promise<BrainParts> {
+  const dir = mkdtempSync(join(tmpdir(), 'caesar-parts-'));
+  writeFileSync(join(dir, 'policy.yaml'), o.policy);
+  const stops: (() => Promise<void> | void)[] = [
+    () => rmSync(dir, { recursive: true, force: true }),
+  ];
+  const close = closer(stops);
+  try {
+    const audit = openAuditLog({ path: join(dir, 'audit.db') });
+    stops.push(() => audit.close());
+    const policy = await openPolicyStore({ path: join(dir, 'policy.yaml'), reloadSignal: null });
+    stops.push(() => policy.close());
     const gateway = new ToolGateway({
-      tools: registry,
+      tools: stack.registry,
       policy,
       audit,
-      dispatcher: createDispatcher({ nc }),
+      dispatcher: createDispatcher({ nc: stack.nc }),
       callTimeoutMs: o.callTimeoutMs ?? 5000,
       confirmationTtlMs: 60_000,
     });
@@ -95,20 +131,39 @@ export async function startBrainParts(o: BrainPartsOptions): Promise<BrainParts>
     });
     stops.push(() => conversations.close());
     return {
+      ...stack,
       dir,
-      nats,
-      nc,
       audit,
       policy,
-      registry,
       gateway,
       conversations,
-      worker,
       close,
       [Symbol.asyncDispose]: close,
     };
   } catch (err) {
     await close();
+    throw err;
+  }
+}
+
+/**
+ * Starts the parts the agent loop runs on, the way the daemon wires them but without HTTP:
+ * a real nats-server, the tools served by one worker, the registry, the policy store on a
+ * temp file, the audit log and the conversation store on temp SQLite files, and a gateway
+ * over them. Everything is stopped and removed on dispose, even when a step throws.
+ * A file whose tests each need fresh state but not a fresh server uses `startBrainStack`.
+ */
+export async function startBrainParts(o: BrainPartsOptions): Promise<BrainParts> {
+  const stack = await startBrainStack(o);
+  try {
+    const parts = await stack.parts();
+    const close = async () => {
+      await parts.close();
+      await stack.close();
+    };
+    return { ...parts, close, [Symbol.asyncDispose]: close };
+  } catch (err) {
+    await stack.close();
     throw err;
   }
 }

@@ -1,77 +1,45 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { NatsConnection } from '@nats-io/nats-core';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { openAuditLog, type AuditLog } from '../../../src/audit/index.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import type { AuditLog } from '../../../src/audit/index.js';
 import { Agent } from '../../../src/brain/agent/index.js';
 import type { Planner } from '../../../src/brain/agent/ports.js';
-import { openConversationStore } from '../../../src/brain/conversations/index.js';
 import type { ConversationStore } from '../../../src/brain/conversations/store.js';
-import { createDispatcher } from '../../../src/brain/dispatch/index.js';
-import { ToolGateway } from '../../../src/brain/gateway/index.js';
+import type { ToolGateway } from '../../../src/brain/gateway/index.js';
 import { loadIntents } from '../../../src/brain/intents/index.js';
-import { startRegistry, type Registry } from '../../../src/brain/registry/index.js';
+import type { Registry } from '../../../src/brain/registry/index.js';
 import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
-import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
-import { openPolicyStore, type PolicyStore } from '../../../src/policy/index.js';
 import { createCalculatorTool } from '../../../workers/calculator/tool.js';
 
 // a warm thread: the deadlines here time the call, not a cold mathjs start (ADR 0048)
 const calculatorTool = createCalculatorTool({ warmThreads: 1 });
 import { createEchoTool } from '../../fixtures/tools.js';
-import { startNats, type TestNats } from '../../helpers/nats.js';
+import { startBrainStack, type BrainParts, type BrainStack } from '../../helpers/brain-parts.js';
 import { ScriptedPlanner } from '../../helpers/scripted-planner.js';
-import { waitFor } from '../../helpers/wait.js';
 
 describe('agent loop (real intents, gateway, NATS, audit log, conversations)', () => {
-  let nats: TestNats;
-  let nc: NatsConnection;
-  let dir: string;
+  let stack: BrainStack;
+  let parts: BrainParts;
   let audit: AuditLog;
-  let policy: PolicyStore;
   let registry: Registry;
   let gateway: ToolGateway;
   let conversations: ConversationStore;
-  let worker: ToolWorker;
+
+  // One nats-server and worker for the file; each test gets a fresh audit log, conversation
+  // store, policy file and gateway on it (issue 30).
+  beforeAll(async () => {
+    stack = await startBrainStack({
+      policy: 'version: 1\nallowed_tools:\n  - calculator\n  - echo\n',
+      tools: [calculatorTool, createEchoTool()],
+    });
+  });
+
+  afterAll(() => stack?.close());
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'caesar-agent-'));
-    writeFileSync(
-      join(dir, 'policy.yaml'),
-      'version: 1\nallowed_tools:\n  - calculator\n  - echo\n',
-    );
-    nats = await startNats();
-    nc = await nats.connect();
-    audit = openAuditLog({ path: join(dir, 'audit.db') });
-    policy = await openPolicyStore({ path: join(dir, 'policy.yaml'), reloadSignal: null });
-    registry = await startRegistry({ nc });
-    worker = await serveTools([calculatorTool, createEchoTool()], {
-      nc: await nats.connect(),
-      host: 'test',
-    });
-    await waitFor(() => registry.tools().length === 2, 'the registry to learn both tools');
-    gateway = new ToolGateway({
-      tools: registry,
-      policy,
-      audit,
-      dispatcher: createDispatcher({ nc }),
-      callTimeoutMs: 5000,
-      confirmationTtlMs: 60_000,
-    });
-    conversations = openConversationStore({ file: join(dir, 'conv.db'), historyLimit: 40 });
+    parts = await stack.parts();
+    ({ audit, registry, gateway, conversations } = parts);
   });
 
-  afterEach(async () => {
-    gateway?.close();
-    conversations?.close();
-    await worker?.stop();
-    await registry?.close();
-    policy?.close();
-    await audit?.close();
-    await nats?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => parts?.close());
 
   async function agentWith(planner?: Planner, maxIterations = 3) {
     return new Agent({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { AuditLog } from '../../../src/audit/index.js';
 import { Agent, type PlannerTool } from '../../../src/brain/agent/index.js';
 import type { Planner } from '../../../src/brain/agent/ports.js';
@@ -14,7 +14,7 @@ import { createCalculatorTool } from '../../../workers/calculator/tool.js';
 // a warm thread: the deadlines here time the call, not a cold mathjs start (ADR 0048)
 const calculatorTool = createCalculatorTool({ warmThreads: 1 });
 import { createEchoTool } from '../../fixtures/tools.js';
-import { startBrainParts, type BrainParts } from '../../helpers/brain-parts.js';
+import { startBrainStack, type BrainParts, type BrainStack } from '../../helpers/brain-parts.js';
 import { ScriptedPlanner } from '../../helpers/scripted-planner.js';
 
 /**
@@ -69,8 +69,12 @@ let gateway: ToolGateway;
 let conversations: ConversationStore;
 let registry: BrainParts['registry'];
 
-beforeEach(async () => {
-  parts = await startBrainParts({
+let stack: BrainStack;
+
+// One nats-server and worker for the file; each test gets a fresh audit log, conversation
+// store, policy file and gateway on it (issue 30: the stack per test cost 51 s).
+beforeAll(async () => {
+  stack = await startBrainStack({
     policy: POLICY,
     tools: [
       calculatorTool,
@@ -79,6 +83,12 @@ beforeEach(async () => {
       barrierTool(2),
     ],
   });
+});
+
+afterAll(() => stack?.close());
+
+beforeEach(async () => {
+  parts = await stack.parts();
   ({ audit, gateway, conversations, registry } = parts);
 });
 

@@ -9,7 +9,7 @@ import {
   type RuntimeInfoInput,
 } from '../../../src/config/index.js';
 import { runtimeFilePath } from '../../../src/config/runtime-file.js';
-import { tempDir, type TempDir } from './temp-dir.js';
+import { tempDir, type TempDir } from '../../unit/config/temp-dir.js';
 
 /** A runtime.json `caesar up` (this process, so alive) wrote for `dataDir`. */
 function running(dataDir: string, extra: Partial<RuntimeInfoInput> = {}): RuntimeInfoInput {

@@ -4,8 +4,8 @@ import type { AuditRecord } from '../../../src/audit/index.js';
 import { TokenStore } from '../../../src/brain/http/token-store.js';
 import { CaesarError } from '../../../src/protocol/index.js';
 import { waitFor, within } from '../../helpers/wait.js';
-import { harness, OPERATOR, type Harness } from './harness.js';
-import { StreamText } from './sse.js';
+import { harness, OPERATOR, type Harness } from '../../unit/http/harness.js';
+import { StreamText } from '../../unit/http/sse.js';
 
 /**
  * `GET /v1/events`: the live tail of the audit log, bounded per client and in number. The frames

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { CONVERSATIONS_SCHEMA_VERSION } from '../../../src/brain/conversations/schema.js';
 import { waitFor } from '../../helpers/wait.js';
-import { openStore, query, scalar, tempDir } from './fixtures.js';
+import { openStore, query, scalar, tempDir } from '../../unit/conversations/fixtures.js';
 
 /** The compiled store, which the child processes load; `npm test` builds it first. */
 const COMPILED = fileURLToPath(

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { ConfigError, loadConfig, type ConfigIssue } from '../../../src/config/index.js';
 import { envTarget } from '../../../src/config/env.js';
 import { MAX_SECRET_FILE_BYTES } from '../../../src/config/secret-file.js';
-import { tempDir, type TempDir } from './temp-dir.js';
+import { tempDir, type TempDir } from '../../unit/config/temp-dir.js';
 
 /** A value that must never show up in an error. */
 const SECRET = 'hunter2-Zq8vX';
