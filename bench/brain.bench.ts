@@ -9,8 +9,12 @@
  * gap reads against the two fsyncs the design requires, and the brain's resident memory.
  *
  * Every process is real and apart: nats-server, `caesar legion serve-tool calculator`,
- * `caesar brain`, and one load generator per path (bench/load.ts: autocannon for HTTP, the
- * dispatcher for NATS), so neither path is measured through a saturated client.
+ * `caesar brain`, and one load generator per path (bench/wrk.ts: wrk for HTTP; bench/load.ts:
+ * the dispatcher for NATS), so neither path is measured through a saturated client.
+ *
+ * Issue 30's baseline, in the same rounds: a bare MCP SDK server (bench/mcp-bare.ts,
+ * stateless Streamable HTTP, no auth, policy or audit) answering `tools/call` for the same
+ * arithmetic, driven by the same wrk at the same concurrency.
  *
  *   npm run bench -- brain
  *   BENCH_BRAIN_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- brain
@@ -19,7 +23,9 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { startNatsServer } from '../src/bus/index.js';
 import {
   brainTimes,
@@ -32,11 +38,22 @@ import {
   type Pids,
 } from './brain-probes.js';
 import { percentile, type BenchContext } from './harness.js';
-import type { LoadCommand, LoadResult } from './load.js';
-import { LoadGenerator, startGovernedStack, stop } from './processes.js';
+import { CALC_INPUT, CALC_TOOL, type LoadCommand, type LoadResult } from './load.js';
+import { LoadGenerator, spawnUntil, startGovernedStack, stop } from './processes.js';
+import { runWrk, type WrkTarget } from './wrk.js';
 const CONCURRENCY = 32;
 const THROUGHPUT_CALLS = 8_000;
 const LATENCY_CALLS = 1_500;
+/** Seconds of each wrk run: throughput, latency, the half-rate phase. */
+const THROUGHPUT_S = 4;
+const LATENCY_S = 3;
+const HALF_S = 3;
+const MCP_CALL = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: CALC_TOOL, arguments: CALC_INPUT },
+});
 const WARMUP: LoadCommand = { concurrency: CONCURRENCY, calls: 2_000 };
 /** Rounds per figure; `BENCH_ROUNDS` shortens a profiling run. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -44,6 +61,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 interface Rounds {
   governed: LoadResult[];
   direct: LoadResult[];
+  /** The bare MCP SDK server at c=32, and its CPU per call. */
+  bare: LoadResult[];
+  cpuBare: number[];
   governed1: LoadResult[];
   direct1: LoadResult[];
   after1: LoadResult[];
@@ -84,16 +104,39 @@ export async function run(ctx: BenchContext): Promise<void> {
       calculator: calculator.pid!,
       nats: server.serverPid ?? server.pid,
     };
-    const http = await LoadGenerator.start(['http', url, token]);
-    children.push(http.child);
+    const bare = await spawnUntil(
+      [fileURLToPath(new URL('./mcp-bare.js', import.meta.url))],
+      /^ready /,
+    );
+    children.push(bare.child);
+    const bareUrl = bare.line.split(' ')[1] ?? '';
+    await mcpInitialize(bareUrl);
+    const bareTarget: WrkTarget = {
+      url: bareUrl,
+      body: MCP_CALL,
+      expect: '\\"result\\":\\"391\\"',
+    };
+    const governedTarget: WrkTarget = {
+      url: `${url}/v1/tools/${CALC_TOOL}/invoke`,
+      body: JSON.stringify({ input: CALC_INPUT }),
+      expect: '"outcome":"ok"',
+      authorization: `Bearer ${token}`,
+    };
+    const http = {
+      run: async (cmd: { concurrency: number; seconds: number; rate?: number }) =>
+        checked(await runWrk(governedTarget, cmd)),
+    };
     // the direct path signs its grants with the brain's key, as the brain's dispatcher does
     const direct = await LoadGenerator.start(['direct', server.url, stack.seedFile ?? '']);
     children.push(direct.child);
     await direct.run(WARMUP);
-    await http.run(WARMUP);
+    await http.run({ concurrency: CONCURRENCY, seconds: 2 });
+    checked(await runWrk(bareTarget, { concurrency: CONCURRENCY, seconds: 2 }));
     const r: Rounds = {
       governed: [],
       direct: [],
+      bare: [],
+      cpuBare: [],
       governed1: [],
       direct1: [],
       after1: [],
@@ -110,6 +153,8 @@ export async function run(ctx: BenchContext): Promise<void> {
     };
     const c32 = { concurrency: CONCURRENCY, calls: THROUGHPUT_CALLS };
     const c1 = { concurrency: 1, calls: LATENCY_CALLS };
+    const w32 = { concurrency: CONCURRENCY, seconds: THROUGHPUT_S };
+    const bareCpu = { ...pids, bare: bare.child.pid! };
     for (let round = 0; round < ROUNDS; round++) {
       const d32 = await cpuPerCall(pids, c32.calls, () => direct.run(c32));
       r.direct.push(d32.result);
@@ -119,13 +164,16 @@ export async function run(ctx: BenchContext): Promise<void> {
       r.healthzIdle.push(percentile(await idleProbe.stop(), 99));
       const t0 = await brainTimes(url, token);
       const probe = probeHealthz(url);
-      const g32 = await cpuPerCall(pids, c32.calls, () => http.run(c32));
+      const g32 = await cpuPerCallOf(pids, () => http.run(w32));
       r.healthz.push(percentile(await probe.stop(), 99));
+      const b32 = await cpuPerCallOf(bareCpu, async () => checked(await runWrk(bareTarget, w32)));
+      r.bare.push(b32.result);
+      r.cpuBare.push(b32.cpu.bare);
       // the same load at half the rate the brain just sustained: the log commits all along,
       // but the brain has CPU to spare, so a stall would be the log's
       const half = Math.max(50, Math.round(g32.result.rate / 2));
       const halfProbe = probeHealthz(url);
-      r.halfRate.push(await http.run({ concurrency: CONCURRENCY, calls: half * 5, rate: half }));
+      r.halfRate.push(await http.run({ concurrency: CONCURRENCY, seconds: HALF_S, rate: half }));
       r.healthzHalf.push(percentile(await halfProbe.stop(), 99));
       r.governed.push(g32.result);
       r.cpuGoverned.push(g32.cpu);
@@ -133,7 +181,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       r.direct1.push(await direct.run(c1));
       r.after1.push(await direct.run({ ...c1, commitBefore: dir }));
       const t2 = await brainTimes(url, token);
-      r.governed1.push(await http.run(c1));
+      r.governed1.push(await http.run({ concurrency: 1, seconds: LATENCY_S }));
       const t3 = await brainTimes(url, token);
       r.inside32.push(meanBetween(t0, t1));
       r.inside1.push(meanBetween(t2, t3));
@@ -142,9 +190,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     }
     await sleep(3000);
     const idleAfter = await rssMiB(brain.child.pid!);
-    const calls = (ROUNDS * (THROUGHPUT_CALLS + LATENCY_CALLS) + WARMUP.calls).toLocaleString(
-      'en-US',
-    );
+    const calls = `${ROUNDS} rounds of`;
     report(ctx, r, { idleStart, idleAfter, calls });
   } finally {
     for (const child of children.reverse()) await stop(child);
@@ -157,10 +203,11 @@ function report(
   r: Rounds,
   rss: { idleStart: number; idleAfter: number; calls: string },
 ): void {
+  reportIssue30(ctx, r);
   const median = (xs: number[]) => percentile([...xs], 50);
   const m = (xs: LoadResult[], key: keyof LoadResult) => median(xs.map((x) => x[key]));
   ctx.section(
-    `Brain: governed POST /v1/tools/calculator/invoke (autocannon) vs the same calculator ` +
+    `Brain: governed POST /v1/tools/calculator/invoke (wrk) vs the same calculator ` +
       `called directly by the dispatcher over NATS, median of ${ROUNDS} rounds`,
   );
   const direct = m(r.direct, 'rate');
@@ -207,11 +254,7 @@ function report(
     ctx.figure(`inside the brain, c=${c}: dispatch, mean`, mi('dispatch'), 'us');
   }
   const cpu = (xs: Record<keyof Pids, number>[], k: keyof Pids) => median(xs.map((x) => x[k]));
-  ctx.figure(
-    `CPU per call, c=${CONCURRENCY}, governed: autocannon`,
-    m(r.governed, 'cpuPerCall'),
-    'us',
-  );
+  ctx.figure(`CPU per call, c=${CONCURRENCY}, governed: wrk`, m(r.governed, 'cpuPerCall'), 'us');
   ctx.figure(`CPU per call, c=${CONCURRENCY}, governed: brain`, cpu(r.cpuGoverned, 'brain'), 'us');
   for (const [name, xs] of [
     ['governed', r.cpuGoverned],
@@ -223,4 +266,97 @@ function report(
   ctx.figure(`CPU per call, c=${CONCURRENCY}, direct: dispatcher`, m(r.direct, 'cpuPerCall'), 'us');
   ctx.figure('brain RSS, idle after start', rss.idleStart, 'MiB');
   ctx.figure(`brain RSS, idle after ${rss.calls} calls`, rss.idleAfter, 'MiB');
+}
+
+/** Issue 30, scope 6: the three targets, read from the same rounds. */
+function reportIssue30(ctx: BenchContext, r: Rounds): void {
+  const median = (xs: number[]) => percentile([...xs], 50);
+  const m = (xs: LoadResult[], key: keyof LoadResult) => median(xs.map((x) => x[key]));
+  ctx.section(
+    `Issue 30: the governed call (grants + bound replies), wrk, median of ${ROUNDS} rounds`,
+  );
+  const brainCpu = median(r.cpuGoverned.map((x) => x.brain));
+  ctx.figure('brain CPU per governed call, c=32', brainCpu, 'us', { target: '<= 120 us' });
+  const bare = m(r.bare, 'rate');
+  ctx.figure(`bare MCP SDK server (stateless), c=${CONCURRENCY}`, bare, 'req/s');
+  ctx.figure(`  its CPU per call`, median(r.cpuBare), 'us');
+  ctx.figure(`governed HTTP invoke, c=${CONCURRENCY}`, m(r.governed, 'rate'), 'req/s', {
+    baseline: bare,
+    target: '>= 2.50x',
+  });
+  const budget = m(r.direct1, 'p50') + 2 * median(r.fsync);
+  ctx.figure('direct dispatch p50, c=1, + 2 fsync', budget, 'us');
+  ctx.figure('governed HTTP p50, c=1', m(r.governed1, 'p50'), 'us', {
+    baseline: budget,
+    target: '<= 1.00x',
+  });
+  const cost = signVerifyMicros();
+  ctx.figure('one Ed25519 sign, CPU (2,000-iteration loop)', cost.sign, 'us');
+  ctx.figure('one Ed25519 verify, CPU (2,000-iteration loop)', cost.verify, 'us');
+  ctx.figure(
+    'brain CPU per call less one sign and one verify',
+    brainCpu - cost.sign - cost.verify,
+    'us',
+    {
+      target: '<= 120 us (proposed, ADR 0081)',
+    },
+  );
+}
+
+/**
+ * The brain's per-call asymmetric crypto alone: one grant signature and one reply check,
+ * as CPU time (not wall time), so other processes on a shared machine inflate it less.
+ */
+function signVerifyMicros(): { sign: number; verify: number } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const msg = Buffer.from(
+    JSON.stringify(['caesar-grant/v1', CALC_TOOL, 'a'.repeat(64), 'x'.repeat(26), Date.now()]),
+  );
+  const n = 2_000;
+  const cpu = (since: NodeJS.CpuUsage) => {
+    const used = process.cpuUsage(since);
+    return (used.user + used.system) / n;
+  };
+  let sig = sign(null, msg, privateKey);
+  let t = process.cpuUsage();
+  for (let i = 0; i < n; i++) sig = sign(null, msg, privateKey);
+  const signUs = cpu(t);
+  t = process.cpuUsage();
+  for (let i = 0; i < n; i++) verify(null, msg, publicKey, sig);
+  return { sign: signUs, verify: cpu(t) };
+}
+
+/** CPU per call of each process over a wrk run, by the requests it counted. */
+async function cpuPerCallOf<K extends string>(
+  pids: Record<K, number>,
+  fn: () => Promise<LoadResult & { calls: number }>,
+): Promise<{ result: LoadResult; cpu: Record<K, number> }> {
+  const { result, cpu } = await cpuPerCall(pids, 1, fn);
+  for (const k of Object.keys(cpu) as K[]) cpu[k] /= result.calls;
+  return { result, cpu };
+}
+
+function checked<T extends LoadResult>(result: T): T {
+  if (result.failed > 0) throw new Error(`${result.failed} bench calls failed`);
+  return result;
+}
+
+/** The MCP handshake a client makes first; the stateless server answers it and keeps nothing. */
+async function mcpInitialize(url: string): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'bench', version: '1' },
+      },
+    }),
+  });
+  if (!res.ok)
+    throw new Error(`the bare MCP server refused initialize: ${res.status} ${await res.text()}`);
 }
