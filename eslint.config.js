@@ -32,10 +32,10 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
-    // The CLI prints through src/cli/terminal.ts alone, which escapes what a terminal would
+    // The CLI prints through src/cli/program/terminal.ts alone, which escapes what a terminal would
     // act on (ADR 0064).
     files: ['src/cli/**'],
-    ignores: ['src/cli/terminal.ts'],
+    ignores: ['src/cli/program/terminal.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
@@ -43,13 +43,13 @@ export default tseslint.config(
           selector:
             "MemberExpression[object.object.name='process'][object.property.name=/^std(out|err)$/][property.name='write']",
           message:
-            'print through `terminal` (src/cli/terminal.ts), which escapes control characters',
+            'print through `terminal` (src/cli/program/terminal.ts), which escapes control characters',
         },
       ],
     },
   },
   {
-    files: ['src/cli/terminal.ts'],
+    files: ['src/cli/program/terminal.ts'],
     rules: { 'no-console': 'off' },
   },
   {

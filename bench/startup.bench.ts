@@ -34,7 +34,7 @@ import type { BenchContext } from './harness.js';
 
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 /** What the bin runs without a fresh bundle: the modules one by one. */
-const MODULES = fileURLToPath(new URL('../src/cli/cli.js', import.meta.url));
+const MODULES = fileURLToPath(new URL('../src/cli/program/cli.js', import.meta.url));
 const CLI_DIR = new URL('../src/cli/', import.meta.url);
 const CLIENT = new URL('client.js', CLI_DIR).href;
 const RUNS = 15;

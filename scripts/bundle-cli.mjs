@@ -1,6 +1,6 @@
 // Bundles the CLI (ADR 0047, ADR 0048 addendum 2) in two builds, both minified with the names
 // of functions and classes kept:
-// - the commands: dist/src/cli/cli.js with everything it imports statically (commander, the
+// - the commands: dist/src/cli/program/cli.js with everything it imports statically (commander, the
 //   declarations, the light files) into cli.bundle.js, and `client.js`, which the client
 //   commands load with import(), into a chunk of its own (zod, js-yaml, the config loader,
 //   the contract): what `--help` and `caesar chat` load, and nothing more;
@@ -28,7 +28,9 @@ const cli = join(root, 'dist', 'src', 'cli');
 /** The bundle's files, beside the modules. */
 const BUNDLE_FILE = /^cli\.(bundle|runner)[.-]/;
 /** The one import() of the commands that joins their bundle, as a chunk. */
-const CLIENT = join(cli, 'client.js');
+const CLIENT = join(cli, 'brain-client', 'runners.js');
+/** The commands' entry, `cli.js`, stands in program/; its bundle in cli/. */
+const ENTRY_DIR = join(cli, 'program');
 /** Function and class names survive minifying. */
 const KEEP_NAMES = { function: true, class: true };
 /** Packages that stay imports of node_modules. */
@@ -94,7 +96,8 @@ const runnersFromTheirEntries = {
     const target = resolve(dirname(importer), source);
     if (target === CLIENT) return null;
     runners.add(target);
-    return { id: join(cli, `cli.runner-${runnerName(target)}.js`), external: 'relative' };
+    // 'relative' is written from the entry's folder (program/); the chunk stands in cli/
+    return { id: join(ENTRY_DIR, `cli.runner-${runnerName(target)}.js`), external: 'relative' };
   },
 };
 
@@ -113,7 +116,7 @@ const output = {
 
 await build({
   ...common,
-  input: join(cli, 'cli.js'),
+  input: join(ENTRY_DIR, 'cli.js'),
   plugins: [ownImportMetaUrl, lazyChildProcess, runnersFromTheirEntries],
   output: {
     ...output,

@@ -6,7 +6,7 @@ import { errorClass, errorFamily, type CodedError } from '../errors/index.js';
  * the failure itself (never guessed from message text). The brain treats any
  * `AuditWriteError` as "do not act".
  */
-import { sqliteCodeOf } from '../host/index.js';
+import { sqliteCodeOf } from '../files/index.js';
 
 type AuditErrorCode =
   | 'audit_write_failed'

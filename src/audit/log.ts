@@ -16,7 +16,7 @@ import { prepareRow } from './prepare.js';
 import { AuditReadable } from './reader.js';
 import type { RetentionResult } from './retention.js';
 import { WriterClient, type WriterStats } from './writer-client.js';
-import { unwritableReason } from '../host/index.js';
+import { unwritableReason } from '../files/index.js';
 
 const FIRST_SWEEP_DELAY_MS = 10_000;
 

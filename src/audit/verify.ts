@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
-import { compiledScriptUrl } from '../host/index.js';
+import { compiledScriptUrl } from '../process/index.js';
 import { GENESIS_HASH } from './canonical.js';
 import { failure, RangeWalker, type RangeResult, type VerifyFailure } from './verify-range.js';
 import type { RangeJob } from './verify-worker.js';

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { compiledScriptUrl } from '../host/index.js';
+import { compiledScriptUrl } from '../process/index.js';
 import type { Logger } from '../log/index.js';
 import type { Appended, ChainTip } from './chain.js';
 import { AuditWriteError } from './errors.js';

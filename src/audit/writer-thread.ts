@@ -6,7 +6,7 @@ import {
   type MessagePort,
 } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
-import { sqliteCodeOf, unwritableReason } from '../host/index.js';
+import { sqliteCodeOf, unwritableReason } from '../files/index.js';
 import { HashChain, type Appended } from './chain.js';
 import { openWriterConnection } from './connection.js';
 import type { PreparedRow } from './row.js';

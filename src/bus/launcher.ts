@@ -4,7 +4,7 @@ import { createConnection } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Logger } from '../log/index.js';
-import { signalGroup, spawnGuarded } from '../host/index.js';
+import { signalGroup, spawnGuarded } from '../process/index.js';
 import { CaesarError } from '../errors/index.js';
 
 /** Where the launcher looks for `nats-server` after PATH (Debian installs it in /usr/sbin). */

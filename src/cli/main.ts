@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { isBundleFresh } from './bundle-fresh.js';
+import { isBundleFresh } from './program/bundle-fresh.js';
 import { beatForSupervisor } from './stack/heartbeat.js';
 
 // Under `caesar up`, say this process runs from the first moment (ADR 0070).
@@ -12,4 +12,4 @@ beatForSupervisor();
 
 const bundle = new URL('./cli.bundle.js', import.meta.url);
 const compiled = new URL('../../.tsbuildinfo', import.meta.url);
-await import(isBundleFresh(bundle, compiled) ? bundle.href : './cli.js');
+await import(isBundleFresh(bundle, compiled) ? bundle.href : './program/cli.js');

@@ -5,7 +5,7 @@
  *   node dist/src/config/gen-docs.js --check   exit 1 if either is stale (CI)
  */
 import { join } from 'node:path';
-import { repoRoot, writeGenerated } from '../host/index.js';
+import { repoRoot, writeGenerated } from '../files/index.js';
 import { renderExampleConfig } from './example.js';
 import { REGENERATE_COMMAND, renderConfigReference } from './reference.js';
 

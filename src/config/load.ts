@@ -8,7 +8,7 @@ import { normaliseConfig, resolveConfig } from './normalise.js';
 import type { RunningStack } from './runtime-file.js';
 import { readRuntimeLayer } from './runtime-layer.js';
 import type { RawConfig } from './schema.js';
-import { hostTimeZone } from '../text/index.js';
+import { hostTimeZone } from '../clock/index.js';
 import { collectSettings } from './settings.js';
 import type { CaesarConfig, ConfigSetting } from './types.js';
 import { validateLayers } from './validate.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { inboxPrefix, ToolNameSchema } from '../protocol/index.js';
-import { NKEY_USER_PUBLIC_KEY, isTimeZone } from '../text/index.js';
+import { NKEY_USER_PUBLIC_KEY } from '../protocol/nkey-shape.js';
+import { isTimeZone } from '../clock/index.js';
 import {
   durationField,
   fieldMeta,

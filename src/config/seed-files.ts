@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CaesarError, errorMessage } from '../errors/index.js';
-import { fileExists } from '../host/index.js';
+import { fileExists } from '../files/index.js';
 import { envVarName } from '../text/index.js';
 import {
   DEFAULT_INTENTS_FILE_NAME,

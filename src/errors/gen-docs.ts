@@ -5,7 +5,7 @@
  *   node dist/src/errors/gen-docs.js --check   exit 1 if they are stale (CI)
  */
 import { join } from 'node:path';
-import { repoRoot, writeGenerated } from '../host/index.js';
+import { repoRoot, writeGenerated } from '../files/index.js';
 import { ERRORS_REGENERATE_COMMAND, renderErrorsDoc } from './reference.js';
 
 const root = repoRoot(import.meta.url);

@@ -27,7 +27,7 @@ export {
 export { createThreadPool, DEADLINE_RESERVE_MS } from './thread-pool.js';
 export type { ThreadPool, ThreadPoolOptions, ThreadRunOptions } from './thread-pool.js';
 // Workers that start threads or processes find their compiled script with these.
-export { assertScriptExists, compiledScriptUrl } from '../host/index.js';
+export { assertScriptExists, compiledScriptUrl } from '../process/index.js';
 export { closest, settingName } from '../text/index.js';
 // Wall-clock time in IANA zones, shared with the brain's date phrases.
 export {
@@ -38,8 +38,8 @@ export {
   isTimeZone,
   wallFromMs,
   wallMs,
-} from '../text/wall-clock.js';
-export type { Clock, Wall } from '../text/wall-clock.js';
+} from '../clock/wall-clock.js';
+export type { Clock, Wall } from '../clock/wall-clock.js';
 // Network tools reach their backend through one bounded HTTP client and probe it the same way.
 export { HttpBackend, HttpFailure, USER_AGENT, DEFAULT_MAX_RESPONSE_BYTES } from './http.js';
 export type { HttpBackendOptions, HttpCall, HttpReply, HttpFailureKind } from './http.js';

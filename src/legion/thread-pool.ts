@@ -1,6 +1,6 @@
 import type { ResourceLimits } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';
-import { assertScriptExists } from '../host/index.js';
+import { assertScriptExists } from '../process/index.js';
 import { BackendError, CaesarError, isWireErrorCode, TimeoutError } from '../protocol/index.js';
 import { abortReason } from './abort.js';
 import { TaskFailedError, TaskThread, ThreadEndedError, type ThreadEnd } from './task-thread.js';

@@ -17,5 +17,5 @@ export {
   UTC_CLOCK,
   wallFromMs,
   wallMs,
-} from '../text/wall-clock.js';
-export type { Clock, Wall } from '../text/wall-clock.js';
+} from '../clock/wall-clock.js';
+export type { Clock, Wall } from '../clock/wall-clock.js';

@@ -9,7 +9,7 @@ import {
 import { durationSchema } from '../text/index.js';
 import { PolicyEngine } from './engine.js';
 import { PolicyCasesError } from './errors.js';
-import type { FlowContext } from './evaluate.js';
+import type { FlowContext } from './flow-context.js';
 import { CALL_SERVICE_TOOL, isGenericToolCall, type ToolCall } from './tool-call.js';
 import { parseYamlSource } from './yaml-source.js';
 

@@ -1,6 +1,12 @@
 import type { RuleList, RuleRef } from './decision.js';
-import type { RateSlot } from './compiled.js';
 import type { YamlSource } from './yaml-source.js';
+
+/** A rate-limited rule's limiter: kept across reloads while `fingerprint` is unchanged. */
+export interface RateSlot {
+  readonly fingerprint: string;
+  readonly calls: number;
+  readonly windowMs: number;
+}
 
 /** State shared by the rule compilers while one file compiles. */
 export class CompileContext {

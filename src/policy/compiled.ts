@@ -1,3 +1,4 @@
+import type { RateSlot } from './compile-context.js';
 import type { FlowSettings, RuleFlow } from './compile-flow.js';
 import type { FlowVerdict, Obligation, RuleRef } from './decision.js';
 import type { TextMatcher } from './glob.js';
@@ -99,13 +100,6 @@ export interface Candidates<C> {
 
 type ServiceCandidates = Candidates<NormalizedServiceCall>;
 type ToolCandidates = Candidates<unknown>;
-
-/** A rate-limited rule's limiter: kept across reloads while `fingerprint` is unchanged. */
-export interface RateSlot {
-  readonly fingerprint: string;
-  readonly calls: number;
-  readonly windowMs: number;
-}
 
 /** One rule as the CLI lists it. */
 export interface RuleSummary {

@@ -1,6 +1,6 @@
 import type { FlowAction, FlowSettings, RuleFlow } from './compile-flow.js';
 import type { FlowVerdict, RuleRef, TraceStep } from './decision.js';
-import type { FlowContext } from './evaluate.js';
+import type { FlowContext } from './flow-context.js';
 
 /**
  * The flow gates of a model's call once an allow rule accepted it (docs/policy.md, "Flow

@@ -8,7 +8,8 @@ export { DEFAULT_POLICY_MAX_BYTES, loadPolicyFile } from './load.js';
 export type { ReadPolicyOptions } from './load.js';
 
 export { PolicyEngine } from './engine.js';
-export type { EvaluateContext, FlowContext } from './evaluate.js';
+export type { EvaluateContext } from './evaluate.js';
+export type { FlowContext } from './flow-context.js';
 export { PolicyStore, openPolicyStore } from './store.js';
 export type { PolicyEvent } from './events.js';
 

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { watchFileChanges, type FileChangeWatch } from '../host/index.js';
+import { watchFileChanges, type FileChangeWatch } from '../files/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { compilePolicySliced } from './compile.js';
 import type { CompiledPolicy } from './compiled.js';
@@ -38,7 +38,7 @@ interface PolicyStoreOptions {
   path?: string | null | undefined;
   /** The config's `policy.max_file_bytes`: a larger file is refused. @default 524288 */
   maxFileBytes?: number;
-  /** Watch the file (src/host/file-watch.ts) and reload when it changes. @default true */
+  /** Watch the file (src/files/file-watch.ts) and reload when it changes. @default true */
   watch?: boolean;
   /** Quiet period after the file's last change before a watched reload runs. @default 50 */
   debounceMs?: number;

@@ -1,5 +1,6 @@
 import { sign, verify, type KeyObject } from 'node:crypto';
-import { NKEY_USER_PUBLIC_KEY, canonicalJson } from '../text/index.js';
+import { canonicalJson } from '../text/index.js';
+import { NKEY_USER_PUBLIC_KEY } from './nkey-shape.js';
 import { sha256Hex } from './canonical.js';
 import { nkeyPrivateKey, nkeyPublicKey } from './nkey-ed25519.js';
 

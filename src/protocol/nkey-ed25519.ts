@@ -3,7 +3,7 @@ import { Prefix, fromSeed } from '@nats-io/nkeys';
 // The codec is the nkeys library's own base32 + CRC-16 reader; its package root does not
 // export it. What it decodes is checked against the library's public key, below.
 import { Codec } from '@nats-io/nkeys/lib/codec.js';
-import { NKEY_USER_PUBLIC_KEY } from '../text/index.js';
+import { NKEY_USER_PUBLIC_KEY } from './nkey-shape.js';
 
 /**
  * NKEY user identities as node:crypto Ed25519 keys: the one home of the seed and public-key

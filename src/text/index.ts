@@ -1,10 +1,8 @@
 // Public surface of the text rules: how every module reads, bounds and words text and data
-// (YAML, JSON, names, durations, wall-clock time, secrets), one module per rule. Pure: node: built-ins and the parsing
+// (YAML, JSON, names, durations, secrets), one module per rule. Pure: node: built-ins and the parsing
 // libraries only, no other src/ module.
 export { formatFieldPath, formatPath } from './format-path.js';
 export { isPlainObject, isRecord } from './records.js';
-// what the brain and the config use of the wall clock; workers get all of it through the SDK
-export { formatInstant, hostTimeZone, intlClock, isTimeZone, spokenNow } from './wall-clock.js';
 export { canonicalJson } from './canonical-json.js';
 export {
   envVarName,
@@ -33,6 +31,5 @@ export { readJsonText } from './json-text.js';
 export { parseJsonPointer, resolveJsonPointer } from './json-pointer.js';
 export { formatYamlIssue, readYaml, yamlFlowText } from './yaml.js';
 export type { YamlDocument, YamlIssue } from './yaml.js';
-export { NKEY_USER_PUBLIC_KEY } from './nkey-shape.js';
 export { isModulePath } from './module-specifier.js';
 export { readingOf } from './look-alike.js';

@@ -1,4 +1,4 @@
-import { signalGroup, spawnGuarded } from '../../src/host/index.js';
+import { signalGroup, spawnGuarded } from '../../src/process/index.js';
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

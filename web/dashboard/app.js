@@ -252,7 +252,7 @@ async function refreshTools() {
 
 /**
  * Who asked for a held call, in words (ADR 0068; `caesar confirm` says the same,
- * src/cli/held-call-lines.ts). A brain before issue 27 names only the token.
+ * src/cli/brain-client/held-call-lines.ts). A brain before issue 27 names only the token.
  */
 function askedByText(c) {
   const a = c.asked_by;

@@ -15,7 +15,7 @@ import {
   type ResponseMode,
   type ServiceCatalogue,
   type ServiceInfo,
-} from '../home_assistant/index.js';
+} from '../../src/clients/home-assistant/index.js';
 import type { PreparedCall } from './targets.js';
 
 /** Largest service response passed on, as JSON (a reply envelope is at most 1 MiB). */

@@ -6,7 +6,7 @@ import {
   type HaConnection,
   type HaSessionOptions,
   type ResponseMode,
-} from '../home_assistant/index.js';
+} from '../../src/clients/home-assistant/index.js';
 import { askForResponse, findService, invokeService } from './invoke.js';
 import {
   CallServiceInputSchema,

@@ -6,7 +6,7 @@ import {
   suggestEntity,
   type HaConnection,
   type HaState,
-} from '../home_assistant/index.js';
+} from '../../src/clients/home-assistant/index.js';
 import type { CallOutcome } from './invoke.js';
 import { MAX_VERIFIED_ENTITIES } from './schema.js';
 import { expectedState, type Observed } from './summary.js';

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../../src/legion/index.js';
 import { closest } from '../../src/legion/index.js';
-import type { Registry } from '../home_assistant/index.js';
+import type { Registry } from '../../src/clients/home-assistant/index.js';
 import { normalise } from './words.js';
 
 /** Areas listed when the one asked for does not exist. */

@@ -3,7 +3,7 @@ import {
   type AreaInfo,
   type HaState,
   type Registry,
-} from '../home_assistant/index.js';
+} from '../../src/clients/home-assistant/index.js';
 import { domainWords, withoutDomainWords, words } from './words.js';
 
 /** One entity, with the forms of its names that matching compares. Pure data. */

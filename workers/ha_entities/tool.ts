@@ -6,7 +6,7 @@ import {
   type HaSessionOptions,
   type Registry,
   type StatesSnapshot,
-} from '../home_assistant/index.js';
+} from '../../src/clients/home-assistant/index.js';
 import { resolveArea } from './areas.js';
 import { buildCandidates, type Candidate } from './candidates.js';
 import { findEntities, type Matched } from './match.js';

@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from '../../log/index.js';
-import { hostTimeZone } from '../../text/index.js';
+import { hostTimeZone } from '../../clock/index.js';
 import type { Caller, ChatEvent, ChatRequest, ChatResponse, ToolCallReport } from '../api/index.js';
 import type { AuditSink } from '../gateway/index.js';
 import { PausedTurns } from './paused.js';

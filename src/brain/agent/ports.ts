@@ -200,6 +200,9 @@ export interface PlanRequest {
 /** The LLM seam: one planning round. */
 export interface Planner {
   readonly name: string;
-  /** @throws PlannerUnavailableError when no configured model could answer. */
+  /**
+   * @throws PlannerUnavailableError when no configured model could answer.
+   * @throws anything when `request.signal` fired: the agent reads the signal, not the error.
+   */
   plan(request: PlanRequest): Promise<PlanStep>;
 }

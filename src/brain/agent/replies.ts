@@ -1,5 +1,5 @@
 import type { ConfirmationTicket, ToolCallReport } from '../api/index.js';
-import { spokenNow } from '../../text/index.js';
+import { spokenNow } from '../../clock/index.js';
 import type { Capability, CapabilityReport, PlannedCall } from './ports.js';
 
 /**

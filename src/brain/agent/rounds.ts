@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log/index.js';
-import { LlmError } from '../llm/types.js';
 import type { AuditSink } from '../gateway/index.js';
 import type { Caller, ChatEvent, ToolCallReport } from '../api/index.js';
 import { PlannerUnavailableError } from './errors.js';
@@ -161,8 +160,9 @@ export class ModelRounds {
       return { step, history, offered, names, started };
     } catch (err) {
       const failed = { iteration, outcome: 'error', toolCalls: 0, started, stage } as const;
-      if (err instanceof LlmError && err.kind === 'aborted') {
-        // the client left: the request was aborted, and is neither retried nor failed over
+      if (turn.signal.aborted) {
+        // the client left: the planner threw because the turn's signal fired (the Planner
+        // port's contract), so the round is cancelled, neither retried nor failed over
         await this.audit(turn, { ...failed, round: undefined });
         return { cancelled: true } as const;
       }

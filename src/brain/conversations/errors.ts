@@ -6,7 +6,7 @@ import { CaesarError, errorMessage } from '../../errors/index.js';
  * failure happens. `SessionNotFoundError` is the only one a client causes (404); the store's
  * own failures answer a chat with 503 and the catalogue's summary.
  */
-import { sqliteCodeOf } from '../../host/index.js';
+import { sqliteCodeOf } from '../../files/index.js';
 
 type ConversationErrorCode =
   | 'session_not_found'

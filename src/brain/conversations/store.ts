@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database, Transaction } from 'better-sqlite3';
-import { unwritableReason } from '../../host/index.js';
+import { unwritableReason } from '../../files/index.js';
 import { errorMessage } from '../../errors/index.js';
 import { openConnection } from './connection.js';
 import { ConversationStoreError, SessionNotFoundError, wrapStoreError } from './errors.js';

@@ -22,16 +22,16 @@ import { ensureTokensFile } from '../api/index.js';
 import { IntentStore } from '../intents/index.js';
 import { createPlanner } from '../llm/index.js';
 import { Registry } from '../registry/index.js';
-import { AuditHealth } from './audit-health.js';
+import { LiveAuditSink } from '../audit-trail/live-sink.js';
 import { LlmMetrics } from './llm-metrics.js';
-import { Capabilities } from './capabilities.js';
-import { OfferedTools } from './offered-tools.js';
-import { brainRestart, startStep, type WorkerLaunch } from './worker-launch.js';
-import { BrainCore, type ModelReport } from './core.js';
-import { policyAuditEvent } from './policy-audit.js';
+import { Capabilities } from '../capabilities/capabilities.js';
+import { OfferedTools } from '../capabilities/offered-tools.js';
+import { brainRestart, startStep, type WorkerLaunch } from '../capabilities/worker-launch.js';
+import { BrainServiceAdapter, type ModelReport } from './service-adapter.js';
+import { policyAuditEvent } from '../audit-trail/policy-audit.js';
 import { PreflightCache } from '../preflight/index.js';
-import { specChangedAuditEvent } from './registry-audit.js';
-import { restartAuditEvent, type RestartReport } from './restart-audit.js';
+import { specChangedAuditEvent } from '../audit-trail/registry-audit.js';
+import { restartAuditEvent, type RestartReport } from '../audit-trail/restart-audit.js';
 
 /** Longest any one stop step may take (NATS down, a slow disk): stopping never hangs. */
 const STOP_STEP_MS = 3000;
@@ -79,7 +79,7 @@ export interface RunningBrain extends AsyncDisposable {
   readonly natsUrl: string;
   /** Whether this start created the tokens file (first run). */
   readonly createdTokensFile: boolean;
-  readonly core: BrainCore;
+  readonly core: BrainServiceAdapter;
   readonly registry: Registry;
   /** The key that signs dispatch grants (the brain's NKEY public key); undefined without one. */
   readonly grantKey: string | undefined;
@@ -145,7 +145,7 @@ async function assemble(
   cleanup.push(() => audit.close());
   // the writer thread has the file open: the first call does not wait for it to start
   await audit.ready();
-  const auditHealth = new AuditHealth(audit);
+  const auditSink = new LiveAuditSink(audit);
 
   // the policy store starts before the gateway exists; reloads reach it through this slot
   const late: { gateway?: ToolGateway } = {};
@@ -153,7 +153,7 @@ async function assemble(
     if (event.type === 'policy.reloaded' && event.changed) {
       late.gateway?.policyReloaded(event.policy_sha256);
     }
-    auditHealth.append(policyAuditEvent(event)).catch((err: unknown) => {
+    auditSink.append(policyAuditEvent(event)).catch((err: unknown) => {
       logger.error({ err, event: event.type }, 'could not audit a policy reload');
     });
     options.onPolicyEvent?.(event);
@@ -180,7 +180,7 @@ async function assemble(
   });
   // listening before the first sweep, so that a spec refused at start is audited too
   registry.on('spec_changed', (event) => {
-    auditHealth.append(specChangedAuditEvent(event)).catch((err: unknown) => {
+    auditSink.append(specChangedAuditEvent(event)).catch((err: unknown) => {
       logger.error({ err, tool: event.tool }, 'could not audit a registry spec change');
     });
   });
@@ -225,7 +225,7 @@ async function assemble(
   const gate = new ToolGateway({
     tools: registry,
     policy,
-    audit: auditHealth,
+    audit: auditSink,
     dispatcher: createDispatcher({
       nc,
       connection,
@@ -267,7 +267,7 @@ async function assemble(
     capabilities: () => capabilities.report(),
     toolSteps: (tool) => capabilities.toolSteps(tool),
     conversations,
-    audit: auditHealth,
+    audit: auditSink,
     ...(planner === undefined ? {} : { planner, plannerTools: () => offered.tools() }),
     maxIterations: config.brain.maxIterations,
     mode: config.llm.mode,
@@ -280,12 +280,12 @@ async function assemble(
     onChat: (planner, ms) => metrics.chat(planner, ms),
     logger: logger.child({ component: 'agent' }),
   });
-  const core = new BrainCore({
+  const core = new BrainServiceAdapter({
     connection,
     registry,
     policy,
     audit,
-    auditHealth,
+    auditSink,
     gateway: gate,
     agent,
     preflight,
@@ -328,7 +328,7 @@ async function assemble(
     registry,
     grantKey: signer?.publicKey,
     recordRestart: async (report) => {
-      await auditHealth.append(restartAuditEvent(report));
+      await auditSink.append(restartAuditEvent(report));
     },
     close,
     [Symbol.asyncDispose]: close,

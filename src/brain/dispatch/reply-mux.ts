@@ -6,7 +6,7 @@ import {
   type NatsConnection,
   type Subscription,
 } from '@nats-io/nats-core';
-import { pooledRandomBytes } from '../../host/index.js';
+import { pooledRandomBytes } from './random-pool.js';
 
 /** How one request ended, when it ended the way requests are expected to. */
 export type MuxOutcome =

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { pooledRandomBytes } from '../../host/index.js';
+import { pooledRandomBytes } from '../dispatch/random-pool.js';
 
 let lastMs = 0;
 let seq = 0;

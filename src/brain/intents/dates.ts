@@ -1,9 +1,9 @@
 /**
  * The `date_range` slot: spoken ranges ("today", "this week", "friday") to `[start, end)`
  * in an IANA time zone, at local midnight boundaries. Weeks start on Monday. Wall-clock time
- * comes from the one time-zone helper (`src/text/wall-clock.ts`).
+ * comes from the one time-zone helper (`src/clock/wall-clock.ts`).
  */
-import { formatInstant, intlClock } from '../../text/index.js';
+import { formatInstant, intlClock } from '../../clock/index.js';
 
 /** The phrases a `date_range` slot understands, lowercase. */
 export const DATE_PHRASES = [

@@ -1,5 +1,5 @@
 import type { CompiledIntent } from './compile-intent.js';
-import { isTimeZone } from '../../text/index.js';
+import { isTimeZone } from '../../clock/index.js';
 import { IntentsError } from './errors.js';
 import { ENTITY_LOOKUP_TOOL, lookupsFor, readLookup, type IntentLookup } from './entity.js';
 import { renderInput } from './input-template.js';

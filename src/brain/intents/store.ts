@@ -1,4 +1,4 @@
-import { watchFileChanges, type FileChangeWatch } from '../../host/index.js';
+import { watchFileChanges, type FileChangeWatch } from '../../files/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { parseIntents } from './compile.js';
 import type { IntentCapability, IntentSet, MatchContext } from './intent-set.js';
@@ -12,7 +12,7 @@ export type IntentsReloadEvent =
 interface IntentStoreOptions {
   /** The config's `brain.intents_file`. */
   file: string;
-  /** Watch the file (src/host/file-watch.ts) and reload when it changes. @default true */
+  /** Watch the file (src/files/file-watch.ts) and reload when it changes. @default true */
   watch?: boolean;
   /** Quiet period after the file's last change before a reload. @default 50 */
   debounceMs?: number;

@@ -7,7 +7,7 @@ import type {
   PlanStage,
   PlanStep,
 } from '../agent/ports.js';
-import { spokenNow } from '../../text/index.js';
+import { spokenNow } from '../../clock/index.js';
 import { parseCallArguments } from './arguments.js';
 import type { ProviderChain } from './chain.js';
 import { DEFAULT_SYSTEM_PROMPT, PLAN_FIRST_PLAN_RULES, PLAN_FIRST_REPLY_RULES } from './prompt.js';

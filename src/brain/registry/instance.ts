@@ -12,7 +12,7 @@ import {
   type ToolSpec,
   type WorkerRestarts,
 } from '../../protocol/index.js';
-import { NKEY_USER_PUBLIC_KEY } from '../../text/index.js';
+import { NKEY_USER_PUBLIC_KEY } from '../../protocol/nkey-shape.js';
 
 /** One tool instance as discovery sees it: identity, where it runs, and its own spec. */
 export interface ToolInstanceInfo {

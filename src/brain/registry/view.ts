@@ -1,7 +1,6 @@
 import type { ToolSpec } from '../../protocol/index.js';
 import type { ToolInstanceInfo } from './instance.js';
-import type { SafetyField } from './safety.js';
-import type { SpecTrust } from './spec-trust.js';
+import type { SafetyField, SafetyFloors } from './safety.js';
 import { compareVersions } from './semver.js';
 
 /** A live instance in the registry. */
@@ -37,7 +36,7 @@ export interface RegisteredTool {
 export function buildToolView(
   name: string,
   instances: Iterable<RegisteredInstance>,
-  trust: Pick<SpecTrust, 'enforce'>,
+  trust: Pick<SafetyFloors, 'enforce'>,
 ): RegisteredTool | undefined {
   const list = [...instances];
   let newest: RegisteredInstance | undefined;

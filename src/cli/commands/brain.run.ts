@@ -19,13 +19,13 @@ import {
 } from '../../policy/index.js';
 import { terminalLine } from '../../text/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
-import { OPERATOR_SEED_NAME, withIdentity } from '../bus-identity.js';
-import type { BrainFileFlags, BusFlags } from '../flags.js';
-import { loadCliConfig } from '../load-config.js';
-import { printedOnItsOwn } from '../own-lines.js';
-import { seedFiles } from '../seed-files.js';
-import { startOwnWatchdog } from '../own-watchdog.js';
-import { stopOnSignal } from '../signals.js';
+import { OPERATOR_SEED_NAME, withIdentity } from '../program/bus-identity.js';
+import type { BrainFileFlags, BusFlags } from '../program/flags.js';
+import { loadCliConfig } from '../program/load-config.js';
+import { printedOnItsOwn } from '../stack/own-lines.js';
+import { seedFiles } from '../program/seed-files.js';
+import { startOwnWatchdog } from '../stack/own-watchdog.js';
+import { stopOnSignal } from '../program/signals.js';
 import {
   leaveSupervisor,
   stopWithSupervisor,
@@ -34,7 +34,7 @@ import {
 } from '../stack/child.js';
 import type { SupervisorMessage } from '../stack/messages.js';
 import { hearSupervisor } from '../stack/supervisor-inbox.js';
-import { terminal } from '../terminal.js';
+import { terminal } from '../program/terminal.js';
 
 /** `caesar brain`'s flags. */
 export interface BrainFlags extends BusFlags, BrainFileFlags {

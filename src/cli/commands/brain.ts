@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addBrainFileFlags, addBusFlags } from '../flags.js';
+import { addBrainFileFlags, addBusFlags } from '../program/flags.js';
 import type { BrainFlags } from './brain.run.js';
 
 /** Adds `caesar brain`; the brain itself (`brain.run.ts`) loads when the command runs. */

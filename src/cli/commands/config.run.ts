@@ -5,7 +5,7 @@ import {
   redactSettings,
   type ConfigSetting,
 } from '../../config/index.js';
-import { terminal } from '../terminal.js';
+import { terminal } from '../program/terminal.js';
 
 /** Exit codes of `caesar config show`: ok, a configuration that does not load. */
 const EXIT_OK = 0;

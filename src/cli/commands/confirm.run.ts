@@ -1,5 +1,5 @@
 import type { ConfirmResponse } from '../../brain/api/index.js';
-import { ApiError } from '../api-client.js';
+import { ApiError } from '../brain-client/client.js';
 import {
   consoleIo,
   EXIT_FAILED,
@@ -8,9 +8,9 @@ import {
   printReport,
   withClient,
   type ApiCliIo,
-} from '../api-command.js';
-import type { ApiFlags } from '../flags.js';
-import { pendingLines } from '../held-call-lines.js';
+} from '../brain-client/command.js';
+import type { ApiFlags } from '../program/flags.js';
+import { pendingLines } from '../brain-client/held-call-lines.js';
 import { terminalLine } from '../../text/terminal-text.js';
 
 /**

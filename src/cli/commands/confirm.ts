@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { done, usageExit } from '../exit.js';
-import { addApiFlags, type ApiFlags } from '../flags.js';
+import { done, usageExit } from '../program/exit.js';
+import { addApiFlags, type ApiFlags } from '../program/flags.js';
 
 /**
  * Adds `caesar confirm` (without an id: what waits, who asked and what the model had read)
@@ -18,7 +18,7 @@ export function register(program: Command): void {
       .option('--json', 'print the ToolCallReport (the list: the confirmations) as JSON')
       .exitOverride(usageExit),
   ).action(async (id: string | undefined, flags: ApiFlags & { json?: boolean }) => {
-    const { runConfirm, runConfirmList } = await import('../client.js');
+    const { runConfirm, runConfirmList } = await import('../brain-client/runners.js');
     done(id === undefined ? await runConfirmList(flags) : await runConfirm(id, true, flags));
   });
   addApiFlags(
@@ -36,7 +36,7 @@ export function register(program: Command): void {
       .option('--json', 'print the ToolCallReport as JSON')
       .exitOverride(usageExit),
   ).action(async (id: string, flags: ApiFlags & { json?: boolean; stopTurn?: boolean }) => {
-    const { runConfirm } = await import('../client.js');
+    const { runConfirm } = await import('../brain-client/runners.js');
     done(await runConfirm(id, false, flags));
   });
 }

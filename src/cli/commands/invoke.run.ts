@@ -9,8 +9,8 @@ import {
   printReport,
   withClient,
   type ApiCliIo,
-} from '../api-command.js';
-import type { ApiFlags } from '../flags.js';
+} from '../brain-client/command.js';
+import type { ApiFlags } from '../program/flags.js';
 
 /** `caesar invoke <tool> '<json>'`: one tool call through the brain's policy gate. */
 

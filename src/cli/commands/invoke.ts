@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { done, usageExit } from '../exit.js';
-import { addApiFlags } from '../flags.js';
+import { done, usageExit } from '../program/exit.js';
+import { addApiFlags } from '../program/flags.js';
 import type { InvokeFlags } from './invoke.run.js';
 
 /** Adds `caesar invoke`; the call itself (`invoke.run.ts`) loads when it runs. */
@@ -15,7 +15,7 @@ export function register(program: Command): void {
       .option('--json', 'print the ToolCallReport as JSON')
       .exitOverride(usageExit),
   ).action(async (tool: string, json: string | undefined, flags: InvokeFlags) => {
-    const { runInvoke } = await import('../client.js');
+    const { runInvoke } = await import('../brain-client/runners.js');
     done(await runInvoke(tool, json, flags));
   });
 }

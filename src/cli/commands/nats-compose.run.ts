@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { createUser } from '@nats-io/nkeys';
 import { shippedToolNames } from '../../../workers/index.js';
 import { readNkeySeed } from '../../bus/index.js';
-import { EXIT_USAGE } from '../exit.js';
+import { EXIT_USAGE } from '../program/exit.js';
 import { writeSeed } from './legion/identity.run.js';
 import { natsConfigText } from './nats-config.run.js';
-import { terminal } from '../terminal.js';
+import { terminal } from '../program/terminal.js';
 
 /** `caesar nats compose-secrets`'s flags. */
 export interface ComposeSecretsFlags {
@@ -15,7 +15,7 @@ export interface ComposeSecretsFlags {
 }
 
 // What docker-compose.yml reads, relative to its directory (ADR 0053);
-// test/integration/deploy/compose-auth.test.ts checks that the two agree.
+// test/integration/cli/commands/compose-auth.test.ts checks that the two agree.
 const SECRETS = 'secrets';
 const SERVER_CONFIG = `${SECRETS}/nats-server.conf`;
 const ENV_FILE = '.env';

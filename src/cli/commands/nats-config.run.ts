@@ -9,9 +9,9 @@ import {
   workerPermissions,
   type NatsPermissions,
 } from '../../protocol/index.js';
-import { NKEY_USER_PUBLIC_KEY } from '../../text/index.js';
-import { EXIT_USAGE } from '../exit.js';
-import { terminal } from '../terminal.js';
+import { NKEY_USER_PUBLIC_KEY } from '../../protocol/nkey-shape.js';
+import { EXIT_USAGE } from '../program/exit.js';
+import { terminal } from '../program/terminal.js';
 
 /** `caesar nats config`'s flags. */
 export interface NatsConfigFlags {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { shippedToolNames } from '../../../workers/index.js';
-import { addBrainFileFlags } from '../flags.js';
-import { terminal } from '../terminal.js';
+import { addBrainFileFlags } from '../program/flags.js';
+import { terminal } from '../program/terminal.js';
 import { terminalLine } from '../../text/terminal-text.js';
 import type { UpFlags } from '../stack/index.js';
 
@@ -29,7 +29,7 @@ export function register(program: Command): void {
     )
     .action(async (flags: UpFlags) => {
       // before the stack's modules load; node:v8 loads only for `up`, not for --help
-      (await import('../supervisor-v8.js')).leanSupervisorV8();
+      (await import('../stack/supervisor-v8.js')).leanSupervisorV8();
       const { runUp } = await import('../stack/index.js');
       // each a line: a status line quotes what workers say (preflight), a log line is a
       // child's output; escaped as one line each (ADR 0064)

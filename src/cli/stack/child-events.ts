@@ -1,6 +1,6 @@
 import { describePreflight } from '../../brain/preflight/index.js';
 import { parseRecord, prettyLine, prettyText } from '../../log/pretty.js';
-import { printedOnItsOwn } from '../own-lines.js';
+import { printedOnItsOwn } from './own-lines.js';
 import type { BrainMailbox } from './brain-mailbox.js';
 import { BRAIN } from './children.js';
 import type { ChildMessage, WorkerPreflight } from './messages.js';

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { basename, dirname, isAbsolute, relative } from 'node:path';
 import { lookupRunningStack, type CaesarConfig } from '../../config/index.js';
 import { CaesarError, errorMessage } from '../../errors/index.js';
-import { portHolder } from '../../host/index.js';
+import { portHolder } from '../../process/index.js';
 
 type StackErrorCode = 'stack_port_taken' | 'stack_already_running';
 

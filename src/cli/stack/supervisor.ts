@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { descendantsOf, isAlive, signalEach } from '../../host/process-tree.js';
-import { heartbeatIntervalMs } from '../../host/watchdog.js';
+import { descendantsOf, isAlive, signalEach } from '../../process/process-tree.js';
+import { heartbeatIntervalMs } from '../../process/watchdog.js';
 import { nextRestart, type BackoffOptions } from './backoff.js';
 import { parseChildMessage, type ChildMessage, type RestartReason } from './messages.js';
 

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { AuditReader, openAuditLog } from '../../../src/audit/index.js';
-import { compiledScriptUrl } from '../../../src/host/index.js';
+import { compiledScriptUrl } from '../../../src/process/index.js';
 import { sql, tempDir } from '../../helpers/audit-fixtures.js';
 
 const ROUNDS = 5;

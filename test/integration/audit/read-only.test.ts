@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { openAuditLog } from '../../../src/audit/index.js';
-import { compiledScriptUrl } from '../../../src/host/index.js';
+import { compiledScriptUrl } from '../../../src/process/index.js';
 import { tempDir, toolCalled } from '../../helpers/audit-fixtures.js';
 
 /**

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { startNatsServer, type NatsExit, type NatsServer } from '../../../src/bus/launcher.js';
 import { NatsKeeper } from '../../../src/cli/stack/nats-keeper.js';
-import { isAlive } from '../../../src/host/process-tree.js';
+import { isAlive } from '../../../src/process/process-tree.js';
 import { waitFor, within } from '../../helpers/wait.js';
 
 /** Records what the keeper reports, in order. */

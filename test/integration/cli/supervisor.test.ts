@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Supervisor, type RestartInfo } from '../../../src/cli/stack/supervisor.js';
 import type { ChildMessage } from '../../../src/cli/stack/messages.js';
-import { isAlive } from '../../../src/host/process-tree.js';
+import { isAlive } from '../../../src/process/process-tree.js';
 import { alive } from '../../helpers/cli.js';
 import { waitFor, within } from '../../helpers/wait.js';
 

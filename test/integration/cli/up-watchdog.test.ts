@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { isAlive } from '../../../src/host/process-tree.js';
+import { isAlive } from '../../../src/process/process-tree.js';
 import { runCli, startCli, type RunningCli } from '../../helpers/cli.js';
 import { startNats } from '../../helpers/nats.js';
 import { cpuTimeMs } from '../../helpers/proc.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXIT_FAILED, EXIT_OK, type PolicyCliIo } from '../../../src/cli/commands/policy/load.js';
-import { EXIT_USAGE } from '../../../src/cli/exit.js';
+import { EXIT_USAGE } from '../../../src/cli/program/exit.js';
 import { runPolicyCheck } from '../../../src/cli/commands/policy/check.run.js';
 import { runPolicyExplain } from '../../../src/cli/commands/policy/explain.run.js';
 import { runPolicyTest } from '../../../src/cli/commands/policy/test.run.js';

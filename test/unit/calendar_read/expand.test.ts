@@ -5,7 +5,7 @@ import { parseCalendarData } from '../../../workers/calendar_read/ics.js';
 import { vtimezoneClock } from '../../../workers/calendar_read/vtimezone.js';
 import { scanObjects } from '../../../workers/calendar_read/scan.js';
 import { resolveWindow } from '../../../workers/calendar_read/window.js';
-import { intlClock } from '../../../src/text/index.js';
+import { intlClock } from '../../../src/clock/index.js';
 import {
   NEW_YORK_WEEKLY,
   STANDUP,

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { Occurrence } from '../../../workers/calendar_read/expand.js';
 import { clip, matchesQuery, toEvents, type Found } from '../../../workers/calendar_read/format.js';
-import { intlClock } from '../../../src/text/index.js';
+import { intlClock } from '../../../src/clock/index.js';
 
 const berlin = intlClock('Europe/Berlin');
 

@@ -10,7 +10,7 @@ import {
   floatingTime,
 } from '../../../workers/calendar_read/recur.js';
 import { resolveWindow } from '../../../workers/calendar_read/window.js';
-import { intlClock, type Wall } from '../../../src/text/wall-clock.js';
+import { intlClock, type Wall } from '../../../src/clock/wall-clock.js';
 import { vcalendar, vevent } from './fixtures.js';
 
 const local = intlClock('Europe/Berlin');

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { InvalidInputError } from '../../../src/legion/index.js';
 import { CalendarReadInputSchema } from '../../../workers/calendar_read/schema.js';
 import { parseMoment, resolveWindow } from '../../../workers/calendar_read/window.js';
-import { formatInstant, intlClock } from '../../../src/text/index.js';
+import { formatInstant, intlClock } from '../../../src/clock/index.js';
 
 const berlin = intlClock('Europe/Berlin');
 const newYork = intlClock('America/New_York');

@@ -43,15 +43,15 @@ describe('caesar --help and usage errors', () => {
   test('the bin imports only the bundle check and the heartbeat; the CLI it runs is loaded with import()', () => {
     expect([...reach('src/cli/main.ts').keys()]).toEqual([
       'src/cli/main.ts',
-      'src/cli/bundle-fresh.ts',
+      'src/cli/program/bundle-fresh.ts',
       // a child of `caesar up` beats from the first moment (ADR 0070); the file imports nothing
       'src/cli/stack/heartbeat.ts',
     ]);
   });
 
-  test('src/cli/cli.ts reaches no heavy package and no server folder', () => {
+  test('src/cli/program/cli.ts reaches no heavy package and no server folder', () => {
     expect(
-      forbiddenReached('src/cli/cli.ts', {
+      forbiddenReached('src/cli/program/cli.ts', {
         packages: HEAVY_PACKAGES,
         paths: SERVER_PATHS,
         except: LIGHT_FILES,
@@ -60,7 +60,7 @@ describe('caesar --help and usage errors', () => {
   });
 
   test('the walk reaches every command declaration, and no runner', () => {
-    const files = [...reach('src/cli/cli.ts').keys()];
+    const files = [...reach('src/cli/program/cli.ts').keys()];
     for (const declaration of [
       'src/cli/commands/chat/index.ts',
       'src/cli/commands/audit/verify.ts',
@@ -79,7 +79,7 @@ describe('the client commands (chat, invoke, confirm, reject)', () => {
     // of the brain, the API contract (schemas, tokens file) and what it imports
     const contract = [...reach('src/brain/api/index.ts').keys()];
     expect(
-      forbiddenReached('src/cli/client.ts', {
+      forbiddenReached('src/cli/brain-client/runners.ts', {
         packages: SERVER_PACKAGES,
         paths: [...SERVER_PATHS, 'src/cli/stack/'],
         except: contract,
@@ -88,9 +88,9 @@ describe('the client commands (chat, invoke, confirm, reject)', () => {
   });
 
   test('the walk follows them down to the config loader and the API contract', () => {
-    const reached = reach('src/cli/client.ts');
+    const reached = reach('src/cli/brain-client/runners.ts');
     for (const node of [
-      'src/cli/api-client.ts',
+      'src/cli/brain-client/client.ts',
       'src/brain/api/contract.ts',
       'src/brain/api/tokens-file.ts',
       'src/config/load.ts',

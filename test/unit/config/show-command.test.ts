@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { buildProgram } from '../../../src/cli/program.js';
+import { buildProgram } from '../../../src/cli/program/program.js';
 import { REDACTED } from '../../../src/text/index.js';
 import { tempDir } from './temp-dir.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { done } from '../../exit.js';
+import { done } from '../../program/exit.js';
 import { subcommand, type DbOptions } from './flags.js';
 
 /** Adds `caesar audit backup`; `backup.run.ts` loads when it runs. */

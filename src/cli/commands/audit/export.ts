@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { done } from '../../exit.js';
+import { done } from '../../program/exit.js';
 import { withFilters } from './filters.js';
 import { subcommand } from './flags.js';
 import type { ExportOptions } from './export.run.js';

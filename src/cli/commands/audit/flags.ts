@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { usageExit } from '../../exit.js';
+import { usageExit } from '../../program/exit.js';
 
 /**
  * The flags every `caesar audit ...` subcommand takes (which log it opens), declared without

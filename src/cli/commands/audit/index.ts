@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { usageExit } from '../../exit.js';
+import { usageExit } from '../../program/exit.js';
 import { addBackup } from './backup.js';
 import { addExport } from './export.js';
 import { addQuery } from './query.js';

@@ -6,10 +6,10 @@ import {
   type AuditRecord,
 } from '../../../audit/index.js';
 import { ConfigError, RuntimeFileError } from '../../../config/index.js';
-import { EXIT_USAGE } from '../../exit.js';
-import { loadClientConfig } from '../../load-config.js';
+import { EXIT_USAGE } from '../../program/exit.js';
+import { loadClientConfig } from '../../program/load-config.js';
 import { terminalLine } from '../../../text/terminal-text.js';
-import { terminal } from '../../terminal.js';
+import { terminal } from '../../program/terminal.js';
 import type { DbOptions } from './flags.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { done } from '../../exit.js';
+import { done } from '../../program/exit.js';
 import { withFilters } from './filters.js';
 import { positiveInt, subcommand } from './flags.js';
 import type { QueryOptions } from './query.run.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { usageExit } from '../../exit.js';
-import { addApiFlags } from '../../flags.js';
+import { usageExit } from '../../program/exit.js';
+import { addApiFlags } from '../../program/flags.js';
 import type { ChatFlags } from './io.js';
 
 /** Adds `caesar chat`; the client (`run.ts`) loads when it runs. */
@@ -18,7 +18,7 @@ export function register(program: Command): void {
       )
       .exitOverride(usageExit),
   ).action(async (words: string[], flags: ChatFlags) => {
-    const { runChat } = await import('../../client.js');
+    const { runChat } = await import('../../brain-client/runners.js');
     process.exitCode = await runChat(words, flags);
   });
 }

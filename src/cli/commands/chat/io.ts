@@ -1,6 +1,6 @@
-import { consoleIo, type ApiCliIo } from '../../api-command.js';
-import type { ApiFlags } from '../../flags.js';
-import { terminal } from '../../terminal.js';
+import { consoleIo, type ApiCliIo } from '../../brain-client/command.js';
+import type { ApiFlags } from '../../program/flags.js';
+import { terminal } from '../../program/terminal.js';
 
 /** `caesar chat`'s flags, and where its output goes. */
 

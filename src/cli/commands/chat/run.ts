@@ -1,4 +1,4 @@
-import { EXIT_FAILED, EXIT_OK, withClient } from '../../api-command.js';
+import { EXIT_FAILED, EXIT_OK, withClient } from '../../brain-client/command.js';
 import { chatConsoleIo, type ChatCliIo, type ChatFlags } from './io.js';
 import { ChatSession, SESSION_ID, usage } from './session.js';
 

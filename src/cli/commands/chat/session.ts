@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { ChatRequestSchema, type ChatResponse } from '../../../brain/api/index.js';
-import type { ApiClient } from '../../api-client.js';
+import type { ApiClient } from '../../brain-client/client.js';
 import {
   confirmationLines,
   describeFailure,
@@ -8,8 +8,8 @@ import {
   EXIT_OK,
   EXIT_USAGE,
   type ApiCliIo,
-} from '../../api-command.js';
-import type { ApiTarget } from '../../api-target.js';
+} from '../../brain-client/command.js';
+import type { ApiTarget } from '../../brain-client/target.js';
 import { terminalLine } from '../../../text/terminal-text.js';
 import type { ChatCliIo, ChatFlags } from './io.js';
 import { setupLines } from './setup.js';

@@ -6,8 +6,8 @@ import {
   workerPermissions,
   type NatsPermissions,
 } from '../../../protocol/index.js';
-import { EXIT_USAGE } from '../../exit.js';
-import { terminal } from '../../terminal.js';
+import { EXIT_USAGE } from '../../program/exit.js';
+import { terminal } from '../../program/terminal.js';
 
 /** `caesar legion identity new`'s flags. */
 export interface IdentityFlags {

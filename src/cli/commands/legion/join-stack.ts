@@ -4,7 +4,7 @@ import { connectBus } from '../../../bus/index.js';
 import type { RuntimeInfo } from '../../../config/index.js';
 import { CaesarError, errorMessage } from '../../../errors/index.js';
 import { workerPermissions } from '../../../protocol/index.js';
-import { fileExists } from '../../../host/index.js';
+import { fileExists } from '../../../files/index.js';
 import {
   embeddedAuthPaths,
   embeddedServerConfig,

@@ -18,12 +18,12 @@ import type { BusAuth, RunningStack } from '../../../config/index.js';
 import { CaesarError } from '../../../errors/index.js';
 import { formatPolicyWarning } from '../../../policy/index.js';
 import { terminalLine } from '../../../text/index.js';
-import { describeFailure } from '../../api-command.js';
-import { explainClientRefusal } from '../../bus-identity.js';
-import { openApiClient } from '../../api-target.js';
-import type { BusFlags } from '../../flags.js';
-import { loadClientConfig } from '../../load-config.js';
-import { terminal } from '../../terminal.js';
+import { describeFailure } from '../../brain-client/command.js';
+import { explainClientRefusal } from '../../program/bus-identity.js';
+import { openApiClient } from '../../brain-client/target.js';
+import type { BusFlags } from '../../program/flags.js';
+import { loadClientConfig } from '../../program/load-config.js';
+import { terminal } from '../../program/terminal.js';
 
 /** `caesar legion list`'s flags. */
 export type ListFlags = BusFlags & { json?: boolean; wait: string };

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addBusFlags, CLIENT_IDENTITY_HELP } from '../../flags.js';
+import { addBusFlags, CLIENT_IDENTITY_HELP } from '../../program/flags.js';
 import type { ListFlags } from './list.run.js';
 
 /** `caesar legion list`; the listing itself (`list.run.ts`) loads when the command runs. */

@@ -2,10 +2,10 @@ import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { CaesarError, errorMessage } from '../../../errors/index.js';
 import { suggestToolName, TOOL_NAME_PATTERN } from '../../../protocol/index.js';
-import { EXIT_USAGE } from '../../exit.js';
+import { EXIT_USAGE } from '../../program/exit.js';
 import { takenToolName } from './own-tool-name.js';
 import { scaffoldFiles } from './scaffold.js';
-import { terminal } from '../../terminal.js';
+import { terminal } from '../../program/terminal.js';
 
 /** `caesar legion new`'s flags. */
 export interface NewFlags {

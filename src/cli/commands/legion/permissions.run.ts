@@ -1,5 +1,5 @@
 import { brainPermissions, workerPermissions } from '../../../protocol/index.js';
-import { terminal } from '../../terminal.js';
+import { terminal } from '../../program/terminal.js';
 
 /** `caesar legion permissions`'s flags. */
 export interface PermissionsFlags {

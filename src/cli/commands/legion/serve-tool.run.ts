@@ -9,13 +9,13 @@ import {
 import { CaesarError } from '../../../errors/index.js';
 import { GrantVerifier, runTools } from '../../../legion/index.js';
 import { createLogger } from '../../../log/index.js';
-import { NKEY_USER_PUBLIC_KEY } from '../../../text/index.js';
-import { withIdentity } from '../../bus-identity.js';
-import { endProcess, EXIT_USAGE } from '../../exit.js';
-import { reportFailure } from '../../fatal.js';
-import type { BusFlags } from '../../flags.js';
-import { loadClientConfig, loadCliConfig } from '../../load-config.js';
-import { startOwnWatchdog } from '../../own-watchdog.js';
+import { NKEY_USER_PUBLIC_KEY } from '../../../protocol/nkey-shape.js';
+import { withIdentity } from '../../program/bus-identity.js';
+import { endProcess, EXIT_USAGE } from '../../program/exit.js';
+import { reportFailure } from '../../program/fatal.js';
+import type { BusFlags } from '../../program/flags.js';
+import { loadClientConfig, loadCliConfig } from '../../program/load-config.js';
+import { startOwnWatchdog } from '../../stack/own-watchdog.js';
 import { joinStackIdentity } from './join-stack.js';
 import { loadServedTools } from './module-tools.js';
 import { restartsOf, type RestartFlags } from './restart-flags.js';
@@ -25,7 +25,7 @@ import {
   tellSupervisor,
   underSupervisor,
 } from '../../stack/child.js';
-import { terminal } from '../../terminal.js';
+import { terminal } from '../../program/terminal.js';
 
 /** `caesar legion serve-tool`'s flags. */
 export interface ServeFlags extends BusFlags, RestartFlags {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { shippedToolNames } from '../../../../workers/index.js';
-import { addBusFlags, durationFlag } from '../../flags.js';
+import { addBusFlags, durationFlag } from '../../program/flags.js';
 import { addRestartFlags, restartsOf } from './restart-flags.js';
 import type { ServeFlags } from './serve-tool.run.js';
 

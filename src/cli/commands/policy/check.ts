@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { done } from '../../exit.js';
+import { done } from '../../program/exit.js';
 import { withPolicyFlags, type PolicyCheckOptions } from './flags.js';
 
 /** Adds `caesar policy check`; `check.run.ts` loads when it runs. */

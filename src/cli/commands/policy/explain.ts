@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { done } from '../../exit.js';
+import { done } from '../../program/exit.js';
 import { withPolicyFlags } from './flags.js';
 import type { ExplainOptions } from './explain.run.js';
 

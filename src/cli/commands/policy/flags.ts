@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { usageExit } from '../../exit.js';
+import { usageExit } from '../../program/exit.js';
 
 /**
  * The flags every `caesar policy ...` subcommand takes, declared without loading the policy

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { usageExit } from '../../exit.js';
+import { usageExit } from '../../program/exit.js';
 import { addCheck } from './check.js';
 import { addExplain } from './explain.js';
 import { addStatus } from './status.js';

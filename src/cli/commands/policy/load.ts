@@ -8,8 +8,8 @@ import {
   type CompiledPolicy,
   type ReadPolicyOptions,
 } from '../../../policy/index.js';
-import { EXIT_USAGE } from '../../exit.js';
-import { terminal } from '../../terminal.js';
+import { EXIT_USAGE } from '../../program/exit.js';
+import { terminal } from '../../program/terminal.js';
 import type { PolicyFileOptions } from './flags.js';
 
 /**

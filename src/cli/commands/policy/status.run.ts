@@ -1,6 +1,12 @@
 import { formatPolicyStatus } from '../../../policy/index.js';
-import { consoleIo, EXIT_FAILED, EXIT_OK, withClient, type ApiCliIo } from '../../api-command.js';
-import type { ApiFlags } from '../../flags.js';
+import {
+  consoleIo,
+  EXIT_FAILED,
+  EXIT_OK,
+  withClient,
+  type ApiCliIo,
+} from '../../brain-client/command.js';
+import type { ApiFlags } from '../../program/flags.js';
 import { terminalLine } from '../../../text/terminal-text.js';
 
 /** `caesar policy status`'s flags. */

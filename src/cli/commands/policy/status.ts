@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { done, usageExit } from '../../exit.js';
-import { addApiFlags, type ApiFlags } from '../../flags.js';
+import { done, usageExit } from '../../program/exit.js';
+import { addApiFlags, type ApiFlags } from '../../program/flags.js';
 
 /** Adds `caesar policy status`; `status.run.ts` loads when it runs. */
 export function addStatus(group: Command): void {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { done } from '../../exit.js';
+import { done } from '../../program/exit.js';
 import { withPolicyFlags, type PolicyFileOptions } from './flags.js';
 
 /** Adds `caesar policy test`; `test.run.ts` loads when it runs. */

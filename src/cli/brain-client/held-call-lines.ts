@@ -1,0 +1,98 @@
+import type { ConfirmationTicket, PendingConfirmation } from '../../brain/api/index.js';
+import type { ApiFlags } from '../program/flags.js';
+import { terminalLine } from '../../text/terminal-text.js';
+
+/**
+ * A call waiting for a human, as the terminal shows it (ADR 0068): who asked (a model in a
+ * turn opened by token X, a local rule, the token itself), why it is held (the rule, each
+ * flow gate with the policy line that set it) and what the model had read (tool, trust,
+ * sources, the excerpt with the injected text visible), then the commands that decide it.
+ * `caesar confirm` lists pending calls with it; `caesar chat` and `caesar invoke` print it
+ * under a call that was held. Every line holds text from outside and is escaped on its own.
+ */
+
+/** What a ticket or a pending entry says about a held call; all of it optional. */
+export type HeldCall = Pick<ConfirmationTicket, 'asked_by' | 'gated_by' | 'read'> &
+  Partial<Pick<PendingConfirmation, 'requested_by' | 'rule' | 'rule_at' | 'reason'>>;
+
+/** Who asked, in words: "a model, in a turn opened by token `kids-tablet` (session s-1)". */
+export function askedByText(held: HeldCall): string {
+  const a = held.asked_by;
+  if (a === undefined) return `token \`${held.requested_by ?? '?'}\``;
+  if (a.kind === 'api') return `token \`${a.actor}\` directly`;
+  if (a.kind === 'intent') {
+    return `the local rule \`${a.intent ?? '?'}\`, on a message of token \`${a.actor}\``;
+  }
+  const session = a.session_id === undefined ? '' : ` (session ${a.session_id})`;
+  return `a model, in a turn opened by token \`${a.actor}\`${session}`;
+}
+
+/** The account of a held call: who asked, what held it, what the model had read. */
+export function heldCallLines(held: HeldCall): string[] {
+  const lines: string[] = [];
+  if (held.asked_by !== undefined || held.requested_by !== undefined) {
+    lines.push(`asked by: ${askedByText(held)}`);
+  }
+  if (held.rule !== undefined) {
+    const at = held.rule_at === undefined ? '' : ` (${held.rule_at})`;
+    lines.push(`held by: rule ${held.rule}${at}: ${held.reason ?? ''}`);
+  }
+  for (const g of held.gated_by ?? []) {
+    lines.push(`held by: flow gate ${g.gate} (${g.action}), set by ${g.set_by}`);
+  }
+  if (held.asked_by?.kind === 'model') lines.push(...readLines(held.read ?? []));
+  return lines.map(terminalLine);
+}
+
+function readLines(read: NonNullable<HeldCall['read']>): string[] {
+  if (read.length === 0) return ['the model had read: nothing untrusted or private'];
+  const lines = ['the model had read:'];
+  for (const r of read) {
+    const what = [r.trust === 'untrusted' ? 'untrusted' : '', r.private ? 'private' : '']
+      .filter((w) => w !== '')
+      .join(', ');
+    const from = r.sources.length === 0 ? '' : ` from ${r.sources.join(', ')}`;
+    lines.push(`  ${r.tool} (${what || 'trusted'})${from}`);
+    if (r.excerpt !== '') lines.push(`    "${r.excerpt}"`);
+  }
+  return lines;
+}
+
+/**
+ * The commands that decide a held call, with the flags that found this brain; for a model's
+ * call also the one that stops its turn.
+ */
+export function decideLines(id: string, flags: ApiFlags, byModel: boolean): string[] {
+  const extra = [
+    ['--data-dir', flags.dataDir],
+    ['--config', flags.config],
+    ['--api-url', flags.apiUrl],
+    ['--token-file', flags.tokenFile],
+    ['--token-name', flags.tokenName],
+  ]
+    .filter((pair): pair is [string, string] => pair[1] !== undefined)
+    .map(([flag, value]) => ` ${flag} ${shellQuote(value)}`)
+    .join('');
+  const quoted = shellQuote(id);
+  const lines = [
+    `approve: caesar confirm ${quoted}${extra}`,
+    `reject:  caesar reject ${quoted}${extra}`,
+  ];
+  if (byModel) lines.push(`reject and stop the model: caesar reject ${quoted} --stop-turn${extra}`);
+  return lines.map(terminalLine);
+}
+
+/** One entry of `caesar confirm`: id, tool and expiry, what would run, why, and the commands. */
+export function pendingLines(c: PendingConfirmation, flags: ApiFlags): string[] {
+  const lines = [
+    terminalLine(`${c.id}  ${c.tool}  expires ${c.expires_at}`),
+    terminalLine(`would run: ${c.summary}`),
+    ...heldCallLines(c),
+    ...decideLines(c.id, flags, c.asked_by?.kind === 'model'),
+  ];
+  return [lines[0]!, ...lines.slice(1).map((l) => `  ${l}`)];
+}
+
+function shellQuote(value: string): string {
+  return /^[\w./:@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}

@@ -1,0 +1,3 @@
+// Public surface of the wall clock: time in IANA zones, as the brain, the config and the
+// workers (through the SDK) read and word it. node: built-ins only.
+export { formatInstant, hostTimeZone, intlClock, isTimeZone, spokenNow } from './wall-clock.js';

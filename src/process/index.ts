@@ -1,0 +1,5 @@
+// Public surface of the process helpers: child processes that must not outlive their parent,
+// the compiled script a worker thread or child runs, who holds a port. node: built-ins only.
+export { assertScriptExists, compiledScriptUrl } from './script-url.js';
+export { signalGroup, spawnGuarded } from './guarded-spawn.js';
+export { portHolder } from './port-holder.js';

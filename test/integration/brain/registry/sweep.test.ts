@@ -1,0 +1,201 @@
+import type { NatsConnection } from '@nats-io/nats-core';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { startRegistry, type Registry } from '../../../../src/brain/registry/index.js';
+import { serveTools, type ToolWorker } from '../../../../src/legion/index.js';
+import {
+  REGISTRY_HELLO_SUBJECT,
+  SRV_METADATA,
+  SRV_TYPES,
+  srvSubject,
+} from '../../../../src/protocol/index.js';
+import { spawnWorker, type ChildWorker } from '../../../fixtures/child-worker.js';
+import { createEchoTool } from '../../../fixtures/tools.js';
+import { startNats, type TestNats } from '../../../helpers/nats.js';
+import { nextEvent } from './events.js';
+
+const enc = new TextEncoder();
+
+describe('registry sweeps', () => {
+  let nats: TestNats;
+  let registry: Registry | undefined;
+  const workers: ToolWorker[] = [];
+  const children: ChildWorker[] = [];
+
+  beforeEach(async () => {
+    nats = await startNats();
+  });
+  afterEach(async () => {
+    await Promise.allSettled(children.splice(0).map((c) => c.stop()));
+    await Promise.allSettled(workers.splice(0).map((w) => w.stop()));
+    await registry?.close();
+    registry = undefined;
+    await nats?.stop();
+  });
+
+  test('a registry started after the worker finds it by its first sweep', async () => {
+    const tool = createEchoTool();
+    const worker = await serveTools([tool], { nc: await nats.connect(), host: 'early-host' });
+    workers.push(worker);
+
+    registry = await startRegistry({
+      nc: await nats.connect(),
+      sweepIntervalMs: 60_000,
+      sweepWindowMs: 300,
+    });
+
+    const found = registry.tool('echo');
+    expect(found?.spec).toEqual(tool.spec);
+    expect(found?.specSha256).toBe(tool.specSha256);
+    expect(found?.instances).toHaveLength(1);
+    expect(found?.instances[0]).toMatchObject({
+      id: worker.instances[0]!.id,
+      host: 'early-host',
+      version: '1.0.0',
+      source: 'sweep',
+    });
+  });
+
+  test('the first sweep ends soon after the last answer; later sweeps wait out their window', async () => {
+    for (const host of ['host-a', 'host-b']) {
+      workers.push(await serveTools([createEchoTool()], { nc: await nats.connect(), host }));
+    }
+    const started = performance.now();
+    registry = await startRegistry({
+      nc: await nats.connect(),
+      sweepIntervalMs: 60_000,
+      sweepWindowMs: 5_000,
+    });
+    const startMs = performance.now() - started;
+    // both answered within the first sweep, which did not wait the 5 s window for more
+    expect(
+      registry
+        .tool('echo')
+        ?.instances.map((i) => i.host)
+        .sort(),
+    ).toEqual(['host-a', 'host-b']);
+    expect(startMs).toBeLessThan(4_000);
+    // a later sweep, where a late answer would count as a miss, takes the whole window
+    const sweepStarted = performance.now();
+    await registry.sweep();
+    expect(performance.now() - sweepStarted).toBeGreaterThanOrEqual(4_900);
+    expect(registry.tool('echo')?.instances).toHaveLength(2);
+  });
+
+  test('drops an instance after two missed sweeps, not one, and finds it again when it answers', async () => {
+    const child = await spawnWorker(nats.url, { host: 'frozen-host' });
+    children.push(child);
+    registry = await startRegistry({
+      nc: await nats.connect(),
+      sweepIntervalMs: 200,
+      sweepWindowMs: 100,
+    });
+    const r = registry;
+    expect(r.tool('echo')?.instances.map((i) => i.id)).toEqual([child.instances[0]!.id]);
+
+    // Freeze the process right after it answered a sweep: its connection stays open, it
+    // just stops answering, so exactly the next two sweeps are misses.
+    const removed = nextEvent(r, 'instance_removed', () => true, 10_000);
+    const frozenAfter = await new Promise<number>((resolve) => {
+      const onSweep = (e: { seq: number; replies: number }) => {
+        if (e.replies !== 1) return;
+        child.signal('SIGSTOP');
+        r.off('sweep', onSweep);
+        resolve(e.seq);
+      };
+      r.on('sweep', onSweep);
+    });
+    const event = await removed;
+
+    expect(event.reason).toBe('missed_sweeps');
+    expect(event.instance.id).toBe(child.instances[0]!.id);
+    expect(event.toolRemoved).toBe(true);
+    expect(event.sweep).toBe(frozenAfter + 2);
+    expect(r.tool('echo')).toBeUndefined();
+
+    const back = nextEvent(r, 'instance_added');
+    child.signal('SIGCONT');
+    const again = await back;
+    expect(again.instance).toMatchObject({ id: child.instances[0]!.id, source: 'sweep' });
+  });
+
+  test('ignores malformed hellos and INFO replies and keeps working', async () => {
+    const nc = await nats.connect();
+    const good = createEchoTool();
+    // A service that claims to be a CAESAR tool but carries a spec that fails its sha, one
+    // that answers garbage, and a foreign service: none may enter the registry.
+    answerInfo(nc, () => 'this is not json');
+    answerInfo(nc, () =>
+      JSON.stringify({
+        type: SRV_TYPES.info,
+        name: 'caesar-forged',
+        id: 'FORGED1',
+        version: '1.0.0',
+        metadata: {
+          [SRV_METADATA.tool]: 'forged',
+          [SRV_METADATA.host]: 'evil',
+          [SRV_METADATA.spec]: JSON.stringify({ ...good.spec, name: 'forged' }),
+          [SRV_METADATA.specSha256]: good.specSha256,
+        },
+        endpoints: [],
+      }),
+    );
+    answerInfo(nc, () =>
+      JSON.stringify({
+        type: SRV_TYPES.info,
+        name: 'someone-else',
+        id: 'X1',
+        version: '0.1.0',
+        metadata: {},
+        endpoints: [],
+      }),
+    );
+    await nc.flush();
+
+    registry = await startRegistry({
+      nc: await nats.connect(),
+      sweepIntervalMs: 60_000,
+      sweepWindowMs: 300,
+    });
+    const r = registry;
+    const sweep = await r.sweep();
+    expect(sweep.invalid).toBe(2);
+    expect(sweep.replies).toBe(0);
+    expect(r.tools()).toEqual([]);
+
+    for (const junk of [
+      'not json',
+      '{}',
+      JSON.stringify({ v: 1, tool: 'Bad-Name', service: 'caesar-x', instance_id: 'A', host: 'h' }),
+      JSON.stringify({
+        v: 1,
+        tool: 'echo',
+        service: 'caesar-other',
+        instance_id: 'A1',
+        host: 'h',
+        version: '1.0.0',
+        spec_sha256: good.specSha256,
+      }),
+    ]) {
+      nc.publish(REGISTRY_HELLO_SUBJECT, enc.encode(junk));
+    }
+    const added = nextEvent(r, 'instance_added');
+    const worker = await serveTools([good], { nc: await nats.connect(), host: 'good-host' });
+    workers.push(worker);
+    expect((await added).instance.id).toBe(worker.instances[0]!.id);
+    expect(r.tools().map((t) => t.name)).toEqual(['echo']);
+  });
+
+  test('rejects a sweep window that is not shorter than the interval', async () => {
+    await expect(
+      startRegistry({ nc: await nats.connect(), sweepIntervalMs: 100, sweepWindowMs: 100 }),
+    ).rejects.toThrow(RangeError);
+  });
+});
+
+function answerInfo(nc: NatsConnection, body: () => string): void {
+  nc.subscribe(srvSubject('INFO'), {
+    callback: (_err, msg) => {
+      msg.respond(enc.encode(body()));
+    },
+  });
+}

@@ -1,0 +1,142 @@
+import { createUser } from '@nats-io/nkeys';
+import { describe, expect, test } from 'vitest';
+import {
+  ReplyBinding,
+  readReply,
+  type ReplyInstances,
+} from '../../../../src/brain/dispatch/reply-check.js';
+import { GrantSigner, grantNonce } from '../../../../src/protocol/grant.js';
+import { ReplySigner, type SignedOutcome } from '../../../../src/protocol/reply-signature.js';
+
+// ADR 0060, the brain's check of one reply against the instances the registry lists.
+
+const a = new ReplySigner(createUser().getSeed());
+const b = new ReplySigner(createUser().getSeed());
+const decisionId = 'dec-1';
+const nonce = grantNonce(
+  new GrantSigner(createUser().getSeed()).sign({
+    tool: 'echo',
+    input: {},
+    decisionId,
+    deadline: 1,
+    policySha256: 'c'.repeat(64),
+  }),
+)!;
+
+/** The registry as the binding sees it: listed instances, and those a question would confirm. */
+function instances(
+  listed: Record<string, string | undefined>,
+  confirmable: Record<string, string> = {},
+): ReplyInstances & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    instance: (tool, id) =>
+      tool === 'echo' && id in listed ? { replyKey: listed[id] } : undefined,
+    confirmInstance: (_tool, id) => {
+      asked.push(id);
+      return Promise.resolve(id in confirmable ? { replyKey: confirmable[id] } : undefined);
+    },
+    anyAnswers: () => Promise.resolve(false),
+  };
+}
+
+/** A reply envelope as it would arrive, signed by `by` (or not at all) as instance `id`. */
+function reply(
+  id: string,
+  by: ReplySigner | undefined,
+  outcome: SignedOutcome,
+  forDecision = decisionId,
+) {
+  const signature = by?.sign({ decisionId: forDecision, nonce, instanceId: id, outcome });
+  const body = {
+    v: 1,
+    ...outcome,
+    worker: { id, host: 'h' },
+    duration_ms: 1,
+    ...(signature ? { signature } : {}),
+  };
+  const read = readReply(new TextEncoder().encode(JSON.stringify(body)));
+  if (typeof read === 'string') throw new Error(read);
+  return read;
+}
+
+const ok: SignedOutcome = { success: true, result: { text: 'hi', n: [1, 2] } };
+
+describe('ReplyBinding', () => {
+  test('a reply signed by the key of the listed instance it names, for this call, is bound', () => {
+    const binding = new ReplyBinding({ instances: instances({ A: a.publicKey }) });
+    expect(binding.check('echo', reply('A', a, ok), decisionId, nonce)).toBe(true);
+  });
+
+  test("verification against the wrong instance's key fails: A's signature naming B is refused", () => {
+    const binding = new ReplyBinding({ instances: instances({ A: a.publicKey, B: b.publicKey }) });
+    expect(binding.check('echo', reply('B', a, ok), decisionId, nonce)).toMatchObject({
+      kind: 'bad_signature',
+      instance: 'B',
+    });
+  });
+
+  test('signed for another call, it is refused', () => {
+    const binding = new ReplyBinding({ instances: instances({ A: a.publicKey }) });
+    expect(binding.check('echo', reply('A', a, ok, 'dec-0'), decisionId, nonce)).toMatchObject({
+      kind: 'bad_signature',
+    });
+  });
+
+  test.each([
+    ['unsigned', reply('A', undefined, ok), { A: a.publicKey }],
+    ['no_key', reply('A', a, ok), { A: undefined }],
+    ['untrusted_key', reply('A', a, ok), { A: a.publicKey }, { echo: [b.publicKey] }],
+  ] as const)('%s', (kind, read, listed, trusted?: Readonly<Record<string, readonly string[]>>) => {
+    const binding = new ReplyBinding({
+      instances: instances(listed),
+      ...(trusted ? { trusted } : {}),
+    });
+    expect(binding.check('echo', read, decisionId, nonce)).toMatchObject({ kind });
+  });
+
+  test('an unlisted instance is asked on its own subject: bound once it confirms with its key', async () => {
+    const reg = instances({}, { C: a.publicKey });
+    const binding = new ReplyBinding({ instances: reg });
+    await expect(binding.check('echo', reply('C', a, ok), decisionId, nonce)).resolves.toBe(true);
+    await expect(
+      binding.check('echo', reply('D', a, ok), decisionId, nonce),
+    ).resolves.toMatchObject({
+      kind: 'unknown_instance',
+      instance: 'D',
+    });
+    expect(reg.asked).toEqual(['C', 'D']);
+  });
+
+  test('a failure is bound by its error, as the worker sent it', () => {
+    const failed: SignedOutcome = {
+      success: false,
+      error: { code: 'timeout', message: 'deadline of 50 ms passed', retryable: true },
+    };
+    const binding = new ReplyBinding({ instances: instances({ A: a.publicKey }) });
+    expect(binding.check('echo', reply('A', a, failed), decisionId, nonce)).toBe(true);
+  });
+});
+
+describe('readReply', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const envelope = (result: string) =>
+    `{"v":1,"success":true,"result":${result},"worker":{"id":"A","host":"h"},"duration_ms":1}`;
+
+  test('a reply whose result holds a `__proto__` key is refused, as the worker refuses a request with one', () => {
+    // before issue 30's one JSON ladder, the brain's reader skipped the prototype step
+    expect(readReply(bytes(envelope('{"x":{"__proto__":{"admin":true}}}')))).toBe(
+      "a reply with a `__proto__` key (it could reach an object's prototype)",
+    );
+    expect(readReply(bytes(envelope('{"constructor":{"prototype":{}}}')))).toMatch(/`constructor`/);
+  });
+
+  test('each rung of the ladder says why', () => {
+    expect(readReply(bytes('{'))).toBe('a reply that is not JSON');
+    expect(readReply(bytes('['.repeat(100) + ']'.repeat(100)))).toMatch(/^a reply nested deeper/);
+    expect(readReply(bytes(envelope('{"constructor":"fine"}')))).toMatchObject({
+      reply: { success: true },
+    });
+  });
+});
