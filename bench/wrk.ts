@@ -62,6 +62,11 @@ export async function runWrk(
   child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
   const code = await new Promise<number | null>((r) => child.once('exit', r));
   const line = /^\{"requests".*$/m.exec(out)?.[0];
+  if (code === 127) {
+    throw new Error(
+      'wrk is not installed: the brain bench drives HTTP with it (apt-get install wrk)',
+    );
+  }
   if (code !== 0 || line === undefined) throw new Error(`wrk failed (${code}): ${err}${out}`);
   const r = JSON.parse(line) as {
     requests: number;
