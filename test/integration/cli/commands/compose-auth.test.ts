@@ -27,7 +27,7 @@ import { waitFor } from '../../../helpers/wait.js';
 // moved: /work and /app to temp directories, nats:4222 and the monitoring port to loopback.
 
 const DOC = new URL('../../../../docs/operations.md', import.meta.url);
-const ROOT = new URL('../../../', import.meta.url).pathname;
+const ROOT = new URL('../../../../', import.meta.url).pathname;
 /** Where the image mounts the checkout in the setup command, and its WORKDIR. */
 const WORK = '/work';
 const APP = '/app';
