@@ -8,7 +8,7 @@ import { openAuditLog, type AuditLog } from '../../../src/audit/index.js';
 import { IntentStore } from '../../../src/brain/intents/index.js';
 import { openPolicyStore, type PolicyStore } from '../../../src/policy/index.js';
 import { toolCalled } from '../../helpers/audit-fixtures.js';
-import { within } from '../../helpers/wait.js';
+import { waitFor, within } from '../../helpers/wait.js';
 
 // Issue 26, finding 4: the policy store watched its whole directory (by default the data dir,
 // where the audit log is written) and each write there restarted its 50 ms debounce, so a
@@ -80,10 +80,20 @@ describe('a policy edit under 2,000 audit writes a second in the same directory'
     // the defaults: as `caesar brain` opens it, with the audit log in the same data dir
     const store = await openPolicyStore({ path: file, reloadSignal: null });
     closers.push(() => store.close());
+    const started = performance.now();
     const load = auditLoad(audit);
     closers.push(() => load.stop());
-    // a second of writes first, so the edit lands in the middle of steady traffic
-    await new Promise((r) => setTimeout(r, 1_000));
+    // steady traffic first (a full second at half the rate or more, however slow the disk's
+    // first syncs), so the edit lands in the middle of it
+    await waitFor(
+      () => {
+        const now = performance.now();
+        return now - started >= 1_000 && load.durableIn(now - 1_000, now) > RATE * 0.5;
+      },
+      `${RATE * 0.5} durable audit rows in the last second`,
+      15_000,
+      20,
+    );
     const applied = reloadedAt(store, V2);
     await writeFile(join(dir, '.policy.yaml.tmp'), V2);
     const renamed = performance.now();
@@ -103,7 +113,7 @@ describe('a policy edit under 2,000 audit writes a second in the same directory'
       ACCEPTANCE_MS,
     );
     expect(store.evaluate({ tool: 'calculator', input: {} }).allowed).toBe(false);
-  }, 30_000);
+  }, 40_000);
 });
 
 /**

@@ -51,24 +51,38 @@ describe('calculator tool', () => {
     return (async () => tool.handler({ expression }, callContext(signal)))();
   }
 
-  test('answers, refuses and cuts off through the handler between start and stop', async () => {
-    const tool = createCalculatorTool({ maxThreads: 1 });
-    await tool.start!({ logger: silentLogger(), config, worker });
-    try {
-      for (const expression of ['17 * 23', '17 km / km * 23']) {
-        await expect(call(tool, expression)).resolves.toMatchObject({ result: '391', value: 391 });
+  /**
+   * The hang guard for tests that start a mathjs thread: importing mathjs costs about 1 s of
+   * CPU (1.15 s to the first answer on an idle 2-core machine, 2.9 s beside four busy loops),
+   * and CI runs these files beside integration files that start whole stacks (21.5 s seen).
+   */
+  const THREAD_TEST_TIMEOUT = 60_000;
+
+  test(
+    'answers, refuses and cuts off through the handler between start and stop',
+    async () => {
+      const tool = createCalculatorTool({ maxThreads: 1 });
+      await tool.start!({ logger: silentLogger(), config, worker });
+      try {
+        for (const expression of ['17 * 23', '17 km / km * 23']) {
+          await expect(call(tool, expression)).resolves.toMatchObject({
+            result: '391',
+            value: 391,
+          });
+        }
+        await expect(call(tool, 'import(x)')).rejects.toBeInstanceOf(InvalidInputError);
+        await expect(call(tool, '1 +* 2')).rejects.toBeInstanceOf(InvalidInputError);
+        const controller = new AbortController();
+        // not for the quick path: it goes to a thread, where the abort cuts it off
+        const cut = call(tool, '2 km + 2 m', controller.signal);
+        controller.abort();
+        await expect(cut).rejects.toMatchObject({ code: 'timeout' });
+      } finally {
+        await tool.stop!();
       }
-      await expect(call(tool, 'import(x)')).rejects.toBeInstanceOf(InvalidInputError);
-      await expect(call(tool, '1 +* 2')).rejects.toBeInstanceOf(InvalidInputError);
-      const controller = new AbortController();
-      // not for the quick path: it goes to a thread, where the abort cuts it off
-      const cut = call(tool, '2 km + 2 m', controller.signal);
-      controller.abort();
-      await expect(cut).rejects.toMatchObject({ code: 'timeout' });
-    } finally {
-      await tool.stop!();
-    }
-  });
+    },
+    THREAD_TEST_TIMEOUT,
+  );
 
   test('answers plain arithmetic in the calling thread, synchronously', async () => {
     const tool = createCalculatorTool({ maxThreads: 1 });
@@ -87,20 +101,24 @@ describe('calculator tool', () => {
     }
   });
 
-  test('instances started from one definition share the threads until the last one stops', async () => {
-    const tool = createCalculatorTool({ maxThreads: 1 });
-    const startCtx = { logger: silentLogger(), config, worker };
-    await tool.start!(startCtx);
-    await tool.start!(startCtx);
-    await tool.stop!();
-    await expect(call(tool, '1 + 1')).resolves.toMatchObject({ value: 2 });
-    await expect(call(tool, '1 km / m')).resolves.toMatchObject({ value: 1000 });
-    await tool.stop!();
-    await expect(call(tool, '1 + 1')).rejects.toMatchObject({
-      code: 'internal',
-      message: 'the calculator was not started',
-    });
-  });
+  test(
+    'instances started from one definition share the threads until the last one stops',
+    async () => {
+      const tool = createCalculatorTool({ maxThreads: 1 });
+      const startCtx = { logger: silentLogger(), config, worker };
+      await tool.start!(startCtx);
+      await tool.start!(startCtx);
+      await tool.stop!();
+      await expect(call(tool, '1 + 1')).resolves.toMatchObject({ value: 2 });
+      await expect(call(tool, '1 km / m')).resolves.toMatchObject({ value: 1000 });
+      await tool.stop!();
+      await expect(call(tool, '1 + 1')).rejects.toMatchObject({
+        code: 'internal',
+        message: 'the calculator was not started',
+      });
+    },
+    THREAD_TEST_TIMEOUT,
+  );
 });
 
 describe('calculator config section', () => {
