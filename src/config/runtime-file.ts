@@ -3,6 +3,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CaesarError, errorMessage } from '../errors/index.js';
+import { fieldIssuesOf, summariseFieldIssues } from '../protocol/field-issues.js';
 
 /**
  * `<data-dir>/runtime.json`: how CLI commands find the stack `caesar up` runs (ADR 0035).
@@ -227,8 +228,8 @@ function parseRuntimeInfo(file: string, text: string): RuntimeInfo {
   }
   const parsed = RuntimeInfoSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw new RuntimeFileError(file, `not a valid runtime file (${issues.join('; ')})`);
+    const issues = summariseFieldIssues(fieldIssuesOf(parsed.error));
+    throw new RuntimeFileError(file, `not a valid runtime file (${issues})`);
   }
   return parsed.data;
 }

@@ -5,6 +5,7 @@ import {
   specDomain,
   specInterruptibility,
   specOutputTrust,
+  fieldIssuesOf,
   specSha256,
   summariseFieldIssues,
   ToolNameSchema,
@@ -213,10 +214,7 @@ export function defineTool<
   };
   const parsed = ToolSpecSchema.safeParse(candidate);
   if (!parsed.success) {
-    throw new ToolDefinitionError(
-      name,
-      parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-    );
+    throw new ToolDefinitionError(name, fieldIssuesOf(parsed.error));
   }
   const spec = parsed.data;
   const expected = spec.resource_requirements.expected_wall_clock_ms;

@@ -3,17 +3,21 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { CaesarError, errorMessage } from '../errors/index.js';
-import { summariseFieldIssues, type FieldIssue } from '../protocol/index.js';
+import { fieldIssuesOf, summariseFieldIssues, type FieldIssue } from '../protocol/index.js';
 import { formatDuration, isModulePath } from '../text/index.js';
+import type { compileJsonSchema } from '../json-schema/index.js';
 import { defineTool, ToolDefinitionError, type ToolDefinition } from './define.js';
+
+type CompileJsonSchema = typeof compileJsonSchema;
 
 /**
  * A tool that lives outside the repository (ADR 0055): a module, a file or an installed
  * package, whose default export is a plain definition (or an array of them) with the fields
  * of `defineTool`. It imports nothing of CAESAR's, so it needs no build step and no copy of
  * CAESAR where it lives; its `input`, `output` and `config` are JSON Schemas (or zod schemas,
- * when the author has zod), turned into zod here. `defineTool` then checks the whole
- * declaration, as it does a shipped tool's.
+ * when the author has zod). A JSON Schema is checked on the brain's own engine (ajv, patterns
+ * on RE2; ADR 0079) and announced as written. `defineTool` then checks the whole declaration,
+ * as it does a shipped tool's.
  */
 
 type ModuleErrorCode =
@@ -125,8 +129,15 @@ export async function loadToolModule(
     );
   }
   const defs = Array.isArray(loaded.default) ? loaded.default : [loaded.default];
+  // the JSON Schema engine loads with the first module (ADR 0048: a shipped tool never needs it)
+  const { compileJsonSchema } = await import('../json-schema/index.js');
   return defs.map((def: unknown, i) =>
-    toolOf(def, Array.isArray(loaded.default) ? `default[${i}]` : 'default', specifier),
+    toolOf(
+      def,
+      Array.isArray(loaded.default) ? `default[${i}]` : 'default',
+      specifier,
+      compileJsonSchema,
+    ),
   );
 }
 
@@ -180,7 +191,12 @@ function resolveModule(specifier: string, cwd: string): string {
 }
 
 /** One exported definition as a checked tool. */
-function toolOf(def: unknown, where: string, specifier: string): ToolDefinition {
+function toolOf(
+  def: unknown,
+  where: string,
+  specifier: string,
+  compile: CompileJsonSchema,
+): ToolDefinition {
   const invalid = (tool: string, issues: FieldIssue[]) => {
     const listed = issues.map((i) => ({ path: `${where}.${i.path}`, message: i.message }));
     const detail = `tool '${tool}' is not a valid definition: ${summariseFieldIssues(listed)}`;
@@ -197,10 +213,7 @@ function toolOf(def: unknown, where: string, specifier: string): ToolDefinition 
       ? (def as { name: string }).name
       : '?';
   if (!parsed.success) {
-    throw invalid(
-      name,
-      parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-    );
+    throw invalid(name, fieldIssuesOf(parsed.error));
   }
   const plain = parsed.data;
   const issues: FieldIssue[] = [];
@@ -209,7 +222,7 @@ function toolOf(def: unknown, where: string, specifier: string): ToolDefinition 
     if (value === undefined) return undefined;
     if (value instanceof z.ZodType) return value;
     try {
-      return z.fromJSONSchema(value as Parameters<typeof z.fromJSONSchema>[0]);
+      return announcedType(compile, value as Record<string, unknown>);
     } catch (err) {
       issues.push({ path: key, message: `not a usable JSON Schema: ${(err as Error).message}` });
       return undefined;
@@ -238,6 +251,32 @@ function toolOf(def: unknown, where: string, specifier: string): ToolDefinition 
     if (err instanceof ToolDefinitionError) throw invalid(name, err.issues);
     throw err;
   }
+}
+
+/**
+ * An operator's JSON Schema as the zod type `defineTool` takes (ADR 0079): a value is checked,
+ * and its declared `default`s filled, by the same engine the brain checks the announced
+ * schema with, so the two never disagree; the schema rides along as metadata, so the spec
+ * announces it as written. Throws when the schema is unusable, naming why.
+ */
+function announcedType(compile: CompileJsonSchema, schema: Record<string, unknown>): z.ZodType {
+  const check = compile(schema);
+  // `id` is zod's registry key in metadata, not a 2020-12 keyword: it would move the schema
+  const { id: _id, ...written } = schema;
+  return z
+    .unknown()
+    .check((ctx) => {
+      const checked = check(ctx.value);
+      if (checked.ok) {
+        ctx.value = checked.value;
+        return;
+      }
+      for (const p of checked.problems) {
+        const path = p.path === '' ? [] : p.path.split('.');
+        ctx.issues.push({ code: 'custom', message: p.message, path, input: ctx.value });
+      }
+    })
+    .meta(written);
 }
 
 /** The worker codes a module's handler may throw without CAESAR's classes. */

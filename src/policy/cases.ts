@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { forwardIssues } from '../protocol/index.js';
 import type { CompiledPolicy } from './compiled.js';
 import {
   DECISION_OUTCOMES,
@@ -38,9 +39,7 @@ const CaseCallSchema = z.record(z.string(), z.unknown()).transform((call, ctx): 
   const schema = 'tool' in call ? ToolCaseCallSchema : ServiceCaseCallSchema;
   const parsed = schema.safeParse(call);
   if (parsed.success) return parsed.data as ToolCall;
-  for (const issue of parsed.error.issues) {
-    ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
-  }
+  forwardIssues(ctx, parsed.error);
   return z.NEVER;
 });
 

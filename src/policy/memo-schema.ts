@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { forwardIssues } from '../protocol/index.js';
 
 const MAX_ENTRIES = 4096;
 
@@ -15,7 +16,7 @@ export function memoized<T extends z.ZodType>(schema: T): z.ZodType<z.output<T>,
     if (hit !== undefined) return hit;
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.addIssue(issue as z.core.$ZodRawIssue);
+      forwardIssues(ctx, parsed.error);
       return z.NEVER;
     }
     if (!key.includes('null')) {

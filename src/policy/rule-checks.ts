@@ -5,6 +5,7 @@ import {
   type ConstraintSpec,
 } from './constraint-schema.js';
 import { TOOL_MATCHERS, toolsWithTypedKey, typedKeyOf } from './matchers/registry.js';
+import { forwardIssues } from '../protocol/index.js';
 import { isRecord } from '../text/index.js';
 import { CALL_SERVICE_TOOL } from './tool-call.js';
 import { closest } from '../text/index.js';
@@ -27,13 +28,6 @@ function report(ctx: Ctx, path: PropertyKey[], message: string, key?: string): v
     message,
     ...(key === undefined ? {} : { params: { key } }),
   });
-}
-
-/** Re-adds the issues of a nested parse under `base`. */
-function forward(ctx: Ctx, base: PropertyKey[], error: z.ZodError): void {
-  for (const issue of error.issues) {
-    ctx.addIssue({ ...issue, path: [...base, ...issue.path] });
-  }
 }
 
 /** `required` and `forbidden` only make sense when proving a call is inside an allow rule. */
@@ -94,7 +88,7 @@ function checkInputKey(list: ToolList, tool: string, key: string, value: unknown
       return;
     }
     const parsed = typed.schema.safeParse(value);
-    if (!parsed.success) forward(ctx, at, parsed.error);
+    if (!parsed.success) forwardIssues(ctx, parsed.error, at);
     return;
   }
   const owners = toolsWithTypedKey(key);
@@ -134,7 +128,7 @@ function checkInputKey(list: ToolList, tool: string, key: string, value: unknown
     }
   }
   const parsed = ConstraintSchema.safeParse(value);
-  if (!parsed.success) forward(ctx, at, parsed.error);
+  if (!parsed.success) forwardIssues(ctx, parsed.error, at);
   else if (list === 'denied_tools')
     refuseAllowOnlyOperators(ctx, ['input'], { [key]: parsed.data });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { forwardIssues } from '../protocol/index.js';
 import { ConstraintMapSchema } from './constraint-schema.js';
 import { DEFAULT_DENY_RULE_ID } from './decision.js';
 import { durationSchema } from '../text/index.js';
@@ -62,10 +63,9 @@ const LimitObjectSchema = z
     if (r.per === PER_TURN) return { calls: r.calls, perTurn: true };
     const window = WindowSchema.safeParse(r.per);
     if (window.success) return { calls: r.calls, windowMs: window.data };
-    for (const issue of window.error.issues) {
-      const message = `${issue.message.replace(/^Invalid input: /, '')}; or ${PER_TURN} (per model turn)`;
-      ctx.addIssue({ code: 'custom', path: ['per', ...issue.path], message });
-    }
+    forwardIssues(ctx, window.error, ['per'], (issue) => {
+      return `${issue.message.replace(/^Invalid input: /, '')}; or ${PER_TURN} (per model turn)`;
+    });
     return z.NEVER;
   });
 
@@ -104,9 +104,7 @@ const RateLimitSchema = z.unknown().transform((v, ctx): RateLimits => {
     const at = many ? [i] : [];
     const one = OneLimitSchema.safeParse(item);
     if (!one.success) {
-      for (const issue of one.error.issues) {
-        ctx.addIssue({ ...issue, path: [...at, ...issue.path] });
-      }
+      forwardIssues(ctx, one.error, at);
       continue;
     }
     const limit = one.data;

@@ -68,5 +68,10 @@ export { workerPermissions, brainPermissions, leafPermissions } from './permissi
 export type { NatsPermissions } from './permissions.js';
 export { CALL_SERVICE_TOOL, SELECTOR_KINDS, CallServiceInputSchema } from './call-service.js';
 export type { SelectorKind, CallServiceInput } from './call-service.js';
-export { MAX_FIELD_ISSUES, fieldIssuesOf, summariseFieldIssues } from './field-issues.js';
+export {
+  MAX_FIELD_ISSUES,
+  fieldIssuesOf,
+  forwardIssues,
+  summariseFieldIssues,
+} from './field-issues.js';
 export type { FieldIssue } from './field-issues.js';

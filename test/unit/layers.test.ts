@@ -11,7 +11,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['src/errors'],
   ['src/log'],
   ['src/protocol'],
-  ['src/config'],
+  ['src/config', 'src/json-schema'],
   ['src/bus', 'src/policy', 'src/audit'],
   ['src/legion'],
   ['src/clients/home-assistant'],

@@ -6,7 +6,7 @@ import {
   type FieldIssue,
 } from '../../protocol/index.js';
 import type { RegisteredTool } from '../registry/index.js';
-import { SchemaValidator } from './schema-validator.js';
+import { SchemaValidator } from '../../json-schema/index.js';
 
 type Check = { ok: true } | { ok: false; problems: FieldIssue[] };
 

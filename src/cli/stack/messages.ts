@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fieldIssuesOf, summariseFieldIssues } from '../../protocol/field-issues.js';
 import { PreflightReplySchema } from '../../protocol/preflight.js';
 import {
   WORKER_RESTART_REASONS,
@@ -95,8 +96,7 @@ type ParsedChildMessage = { ok: true; message: ChildMessage } | { ok: false; pro
 export function parseChildMessage(raw: unknown): ParsedChildMessage {
   const parsed = ChildMessageSchema.safeParse(raw);
   if (parsed.success) return { ok: true, message: parsed.data };
-  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-  return { ok: false, problem: issues.join('; ') };
+  return { ok: false, problem: summariseFieldIssues(fieldIssuesOf(parsed.error)) };
 }
 
 /** Why `caesar up` restarted a part (ADR 0070): one list, which the worker's flags use too. */
@@ -138,6 +138,5 @@ export function parseSupervisorMessage(
 ): { ok: true; message: SupervisorMessage } | { ok: false; problem: string } {
   const parsed = SupervisorMessageSchema.safeParse(raw);
   if (parsed.success) return { ok: true, message: parsed.data };
-  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-  return { ok: false, problem: issues.join('; ') };
+  return { ok: false, problem: summariseFieldIssues(fieldIssuesOf(parsed.error)) };
 }

@@ -228,7 +228,7 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
     const r = await gateway.invoke('echo', { id: 'x', bogus: 1 }, caller);
     expect(r.outcome).toBe('failed');
     expect(r.error?.code).toBe('invalid_input');
-    expect(r.error?.details).toEqual([{ path: 'bogus', message: 'unknown field' }]);
+    expect(r.error?.details).toEqual([{ path: 'bogus', message: "unknown field 'bogus'" }]);
     expect(log.timesRun('x')).toBe(0);
     expect(rowsOf(r.decision_id)).toEqual(['tool.denied']);
   });

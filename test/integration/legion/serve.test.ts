@@ -46,7 +46,7 @@ describe('dispatch endpoint', () => {
   test.each([
     [{ text: 5 }, 'text'],
     [{ text: 'x', sleepMs: -1 }, 'sleepMs'],
-    [{ text: 'x', extra: true }, '(root)'],
+    [{ text: 'x', extra: true }, 'extra'],
     [{}, 'text'],
   ])('input %j is refused with invalid_input naming %s', async (input, path) => {
     const { reply, msg } = await call(input);

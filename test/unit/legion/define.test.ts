@@ -152,7 +152,9 @@ describe('defineTool', () => {
       return undefined;
     })();
     expect(err).toBeInstanceOf(ToolDefinitionError);
-    expect((err as ToolDefinitionError).issues.map((i) => i.path.split('.')[0])).toEqual([field]);
+    expect((err as ToolDefinitionError).issues.map((i) => i.path.split(/[.[]/)[0])).toEqual([
+      field,
+    ]);
   });
 
   test.each([

@@ -56,6 +56,42 @@ describe('loadToolModule', () => {
     expect(out).toEqual({ greeting: 'Hello, Ada!' });
   });
 
+  // ADR 0079: a module's JSON Schema is checked on the brain's engine (ajv, patterns on RE2)
+  test("a JSON Schema is announced as written and checked on the brain's engine", async () => {
+    const edit = (t: string) =>
+      t.replace(
+        "properties: { who: { type: 'string', minLength: 1, maxLength: 100, description: 'a name' } },",
+        "properties: { who: { type: 'string', maxLength: 100 }, n: { type: 'integer', default: 3 } },",
+      );
+    await write('engine/tool.js', scaffolded(edit));
+    const [tool] = await loadToolModule('./engine/tool.js', root);
+    // as written: no bounds added to the integer (zod's re-rendering added them)
+    expect(tool!.spec.input_schema).toEqual({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { who: { type: 'string', maxLength: 100 }, n: { type: 'integer', default: 3 } },
+      required: ['who'],
+      additionalProperties: false,
+    });
+    // a declared default is filled in, as before
+    expect(tool!.input.parse({ who: 'Ada' })).toEqual({ who: 'Ada', n: 3 });
+    const refused = tool!.input.safeParse({ who: 7, extra: 1 });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['extra', "unknown field 'extra'"],
+      ['who', 'must be string'],
+    ]);
+  });
+
+  test('a pattern RE2 cannot run fails the module at load, not every call later', async () => {
+    const edit = (t: string) => t.replace('minLength: 1, maxLength: 100,', "pattern: '(?=A)A',");
+    await write('lookaround/tool.js', scaffolded(edit));
+    const err = await failure('./lookaround/tool.js');
+    expect(err.message).toMatch(
+      /default\.input: not a usable JSON Schema: pattern .* is not RE2 syntax/,
+    );
+  });
+
   test('an installed package is found by name from the working directory', async () => {
     const pkg = scaffoldFiles('greeter');
     await write('node_modules/caesar-tool-greeter/package.json', pkg['package.json']!);

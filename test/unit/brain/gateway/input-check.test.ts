@@ -43,9 +43,17 @@ describe("the brain's one input check", () => {
     ['no domain', { service: 'turn_on' }, 'domain'],
     ['an empty service', { domain: 'light', service: '' }, 'service'],
     ['an upper-case domain', { domain: 'Light', service: 'turn_on' }, 'domain'],
-    ['an unknown key', { domain: 'light', service: 'turn_on', service_data: {} }, '(root)'],
-    ['a top-level entity_id', { domain: 'light', service: 'x', entity_id: 'lock.door' }, '(root)'],
-    ['an unknown selector', { domain: 'light', service: 'on', target: { zone: 'x' } }, 'target'],
+    ['an unknown key', { domain: 'light', service: 'turn_on', service_data: {} }, 'service_data'],
+    [
+      'a top-level entity_id',
+      { domain: 'light', service: 'x', entity_id: 'lock.door' },
+      'entity_id',
+    ],
+    [
+      'an unknown selector',
+      { domain: 'light', service: 'on', target: { zone: 'x' } },
+      'target.zone',
+    ],
     [
       'a non-string selector',
       { domain: 'light', service: 'turn_on', target: { entity_id: 5 } },
@@ -82,7 +90,7 @@ describe("the brain's one input check", () => {
       ok: false,
       problems: expect.arrayContaining([
         { path: 'b', message: expect.any(String) as string },
-        { path: 'c', message: 'unknown field' },
+        { path: 'c', message: "unknown field 'c'" },
       ]) as unknown,
     });
     // with no live instance there is no schema to check against: the policy and no_worker decide

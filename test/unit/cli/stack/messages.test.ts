@@ -74,7 +74,7 @@ describe('messages from the children of caesar up', () => {
     [
       'an instance without an id',
       { type: 'worker_ready', instances: [{ tool: 'calculator', host: 'h' }] },
-      /^instances\.0\.id: /,
+      /^instances\[0\]\.id: /,
     ],
     ['a fatal without a message', { type: 'fatal' }, /^message: /],
     [
@@ -85,7 +85,7 @@ describe('messages from the children of caesar up', () => {
     [
       'a preflight reply without its tool',
       { ...workerPreflight, replies: [{ ...workerPreflight.replies[0], tool: undefined }] },
-      /^replies\.0\.tool: /,
+      /^replies\[0\]\.tool: /,
     ],
     ['a field neither side knows', { ...workerReady, pid: 7 }, /pid/],
   ])('%s is refused, naming the field at fault', (_name, raw, problem) => {

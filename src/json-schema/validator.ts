@@ -1,11 +1,18 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { RE2JS } from 're2js';
-import { MAX_FIELD_ISSUES, type FieldIssue, type ToolSpec } from '../../protocol/index.js';
+import { MAX_FIELD_ISSUES, type FieldIssue } from '../protocol/index.js';
 
-type SchemaCheck = { ok: true } | { ok: false; problems: FieldIssue[] };
+/** A value against a JSON Schema: it passed, or the fields at fault (at most 20). */
+export type SchemaCheck = { ok: true } | { ok: false; problems: FieldIssue[] };
 
-/** Largest JSON Schema the brain compiles; a bigger one is refused, not compiled. */
+/** The two JSON Schemas a tool announces in its spec; nothing else of the spec is read here. */
+export interface AnnouncedSchemas {
+  readonly input_schema: Record<string, unknown>;
+  readonly output_schema: Record<string, unknown>;
+}
+
+/** Largest JSON Schema compiled; a bigger one is refused, not compiled. */
 const MAX_SCHEMA_BYTES = 64 * 1024;
 /** Compiled validators kept (by spec digest); the oldest is dropped past this. */
 const CACHE_LIMIT = 256;
@@ -39,6 +46,33 @@ const re2Engine = Object.assign(
   { code: 're2js' },
 );
 
+/**
+ * The one ajv set-up (ADR 0079): draft 2020-12, every error, formats, no remote `$ref`
+ * loading, patterns on RE2. `useDefaults` fills a missing property's `default` into the
+ * value checked, which only the worker's side does (a module tool, ADR 0055); the brain
+ * checks and never changes a value.
+ */
+function newAjv(useDefaults: boolean): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: false,
+    validateSchema: true,
+    useDefaults,
+    code: { regExp: re2Engine },
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+function compileWith(ajv: Ajv2020, schema: Record<string, unknown>): ValidateFunction {
+  if (JSON.stringify(schema).length > MAX_SCHEMA_BYTES) {
+    throw new Error(`schema larger than ${MAX_SCHEMA_BYTES} bytes`);
+  }
+  // `$id`s would collide across versions of a tool in ajv's global schema map
+  const { $id: _id, ...rest } = schema;
+  return ajv.compile(rest);
+}
+
 interface Pair {
   input: ValidateFunction;
   output: ValidateFunction;
@@ -46,34 +80,23 @@ interface Pair {
 
 /**
  * Validates tool inputs and outputs against the JSON Schemas a tool announced in its spec
- * (draft 2020-12, derived from its zod schemas). Schemas come from authenticated worker
- * identities; they are still size-capped, compiled with no remote `$ref` loading, and their
- * patterns run on RE2.
+ * (draft 2020-12). Schemas come from authenticated worker identities; they are still
+ * size-capped, compiled with no remote `$ref` loading, and their patterns run on RE2.
  * Compiled validators are cached by the spec's digest.
  */
 export class SchemaValidator {
-  readonly #ajv: Ajv2020;
+  readonly #ajv = newAjv(false);
   readonly #cache = new Map<string, Pair | Error>();
 
-  constructor() {
-    this.#ajv = new Ajv2020({
-      allErrors: true,
-      strict: false,
-      validateSchema: true,
-      code: { regExp: re2Engine },
-    });
-    addFormats(this.#ajv);
-  }
-
-  checkInput(spec: ToolSpec, specSha256: string, value: unknown): SchemaCheck {
+  checkInput(spec: AnnouncedSchemas, specSha256: string, value: unknown): SchemaCheck {
     return this.#check(spec, specSha256, 'input', value);
   }
 
-  checkOutput(spec: ToolSpec, specSha256: string, value: unknown): SchemaCheck {
+  checkOutput(spec: AnnouncedSchemas, specSha256: string, value: unknown): SchemaCheck {
     return this.#check(spec, specSha256, 'output', value);
   }
 
-  #check(spec: ToolSpec, digest: string, which: keyof Pair, value: unknown): SchemaCheck {
+  #check(spec: AnnouncedSchemas, digest: string, which: keyof Pair, value: unknown): SchemaCheck {
     const pair = this.#compiled(spec, digest);
     if (pair instanceof Error) {
       return {
@@ -86,12 +109,15 @@ export class SchemaValidator {
     return { ok: false, problems: problemsOf(validate.errors ?? []) };
   }
 
-  #compiled(spec: ToolSpec, digest: string): Pair | Error {
+  #compiled(spec: AnnouncedSchemas, digest: string): Pair | Error {
     const hit = this.#cache.get(digest);
     if (hit) return hit;
     let made: Pair | Error;
     try {
-      made = { input: this.#compile(spec.input_schema), output: this.#compile(spec.output_schema) };
+      made = {
+        input: compileWith(this.#ajv, spec.input_schema),
+        output: compileWith(this.#ajv, spec.output_schema),
+      };
     } catch (err) {
       made = err instanceof Error ? err : new Error(String(err));
     }
@@ -102,15 +128,29 @@ export class SchemaValidator {
     this.#cache.set(digest, made);
     return made;
   }
+}
 
-  #compile(schema: Record<string, unknown>): ValidateFunction {
-    if (JSON.stringify(schema).length > MAX_SCHEMA_BYTES) {
-      throw new Error(`schema larger than ${MAX_SCHEMA_BYTES} bytes`);
-    }
-    // `$id`s would collide across versions of a tool in ajv's global schema map
-    const { $id: _id, ...rest } = schema;
-    return this.#ajv.compile(rest);
-  }
+/** A value checked by {@link compileJsonSchema}: its copy with defaults filled, or the faults. */
+export type FilledCheck = { ok: true; value: unknown } | { ok: false; problems: FieldIssue[] };
+
+let filling: Ajv2020 | undefined;
+
+/**
+ * One JSON Schema compiled on the same engine as the brain's check of it (ADR 0079), for the
+ * side that runs the tool: the returned function checks a copy of the value and fills the
+ * `default`s the schema declares into it. Throws when the schema is unusable (too large, not
+ * a 2020-12 schema, a pattern RE2 cannot run), naming why.
+ */
+export function compileJsonSchema(
+  schema: Record<string, unknown>,
+): (value: unknown) => FilledCheck {
+  filling ??= newAjv(true);
+  const validate = compileWith(filling, schema);
+  return (value) => {
+    const copy: unknown = structuredClone(value);
+    if (validate(copy)) return { ok: true, value: copy };
+    return { ok: false, problems: problemsOf(validate.errors ?? []) };
+  };
 }
 
 function problemsOf(errors: ErrorObject[]): FieldIssue[] {
@@ -124,7 +164,9 @@ function problemsOf(errors: ErrorObject[]): FieldIssue[] {
           : undefined;
     const path = extra === undefined ? base : base ? `${base}.${extra}` : extra;
     const message =
-      e.keyword === 'additionalProperties' ? 'unknown field' : (e.message ?? e.keyword);
+      extra !== undefined && e.keyword === 'additionalProperties'
+        ? `unknown field '${extra}'` // the words of `fieldIssuesOf` (ADR 0079)
+        : (e.message ?? e.keyword);
     return { path, message };
   });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { SchemaValidator } from '../../../../src/brain/gateway/schema-validator.js';
-import type { ToolSpec } from '../../../../src/protocol/index.js';
+import { SchemaValidator } from '../../../src/json-schema/index.js';
+import type { ToolSpec } from '../../../src/protocol/index.js';
 
 /** A spec whose output schema is what a worker announced: only the schemas matter here. */
 function specWith(outputPattern: string): ToolSpec {
