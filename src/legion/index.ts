@@ -43,6 +43,8 @@ export {
   wallMs,
 } from '../clock/wall-clock.js';
 export type { Clock, Wall } from '../clock/wall-clock.js';
+// Whole milliseconds since a `performance.now()` reading, as a tool's log lines say them.
+export { wholeMsSince } from '../clock/elapsed.js';
 // Network tools reach their backend through one bounded HTTP client and probe it the same way.
 export { HttpBackend, HttpFailure, USER_AGENT, DEFAULT_MAX_RESPONSE_BYTES } from './http.js';
 export type { HttpBackendOptions, HttpCall, HttpReply, HttpFailureKind } from './http.js';
