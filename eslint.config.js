@@ -5,6 +5,16 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import globals from 'globals';
 
+// JSON text from outside the process is read by the one ladder (issue 30): depth on the text,
+// `JSON.parse`, prototype keys. The few places that parse text they made themselves a line
+// earlier say so in an eslint-disable comment, which test/unit/text/one-json-ladder.test.ts
+// lists.
+const JSON_PARSE = {
+  selector: "MemberExpression[object.name='JSON'][property.name='parse']",
+  message:
+    'read JSON text with the one ladder, `readJsonText` or `readJsonValue` (src/text/json-text.ts; workers: the SDK), which bounds depth and refuses prototype keys',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'var/**', 'coverage/**', '.prof/**'] },
   js.configs.recommended,
@@ -32,6 +42,11 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    files: ['src/**/*.ts', 'workers/**/*.ts'],
+    ignores: ['src/text/json-text.ts'],
+    rules: { 'no-restricted-syntax': ['error', JSON_PARSE] },
+  },
+  {
     // The CLI prints through src/cli/program/terminal.ts alone, which escapes what a terminal would
     // act on (ADR 0064).
     files: ['src/cli/**'],
@@ -39,6 +54,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
+        JSON_PARSE,
         {
           selector:
             "MemberExpression[object.object.name='process'][object.property.name=/^std(out|err)$/][property.name='write']",

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { readJsonValue } from '../text/index.js';
 import { AuditLockedError } from './errors.js';
 
 /**
@@ -27,13 +28,10 @@ function readLock(lockPath: string): LockHolder | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  try {
-    const parsed = JSON.parse(text) as Partial<LockHolder>;
-    if (typeof parsed.pid === 'number' && typeof parsed.host === 'string') {
-      return { pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? '') };
-    }
-  } catch {
-    // a torn write of the lock file: treated as held by an unknown process below
+  // a torn write of the lock file (not JSON) is treated as held by an unknown process below
+  const parsed = (readJsonValue(text) ?? {}) as Partial<LockHolder>;
+  if (typeof parsed.pid === 'number' && typeof parsed.host === 'string') {
+    return { pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? '') };
   }
   return { pid: -1, host: '', since: '' };
 }

@@ -1,3 +1,4 @@
+import { MAX_WRAPPED_DEPTH, readJsonValue } from '../text/index.js';
 import type { AuditEventType, AuditOutcome } from './events.js';
 
 /** One stored row, as queries return it. `payload` is the parsed (clamped, redacted) JSON. */
@@ -35,12 +36,10 @@ export type RawRow = [
   string,
 ];
 
+/** A row's payload, read with the one JSON ladder (a row wraps a bounded input or result). */
 function parsePayload(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return { _unparseable: text.slice(0, 256) }; // only a tampered row gets here
-  }
+  const value = readJsonValue(text, MAX_WRAPPED_DEPTH);
+  return value ?? { _unparseable: text.slice(0, 256) }; // only a tampered row gets here
 }
 
 export function recordFromRaw(r: RawRow): AuditRecord {

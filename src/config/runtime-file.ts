@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { CaesarError, errorMessage } from '../errors/index.js';
 import { fieldIssuesOf, summariseFieldIssues } from '../protocol/field-issues.js';
+import { jsonRefusal, readJsonText } from '../text/index.js';
 
 /**
  * `<data-dir>/runtime.json`: how CLI commands find the stack `caesar up` runs (ADR 0035).
@@ -216,12 +217,9 @@ async function readBounded(file: string): Promise<string | undefined> {
 }
 
 function parseRuntimeInfo(file: string, text: string): RuntimeInfo {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new RuntimeFileError(file, `not valid JSON: ${(err as Error).message}`, { cause: err });
-  }
+  const read = readJsonText(text);
+  if (!read.ok) throw new RuntimeFileError(file, jsonRefusal(read));
+  const raw = read.value;
   const v = (raw as { v?: unknown } | null)?.v;
   if (typeof v === 'number' && v !== 1) {
     throw new RuntimeFileError(file, `runtime file version ${v} is not supported (expected 1)`);

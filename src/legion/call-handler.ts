@@ -23,6 +23,7 @@ import type { Limiter } from './limiter.js';
 import { replyBody, type Outcome, type SignFor } from './reply-body.js';
 import { ERROR_HEADER_BYTES, replyTooLarge } from './reply-limit.js';
 import type { EndpointStats } from './stats.js';
+import { roundMs } from '../clock/index.js';
 
 const decoder = new TextDecoder();
 
@@ -105,7 +106,7 @@ function answer(
 ): void {
   const durationMs = performance.now() - started;
   try {
-    const reply = encodeReply(deps, outcome, round(durationMs), to);
+    const reply = encodeReply(deps, outcome, roundMs(durationMs), to);
     const error = reply.outcome.ok ? undefined : reply.outcome.error;
     deps.stats.record(durationMs, error ? `${error.code}: ${error.message}` : undefined);
     if (!msg.reply) return;
@@ -417,8 +418,4 @@ function toErrorBody(err: unknown): ErrorBody {
     message: `handler failed: ${message}`.slice(0, 4096),
     retryable: false,
   };
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
 }

@@ -29,6 +29,9 @@ export type { ThreadPool, ThreadPoolOptions, ThreadRunOptions } from './thread-p
 // Workers that start threads or processes find their compiled script with these.
 export { assertScriptExists, compiledScriptUrl } from '../process/index.js';
 export { closest, settingName } from '../text/index.js';
+// A backend's answer is JSON text from outside: read it with the one JSON ladder (depth,
+// parse, prototype keys), as the brain reads its own inputs.
+export { jsonRefusal, readJsonText, readJsonValue } from '../text/index.js';
 // Wall-clock time in IANA zones, shared with the brain's date phrases.
 export {
   DAY_MS,
@@ -40,6 +43,8 @@ export {
   wallMs,
 } from '../clock/wall-clock.js';
 export type { Clock, Wall } from '../clock/wall-clock.js';
+// Whole milliseconds since a `performance.now()` reading, as a tool's log lines say them.
+export { wholeMsSince } from '../clock/elapsed.js';
 // Network tools reach their backend through one bounded HTTP client and probe it the same way.
 export { HttpBackend, HttpFailure, USER_AGENT, DEFAULT_MAX_RESPONSE_BYTES } from './http.js';
 export type { HttpBackendOptions, HttpCall, HttpReply, HttpFailureKind } from './http.js';

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { prettyFactory as PrettyFactory } from 'pino-pretty';
-import { terminalLine } from '../text/index.js';
+import { readJsonValue, terminalLine } from '../text/index.js';
 
 /**
  * Readable log lines for a person at a terminal (ADR 0076): one line per record, `time
@@ -77,14 +77,11 @@ export function prettyText(line: string): string {
 /** The record of a JSON log line, or undefined when the line is not one. */
 export function parseRecord(line: string): LogRecord | undefined {
   if (!line.startsWith('{')) return undefined;
-  try {
-    const value: unknown = JSON.parse(line);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as LogRecord)
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  // a child's line, read with the one JSON ladder: one it refuses is shown as text
+  const value = readJsonValue(line);
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as LogRecord)
+    : undefined;
 }
 
 function bounded(line: string): string {

@@ -29,6 +29,7 @@ import {
 import { policyState, reloadErrorOf, type PolicyReloadError, type PolicyStatus } from './status.js';
 import type { ToolCall } from './tool-call.js';
 import { NO_POLICY_FILE, unconfiguredPolicy } from './unconfigured.js';
+import { roundMs } from '../clock/index.js';
 
 interface PolicyStoreOptions {
   /**
@@ -367,7 +368,7 @@ function reloaded(
     rules: policy.rules.length,
     changed: policy.sha256 !== previous.sha256,
     warnings: policy.warnings,
-    duration_ms: Math.round(durationMs * 1000) / 1000,
+    duration_ms: roundMs(durationMs),
     trigger,
   };
 }

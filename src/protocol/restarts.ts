@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonRefusal, readJsonText } from '../text/index.js';
 import { fieldIssuesOf, summariseFieldIssues } from './field-issues.js';
 import { MAX_RESTART_COUNT, WORKER_RESTART_REASONS } from './restart-reasons.js';
 
@@ -39,12 +40,10 @@ export function parseWorkerRestarts(
   if (text.length > MAX_RESTARTS_CHARS) {
     return { ok: false, problem: `longer than ${MAX_RESTARTS_CHARS} characters` };
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return { ok: false, problem: 'not JSON' };
-  }
+  const read = readJsonText(text);
+  if (!read.ok)
+    return { ok: false, problem: read.why === 'syntax' ? 'not JSON' : jsonRefusal(read) };
+  const raw = read.value;
   const parsed = WorkerRestartsSchema.safeParse(raw);
   if (parsed.success) return { ok: true, restarts: parsed.data };
   return { ok: false, problem: summariseFieldIssues(fieldIssuesOf(parsed.error)) };

@@ -5,6 +5,13 @@
 /** Deepest nesting of objects and arrays accepted anywhere (a tool input nests 3-5 levels). */
 export const MAX_NESTING_DEPTH = 64;
 
+/**
+ * Deepest nesting of a record or answer that wraps values bounded by MAX_NESTING_DEPTH (a
+ * tool's input, its result) in levels of its own: an audit row's payload, the brain's
+ * answers as the CLI reads them.
+ */
+export const MAX_WRAPPED_DEPTH = 2 * MAX_NESTING_DEPTH;
+
 /** YAML alias expansions allowed per document: at most this many (`*a` uses). */
 export const MAX_YAML_ALIASES = 100;
 

@@ -16,7 +16,7 @@ export { closest } from './suggest.js';
 // which light readers such as the CLI's flags import directly (ADR 0047)
 export { DURATION_UNITS, formatDuration, MAX_DURATION_MS } from './duration.js';
 export { durationSchema } from './duration-schema.js';
-export { jsonTextTooDeepAt, MAX_NESTING_DEPTH, MAX_YAML_BYTES } from './bounds.js';
+export { MAX_NESTING_DEPTH, MAX_WRAPPED_DEPTH, MAX_YAML_BYTES } from './bounds.js';
 export {
   isSecretKey,
   redactSecretKeys,
@@ -26,8 +26,7 @@ export {
 } from './secret-key.js';
 export { redactText } from './redact-text.js';
 export { terminalLine } from './terminal-text.js';
-export { findPrototypeKey } from './prototype-keys.js';
-export { readJsonText } from './json-text.js';
+export { jsonRefusal, readJsonText, readJsonValue } from './json-text.js';
 export { parseJsonPointer, resolveJsonPointer } from './json-pointer.js';
 export { formatYamlIssue, readYaml, yamlFlowText } from './yaml.js';
 export type { YamlDocument, YamlIssue } from './yaml.js';

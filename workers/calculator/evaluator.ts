@@ -6,6 +6,7 @@ import {
   compiledScriptUrl,
   InvalidInputError,
   TimeoutError,
+  wholeMsSince,
 } from '../../src/legion/index.js';
 import {
   EvalThreadHandle,
@@ -165,7 +166,7 @@ class EvaluatorPool implements Evaluator {
     const started = performance.now();
     const threads = this.slots.slice(0, this.warmThreads).map((_, i) => this.spawn(i));
     await Promise.all(threads.map((t) => t.ready));
-    const ms = Math.round(performance.now() - started);
+    const ms = wholeMsSince(started);
     this.logger.info({ threads: threads.length, ms }, 'calculator threads ready');
   }
 

@@ -3,6 +3,7 @@ import {
   CaesarError,
   HttpFailure,
   InvalidInputError,
+  readJsonText,
 } from '../../src/legion/index.js';
 import {
   haMessage,
@@ -179,12 +180,9 @@ async function refused(
  * answer that cannot be read is not an error: the read-back still says what happened.
  */
 function readOutcome(text: string, asked: boolean): CallOutcome {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return { changed: [] };
-  }
+  const read = readJsonText(text);
+  if (!read.ok) return { changed: [] };
+  const body = read.value;
   const list = asked ? (body as { changed_states?: unknown } | null)?.changed_states : body;
   const changed = Array.isArray(list) ? parseStateList(list.slice(0, MAX_CHANGED), 'the call') : [];
   if (!asked) return { changed };

@@ -1,4 +1,4 @@
-import { CaesarError, type ToolContext } from '../../src/legion/index.js';
+import { CaesarError, wholeMsSince, type ToolContext } from '../../src/legion/index.js';
 import type { BackendAnswer, SearchBackend, SearchRequest } from './backends/backend.js';
 import type { BackendName } from './config.js';
 
@@ -35,7 +35,7 @@ export async function searchInOrder(
     const started = performance.now();
     try {
       const answer = await backend.search(request, signal);
-      const ms = Math.round(performance.now() - started);
+      const ms = wholeMsSince(started);
       logger.debug({ backend: backend.name, found: answer.candidates.length, ms }, 'searched');
       return { backend: backend.name, answer, failures };
     } catch (err) {

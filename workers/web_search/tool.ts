@@ -190,6 +190,7 @@ function redactError(err: unknown, secrets: readonly Secret[], depth = 0): unkno
   if (err.stack !== undefined) err.stack = redactSecrets(err.stack, secrets);
   if (err.details !== undefined) {
     const details = redactSecrets(JSON.stringify(err.details), secrets);
+    // eslint-disable-next-line no-restricted-syntax -- JSON.stringify's text a line above, with keys redacted
     (err as { details: unknown }).details = JSON.parse(details) as unknown;
   }
   redactError(err.cause, secrets, depth + 1);

@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from '../../log/index.js';
-import { hostTimeZone } from '../../clock/index.js';
+import { hostTimeZone, roundMs } from '../../clock/index.js';
 import type { Caller, ChatEvent, ChatRequest, ChatResponse, ToolCallReport } from '../api/index.js';
 import type { AuditSink } from '../gateway/index.js';
 import { PausedTurns } from './paused.js';
@@ -19,7 +19,7 @@ import type {
 } from './ports.js';
 import { matchBuiltin, type BuiltinKind } from '../intents/index.js';
 import { clockReply, greetingReply, helpReply, offlineReply, stoppedNote } from './replies.js';
-import { labelOfReport, recordOf, type SpecOf } from './turn-calls.js';
+import { appendCallRecord, type SpecOf } from './turn-calls.js';
 
 interface AgentOptions {
   gate: CallGate;
@@ -181,10 +181,7 @@ export class Agent {
     const started = performance.now();
     const { turn: paused, callId } = taken;
     const owner = paused.caller.actor;
-    this.#o.conversations.appendTool(
-      paused.session,
-      recordOf(report, labelOfReport(report), callId),
-    );
+    appendCallRecord(this.#o.conversations, paused.session, report, callId);
     const turn = this.#context(paused.session, paused.caller, options);
     const message = `(confirmation ${confirmationId} decided: ${report.outcome})`;
     if (paused.waiting.size > 0) {
@@ -226,12 +223,12 @@ export class Agent {
     const started = performance.now();
     const { turn: paused, callId, others } = dropped;
     const conv = this.#o.conversations;
-    conv.appendTool(paused.session, recordOf(report, labelOfReport(report), callId));
+    appendCallRecord(conv, paused.session, report, callId);
     const alsoRejected: { id: string; report: ToolCallReport }[] = [];
     for (const other of others) {
       const rejected = await this.#o.gate.rejectStopped(other.confirmationId, by, confirmationId);
       if (rejected === undefined) continue;
-      conv.appendTool(paused.session, recordOf(rejected, labelOfReport(rejected), other.callId));
+      appendCallRecord(conv, paused.session, rejected, other.callId);
       alsoRejected.push({ id: other.confirmationId, report: rejected });
     }
     const calls = [report, ...alsoRejected.map((r) => r.report)];
@@ -388,7 +385,7 @@ export class Agent {
     const origin = { kind: 'intent', intent: hit.intent } as const;
     const report = await this.#o.gate.invoke(tool, input, turn.caller, origin);
     turn.emit({ type: 'tool_result', call_id: callId, report });
-    this.#o.conversations.appendTool(turn.session, recordOf(report, labelOfReport(report)));
+    appendCallRecord(this.#o.conversations, turn.session, report);
     return report;
   }
 
@@ -431,7 +428,7 @@ export class Agent {
             decision_id: c.decision_id,
             outcome: c.outcome,
           })),
-          duration_ms: Math.round(durationMs * 1000) / 1000,
+          duration_ms: roundMs(durationMs),
         },
       });
     } catch (err) {

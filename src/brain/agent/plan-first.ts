@@ -16,13 +16,7 @@ import {
   type TurnLoop,
   type TurnLoopDeps,
 } from './rounds.js';
-import {
-  labelOfReport,
-  newTurnBudget,
-  planRound,
-  recordOf,
-  type TurnBudget,
-} from './turn-calls.js';
+import { appendCallRecord, newTurnBudget, planRound, type TurnBudget } from './turn-calls.js';
 
 /** plan_first's rounds: the plan, then the reply. */
 const PLAN_ROUND = 1;
@@ -123,10 +117,7 @@ export class PlanFirstLoop implements TurnLoop {
       if (turn.signal.aborted) return cancelledOutcome(made, PLAN_ROUND);
       const call = calls[i]!;
       const report = await this.#step(turn, call, i + 1, plan.refused.get(i), progress, budget);
-      this.#d.conversations.appendTool(
-        turn.session,
-        recordOf(report, labelOfReport(report), call.id),
-      );
+      appendCallRecord(this.#d.conversations, turn.session, report, call.id);
       made.push(report);
       done.set(i + 1, stepResultOf(report));
       const ticket = report.outcome === 'confirmation_required' ? report.confirmation : undefined;

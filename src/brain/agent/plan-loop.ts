@@ -13,11 +13,10 @@ import {
   type TurnLoopDeps,
 } from './rounds.js';
 import {
-  labelOfReport,
+  appendCallRecord,
   newTurnBudget,
   planRound,
   readItemsOf,
-  recordOf,
   type RoundPlan,
   type TurnBudget,
 } from './turn-calls.js';
@@ -140,8 +139,7 @@ export class PlanLoop implements TurnLoop {
       }),
     );
     reports.forEach((report, i) => {
-      const record = recordOf(report, labelOfReport(report), calls[i]!.id);
-      this.#d.conversations.appendTool(turn.session, record);
+      appendCallRecord(this.#d.conversations, turn.session, report, calls[i]!.id);
     });
     return reports;
   }

@@ -19,6 +19,7 @@ import type {
 } from './ports.js';
 import { cancelledReply } from './replies.js';
 import type { RoundPlan, SpecOf } from './turn-calls.js';
+import { roundMs } from '../../clock/index.js';
 
 /**
  * What both ways of running a model's turn share (ADR 0041; plan_first, ADR 0069): asking the
@@ -186,8 +187,7 @@ export class ModelRounds {
           ...(round?.provider === undefined ? {} : { provider: round.provider }),
           ...(round?.model === undefined ? {} : { model: round.model }),
           usage: { input: round?.inputTokens ?? 0, output: round?.outputTokens ?? 0 },
-          duration_ms:
-            Math.round((round?.durationMs ?? performance.now() - row.started) * 1000) / 1000,
+          duration_ms: roundMs(round?.durationMs ?? performance.now() - row.started),
           tool_calls: row.toolCalls,
           // calls that never reached the gate: counts, and invented names clamped and escaped
           ...(plan === undefined || plan.refused.size + plan.dropped === 0
@@ -199,7 +199,7 @@ export class ModelRounds {
             model: a.model,
             outcome: a.outcome,
             ...(a.status === undefined ? {} : { status: a.status }),
-            duration_ms: Math.round(a.durationMs * 1000) / 1000,
+            duration_ms: roundMs(a.durationMs),
           })),
         },
       });

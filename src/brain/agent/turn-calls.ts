@@ -11,7 +11,13 @@ import {
 } from '../gateway/provenance.js';
 import type { ToolSpec } from '../../protocol/index.js';
 import { terminalLine } from '../../text/index.js';
-import type { ConversationTurn, PlannedCall, ToolTurnRecord } from './ports.js';
+import type {
+  ConversationTurn,
+  Conversations,
+  PlannedCall,
+  SessionRef,
+  ToolTurnRecord,
+} from './ports.js';
 
 /**
  * The calls of one model turn, bounded and labelled (ADR 0065): which of a round's calls run
@@ -158,14 +164,26 @@ function overCap(
 }
 
 /**
- * The conversation record of one call: its report, the model's call id, and the label of
- * what it returned (a refusal the brain made itself is local, trusted content).
+ * Records one call in the conversation: the one way every path (a local intent, the react
+ * loop, plan-first, a decided or stopped confirmation) turns a report into a tool turn.
  */
-export function recordOf(
+export function appendCallRecord(
+  conversations: Conversations,
+  session: SessionRef,
   report: ToolCallReport,
-  label: ContentLabel,
   callId?: string,
-): ToolTurnRecord {
+): void {
+  conversations.appendTool(session, recordOf(report, callId));
+}
+
+/**
+ * The conversation record of one call: its report, the model's call id, and the label of
+ * what it returned (a refusal the brain made itself is local, trusted content). A refusal's
+ * reason is kept as the record's error when the report has no error of its own (a policy
+ * denial, a rate limit), so the planner reads why on the next round.
+ */
+export function recordOf(report: ToolCallReport, callId?: string): ToolTurnRecord {
+  const label = labelOfReport(report);
   return {
     name: report.tool,
     decision_id: report.decision_id,

@@ -13,6 +13,7 @@ import {
   type DispatchReply,
   type DispatchRequest,
 } from '../../protocol/index.js';
+import { msSince } from '../../clock/index.js';
 
 interface DispatcherOptions {
   /** A connected client; the caller owns it. */
@@ -206,6 +207,6 @@ function brainFailure(
     v: 1,
     success: false,
     error: { code, message, retryable: errorEntry(code).retryable },
-    duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    duration_ms: msSince(started),
   };
 }

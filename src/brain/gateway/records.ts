@@ -8,6 +8,7 @@ import type { PolicyDecision } from '../../policy/index.js';
 import type { ErrorBody } from '../../protocol/index.js';
 import type { CallOutcome, Caller, ConfirmationTicket, ToolCallReport } from '../api/index.js';
 import { API_ORIGIN, type CallOrigin } from './provenance.js';
+import { msSince } from '../../clock/index.js';
 
 /**
  * `<file>:<line>:<col>` of the rule that decided, in the policy that decided (`policy_sha256`):
@@ -70,7 +71,7 @@ export function report(
     input: ctx.input,
     outcome,
     decision_id: ctx.decisionId,
-    duration_ms: Math.round((performance.now() - ctx.started) * 1000) / 1000,
+    duration_ms: msSince(ctx.started),
   };
   if (extra.reason !== undefined) out.reason = extra.reason;
   if (extra.decision !== undefined) {

@@ -1,3 +1,5 @@
+import { jsonRefusal, readJsonText } from '../../text/index.js';
+
 /** How much of arguments that cannot be read a problem shows. */
 const SHOWN = 200;
 
@@ -12,13 +14,10 @@ export function parseCallArguments(
   raw: string,
 ): { readonly input: Record<string, unknown> } | { readonly problem: string } {
   if (raw.trim() === '') return { input: {} };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    return { problem: `the arguments for ${tool} are not valid JSON (${why}): ${shown(raw)}` };
-  }
+  const read = readJsonText(raw);
+  if (!read.ok)
+    return { problem: `the arguments for ${tool} are ${jsonRefusal(read)}: ${shown(raw)}` };
+  const parsed = read.value;
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
     return { input: parsed as Record<string, unknown> };
   }

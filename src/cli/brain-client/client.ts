@@ -20,6 +20,8 @@ import {
   type ToolView,
 } from '../../brain/api/index.js';
 import { CaesarError, isErrorCode } from '../../errors/index.js';
+import { MAX_WRAPPED_DEPTH } from '../../text/bounds.js';
+import { jsonRefusal, readJsonText, readJsonValue } from '../../text/json-text.js';
 import { send as sendHttp, type Answer } from './http.js';
 
 /**
@@ -237,15 +239,14 @@ function parseAnswer<S extends z.ZodType>(
   schema: S,
 ): z.infer<S> {
   if (!res.ok) throw httpError(res, text, what);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ApiError('api_bad_response', `the answer to ${what} is not JSON`, {
+  const read = readJsonText(text, MAX_WRAPPED_DEPTH);
+  if (!read.ok) {
+    const why = read.why === 'syntax' ? 'not JSON' : jsonRefusal(read);
+    throw new ApiError('api_bad_response', `the answer to ${what} is ${why}`, {
       status: res.status,
     });
   }
-  const parsed = schema.safeParse(json);
+  const parsed = schema.safeParse(read.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : '';
@@ -295,13 +296,13 @@ async function readTurn(
     new ApiError('api_bad_response', `${why}; is the brain another version?`);
   for await (const { event, data } of sseEvents(res, max, what)) {
     if (!CHAT_EVENT_TYPES.has(event)) continue; // a newer brain's event: not ours to read
-    let json: unknown;
-    try {
-      json = JSON.parse(data);
-    } catch {
-      throw bad(`a ${event} event of ${what} is not JSON`);
+    const read = readJsonText(data, MAX_WRAPPED_DEPTH);
+    if (!read.ok) {
+      throw bad(
+        `a ${event} event of ${what} is ${read.why === 'syntax' ? 'not JSON' : jsonRefusal(read)}`,
+      );
     }
-    const parsed = ChatEventSchema.safeParse({ ...(json as object), type: event });
+    const parsed = ChatEventSchema.safeParse({ ...(read.value as object), type: event });
     if (!parsed.success) throw bad(`a ${event} event of ${what} does not match the API contract`);
     const e = parsed.data;
     if (e.type === 'done') return e.response;
@@ -445,13 +446,7 @@ function errnoOf(err: unknown): string | undefined {
 
 function httpError(res: Answer, text: string, what: string): ApiError {
   const retryAfterMs = retryAfter(res.headers.get('retry-after'));
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  const parsed = HttpErrorSchema.safeParse(body);
+  const parsed = HttpErrorSchema.safeParse(readJsonValue(text, MAX_WRAPPED_DEPTH));
   const common = { status: res.status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   if (!parsed.success) {
     const label = `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { TOOL_NAME_PATTERN } from '../../protocol/index.js';
+import { jsonRefusal, readJsonText } from '../../text/json-text.js';
 import {
   consoleIo,
   EXIT_CONFIRMATION,
@@ -66,11 +67,9 @@ async function readInput(
   } else {
     return {};
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw new Error(`${from} is not valid JSON: ${(err as Error).message}`, { cause: err });
-  }
+  const read = readJsonText(text);
+  if (!read.ok) throw new Error(`${from} is ${jsonRefusal(read)}`);
+  return read.value;
 }
 
 async function readAll(stream: NodeJS.ReadableStream, name: string): Promise<string> {

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { CaesarError, errorMessage } from '../../errors/index.js';
+import { jsonRefusal, readJsonText } from '../../text/index.js';
 import { MAIN } from './children.js';
 
 /**
@@ -53,7 +54,10 @@ async function check(module: string, importTimeoutMs: number): Promise<string[]>
       timeout: importTimeoutMs + CHECK_MARGIN_MS,
     });
     const line = stdout.trim().split('\n').at(-1) ?? '';
-    return (JSON.parse(line) as { tools: string[] }).tools;
+    const read = readJsonText(line);
+    if (!read.ok)
+      throw new Error(`the check of ${module} printed a last line that is ${jsonRefusal(read)}`);
+    return (read.value as { tools: string[] }).tools;
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr?.trim().replace(/^caesar: /, '');
     throw new Error(`worker.modules: ${stderr || (err as Error).message}`, { cause: err });

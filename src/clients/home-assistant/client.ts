@@ -1,7 +1,10 @@
 import {
   BackendError,
   HttpBackend,
+  jsonRefusal,
   NotConfiguredError,
+  readJsonText,
+  readJsonValue,
   type HttpCall,
   type HttpReply,
 } from '../../legion/index.js';
@@ -70,25 +73,26 @@ function opt(o: { signal: AbortSignal | undefined; timeoutMs: number | undefined
 
 /** The body as JSON. @throws BackendError when Home Assistant did not answer JSON. */
 export function parseJson(reply: HttpReply, what: string): unknown {
-  try {
-    return JSON.parse(reply.text) as unknown;
-  } catch (err) {
+  const read = readJsonText(reply.text);
+  if (read.ok) return read.value;
+  if (read.why !== 'syntax') {
     throw new BackendError(
-      `${HA_NAME} answered ${what} with something that is not JSON (HTTP ${reply.status}); is ${haSetting('url')} the address of Home Assistant?`,
-      { retryable: false, cause: err },
+      `${HA_NAME} answered ${what} with a body that is ${jsonRefusal(read)} (HTTP ${reply.status})`,
+      { retryable: false },
     );
   }
+  throw new BackendError(
+    `${HA_NAME} answered ${what} with something that is not JSON (HTTP ${reply.status}); is ${haSetting('url')} the address of Home Assistant?`,
+    { retryable: false },
+  );
 }
 
 /** Home Assistant's own words from an error answer: `{"message": ...}` or its plain text. */
 export function haMessage(reply: HttpReply): string {
   let text = reply.text;
-  try {
-    const body = JSON.parse(text) as { message?: unknown };
-    if (typeof body.message === 'string') text = body.message;
-  } catch {
-    // plain text, such as aiohttp's "400: Bad Request"
-  }
+  // JSON `{"message": ...}`, or plain text, such as aiohttp's "400: Bad Request"
+  const body = readJsonValue(text) as { message?: unknown } | null | undefined;
+  if (typeof body?.message === 'string') text = body.message;
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > MAX_QUOTE ? `${line.slice(0, MAX_QUOTE)}…` : line || `HTTP ${reply.status}`;
 }

@@ -2,6 +2,7 @@ import {
   notConfigured,
   PREFLIGHT_TIMEOUT_MS,
   probeHttp,
+  readJsonValue,
   type PreflightResult,
 } from '../../legion/index.js';
 import { HA_NAME } from './client.js';
@@ -76,9 +77,6 @@ export async function haPreflight(
 }
 
 function isApiRunning(text: string): boolean {
-  try {
-    return (JSON.parse(text) as { message?: unknown }).message === API_RUNNING;
-  } catch {
-    return false;
-  }
+  const body = readJsonValue(text) as { message?: unknown } | null | undefined;
+  return body?.message === API_RUNNING;
 }

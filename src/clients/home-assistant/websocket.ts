@@ -1,6 +1,6 @@
 import type * as Undici from 'undici';
 import type { Agent, WebSocket } from 'undici';
-import { BackendError, NotConfiguredError } from '../../legion/index.js';
+import { BackendError, NotConfiguredError, readJsonText } from '../../legion/index.js';
 import { HA_NAME } from './client.js';
 import { haSetting, type HaTarget } from './config.js';
 
@@ -163,13 +163,11 @@ export class HaWebSocket {
 /** One message or, when the server coalesces, a list of them. */
 function parseMessages(data: unknown): Record<string, unknown>[] | undefined {
   if (typeof data !== 'string') return undefined;
-  try {
-    const v = JSON.parse(data) as unknown;
-    const list = Array.isArray(v) ? (v as unknown[]) : [v];
-    return list.filter((m): m is Record<string, unknown> => typeof m === 'object' && m !== null);
-  } catch {
-    return undefined;
-  }
+  const read = readJsonText(data);
+  if (!read.ok) return undefined;
+  const v = read.value;
+  const list = Array.isArray(v) ? (v as unknown[]) : [v];
+  return list.filter((m): m is Record<string, unknown> => typeof m === 'object' && m !== null);
 }
 
 function toResult(msg: Record<string, unknown>): WsResult {

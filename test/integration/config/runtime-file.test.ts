@@ -87,6 +87,11 @@ describe('runtime.json', () => {
     ['a wrong type', JSON.stringify({ ...info(), v: 1, tools: 'calculator' }), /tools: /],
     ['a newer version', JSON.stringify({ ...info(), v: 2 }), /version 2 is not supported/],
     ['JSON null', 'null', /not a valid runtime file/],
+    [
+      'a prototype key (the one JSON ladder, issue 30)',
+      '{"v":1,"__proto__":{"pid":1}}',
+      /runtime\.json: JSON with a `__proto__` key at __proto__/,
+    ],
   ])('%s is an error naming the file', async (_name, text, message) => {
     await writeFile(runtimeFilePath(dir), text);
     const err = await readRuntimeFile(dir).catch((e: unknown) => e);

@@ -102,6 +102,13 @@ describe('pretty output', () => {
     expect(prettyText('{not json')).toBe('{not json');
   });
 
+  test("a child's line the JSON ladder refuses (a prototype key, too deep) is shown as text", () => {
+    const poisoned = '{"level":30,"time":0,"msg":"hi","__proto__":{"msg":"forged"}}';
+    expect(prettyText(poisoned)).toBe(poisoned);
+    const deep = `{"level":30,"time":0,"msg":"hi","a":${'['.repeat(64)}${']'.repeat(64)}}`;
+    expect(prettyText(deep)).toBe(deep.slice(0, MAX_PRETTY_LINE_CHARS));
+  });
+
   test('a record the command prints readable itself is left out of pretty output only', () => {
     const hide = (r: Record<string, unknown>) => r.type === 'shown.elsewhere';
     const pretty = sink(true);

@@ -14,6 +14,16 @@ describe('caesar.restarts', () => {
     expect(parseWorkerRestarts(text)).toEqual({ ok: true, restarts: JSON.parse(text) });
   });
 
+  test('a value with a prototype key is refused by the JSON ladder, never read', () => {
+    const text =
+      '{"count":2,"last_reason":"memory","last_at":"2026-12-04T10:00:00.000Z","__proto__":{"count":9}}';
+    expect(parseWorkerRestarts(text)).toEqual({
+      ok: false,
+      problem: expect.stringMatching(/^JSON with a `__proto__` key at __proto__/) as unknown,
+    });
+    expect(parseWorkerRestarts('{')).toEqual({ ok: false, problem: 'not JSON' });
+  });
+
   test('a worker never writes a value a reader would refuse', () => {
     expect(() =>
       encodeWorkerRestarts({ count: 0, last_reason: 'memory', last_at: '2026-12-04T10:00:00Z' }),

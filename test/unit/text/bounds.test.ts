@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonTextTooDeepAt, MAX_NESTING_DEPTH } from '../../../src/text/index.js';
+import { jsonTextTooDeepAt, MAX_NESTING_DEPTH } from '../../../src/text/bounds.js';
 
 function nested(depth: number): unknown {
   let value: unknown = 1;

@@ -1,5 +1,11 @@
 import type { z } from 'zod';
-import { BackendError, HttpBackend, type HttpReply } from '../../../src/legion/index.js';
+import {
+  BackendError,
+  HttpBackend,
+  jsonRefusal,
+  readJsonText,
+  type HttpReply,
+} from '../../../src/legion/index.js';
 import type { BackendName } from '../config.js';
 import type { Candidate } from '../results.js';
 import { redactSecrets, type Secret } from '../secret.js';
@@ -69,17 +75,20 @@ function where(http: HttpBackend, reply: HttpReply): string {
 
 /** Parses a JSON body against the backend's wire schema, or says why it is not what we expected. */
 function parseBody<T>(http: HttpBackend, reply: HttpReply, schema: z.ZodType<T>): T {
-  let json: unknown;
-  try {
-    json = JSON.parse(reply.text);
-  } catch {
+  const read = readJsonText(reply.text);
+  if (!read.ok && read.why !== 'syntax') {
+    throw new BackendError(`${where(http, reply)} with a body that is ${jsonRefusal(read)}`, {
+      retryable: false,
+    });
+  }
+  if (!read.ok) {
     const type = header(reply, 'content-type') ?? 'no content type';
     throw new BackendError(
       `${where(http, reply)} with a body that is not JSON (${type}); is ${http.origin} the ${http.name} API?`,
       { retryable: false },
     );
   }
-  const parsed = schema.safeParse(json);
+  const parsed = schema.safeParse(read.value);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     const at = first === undefined ? '' : ` (${first.path.join('.') || 'body'}: ${first.message})`;
@@ -88,15 +97,6 @@ function parseBody<T>(http: HttpBackend, reply: HttpReply, schema: z.ZodType<T>)
     });
   }
   return parsed.data;
-}
-
-/** The JSON body when it parses, for reading error details; undefined otherwise. */
-export function jsonOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -5,12 +5,12 @@ import {
   settingName,
   type HttpBackend,
   type HttpReply,
+  readJsonValue,
 } from '../../../src/legion/index.js';
 import type { Candidate } from '../results.js';
 import type { Secret } from '../secret.js';
 import {
   header,
-  jsonOrUndefined,
   resultItems,
   type BackendAnswer,
   type ProbeOutcome,
@@ -65,7 +65,7 @@ const BRAVE: KeyedApi = {
   validKey: 'a valid Brave Search API subscription token',
   urlSetting: settingName('web_search', 'brave_url'),
   headers: (key) => ({ 'x-subscription-token': key.reveal() }),
-  said: (reply) => ErrorSchema.safeParse(jsonOrUndefined(reply.text)).data?.error ?? {},
+  said: (reply) => ErrorSchema.safeParse(readJsonValue(reply.text)).data?.error ?? {},
   keyRejected,
   quota: (reply) =>
     reply.status === 429

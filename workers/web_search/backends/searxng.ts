@@ -6,11 +6,11 @@ import {
   settingName,
   type HttpBackend,
   type HttpReply,
+  readJsonValue,
 } from '../../../src/legion/index.js';
 import type { Candidate } from '../results.js';
 import {
   httpSearchBackend,
-  jsonOrUndefined,
   resultItems,
   quote,
   statusError,
@@ -145,7 +145,7 @@ async function probe(http: HttpBackend): Promise<ProbeOutcome> {
   }
   if (reply.status !== 200 && reply.status !== 400) return p;
   // 200: a search answer (some versions search for nothing); 400: `{"error": "No query"}`
-  const json = jsonOrUndefined(reply.text);
+  const json = readJsonValue(reply.text);
   const key = reply.status === 200 ? 'results' : 'error';
   if (typeof json !== 'object' || json === null || !(key in json)) {
     const detail = `${http.name} at ${http.origin} answered format=json with something that is not SearXNG's JSON: check that ${URL_KEY} points at a SearXNG instance`;

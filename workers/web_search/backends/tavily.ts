@@ -4,11 +4,11 @@ import {
   probeHttp,
   settingName,
   type HttpBackend,
+  readJsonValue,
 } from '../../../src/legion/index.js';
 import type { Candidate } from '../results.js';
 import type { Secret } from '../secret.js';
 import {
-  jsonOrUndefined,
   resultItems,
   type BackendAnswer,
   type ProbeCheck,
@@ -66,7 +66,7 @@ const TAVILY: KeyedApi = {
   urlSetting: settingName('web_search', 'tavily_url'),
   headers: (key) => ({ authorization: `Bearer ${key.reveal()}` }),
   said: (reply) => ({
-    detail: ErrorSchema.safeParse(jsonOrUndefined(reply.text)).data?.detail.error,
+    detail: ErrorSchema.safeParse(readJsonValue(reply.text)).data?.detail.error,
   }),
   keyRejected: (reply) => reply.status === 401 || reply.status === 403,
   quota: (reply) => QUOTA[reply.status],
@@ -118,7 +118,7 @@ async function probe(http: HttpBackend): Promise<ProbeOutcome> {
   if (refused !== undefined) return refused;
   const reply = p.reply;
   if (reply === undefined || !p.ok) return p;
-  const usage = UsageSchema.safeParse(jsonOrUndefined(reply.text)).data;
+  const usage = UsageSchema.safeParse(readJsonValue(reply.text)).data;
   if (usage === undefined) return p;
   const credits = quotaCheck(usage);
   return { ok: credits.ok, checks: [...p.checks, credits] };

@@ -5,6 +5,7 @@ import type { RuntimeInfo } from '../../../config/index.js';
 import { CaesarError, errorMessage } from '../../../errors/index.js';
 import { workerPermissions } from '../../../protocol/index.js';
 import { fileExists } from '../../../files/index.js';
+import { readJsonValue } from '../../../text/index.js';
 import {
   embeddedAuthPaths,
   embeddedServerConfig,
@@ -88,12 +89,8 @@ async function addUser(info: RuntimeInfo, tool: string, part: string): Promise<v
 async function readUsers(info: RuntimeInfo, tool: string, file: string): Promise<User[]> {
   const text = await readFile(file, 'utf8').catch(() => '');
   const m = /^authorization: (\{[\s\S]*\})\s*$/m.exec(text);
-  try {
-    const parsed = JSON.parse(m?.[1] ?? '') as { users?: unknown };
-    if (Array.isArray(parsed.users)) return parsed.users as User[];
-  } catch {
-    // not the file caesar up writes
-  }
+  const parsed = readJsonValue(m?.[1] ?? '') as { users?: unknown } | undefined | null;
+  if (Array.isArray(parsed?.users)) return parsed.users as User[];
   throw new StackJoinError(info, tool, `${file} is not the server config \`caesar up\` writes`);
 }
 

@@ -153,6 +153,11 @@ describe('API client errors', () => {
   test.each([
     ['not JSON', { status: 200, raw: 'hello' }, /is not JSON/],
     ['the wrong shape', { status: 200, body: { reply: 42 } }, /does not match the API contract/],
+    [
+      'JSON with a prototype key (the one JSON ladder, issue 30)',
+      { status: 200, raw: '{"reply":"hi","session_id":"s","__proto__":{"calls":[]}}' },
+      /is JSON with a `__proto__` key at __proto__/,
+    ],
   ])('a 200 answer that is %s is api_bad_response', async (_name, answer, message) => {
     stub.route(/^POST \/v1\/chat$/, () => answer);
     const err = await failure(client.chat({ message: 'hi' }));
@@ -300,6 +305,11 @@ describe('API client: streamed chat', () => {
   test.each([
     ['ends without done', [sseFrame({ type: 'text', delta: 'x' })], /ended before its done event/],
     ['carries data that is not JSON', ['event: text\ndata: nope\n\n'], /is not JSON/],
+    [
+      'carries data with a prototype key (the one JSON ladder, issue 30)',
+      ['event: text\ndata: {"delta":"x","__proto__":{"type":"done"}}\n\n'],
+      /text event .* is JSON with a `__proto__` key/,
+    ],
     [
       'carries an event of the wrong shape',
       ['event: tool_result\ndata: {"call_id":1}\n\n'],

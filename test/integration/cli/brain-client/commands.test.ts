@@ -336,6 +336,13 @@ describe('caesar invoke', () => {
   test.each([
     ['a bad tool name', 'Calc!', '{}', {}, /'Calc!' is not a tool name/],
     ['JSON that does not parse', 'calculator', '{nope', {}, /the input argument is not valid JSON/],
+    [
+      'JSON with a prototype key (the one JSON ladder, issue 30)',
+      'calculator',
+      '{"__proto__":{"expression":"1"}}',
+      {},
+      /the input argument is JSON with a `__proto__` key at __proto__/,
+    ],
     ['input twice', 'calculator', '{}', { inputFile: '/x' }, /not both/],
     [
       'a missing input file',

@@ -82,7 +82,7 @@ describe('records and what was read', () => {
       decision_id: 'd1',
       duration_ms: 1,
     };
-    const record = recordOf(report, report.label, 'call-1');
+    const record = recordOf(report, 'call-1');
     expect(record).toMatchObject({ name: 'web_search', call_id: 'call-1', label: report.label });
     const history: ConversationTurn[] = [
       { role: 'user', content: 'search x' },

@@ -166,3 +166,32 @@ describe('prototype keys in request bodies', () => {
     expect(res.statusCode).toBe(200);
   });
 });
+
+// Issue 30: the body parser is the one JSON ladder; fastify's own answers to an empty or a
+// malformed body, and its tolerance of a byte order mark, are kept.
+describe('bodies the ladder reads like fastify did', () => {
+  test.each([
+    ['an empty body', '', 'JSON body is empty'],
+    ['a malformed body', '{"input":', 'body is not valid JSON'],
+  ])('%s is 400 invalid_request in the same words', async (_why, payload, message) => {
+    await using h = await harness();
+    const url = '/v1/tools/calculator/invoke';
+    const res = await h.app.inject({ method: 'POST', url, headers, payload });
+    expect(res.statusCode).toBe(400);
+    const body = HttpErrorSchema.parse(res.json());
+    expect(body.error).toMatchObject({ code: 'invalid_request', message });
+    expect(h.brain.calls).toEqual([]);
+  });
+
+  test('a body that starts with a byte order mark is read', async () => {
+    await using h = await harness();
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v1/tools/calculator/invoke',
+      headers,
+      payload: '\ufeff{"input":{"expression":"1+1"}}',
+    });
+    expect(res.statusCode).toBe(200);
+    expect(h.brain.calls).toHaveLength(1);
+  });
+});

@@ -31,4 +31,23 @@ describe('parseCallArguments', () => {
     expect(problem).toContain(JSON.stringify(raw.slice(0, 200)) + ' (cut)');
     expect(problem).not.toContain('y'.repeat(200));
   });
+
+  // issue 30: a model's arguments are text from outside, read with the one JSON ladder
+  test.each([
+    [
+      '{"__proto__": {"admin": true}}',
+      /are JSON with a `__proto__` key at __proto__, which could reach/,
+    ],
+    [
+      '{"a": {"constructor": {"prototype": {}}}}',
+      /a `constructor` key holding `prototype` at a\.constructor/,
+    ],
+    [
+      `{"a": ${'['.repeat(64)}${']'.repeat(64)}}`,
+      /are nested deeper than 64 levels \(at offset 69\)/,
+    ],
+  ])('%j is refused by the ladder', (raw, problem) => {
+    const r = parseCallArguments('t', raw);
+    expect('problem' in r && r.problem).toMatch(problem);
+  });
 });

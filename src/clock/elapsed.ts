@@ -1,0 +1,17 @@
+// Durations in milliseconds, as CAESAR records and logs them (issue 30: each place rounded
+// its own way). node: built-ins only.
+
+/** A duration in ms as records carry it (reports, audit rows, replies): to the microsecond. */
+export function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+/** Milliseconds since `started` (a `performance.now()` reading), to the microsecond. */
+export function msSince(started: number): number {
+  return roundMs(performance.now() - started);
+}
+
+/** Whole milliseconds since `started` (a `performance.now()` reading), for log lines. */
+export function wholeMsSince(started: number): number {
+  return Math.round(performance.now() - started);
+}
