@@ -5,17 +5,8 @@ import { fillPlaceholders, stepResultOf } from './placeholders.js';
 import { planContext } from './plan-context.js';
 import type { ConversationTurn, PlannedCall } from './ports.js';
 import { afterPlanReply, pausedReply, unavailableReply } from './replies.js';
-import {
-  cancelledOutcome,
-  malformed,
-  ModelRounds,
-  said,
-  unmadeCall,
-  type PlanOutcome,
-  type TurnContext,
-  type TurnLoop,
-  type TurnLoopDeps,
-} from './rounds.js';
+import { cancelledOutcome, malformed, ModelRounds, said, unmadeCall } from './rounds.js';
+import type { PlanOutcome, TurnContext, TurnLoop, TurnLoopDeps } from './rounds.js';
 import {
   labelOfReport,
   newTurnBudget,
