@@ -1,4 +1,4 @@
-import type { MessagePort } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { RangeWalker, type RangeResult } from './verify-range.js';
 
@@ -11,10 +11,13 @@ export interface RangeJob {
 }
 
 /**
- * Runs in a worker thread: verifies one range on its own read-only connection. Exported for
- * verify.ts, whose thread imports this module by URL and calls it by name.
+ * The entry of verify.ts's threads (started by URL, never from an eval'd string): one
+ * range (`workerData`), verified on its own read-only connection, its result posted back.
+ * Loaded in the main thread (verify.ts imports only its types), it does nothing.
  */
-export function runRangeJob(job: RangeJob, port: MessagePort): void {
+if (!isMainThread && parentPort !== null) runRangeJob(workerData as RangeJob, parentPort);
+
+function runRangeJob(job: RangeJob, port: MessagePort): void {
   let result: RangeResult;
   const db = new Database(job.path, { readonly: true, fileMustExist: true });
   try {

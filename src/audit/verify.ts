@@ -109,30 +109,17 @@ async function walkSequential(
   }
 }
 
-/**
- * A worker thread that imports the compiled verify-worker.js and runs one range. Only
- * dynamic import(), so it runs whether the eval'd source is treated as CommonJS or as ESM.
- */
-const WORKER_SOURCE = `
-import('node:worker_threads').then(async ({ parentPort, workerData }) => {
-  try {
-    const m = await import(workerData.moduleUrl);
-    m.runRangeJob(workerData.job, parentPort);
-  } catch (err) {
-    parentPort.postMessage({ workerError: String((err && err.stack) || err) });
-  }
-});
-`;
-
-function runInWorker(moduleUrl: string, job: RangeJob): Promise<RangeResult> {
+/** One range on a thread running the compiled verify-worker.js; a thread that fails rejects. */
+function runInWorker(script: URL, job: RangeJob): Promise<RangeResult> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { moduleUrl, job } });
-    worker.once('message', (msg: RangeResult | { workerError: string }) => {
-      if ('workerError' in msg) reject(new Error(msg.workerError));
-      else resolve(msg);
+    const worker = new Worker(script, { workerData: job, execArgv: [] });
+    worker.once('message', (msg: RangeResult) => {
+      resolve(msg);
       void worker.terminate();
     });
     worker.once('error', reject);
+    // an exit before any answer (a crash with no error event) fails the walk, never hangs it
+    worker.once('exit', (code) => reject(new Error(`verify thread exited with code ${code}`)));
   });
 }
 
@@ -168,9 +155,9 @@ async function walkParallel(
   }
   // Beside this module under dist/, or its compiled twin when run from sources (vitest); a
   // missing build throws here rather than quietly walking on one thread.
-  const moduleUrl = compiledScriptUrl(import.meta.url, './verify-worker.js').href;
+  const script = compiledScriptUrl(import.meta.url, './verify-worker.js');
   try {
-    return merge(s, ranges, await Promise.all(ranges.map((job) => runInWorker(moduleUrl, job))));
+    return merge(s, ranges, await Promise.all(ranges.map((job) => runInWorker(script, job))));
   } catch {
     return undefined; // a thread failed (e.g. could not start): walk here instead
   }

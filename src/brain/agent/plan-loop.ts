@@ -2,16 +2,8 @@ import type { ConfirmationTicket, ToolCallReport } from '../api/index.js';
 import type { PausedTurn } from './paused.js';
 import type { CallGate, PlannedCall } from './ports.js';
 import { capReply, pausedReply, unavailableReply } from './replies.js';
-import {
-  cancelledOutcome,
-  malformed,
-  ModelRounds,
-  said,
-  type PlanOutcome,
-  type TurnContext,
-  type TurnLoop,
-  type TurnLoopDeps,
-} from './rounds.js';
+import { cancelledOutcome, malformed, ModelRounds, said } from './rounds.js';
+import type { PlanOutcome, TurnContext, TurnLoop, TurnLoopDeps } from './rounds.js';
 import {
   appendCallRecord,
   newTurnBudget,

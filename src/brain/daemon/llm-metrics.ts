@@ -1,10 +1,7 @@
-import type { Counter, Histogram, Registry } from 'prom-client';
-import { MetricKinds } from '../http/metric-kinds.js';
+import type { Counter, Histogram } from 'prom-client';
+import type { MetricsRegistry } from '../http/index.js';
 import type { PlanAttempt, PlanRound } from '../agent/index.js';
 import type { LlmAttemptEvent, LlmObserver } from '../llm/index.js';
-
-/** 50 ms .. 2 min: a local model on a Pi is slow, a hosted one answers in a second or two. */
-const MODEL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120];
 
 /**
  * The planner's Prometheus series, on the brain's registry: requests to models by provider,
@@ -21,44 +18,14 @@ export class LlmMetrics implements LlmObserver {
   readonly #roundDuration: Histogram<'provider' | 'model'>;
   readonly #unavailable: Counter;
 
-  constructor(registry: Registry) {
-    const kinds = new MetricKinds(registry);
-    this.#requests = kinds.counter(
-      'caesar_llm_requests_total',
-      'Requests to a model, by provider, model and outcome (ok, rate_limited, server, timeout, connect, auth, ...).',
-      ['provider', 'model', 'outcome'],
-    );
-    this.#retries = kinds.counter(
-      'caesar_llm_retries_total',
-      'Requests that retried the same provider after a retryable failure.',
-      ['provider', 'model'],
-    );
-    this.#failovers = kinds.counter(
-      'caesar_llm_failovers_total',
-      'Rounds that moved on to this fallback provider.',
-      ['provider', 'model'],
-    );
-    this.#tokens = kinds.counter(
-      'caesar_llm_tokens_total',
-      'Tokens by provider, model and direction (in: prompt, out: completion).',
-      ['provider', 'model', 'direction'],
-    );
-    this.#requestDuration = kinds.histogram(
-      'caesar_llm_request_duration_seconds',
-      'Time of one request to a model (a streamed answer to its end).',
-      ['provider', 'model'],
-      MODEL_BUCKETS,
-    );
-    this.#roundDuration = kinds.histogram(
-      'caesar_llm_round_duration_seconds',
-      'Time of one planner round with its retries and waits, by the model that answered.',
-      ['provider', 'model'],
-      MODEL_BUCKETS,
-    );
-    this.#unavailable = kinds.counter(
-      'caesar_llm_unavailable_total',
-      'Planner rounds no configured model answered.',
-    );
+  constructor(registry: MetricsRegistry) {
+    this.#requests = registry.counter('caesar_llm_requests_total');
+    this.#retries = registry.counter('caesar_llm_retries_total');
+    this.#failovers = registry.counter('caesar_llm_failovers_total');
+    this.#tokens = registry.counter('caesar_llm_tokens_total');
+    this.#requestDuration = registry.histogram('caesar_llm_request_duration_seconds');
+    this.#roundDuration = registry.histogram('caesar_llm_round_duration_seconds');
+    this.#unavailable = registry.counter('caesar_llm_unavailable_total');
   }
 
   attempt(event: LlmAttemptEvent): void {

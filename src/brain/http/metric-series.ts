@@ -1,0 +1,133 @@
+/**
+ * Every Prometheus series the brain keeps, in one table: name, kind, help text, label names
+ * and (for histograms) buckets. `MetricsRegistry` makes a series from its entry, so a series
+ * is declared once, here, and `GET /metrics` shows what this table says. Label values come
+ * only from route patterns, tool names the core passes, policy rule ids and configured
+ * provider and model names, so cardinality stays bounded.
+ */
+
+/** 0.5 ms .. 30 s: a local worker answers in a millisecond, a backend call may take seconds. */
+const DISPATCH = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
+/** 50 µs .. 1 s: one group commit (insert + fsync). */
+const AUDIT = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1];
+/** 5 ms .. 2 min: an intent match is instant, an LLM turn with tool calls is not. */
+const CHAT = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const HTTP = [0.001, 0.005, 0.025, 0.1, 0.25, 1, 2.5, 10, 30, 120];
+/** 50 ms .. 2 min: a local model on a Pi is slow, a hosted one answers in a second or two. */
+const MODEL = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120];
+
+interface SeriesSpec {
+  readonly kind: 'counter' | 'histogram' | 'gauge';
+  readonly help: string;
+  readonly labels: readonly string[];
+  /** Histograms only. */
+  readonly buckets?: readonly number[];
+}
+
+export const METRIC_SERIES = {
+  caesar_tool_calls_total: {
+    kind: 'counter',
+    help: 'Tool calls by tool and outcome (ok, failed, denied, rate_limited, ...).',
+    labels: ['tool', 'outcome'],
+  },
+  caesar_tool_call_duration_seconds: {
+    kind: 'histogram',
+    help: 'Time of one tool call through the gate (decision, audit, dispatch), by tool.',
+    labels: ['tool'],
+    buckets: DISPATCH,
+  },
+  caesar_policy_decisions_total: {
+    kind: 'counter',
+    help: 'Policy decisions by the rule that decided and the outcome.',
+    labels: ['rule', 'outcome'],
+  },
+  caesar_dispatch_duration_seconds: {
+    kind: 'histogram',
+    help: 'Time from dispatch to reply (or failure) of one tool call.',
+    labels: ['tool'],
+    buckets: DISPATCH,
+  },
+  caesar_audit_append_duration_seconds: {
+    kind: 'histogram',
+    help: 'Time until an audit append was durable.',
+    labels: [],
+    buckets: AUDIT,
+  },
+  caesar_chat_duration_seconds: {
+    kind: 'histogram',
+    help: 'Time to answer one chat message, by what produced the reply.',
+    labels: ['planner'],
+    buckets: CHAT,
+  },
+  caesar_tool_instances: {
+    kind: 'gauge',
+    help: 'Live instances per discovered tool, read at scrape time.',
+    labels: ['tool'],
+  },
+  caesar_replies_refused_total: {
+    kind: 'counter',
+    help: "Messages on a call's reply subject refused as its answer (ADR 0060), by tool and why: malformed, unsigned, unknown_instance, no_key, untrusted_key, bad_signature, no_responders.",
+    labels: ['tool', 'reason'],
+  },
+  caesar_http_requests_total: {
+    kind: 'counter',
+    help: 'HTTP requests by method, route pattern and status.',
+    labels: ['method', 'route', 'status'],
+  },
+  caesar_http_request_duration_seconds: {
+    kind: 'histogram',
+    help: 'HTTP request duration by method and route pattern.',
+    labels: ['method', 'route'],
+    buckets: HTTP,
+  },
+  caesar_llm_requests_total: {
+    kind: 'counter',
+    help: 'Requests to a model, by provider, model and outcome (ok, rate_limited, server, timeout, connect, auth, ...).',
+    labels: ['provider', 'model', 'outcome'],
+  },
+  caesar_llm_retries_total: {
+    kind: 'counter',
+    help: 'Requests that retried the same provider after a retryable failure.',
+    labels: ['provider', 'model'],
+  },
+  caesar_llm_failovers_total: {
+    kind: 'counter',
+    help: 'Rounds that moved on to this fallback provider.',
+    labels: ['provider', 'model'],
+  },
+  caesar_llm_tokens_total: {
+    kind: 'counter',
+    help: 'Tokens by provider, model and direction (in: prompt, out: completion).',
+    labels: ['provider', 'model', 'direction'],
+  },
+  caesar_llm_request_duration_seconds: {
+    kind: 'histogram',
+    help: 'Time of one request to a model (a streamed answer to its end).',
+    labels: ['provider', 'model'],
+    buckets: MODEL,
+  },
+  caesar_llm_round_duration_seconds: {
+    kind: 'histogram',
+    help: 'Time of one planner round with its retries and waits, by the model that answered.',
+    labels: ['provider', 'model'],
+    buckets: MODEL,
+  },
+  caesar_llm_unavailable_total: {
+    kind: 'counter',
+    help: 'Planner rounds no configured model answered.',
+    labels: [],
+  },
+} as const satisfies Record<string, SeriesSpec>;
+
+type Series = typeof METRIC_SERIES;
+type NameOf<K extends SeriesSpec['kind']> = {
+  [N in keyof Series]: Series[N]['kind'] extends K ? N : never;
+}[keyof Series];
+
+export type CounterName = NameOf<'counter'>;
+export type HistogramName = NameOf<'histogram'>;
+export type GaugeName = NameOf<'gauge'>;
+/** The label names the table gives series `N`. */
+export type LabelsOf<N extends keyof Series> = Series[N]['labels'][number];
