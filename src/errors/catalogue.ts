@@ -426,10 +426,11 @@ export const ERROR_CATALOGUE = {
 
   // ── the brain's other files and parts ──────────────────────────────────────────────────
   config_invalid: {
+    name: 'ConfigError',
     kind: 'local',
     status: 500,
     retryable: false,
-    message: '{detail}',
+    message: 'invalid configuration ({count}){problems}',
     summary:
       'the configuration could not be loaded; every problem names its source (file:line:col or env var) and key',
     fix: 'fix the key the message names (`caesar config show` prints the merged settings)',
@@ -494,6 +495,7 @@ export const ERROR_CATALOGUE = {
     fix: 'check `api.tokens_file` and permissions',
   },
   api_port_taken: {
+    name: 'HttpPortTakenError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -503,6 +505,7 @@ export const ERROR_CATALOGUE = {
     fix: 'stop what holds it, or `--api-port 0`',
   },
   api_bind_refused: {
+    name: 'HttpBindError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -512,32 +515,36 @@ export const ERROR_CATALOGUE = {
     fix: 'add a token, or bind 127.0.0.1',
   },
   conversations_open_failed: {
+    name: 'ConversationStoreError',
     kind: 'local',
     status: 503,
     retryable: false,
-    message: '{detail}',
+    message: 'cannot {action} conversations database {path}: {reason}',
     summary:
       'the conversations file cannot be opened, or is another SQLite file (an audit log, say)',
     fix: 'check `brain.conversations_file`',
   },
   conversations_schema_unsupported: {
+    name: 'ConversationStoreError',
     kind: 'local',
     status: 503,
     retryable: false,
-    message: '{detail}',
+    message: '{path} {problem}; {next}',
     summary: 'the conversations file was written by a newer CAESAR',
     fix: 'upgrade, or point `brain.conversations_file` elsewhere',
   },
   conversations_failed: {
+    name: 'ConversationStoreError',
     kind: 'local',
     status: 503,
     retryable: false,
-    message: '{detail}',
+    message: 'conversation store {path}: {what} {outcome}: {reason}',
     summary:
       'a read or write of the conversations file failed (not writable, disk full; `SQLITE_BUSY` is retryable)',
     fix: 'check disk space and the file; `GET /readyz`',
   },
   conversations_closed: {
+    name: 'ConversationStoreError',
     kind: 'local',
     status: 503,
     retryable: false,
@@ -574,14 +581,16 @@ export const ERROR_CATALOGUE = {
 
   // ── NATS and the worker SDK ────────────────────────────────────────────────────────────
   bus_connect_failed: {
+    name: 'BusConnectError',
     kind: 'local',
     status: 503,
     retryable: false,
-    message: '{detail}',
+    message: 'cannot {action} {what}: {reason}',
     summary: 'cannot connect to NATS, or its credentials (seed, creds, token file) are unusable',
     fix: 'check `bus.url` and the credentials file the message names',
   },
   bus_auth_refused: {
+    name: 'BusAuthError',
     kind: 'local',
     status: 503,
     retryable: false,
@@ -591,23 +600,26 @@ export const ERROR_CATALOGUE = {
     fix: 'connect as the operator: `--nkey-seed-file` or `CAESAR_BUS__NKEY_SEED_FILE`; the message names the places looked',
   },
   bus_permission_denied: {
+    name: 'BusPermissionError',
     kind: 'local',
     status: 500,
     retryable: false,
-    message: '{detail}',
+    message: 'NATS refused {refused}: {why}. {next}',
     summary:
       "NATS refused a subscription this process needs: its identity's permissions do not allow the subject",
     fix: 'give the identity the block `caesar legion permissions <tools>` prints (docs/operations.md, "Workers on other hosts")',
   },
   nats_server_failed: {
+    name: 'NatsServerError',
     kind: 'local',
     status: 500,
     retryable: false,
-    message: '{detail}',
+    message: 'nats-server {problem}{output}',
     summary: 'the embedded nats-server did not start (missing binary, port taken, bad config)',
     fix: 'install nats-server, or run with `--nats-port 0`',
   },
   subject_token_invalid: {
+    name: 'SubjectTokenError',
     kind: 'local',
     status: 400,
     retryable: false,
@@ -616,6 +628,7 @@ export const ERROR_CATALOGUE = {
     fix: 'use lowercase letters, digits and `_`',
   },
   tool_definition_invalid: {
+    name: 'ToolDefinitionError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -632,6 +645,7 @@ export const ERROR_CATALOGUE = {
     fix: 'fix the keys the message names (docs/tools/<tool>.md)',
   },
   tool_unknown: {
+    name: 'UnknownToolError',
     kind: 'local',
     status: 400,
     retryable: false,
@@ -736,6 +750,7 @@ export const ERROR_CATALOGUE = {
     fix: 'use the running stack, or start a second one with the command the message names',
   },
   stack_join_failed: {
+    name: 'StackJoinError',
     kind: 'local',
     status: 500,
     retryable: false,
@@ -745,6 +760,7 @@ export const ERROR_CATALOGUE = {
     fix: 'list the module in `worker.modules` and restart `caesar up`, or pass `--nkey-seed-file`',
   },
   runtime_file_invalid: {
+    name: 'RuntimeFileError',
     kind: 'local',
     status: 500,
     retryable: false,

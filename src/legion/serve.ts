@@ -254,11 +254,11 @@ function assertSubscribed(running: readonly Running[]): void {
   if (refused.length === 0) return;
   const tools = refused.map((r) => r.tool);
   const what = refused.map((r) => `${r.tool}: ${r.subjects.join(', ')}`).join('; ');
-  throw new BusPermissionError(
-    `NATS refused this worker's subscriptions (${what}): its identity may not receive ` +
-      `${tools.join(', ')}'s calls. Give it the permissions that \`caesar legion permissions ` +
-      `${tools.join(' ')}\` prints (docs/operations.md)`,
-  );
+  throw new BusPermissionError({
+    refused: `this worker's subscriptions (${what})`,
+    why: `its identity may not receive ${tools.join(', ')}'s calls`,
+    next: `Give it the permissions that \`caesar legion permissions ${tools.join(' ')}\` prints (docs/operations.md)`,
+  });
 }
 
 function parseConfig(tool: ToolDefinition, section: unknown): unknown {

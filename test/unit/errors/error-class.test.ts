@@ -25,7 +25,7 @@ describe('errorClass: classes generated from the catalogue', () => {
   });
 
   test("the catalogue's `name` keeps a class's exported name; the code's otherwise", () => {
-    expect(errorClassName('stack_join_failed')).toBe('StackJoinFailedError');
+    expect(errorClassName('audit_closed')).toBe('AuditClosedError');
     expect(errorClassName('policy_invalid')).toBe('PolicyLoadError');
     expect(errorClassName('policy_too_large')).toBe('PolicyTooLargeError');
     expect(new PolicyLoadError('p.yaml', []).name).toBe('PolicyLoadError');
@@ -113,21 +113,14 @@ const DETAIL_STILL_AT_THROW_SITE = new Set<ErrorCode>([
   'audit_schema_unsupported',
   'audit_backup_failed',
   'audit_restore_failed',
-  'config_invalid',
   'intents_invalid',
   'intents_unreadable',
   'intents_bad_context',
   'tokens_file_invalid',
   'tokens_file_insecure',
   'tokens_file_unreadable',
-  'conversations_open_failed',
-  'conversations_schema_unsupported',
-  'conversations_failed',
   'planner_unavailable',
   'llm_request_failed',
-  'bus_connect_failed',
-  'bus_permission_denied',
-  'nats_server_failed',
   'tool_config_invalid',
   'usage',
   'stack_not_found',
