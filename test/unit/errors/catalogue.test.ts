@@ -160,16 +160,11 @@ describe('guards: one catalogue, typed errors', () => {
     'src/protocol/errors.ts:BackendError',
     'src/protocol/errors.ts:UpstreamEmptyError',
     'src/protocol/errors.ts:TimeoutError',
-    'src/cli/brain-client/target.ts:ApiTargetError',
-    'src/cli/stack/port-check.ts:StackStartError',
     'src/cli/brain-client/client.ts:ApiError',
-    'src/cli/commands/policy/explain.run.ts:UsageError',
     'src/brain/agent/errors.ts:PlannerUnavailableError',
     'src/brain/http/errors.ts:HttpApiError',
     'src/brain/llm/wire.ts:WireFormatError',
     'src/brain/llm/types.ts:LlmError',
-    'src/brain/intents/errors.ts:IntentsError',
-    'src/brain/api/tokens-file.ts:TokensFileError',
     'workers/calculator/screen.ts:ExpressionRejectedError',
   ]);
 
