@@ -644,10 +644,11 @@ export const ERROR_CATALOGUE = {
     fix: 'fix every field the message names',
   },
   tool_config_invalid: {
+    name: 'ToolConfigError',
     kind: 'local',
     status: 500,
     retryable: false,
-    message: '{detail}',
+    message: "invalid config for tool '{tool}': {problem}",
     summary: "a tool's config section does not match the tool's schema",
     fix: 'fix the keys the message names (docs/tools/<tool>.md)',
   },

@@ -128,7 +128,6 @@ const DETAIL_STILL_AT_THROW_SITE = new Set<ErrorCode>([
   'headers_too_large',
   'planner_unavailable',
   'llm_request_failed',
-  'tool_config_invalid',
   'api_unreachable',
   'api_timeout',
   'api_response_too_large',
