@@ -1,6 +1,6 @@
 // The errors module, not the SDK: `caesar up --help` lists the shipped tools, and this list
 // must load nothing heavy to do so (ADR 0047); each tool and the SDK load with it, by import().
-import { CaesarError, errorMessage } from '../src/errors/index.js';
+import { errorClass } from '../src/errors/index.js';
 import type { ToolDefinition } from '../src/legion/index.js';
 
 /**
@@ -24,17 +24,13 @@ export function shippedToolNames(): string[] {
 }
 
 /** `serve-tool` was given a tool this build does not ship. */
-class UnknownToolError extends CaesarError {
-  declare readonly code: 'tool_unknown';
-  override readonly name = 'UnknownToolError';
-  constructor(readonly unknown: readonly string[]) {
-    const names = unknown.map((n) => `'${n}'`).join(', ');
-    super(
-      'tool_unknown',
-      errorMessage('tool_unknown', { names, shipped: shippedToolNames().join(', ') }),
-    );
-  }
-}
+const UnknownToolError = errorClass('tool_unknown', (unknown: readonly string[]) => ({
+  params: {
+    names: unknown.map((n) => `'${n}'`).join(', '),
+    shipped: shippedToolNames().join(', '),
+  },
+  fields: { unknown },
+}));
 
 /** Loads shipped tools by name; an unknown name lists the ones that exist. */
 export async function loadShippedTools(names: readonly string[]): Promise<ToolDefinition[]> {

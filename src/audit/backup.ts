@@ -58,7 +58,8 @@ async function checkCopy(path: string, readonly: boolean): Promise<VerifyReport>
 
 /** Copies the live database `source` to `to`, which must not exist yet. */
 export async function backupDatabase(source: SqliteDatabase, to: string): Promise<BackupResult> {
-  if (existsSync(to)) throw new AuditBackupError(`refusing to overwrite existing file ${to}`);
+  if (existsSync(to))
+    throw new AuditBackupError(to, 'the file exists, and a backup never overwrites one');
   const tmp = `${to}.partial-${process.pid}`;
   removeWithSideFiles(tmp);
   try {
@@ -70,7 +71,7 @@ export async function backupDatabase(source: SqliteDatabase, to: string): Promis
   } catch (err) {
     removeWithSideFiles(tmp);
     if (err instanceof AuditIntegrityError) throw err;
-    throw new AuditBackupError(`backup to ${to} failed: ${(err as Error).message}`, err);
+    throw new AuditBackupError(to, (err as Error).message, err);
   }
 }
 
@@ -137,10 +138,7 @@ export async function restoreDatabase(opts: RestoreOptions): Promise<RestoreResu
     return { path: opts.to, verify, previousMovedTo };
   } catch (err) {
     removeWithSideFiles(tmp);
-    throw new AuditRestoreError(
-      `restore of ${opts.from} to ${opts.to} failed: ${(err as Error).message}`,
-      err,
-    );
+    throw new AuditRestoreError(opts.from, opts.to, (err as Error).message, err);
   } finally {
     lock.release();
   }

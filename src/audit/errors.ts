@@ -84,8 +84,8 @@ export type AuditNotFoundError = InstanceType<typeof AuditNotFoundError>;
 /** The file's schema version is not one this build can use (newer, or not an audit log). */
 export const AuditSchemaError = errorClass(
   'audit_schema_unsupported',
-  (path: string, found: number, supported: number, detail: string) => ({
-    params: { detail },
+  (path: string, found: number, supported: number, problem: string) => ({
+    params: { path, problem },
     fields: { path, found, supported },
   }),
 );
@@ -130,13 +130,16 @@ export type AuditIntegrityError = InstanceType<typeof AuditIntegrityError>;
 /** Online backup failed; the destination is left untouched or removed. */
 export const AuditBackupError = errorClass(
   'audit_backup_failed',
-  (detail: string, cause?: unknown) => ({ params: { detail }, options: { cause } }),
+  (to: string, reason: string, cause?: unknown) => ({ params: { to, reason }, options: { cause } }),
 );
 export type AuditBackupError = InstanceType<typeof AuditBackupError>;
 
 /** Restore refused or failed before the live file was replaced. */
 export const AuditRestoreError = errorClass(
   'audit_restore_failed',
-  (detail: string, cause?: unknown) => ({ params: { detail }, options: { cause } }),
+  (from: string, to: string, reason: string, cause?: unknown) => ({
+    params: { from, to, reason },
+    options: { cause },
+  }),
 );
 export type AuditRestoreError = InstanceType<typeof AuditRestoreError>;

@@ -76,22 +76,17 @@ export function assertSupportedSchema(db: Database, path: string, allowOlder: bo
   const version = schemaVersionOf(db);
   const appId = applicationIdOf(db);
   if (version === 0 && appId === 0 && hasUserTables(db)) {
-    throw new AuditSchemaError(path, 0, AUDIT_SCHEMA_VERSION, `${path} is not a CAESAR audit log`);
+    throw new AuditSchemaError(path, 0, AUDIT_SCHEMA_VERSION, 'is not a CAESAR audit log');
   }
   if (appId !== 0 && appId !== AUDIT_APPLICATION_ID) {
-    throw new AuditSchemaError(
-      path,
-      version,
-      AUDIT_SCHEMA_VERSION,
-      `${path} is not a CAESAR audit log`,
-    );
+    throw new AuditSchemaError(path, version, AUDIT_SCHEMA_VERSION, 'is not a CAESAR audit log');
   }
   if (version > AUDIT_SCHEMA_VERSION) {
     throw new AuditSchemaError(
       path,
       version,
       AUDIT_SCHEMA_VERSION,
-      `audit log ${path} has schema version ${version}, newer than this CAESAR supports ` +
+      `is an audit log of schema version ${version}, newer than this CAESAR supports ` +
         `(${AUDIT_SCHEMA_VERSION}); upgrade CAESAR or point --db at another file`,
     );
   }
@@ -100,7 +95,7 @@ export function assertSupportedSchema(db: Database, path: string, allowOlder: bo
       path,
       version,
       AUDIT_SCHEMA_VERSION,
-      `audit log ${path} has schema version ${version}; open it once with the brain ` +
+      `is an audit log of schema version ${version}; open it once with the brain ` +
         `(or any writer) to migrate it to version ${AUDIT_SCHEMA_VERSION}`,
     );
   }

@@ -15,7 +15,7 @@ import {
 import type { BusAuth } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { inboxPrefix } from '../protocol/index.js';
-import { CaesarError, errorMessage } from '../errors/index.js';
+import { errorClass } from '../errors/index.js';
 
 /** How a process authenticates to NATS: the config's own type (src/config), taken as is. */
 
@@ -44,37 +44,32 @@ export interface BusOptions {
   logger?: Logger;
 }
 
-class BusConnectError extends CaesarError {
-  declare readonly code: 'bus_connect_failed';
-  override readonly name = 'BusConnectError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('bus_connect_failed', message, options);
-  }
-}
+const BusConnectError = errorClass('bus_connect_failed');
 
 /**
  * The server refused the identity this process connected with ("Authorization Violation"):
  * none where one is needed, or a key it has no user for. Trying again would be refused again.
  * The message names the server; callers append whose identity it was and what to use instead.
  */
-export class BusAuthError extends CaesarError {
-  declare readonly code: 'bus_auth_refused';
-  override readonly name = 'BusAuthError';
-  /** The server(s) that refused, as given to connect. */
-  readonly url: string;
-  constructor(url: string, reason: string, options?: { cause?: unknown }) {
-    super('bus_auth_refused', errorMessage('bus_auth_refused', { url, reason }), options);
-    this.url = url;
-  }
-}
+export const BusAuthError = errorClass(
+  'bus_auth_refused',
+  (url: string, reason: string, options?: { cause?: unknown }) => ({
+    params: { url, reason },
+    /** `url`: the server(s) that refused, as given to connect. */
+    fields: { url },
+    options,
+  }),
+);
+export type BusAuthError = InstanceType<typeof BusAuthError>;
 
 async function readSecretFile(path: string, what: string): Promise<string> {
   try {
     return (await readFile(path, 'utf8')).trim();
   } catch (err) {
-    throw new BusConnectError(`cannot read ${what} file '${path}': ${(err as Error).message}`, {
-      cause: err,
-    });
+    throw new BusConnectError(
+      { action: 'read', what: `${what} file '${path}'`, reason: (err as Error).message },
+      { cause: err },
+    );
   }
 }
 
@@ -88,13 +83,24 @@ export async function readNkeySeed(
 ): Promise<{ seed: Uint8Array; publicKey: string }> {
   const text = await readSecretFile(seedFile, 'NKEY seed');
   if (!/^S[UANOC][A-Z2-7]{50,}$/.test(text)) {
-    throw new BusConnectError(`'${seedFile}' does not hold an NKEY seed (expected 'SU…')`);
+    throw new BusConnectError({
+      action: 'use',
+      what: `NKEY seed file '${seedFile}'`,
+      reason: "it does not hold an NKEY seed (expected 'SU…')",
+    });
   }
   const seed = new TextEncoder().encode(text);
   try {
     return { seed, publicKey: nkeys.fromSeed(seed).getPublicKey() };
   } catch (err) {
-    throw new BusConnectError(`'${seedFile}' does not hold a valid NKEY seed`, { cause: err });
+    throw new BusConnectError(
+      {
+        action: 'use',
+        what: `NKEY seed file '${seedFile}'`,
+        reason: 'it is not a valid NKEY seed',
+      },
+      { cause: err },
+    );
   }
 }
 
@@ -148,9 +154,10 @@ export async function connectBus(options: BusOptions): Promise<NatsConnection> {
     if (err instanceof AuthorizationError) {
       throw new BusAuthError(where, err.message, { cause: err });
     }
-    throw new BusConnectError(`cannot connect to NATS at ${where}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    throw new BusConnectError(
+      { action: 'connect to', what: `NATS at ${where}`, reason: (err as Error).message },
+      { cause: err },
+    );
   }
   if (options.logger) watchStatus(nc, options.logger);
   return nc;

@@ -5,22 +5,16 @@ import { constants as osConstants } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Logger } from '../log/index.js';
 import { signalGroup, spawnGuarded } from '../process/index.js';
-import { CaesarError } from '../errors/index.js';
+import { errorClass } from '../errors/index.js';
 
 /** Where the launcher looks for `nats-server` after PATH (Debian installs it in /usr/sbin). */
 const EXTRA_DIRS = ['/usr/sbin', '/usr/local/sbin', '/usr/local/bin'];
 
 const NATS_INSTALL_HINT =
-  'nats-server was not found on PATH or in /usr/sbin. Install it with `apt-get install nats-server` ' +
+  'was not found on PATH or in /usr/sbin. Install it with `apt-get install nats-server` ' +
   '(Debian/Ubuntu) or from https://github.com/nats-io/nats-server/releases, or pass its path.';
 
-class NatsServerError extends CaesarError {
-  declare readonly code: 'nats_server_failed';
-  override readonly name = 'NatsServerError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('nats_server_failed', message, options);
-  }
-}
+const NatsServerError = errorClass('nats_server_failed');
 
 export interface NatsServerOptions {
   /** Path to the binary. @default found on PATH, then /usr/sbin */
@@ -86,9 +80,10 @@ function findNatsServer(explicit?: string): string {
       // try the next one
     }
   }
-  throw new NatsServerError(
-    explicit ? `'${explicit}' is not an executable nats-server` : NATS_INSTALL_HINT,
-  );
+  throw new NatsServerError({
+    problem: explicit ? `at '${explicit}' is not an executable` : NATS_INSTALL_HINT,
+    output: '',
+  });
 }
 
 const LISTEN_RE = /Listening for client connections on ([^\s:]+|\[[^\]]+\]):(\d+)/;
@@ -184,17 +179,19 @@ function waitForListen(
     const onExit = (code: number | null) => {
       done();
       reject(
-        new NatsServerError(
-          `nats-server exited (code ${code}) before it was ready:\n${output().trim()}`,
-        ),
+        new NatsServerError({
+          problem: `exited (code ${code}) before it was ready`,
+          output: `:\n${output().trim()}`,
+        }),
       );
     };
     const timer = setTimeout(() => {
       done();
       reject(
-        new NatsServerError(
-          `nats-server was not ready within ${timeoutMs} ms:\n${output().trim()}`,
-        ),
+        new NatsServerError({
+          problem: `was not ready within ${timeoutMs} ms`,
+          output: `:\n${output().trim()}`,
+        }),
       );
     }, timeoutMs);
     const done = () => {
@@ -222,7 +219,7 @@ async function waitForTcp(host: string, port: number, timeoutMs: number): Promis
     });
     if (ok) return;
     if (Date.now() > until)
-      throw new NatsServerError(`nats-server on ${host}:${port} refused connections`);
+      throw new NatsServerError({ problem: `on ${host}:${port} refused connections`, output: '' });
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -1,18 +1,13 @@
 import { PermissionViolationError, type NatsConnection } from '@nats-io/transport-node';
-import { CaesarError } from '../errors/index.js';
+import { errorClass } from '../errors/index.js';
 
 /**
  * NATS refused a subject this process needs: its identity's permissions do not allow it, so
  * the process must not say it is ready. The message names each refused subject and the
  * command whose permissions block fixes it.
  */
-export class BusPermissionError extends CaesarError {
-  declare readonly code: 'bus_permission_denied';
-  override readonly name = 'BusPermissionError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('bus_permission_denied', message, options);
-  }
-}
+export const BusPermissionError = errorClass('bus_permission_denied');
+export type BusPermissionError = InstanceType<typeof BusPermissionError>;
 
 /** One refusal the server sent: what was refused, on which subject. */
 export interface Refusal {

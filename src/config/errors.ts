@@ -1,4 +1,4 @@
-import { CaesarError } from '../errors/index.js';
+import { errorClass } from '../errors/index.js';
 
 /** One problem in the configuration, naming where it came from. */
 export interface ConfigIssue {
@@ -22,19 +22,11 @@ function formatConfigIssue(issue: ConfigIssue): string {
  * The configuration could not be loaded. `issues` lists every problem at once (file,
  * env and overrides together), each naming its source and key path.
  */
-export class ConfigError extends CaesarError {
-  declare readonly code: 'config_invalid';
-  override readonly name = 'ConfigError';
-  readonly issues: readonly ConfigIssue[];
-
-  constructor(issues: readonly ConfigIssue[]) {
-    super('config_invalid', summarise(issues));
-    this.issues = Object.freeze(issues.map((i) => Object.freeze({ ...i })));
-  }
-}
-
-function summarise(issues: readonly ConfigIssue[]): string {
-  const n = issues.length;
-  const head = `invalid configuration (${n} problem${n === 1 ? '' : 's'})`;
-  return [head, ...issues.map((i) => `  ${formatConfigIssue(i)}`)].join('\n');
-}
+export const ConfigError = errorClass('config_invalid', (issues: readonly ConfigIssue[]) => ({
+  params: {
+    count: `${issues.length} problem${issues.length === 1 ? '' : 's'}`,
+    problems: issues.map((i) => `\n  ${formatConfigIssue(i)}`).join(''),
+  },
+  fields: { issues: Object.freeze(issues.map((i) => Object.freeze({ ...i }))) },
+}));
+export type ConfigError = InstanceType<typeof ConfigError>;

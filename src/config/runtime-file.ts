@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { CaesarError, errorMessage } from '../errors/index.js';
+import { errorClass } from '../errors/index.js';
 import { fieldIssuesOf, summariseFieldIssues } from '../protocol/field-issues.js';
 import { jsonRefusal, readJsonText } from '../text/index.js';
 
@@ -75,21 +75,16 @@ export type RuntimeInfo = z.infer<typeof RuntimeInfoSchema>;
 export type RuntimeInfoInput = Omit<RuntimeInfo, 'v'>;
 
 /** runtime.json exists but cannot be used: unreadable, not JSON, or not a v1 runtime file. */
-export class RuntimeFileError extends CaesarError {
-  declare readonly code: 'runtime_file_invalid';
-  override readonly name = 'RuntimeFileError';
-  /** The file at fault. */
-  readonly file: string;
-
-  constructor(file: string, message: string, options?: { cause?: unknown }) {
-    super(
-      'runtime_file_invalid',
-      errorMessage('runtime_file_invalid', { file, reason: message }),
-      options,
-    );
-    this.file = file;
-  }
-}
+export const RuntimeFileError = errorClass(
+  'runtime_file_invalid',
+  (file: string, reason: string, options?: { cause?: unknown }) => ({
+    params: { file, reason },
+    /** The file at fault. */
+    fields: { file },
+    options,
+  }),
+);
+export type RuntimeFileError = InstanceType<typeof RuntimeFileError>;
 
 export function runtimeFilePath(dataDir: string): string {
   return join(dataDir, RUNTIME_FILE_NAME);

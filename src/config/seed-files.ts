@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { CaesarError, errorMessage } from '../errors/index.js';
+import { errorClass } from '../errors/index.js';
 import { fileExists } from '../files/index.js';
 import { envVarName } from '../text/index.js';
 import {
@@ -19,18 +19,14 @@ import type { CaesarConfig } from './types.js';
  */
 
 /** A policy or intents file given explicitly does not exist. */
-export class ConfigFileMissingError extends CaesarError {
-  declare readonly code: 'config_file_missing';
-  override readonly name = 'ConfigFileMissingError';
-
-  constructor(
-    readonly key: string,
-    readonly file: string,
-    next: string,
-  ) {
-    super('config_file_missing', errorMessage('config_file_missing', { key, file, next }));
-  }
-}
+export const ConfigFileMissingError = errorClass(
+  'config_file_missing',
+  (key: string, file: string, next: string) => ({
+    params: { key, file, next },
+    fields: { key, file },
+  }),
+);
+export type ConfigFileMissingError = InstanceType<typeof ConfigFileMissingError>;
 
 /** One of the files, where it is and whether this start copied it there. */
 export interface SeededFile {

@@ -49,6 +49,11 @@ export function errorClassName(code: ErrorCode): string {
 
 type Plain<C extends ErrorCode> = [params: MessageParams<C>, options?: CaesarErrorOptions];
 
+/** The arguments of a class for several codes: the code, then that code's values. */
+export type CodeAndParams<C extends ErrorCode> = {
+  [K in C]: [code: K, params: MessageParams<K>, options?: CaesarErrorOptions];
+}[C];
+
 /** A class for `code` whose constructor takes the template's values (and the usual options). */
 export function errorClass<C extends ErrorCode>(code: C): CodedErrorClass<C, Plain<C>, object>;
 /** A class for `code` whose constructor turns its own arguments into the template's values. */
@@ -60,6 +65,10 @@ export function errorClass<C extends ErrorCode, A extends unknown[], F extends o
     readonly options?: CaesarErrorOptions;
   },
 ): CodedErrorClass<C, A, F>;
+/** A class for several codes whose constructor takes the code, then its template's values. */
+export function errorClass<C extends ErrorCode>(
+  codes: readonly [C, ...C[]],
+): CodedErrorClass<C, CodeAndParams<C>, object>;
 /** A class for several codes: the build function says which one each error has. */
 export function errorClass<C extends ErrorCode, A extends unknown[], F extends object = object>(
   codes: readonly [C, ...C[]],
@@ -79,11 +88,13 @@ export function errorClass(
   const generated = class extends CaesarError {
     static readonly codes = codes;
     constructor(...args: unknown[]) {
+      const plain = typeof codeOrCodes === 'string' ? args : args.slice(1);
       const parts = build
         ? build(...args)
         : {
-            params: args[0] as Readonly<Record<string, string | number>>,
-            options: args[1] as CaesarErrorOptions | undefined,
+            ...(typeof codeOrCodes === 'string' ? {} : { code: args[0] as ErrorCode }),
+            params: plain[0] as Readonly<Record<string, string | number>>,
+            options: plain[1] as CaesarErrorOptions | undefined,
           };
       const code = parts.code ?? first;
       super(code, errorMessage(code, parts.params as never), parts.options);

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { errorMessage } from '../errors/index.js';
+import { errorClass } from '../errors/index.js';
 import {
-  CaesarError,
   specDomain,
   specInterruptibility,
   specOutputTrust,
@@ -129,21 +128,18 @@ export interface ToolDefinition<
 }
 
 /** A declaration that cannot become a valid ToolSpec; names every field at fault. */
-export class ToolDefinitionError extends CaesarError {
-  declare readonly code: 'tool_definition_invalid';
-  override readonly name = 'ToolDefinitionError';
-  constructor(
-    override readonly tool: string,
-    readonly issues: FieldIssue[],
-  ) {
+export const ToolDefinitionError = errorClass(
+  'tool_definition_invalid',
+  (tool: string, issues: FieldIssue[]) => {
     const listed = issues.map((i) => ({ path: i.path || '(root)', message: i.message }));
-    const message = errorMessage('tool_definition_invalid', {
-      tool,
-      issues: summariseFieldIssues(listed),
-    });
-    super('tool_definition_invalid', message);
-  }
-}
+    return {
+      params: { tool, issues: summariseFieldIssues(listed) },
+      fields: { issues },
+      options: { tool },
+    };
+  },
+);
+export type ToolDefinitionError = InstanceType<typeof ToolDefinitionError>;
 
 function jsonSchema(
   schema: z.ZodType,

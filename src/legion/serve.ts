@@ -22,7 +22,7 @@ import { Limiter } from './limiter.js';
 import { createPreflightHandler, runPreflight } from './preflight.js';
 import { ToolService, endpointSubjects } from './service.js';
 import { EndpointStats } from './stats.js';
-import { CaesarError } from '../errors/index.js';
+import { errorClass } from '../errors/index.js';
 
 const encoder = new TextEncoder();
 
@@ -84,13 +84,8 @@ export interface ToolWorker extends AsyncDisposable {
 }
 
 /** A config section that does not match the tool's schema; names the tool and fields. */
-export class ToolConfigError extends CaesarError {
-  declare readonly code: 'tool_config_invalid';
-  override readonly name = 'ToolConfigError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('tool_config_invalid', message, options);
-  }
-}
+export const ToolConfigError = errorClass('tool_config_invalid');
+export type ToolConfigError = InstanceType<typeof ToolConfigError>;
 
 interface Running {
   tool: ToolDefinition;
@@ -254,11 +249,11 @@ function assertSubscribed(running: readonly Running[]): void {
   if (refused.length === 0) return;
   const tools = refused.map((r) => r.tool);
   const what = refused.map((r) => `${r.tool}: ${r.subjects.join(', ')}`).join('; ');
-  throw new BusPermissionError(
-    `NATS refused this worker's subscriptions (${what}): its identity may not receive ` +
-      `${tools.join(', ')}'s calls. Give it the permissions that \`caesar legion permissions ` +
-      `${tools.join(' ')}\` prints (docs/operations.md)`,
-  );
+  throw new BusPermissionError({
+    refused: `this worker's subscriptions (${what})`,
+    why: `its identity may not receive ${tools.join(', ')}'s calls`,
+    next: `Give it the permissions that \`caesar legion permissions ${tools.join(' ')}\` prints (docs/operations.md)`,
+  });
 }
 
 function parseConfig(tool: ToolDefinition, section: unknown): unknown {
@@ -272,7 +267,7 @@ function parseConfig(tool: ToolDefinition, section: unknown): unknown {
       return `${path.join('.')} (${envVarName(path)}): ${i.message}`;
     })
     .join('; ');
-  throw new ToolConfigError(`invalid config for tool '${tool.spec.name}': ${fields}`);
+  throw new ToolConfigError({ tool: tool.spec.name, problem: fields });
 }
 
 async function closeOne(r: Running): Promise<void> {
@@ -316,7 +311,9 @@ function publishBye(nc: NatsConnection, r: Running): void {
 function assertUnique(tools: ToolDefinition[]): void {
   const seen = new Set<string>();
   for (const t of tools) {
-    if (seen.has(t.spec.name)) throw new ToolConfigError(`tool '${t.spec.name}' is listed twice`);
+    if (seen.has(t.spec.name)) {
+      throw new ToolConfigError({ tool: t.spec.name, problem: 'the worker lists it twice' });
+    }
     seen.add(t.spec.name);
   }
 }

@@ -1,5 +1,5 @@
 import { INSTANCE_ID_PATTERN, TOOL_NAME_PATTERN } from './names.js';
-import { CaesarError } from '../errors/index.js';
+import { errorClass } from '../errors/index.js';
 
 /**
  * Every subject CAESAR uses is built here, from checked tokens. Nothing else in the code
@@ -25,28 +25,27 @@ const SERVICE_NAME_PREFIX = 'caesar-';
 /** Queue group shared by every instance of a tool, so exactly one runs each call. */
 export const DISPATCH_QUEUE_GROUP = 'caesar-tool';
 
-export class SubjectTokenError extends CaesarError {
-  declare readonly code: 'subject_token_invalid';
-  override readonly name = 'SubjectTokenError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('subject_token_invalid', message, options);
-  }
-}
+export const SubjectTokenError = errorClass(
+  'subject_token_invalid',
+  (what: string, value: string, pattern: RegExp) => ({
+    params: { what, value: `'${value}'`, pattern: pattern.source },
+  }),
+);
+export type SubjectTokenError = InstanceType<typeof SubjectTokenError>;
+
+const SERVICE_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
+const INBOX_IDENTITY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 function checkTool(tool: string): string {
   if (!TOOL_NAME_PATTERN.test(tool)) {
-    throw new SubjectTokenError(
-      `invalid tool name '${tool}': must match ${TOOL_NAME_PATTERN.source}`,
-    );
+    throw new SubjectTokenError('tool name', tool, TOOL_NAME_PATTERN);
   }
   return tool;
 }
 
 function checkInstance(id: string): string {
   if (!INSTANCE_ID_PATTERN.test(id)) {
-    throw new SubjectTokenError(
-      `invalid instance id '${id}': must match ${INSTANCE_ID_PATTERN.source}`,
-    );
+    throw new SubjectTokenError('instance id', id, INSTANCE_ID_PATTERN);
   }
   return id;
 }
@@ -79,8 +78,8 @@ export function toolFromServiceName(name: string): string | undefined {
  */
 export function srvSubject(verb: SrvVerb | '*', service?: string, id?: string): string {
   if (service === undefined) return `${SRV_PREFIX}.${verb}`;
-  if (service !== '*' && !/^[A-Za-z0-9_-]+$/.test(service)) {
-    throw new SubjectTokenError(`invalid service name '${service}'`);
+  if (service !== '*' && !SERVICE_NAME_PATTERN.test(service)) {
+    throw new SubjectTokenError('service name', service, SERVICE_NAME_PATTERN);
   }
   if (id === undefined) return `${SRV_PREFIX}.${verb}.${service}`;
   return `${SRV_PREFIX}.${verb}.${service}.${id === '*' ? '*' : checkInstance(id)}`;
@@ -92,8 +91,8 @@ const DEFAULT_INBOX_PREFIX = '_INBOX';
 /** An inbox prefix such as `_INBOX.worker-kitchen`: tokens only, no wildcards. */
 export function inboxPrefix(identity?: string): string {
   if (identity === undefined) return DEFAULT_INBOX_PREFIX;
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(identity)) {
-    throw new SubjectTokenError(`invalid inbox identity '${identity}'`);
+  if (!INBOX_IDENTITY_PATTERN.test(identity)) {
+    throw new SubjectTokenError('inbox identity', identity, INBOX_IDENTITY_PATTERN);
   }
   return `${DEFAULT_INBOX_PREFIX}.${identity}`;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { CaesarError } from '../../errors/index.js';
+import { errorClass } from '../../errors/index.js';
 import {
   formatFieldPath as formatPath,
   formatYamlIssue,
@@ -47,25 +47,41 @@ const MAX_TOKENS = 1000;
 type TokensFileErrorCode =
   'tokens_file_invalid' | 'tokens_file_unreadable' | 'tokens_file_insecure';
 
-/** The tokens file is missing, unreadable, too open, or does not follow its format. */
-export class TokensFileError extends CaesarError {
-  declare readonly code: TokensFileErrorCode;
-  override readonly name = 'TokensFileError';
-  readonly file: string;
-  /** One line per problem, `file:line:col: key.path: message`. */
-  readonly issues: readonly string[];
+/** What each code's error is made of: the file, then the problems, the reason or the mode. */
+type TokensFileErrorArgs =
+  | [code: 'tokens_file_invalid', file: string, issues: readonly string[]]
+  | [code: 'tokens_file_unreadable', file: string, reason: string, cause?: unknown]
+  | [code: 'tokens_file_insecure', file: string, mode: string];
 
-  constructor(code: TokensFileErrorCode, file: string, issues: readonly string[], cause?: unknown) {
-    const head =
-      code === 'tokens_file_invalid'
-        ? `${file}: invalid API tokens file (${plural(issues.length, 'problem')})`
-        : (issues[0] ?? file);
-    const body = code === 'tokens_file_invalid' ? issues.map((i) => `\n  ${i}`).join('') : '';
-    super(code, head + body, { cause });
-    this.file = file;
-    this.issues = Object.freeze([...issues]);
+/**
+ * The tokens file is missing, unreadable, too open, or does not follow its format. `issues`
+ * has one line per problem (`file:line:col: key.path: message`), empty unless invalid.
+ */
+export const TokensFileError = errorClass<
+  TokensFileErrorCode,
+  TokensFileErrorArgs,
+  { readonly file: string; readonly issues: readonly string[] }
+>(['tokens_file_invalid', 'tokens_file_unreadable', 'tokens_file_insecure'], (...args) => {
+  const file = args[1];
+  switch (args[0]) {
+    case 'tokens_file_invalid': {
+      const issues = Object.freeze([...args[2]]);
+      const problems = issues.map((i) => `\n  ${i}`).join('');
+      const params = { file, count: plural(issues.length, 'problem'), problems };
+      return { code: args[0], params, fields: { file, issues } };
+    }
+    case 'tokens_file_unreadable':
+      return {
+        code: args[0],
+        params: { file, reason: args[2] },
+        fields: { file, issues: [] },
+        options: { cause: args[3] },
+      };
+    case 'tokens_file_insecure':
+      return { code: args[0], params: { file, mode: args[2] }, fields: { file, issues: [] } };
   }
-}
+});
+export type TokensFileError = InstanceType<typeof TokensFileError>;
 
 const TokenEntrySchema = z.strictObject({
   name: z
@@ -107,7 +123,7 @@ export async function ensureTokensFile(path: string): Promise<boolean> {
     new TokensFileError(
       'tokens_file_unreadable',
       path,
-      [`cannot ${what} API tokens file ${path}: ${(err as Error).message}`],
+      `cannot ${what} it: ${(err as Error).message}`,
       err,
     );
   let handle;
@@ -188,12 +204,7 @@ async function readPrivateFile(path: string): Promise<string> {
   const unreadable = (err: unknown): TokensFileError => {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'does not exist' : (err as Error).message;
-    return new TokensFileError(
-      'tokens_file_unreadable',
-      path,
-      [`API tokens file ${path}: ${why}`],
-      err,
-    );
+    return new TokensFileError('tokens_file_unreadable', path, why, err);
   };
   const info = await stat(path).catch((err: unknown) => {
     throw unreadable(err);
@@ -201,10 +212,7 @@ async function readPrivateFile(path: string): Promise<string> {
   if (!info.isFile()) throw unreadable(new Error('not a regular file'));
   if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) {
     const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
-    throw new TokensFileError('tokens_file_insecure', path, [
-      `API tokens file ${path} is accessible by group or others (mode ${mode}): ` +
-        `run chmod 600 ${path}`,
-    ]);
+    throw new TokensFileError('tokens_file_insecure', path, mode);
   }
   if (info.size > MAX_YAML_BYTES) {
     throw unreadable(new Error(`larger than ${MAX_YAML_BYTES} bytes`));

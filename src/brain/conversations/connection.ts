@@ -40,11 +40,11 @@ export function openConnection(path: string): SqliteDatabase {
   } catch (err) {
     db?.close();
     if (err instanceof ConversationStoreError) throw err;
-    const detail = err instanceof Error ? err.message : String(err);
+    const reason = err instanceof Error ? err.message : String(err);
     throw new ConversationStoreError(
       'conversations_open_failed',
       path,
-      `cannot open conversations database ${path}: ${detail}`,
+      { action: 'open', reason },
       err,
     );
   }

@@ -85,8 +85,10 @@ const MIGRATIONS: readonly Migration[] = [
 /** The schema version this build writes and reads. */
 export const CONVERSATIONS_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
-function refuse(path: string, message: string): ConversationStoreError {
-  return new ConversationStoreError('conversations_schema_unsupported', path, message);
+const ELSEWHERE = 'point brain.conversations_file at another file';
+
+function refuse(path: string, problem: string, next = ELSEWHERE): ConversationStoreError {
+  return new ConversationStoreError('conversations_schema_unsupported', path, { problem, next });
 }
 
 function hasTables(db: Database): boolean {
@@ -108,22 +110,18 @@ function checkSchema(db: Database, path: string): number {
   const version = db.pragma('user_version', { simple: true }) as number;
   const appId = db.pragma('application_id', { simple: true }) as number;
   if (appId === AUDIT_APPLICATION_ID) {
-    throw refuse(
-      path,
-      `${path} is the CAESAR audit log, not a conversations database; ` +
-        'point brain.conversations_file at another file',
-    );
+    throw refuse(path, 'is the CAESAR audit log, not a conversations database');
   }
   if (appId !== CONVERSATIONS_APPLICATION_ID && (appId !== 0 || hasTables(db))) {
     const id = `application_id 0x${appId.toString(16).padStart(8, '0')}`;
-    throw refuse(path, `${path} is not a CAESAR conversations database (${id})`);
+    throw refuse(path, `is not a CAESAR conversations database (${id})`);
   }
   if (version > CONVERSATIONS_SCHEMA_VERSION) {
     throw refuse(
       path,
-      `conversations database ${path} has schema version ${version}, newer than this CAESAR ` +
-        `supports (${CONVERSATIONS_SCHEMA_VERSION}); upgrade CAESAR or point ` +
-        'brain.conversations_file at another file',
+      `is a conversations database of schema version ${version}, newer than this CAESAR ` +
+        `supports (${CONVERSATIONS_SCHEMA_VERSION})`,
+      `upgrade CAESAR or ${ELSEWHERE}`,
     );
   }
   return version;

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database, Transaction } from 'better-sqlite3';
 import { unwritableReason } from '../../files/index.js';
-import { errorMessage } from '../../errors/index.js';
 import { openConnection } from './connection.js';
 import { ConversationStoreError, SessionNotFoundError, wrapStoreError } from './errors.js';
 import {
@@ -82,11 +81,11 @@ export class ConversationStore implements Disposable {
     try {
       mkdirSync(dirname(settings.file), { recursive: true });
     } catch (err) {
-      const detail = err instanceof Error ? err.message : String(err);
+      const reason = err instanceof Error ? err.message : String(err);
       throw new ConversationStoreError(
         'conversations_open_failed',
         settings.file,
-        `cannot create the directory of conversations database ${settings.file}: ${detail}`,
+        { action: 'create the directory of', reason },
         err,
       );
     }
@@ -262,21 +261,17 @@ export class ConversationStore implements Disposable {
   /** Runs `fn` on an open store, wrapping SQLite's errors in ConversationStoreError. */
   #run<T>(what: string, fn: () => T): T {
     if (this.#closed) {
-      throw new ConversationStoreError(
-        'conversations_closed',
-        this.file,
-        errorMessage('conversations_closed', { path: this.file }),
-      );
+      throw new ConversationStoreError('conversations_closed', this.file, {});
     }
     // SQLite reaches the wal-index through a memory map, even to read: with the files turned
     // read-only (chattr +i, a read-only remount) that is SIGBUS, so ask the kernel first
     const unwritable = unwritableReason(this.file);
     if (unwritable !== undefined) {
-      throw new ConversationStoreError(
-        'conversations_failed',
-        this.file,
-        `conversation store ${this.file}: ${what} refused: ${unwritable}`,
-      );
+      throw new ConversationStoreError('conversations_failed', this.file, {
+        what,
+        outcome: 'refused',
+        reason: unwritable,
+      });
     }
     try {
       return fn();

@@ -196,12 +196,14 @@ async function assemble(
     await flushWhenConnected(nc);
   });
   if (refused.length > 0) {
-    throw new BusPermissionError(
-      `NATS refused the brain's ${describeRefusals(refused)}: its identity lacks the brain's ` +
-        'permissions. Give it the user block `caesar legion identity new <name> --brain` ' +
+    throw new BusPermissionError({
+      refused: `the brain's ${describeRefusals(refused)}`,
+      why: "its identity lacks the brain's permissions",
+      next:
+        'Give it the user block `caesar legion identity new <name> --brain` ' +
         'prints (docs/operations.md), or run it with --inbox-identity <identity> and the block ' +
         '`caesar legion permissions --brain <identity>` prints',
-    );
+    });
   }
 
   const signer = await grantSigner(config, logger);

@@ -1,4 +1,4 @@
-import { CaesarError, errorMessage } from '../../errors/index.js';
+import { CaesarError, errorClass, errorMessage } from '../../errors/index.js';
 import type { FieldIssue } from '../../protocol/index.js';
 
 export type { FieldIssue };
@@ -59,23 +59,18 @@ export function invalidRequest(details: readonly FieldIssue[]): HttpApiError {
 }
 
 /** The API's port is taken: says what to do instead of `EADDRINUSE`. */
-export class HttpPortTakenError extends CaesarError {
-  declare readonly code: 'api_port_taken';
-  override readonly name = 'HttpPortTakenError';
-
-  constructor(host: string, port: number, options?: { cause?: unknown }) {
-    super('api_port_taken', errorMessage('api_port_taken', { host, port: String(port) }), options);
-  }
-}
+export const HttpPortTakenError = errorClass(
+  'api_port_taken',
+  (host: string, port: number, options?: { cause?: unknown }) => ({
+    params: { host, port },
+    options,
+  }),
+);
+export type HttpPortTakenError = InstanceType<typeof HttpPortTakenError>;
 
 /** A non-loopback bind was asked for while no API token exists. */
-export class HttpBindError extends CaesarError {
-  declare readonly code: 'api_bind_refused';
-  override readonly name = 'HttpBindError';
-  readonly host: string;
-
-  constructor(host: string) {
-    super('api_bind_refused', errorMessage('api_bind_refused', { host }));
-    this.host = host;
-  }
-}
+export const HttpBindError = errorClass('api_bind_refused', (host: string) => ({
+  params: { host },
+  fields: { host },
+}));
+export type HttpBindError = InstanceType<typeof HttpBindError>;

@@ -144,13 +144,11 @@ function line(what: string, example: string | undefined): string {
 function checkContext(ctx: MatchContext): void {
   const now: unknown = ctx?.now;
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) {
-    throw new IntentsError('intents_bad_context', 'match() needs ctx.now, a valid Date');
+    throw new IntentsError('intents_bad_context', 'now', 'a valid Date');
   }
   if (typeof ctx.timeZone !== 'string' || !isTimeZone(ctx.timeZone)) {
-    throw new IntentsError(
-      'intents_bad_context',
-      `match() needs ctx.timeZone, an IANA time zone name; got ${JSON.stringify(ctx.timeZone)}`,
-    );
+    const got = JSON.stringify(ctx.timeZone);
+    throw new IntentsError('intents_bad_context', 'timeZone', `an IANA time zone name; got ${got}`);
   }
 }
 

@@ -25,12 +25,8 @@ export async function readIntentsText(file: string): Promise<string> {
     text = new TextDecoder('utf-8', { fatal: true }).decode(await readFile(file));
   } catch (err) {
     if (err instanceof IntentsError) throw err;
-    const detail = err instanceof Error ? err.message : String(err);
-    throw new IntentsError('intents_unreadable', `cannot read intents file ${file}: ${detail}`, {
-      file,
-      cause: err,
-      retryable: true,
-    });
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new IntentsError('intents_unreadable', file, reason, err);
   }
   return text;
 }

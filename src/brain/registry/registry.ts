@@ -16,7 +16,7 @@ import {
 import type { ByeCheck, Instant, Output } from './outputs.js';
 import { logReport } from './report.js';
 import type { RegisteredInstance, RegisteredTool } from './view.js';
-import { CaesarError, errorMessage } from '../../errors/index.js';
+import { errorClass } from '../../errors/index.js';
 
 /** `start()` or `sweep()` on a registry that was closed. */
 /**
@@ -32,13 +32,7 @@ const MAX_REPLY_CONFIRMS = 64;
 /** Listed instances of one tool pinged when a no-responders status is in doubt. */
 const MAX_PINGED_FOR_REPLY = 16;
 
-export class RegistryClosedError extends CaesarError {
-  declare readonly code: 'registry_closed';
-  override readonly name = 'RegistryClosedError';
-  constructor() {
-    super('registry_closed', errorMessage('registry_closed', {}));
-  }
-}
+export const RegistryClosedError = errorClass('registry_closed', () => ({ params: {} }));
 
 const now = (): Instant => ({ mono: performance.now(), wall: Date.now() });
 

@@ -4,7 +4,7 @@ import type { CaesarConfig, RuntimeInfo } from '../../config/index.js';
 import { createApiClient, type ApiClient } from './client.js';
 import type { ApiFlags } from '../program/flags.js';
 import { loadCliConfig, loadClientConfig } from '../program/load-config.js';
-import { CaesarError } from '../../errors/index.js';
+import { errorClass } from '../../errors/index.js';
 
 /**
  * Where `chat`, `invoke`, `confirm` and `reject` talk to, and as whom: the API URL, the
@@ -31,14 +31,13 @@ type ApiTargetErrorCode =
  * The API URL or the token could not be worked out: no running stack and no usable default
  * (`stack_not_found`), no such token, no usable URL. The message names the file at fault.
  */
-export class ApiTargetError extends CaesarError {
-  declare readonly code: ApiTargetErrorCode;
-  override readonly name = 'ApiTargetError';
-
-  constructor(code: ApiTargetErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
-  }
-}
+export const ApiTargetError = errorClass<ApiTargetErrorCode>([
+  'stack_not_found',
+  'token_not_found',
+  'api_url_unknown',
+  'api_url_invalid',
+]);
+export type ApiTargetError = InstanceType<typeof ApiTargetError>;
 
 /**
  * Resolves the API URL, the token file and the token name, each on its own: the flag, else
@@ -62,7 +61,7 @@ export async function resolveApiTarget(flags: ApiFlags): Promise<ApiTarget> {
     // No stack, and the default tokens file cannot be read either: lead with the stack.
     const missing = err instanceof TokensFileError && err.code === 'tokens_file_unreadable';
     if (!missing || !hint || flags.tokenFile) throw err;
-    throw new ApiTargetError('stack_not_found', `${hint} (${err.message})`, { cause: err });
+    throw new ApiTargetError('stack_not_found', { why: hint, tokens: err.message }, { cause: err });
   }
   const target: ApiTarget = { url, token: picked.token, tokenName: picked.name, tokenFile };
   return hint && !flags.apiUrl ? { ...target, hint } : target;
@@ -86,9 +85,7 @@ export async function openApiClient(
     });
   } catch (err) {
     const why = (err as Error).message;
-    throw new ApiTargetError('api_url_invalid', `bad API URL ${target.url}: ${why}`, {
-      cause: err,
-    });
+    throw new ApiTargetError('api_url_invalid', { url: target.url, reason: why }, { cause: err });
   }
   return { client, target };
 }
@@ -109,10 +106,7 @@ async function loadForApi(
 function configuredApiUrl(config: CaesarConfig, hint: string | undefined): string {
   const { host, port } = config.api;
   if (port === 0) {
-    throw new ApiTargetError(
-      'api_url_unknown',
-      `api.port is 0 (any free port), so only runtime.json knows the port: ${hint ?? ''}; or pass --api-url`,
-    );
+    throw new ApiTargetError('api_url_unknown', { hint: hint ?? '' });
   }
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
@@ -131,16 +125,16 @@ export async function readApiToken(file: string, name?: string): Promise<ApiToke
   const wanted = name ?? (tokens.some((t) => t.name === 'operator') ? 'operator' : undefined);
   if (wanted === undefined && tokens.length === 1) return tokens[0]!;
   if (wanted === undefined) {
-    throw new ApiTargetError(
-      'token_not_found',
-      tokens.length === 0
-        ? `${file} holds no tokens`
-        : `${file} holds ${tokens.length} tokens and none is named operator; pick one with --token-name (${names})`,
-    );
+    throw new ApiTargetError('token_not_found', {
+      name: 'operator',
+      file,
+      names: tokens.length === 0 ? 'it holds none' : names,
+      next: tokens.length === 0 ? '' : '; pick one with --token-name',
+    });
   }
   const hit = tokens.find((t) => t.name === wanted);
   if (hit === undefined) {
-    throw new ApiTargetError('token_not_found', `no token named '${wanted}' in ${file} (${names})`);
+    throw new ApiTargetError('token_not_found', { name: `'${wanted}'`, file, names, next: '' });
   }
   return hit;
 }

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { basename, dirname, isAbsolute, relative } from 'node:path';
 import { lookupRunningStack, type CaesarConfig } from '../../config/index.js';
-import { CaesarError, errorMessage } from '../../errors/index.js';
+import { errorClass } from '../../errors/index.js';
 import { portHolder } from '../../process/index.js';
 
 type StackErrorCode = 'stack_port_taken' | 'stack_already_running';
@@ -11,14 +11,11 @@ type StackErrorCode = 'stack_port_taken' | 'stack_already_running';
  * a port it would listen on is taken (`stack_port_taken`). Thrown before anything starts;
  * the message names the command for a second stack beside the first (ADR 0071).
  */
-export class StackStartError extends CaesarError {
-  declare readonly code: StackErrorCode;
-  override readonly name = 'StackStartError';
-
-  constructor(code: StackErrorCode, message: string) {
-    super(code, message);
-  }
-}
+export const StackStartError = errorClass<StackErrorCode>([
+  'stack_port_taken',
+  'stack_already_running',
+]);
+export type StackStartError = InstanceType<typeof StackStartError>;
 
 /** A port `caesar up` would listen on. */
 interface WantedPort {
@@ -44,17 +41,14 @@ export async function refuseRunningDataDir(
   const { file, info: running } = await lookupRunningStack(config.dataDir);
   if (running === undefined) return;
   const command = await secondStackCommand(config, cluster, true);
-  throw new StackStartError(
-    'stack_already_running',
-    errorMessage('stack_already_running', {
-      dataDir: config.dataDir,
-      pid: running.pid,
-      apiUrl: running.api_url,
-      natsUrl: running.nats_url,
-      file,
-      command,
-    }),
-  );
+  throw new StackStartError('stack_already_running', {
+    dataDir: config.dataDir,
+    pid: running.pid,
+    apiUrl: running.api_url,
+    natsUrl: running.nats_url,
+    file,
+    command,
+  });
 }
 
 /**
@@ -75,18 +69,15 @@ export async function checkStackPorts(
       holder.dataDir === undefined
         ? 'Stop what holds the port'
         : `Use that stack (run commands where it started, or pass --data-dir ${holder.dataDir}), stop it`;
-    throw new StackStartError(
-      'stack_port_taken',
-      errorMessage('stack_port_taken', {
-        part: wanted.part,
-        port: wanted.port,
-        host: wanted.host,
-        holder: holder.text === '' ? '' : ` by ${holder.text}`,
-        next:
-          `${use}, or start a second stack beside it: \`${command}\`` +
-          ` (${wanted.flag} 0 takes any free port; clients find it through runtime.json)`,
-      }),
-    );
+    throw new StackStartError('stack_port_taken', {
+      part: wanted.part,
+      port: wanted.port,
+      host: wanted.host,
+      holder: holder.text === '' ? '' : ` by ${holder.text}`,
+      next:
+        `${use}, or start a second stack beside it: \`${command}\`` +
+        ` (${wanted.flag} 0 takes any free port; clients find it through runtime.json)`,
+    });
   }
 }
 

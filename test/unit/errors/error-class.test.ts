@@ -25,7 +25,7 @@ describe('errorClass: classes generated from the catalogue', () => {
   });
 
   test("the catalogue's `name` keeps a class's exported name; the code's otherwise", () => {
-    expect(errorClassName('stack_join_failed')).toBe('StackJoinFailedError');
+    expect(errorClassName('audit_closed')).toBe('AuditClosedError');
     expect(errorClassName('policy_invalid')).toBe('PolicyLoadError');
     expect(errorClassName('policy_too_large')).toBe('PolicyTooLargeError');
     expect(new PolicyLoadError('p.yaml', []).name).toBe('PolicyLoadError');
@@ -59,9 +59,25 @@ describe('errorClass: classes generated from the catalogue', () => {
     );
     expect(new Target('ftp://x')).toMatchObject({
       code: 'api_url_invalid',
-      name: 'ApiUrlInvalidError',
+      name: 'ApiTargetError',
     });
     expect(new Target('/var/runtime.json').message).toBe('/var/runtime.json: not JSON');
+  });
+
+  test('a class for several codes with no build function takes the code, then its values', () => {
+    const Target = errorClass(['token_not_found', 'api_url_invalid'] as const);
+    const err = new Target('api_url_invalid', { url: 'ftp://x', reason: 'not http(s)' });
+    expect(err).toMatchObject({
+      code: 'api_url_invalid',
+      message: 'bad API URL ftp://x: not http(s)',
+    });
+    expectTypeOf<ConstructorParameters<typeof Target>[1]>().toEqualTypeOf<
+      | Readonly<Record<'name' | 'file' | 'names' | 'next', string | number>>
+      | Readonly<Record<'url' | 'reason', string | number>>
+    >();
+    const wrong = { name: 'x', file: 'y', names: '', next: '' };
+    // @ts-expect-error -- the values are those of the code given first
+    expect(() => new Target('api_url_invalid', wrong)).not.toThrow();
   });
 
   test("a family is what `instanceof` tests for a module's errors, by code", () => {
@@ -110,29 +126,8 @@ const DETAIL_STILL_AT_THROW_SITE = new Set<ErrorCode>([
   'request_timeout',
   'too_many_requests',
   'headers_too_large',
-  'audit_schema_unsupported',
-  'audit_backup_failed',
-  'audit_restore_failed',
-  'config_invalid',
-  'intents_invalid',
-  'intents_unreadable',
-  'intents_bad_context',
-  'tokens_file_invalid',
-  'tokens_file_insecure',
-  'tokens_file_unreadable',
-  'conversations_open_failed',
-  'conversations_schema_unsupported',
-  'conversations_failed',
   'planner_unavailable',
   'llm_request_failed',
-  'bus_connect_failed',
-  'bus_permission_denied',
-  'nats_server_failed',
-  'tool_config_invalid',
-  'usage',
-  'stack_not_found',
-  'token_not_found',
-  'api_url_unknown',
   'api_unreachable',
   'api_timeout',
   'api_response_too_large',

@@ -37,7 +37,12 @@ describe('sqliteCodeOf', () => {
   test('the audit log and the conversation store read the code the same way', () => {
     const cause = { code: 'SQLITE_BUSY' };
     const audit = new AuditWriteError('write failed', { cause, batchSize: 1 });
-    const conv = new ConversationStoreError('conversations_failed', '/tmp/x.db', 'failed', cause);
+    const conv = new ConversationStoreError(
+      'conversations_failed',
+      '/tmp/x.db',
+      { what: 'append', outcome: 'failed', reason: 'database is locked' },
+      cause,
+    );
     expect([audit.sqliteCode, conv.sqliteCode]).toEqual(['SQLITE_BUSY', 'SQLITE_BUSY']);
     expect([audit.retryable, conv.retryable]).toEqual([true, true]);
   });

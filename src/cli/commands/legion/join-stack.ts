@@ -2,7 +2,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { connectBus } from '../../../bus/index.js';
 import type { RuntimeInfo } from '../../../config/index.js';
-import { CaesarError, errorMessage } from '../../../errors/index.js';
+import { errorClass } from '../../../errors/index.js';
 import { workerPermissions } from '../../../protocol/index.js';
 import { fileExists } from '../../../files/index.js';
 import { readJsonValue } from '../../../text/index.js';
@@ -17,18 +17,14 @@ import {
  * `caesar legion serve-tool --module` could not get its tool an identity in the running
  * stack (`stack_join_failed`): a cluster, a server config it did not write, no live server.
  */
-export class StackJoinError extends CaesarError {
-  declare readonly code: 'stack_join_failed';
-  override readonly name = 'StackJoinError';
-
-  constructor(info: RuntimeInfo, tool: string, reason: string, options?: { cause?: unknown }) {
-    super(
-      'stack_join_failed',
-      errorMessage('stack_join_failed', { dataDir: info.data_dir, tool, reason }),
-      options,
-    );
-  }
-}
+export const StackJoinError = errorClass(
+  'stack_join_failed',
+  (info: RuntimeInfo, tool: string, reason: string, options?: { cause?: unknown }) => ({
+    params: { dataDir: info.data_dir, tool, reason },
+    options,
+  }),
+);
+export type StackJoinError = InstanceType<typeof StackJoinError>;
 
 /** How long the reloaded server may take to know the new identity. */
 const RELOAD_TIMEOUT_MS = 10_000;

@@ -76,11 +76,13 @@ export async function runList(flags: ListFlags): Promise<void> {
 /** `legion list` needs the operator identity: the server refused `refused` to this one. */
 function notTheOperator(refused: Refusal[], auth: BusAuth): BusPermissionError {
   const who = auth.kind === 'nkey' ? `the NKEY in ${terminalLine(auth.seedFile)}` : 'this identity';
-  return new BusPermissionError(
-    `NATS refused ${who} the ${describeRefusals(refused)} that listing the tools needs: ` +
-      'it is not the operator; connect as the operator with --nkey-seed-file <its seed> or set ' +
+  return new BusPermissionError({
+    refused: `${who} the ${describeRefusals(refused)} that listing the tools needs`,
+    why: 'it is not the operator',
+    next:
+      'Connect as the operator with --nkey-seed-file <its seed> or set ' +
       'CAESAR_BUS__NKEY_SEED_FILE (caesar legion list --help says where the seed is looked for)',
-  );
+  });
 }
 
 /** How long `legion list` waits for the brain's policy status. */

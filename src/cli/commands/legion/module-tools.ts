@@ -54,8 +54,10 @@ function clashOf(tool: string, otherModule: string | undefined): string | undefi
 
 /** Names were given, and none of them is one of this module's tools. */
 function unpicked(module: string, tools: ToolDefinition[], names: readonly string[]): Error {
-  const detail =
-    `--module ${module} defines ${tools.map((t) => t.name).join(', ')}, none of the tools ` +
-    `named (${names.join(', ')}): name its tool too, or give no names to serve all of its tools`;
-  return new CaesarError('usage', errorMessage('usage', { detail }));
+  return CaesarError.of('usage', {
+    argument: `--module ${module}`,
+    problem:
+      `defines ${tools.map((t) => t.name).join(', ')}, none of the tools named ` +
+      `(${names.join(', ')}): name its tool too, or give no names to serve all of its tools`,
+  });
 }

@@ -7,7 +7,7 @@ import {
 import { readYaml, terminalLine } from '../../../text/index.js';
 import { consoleIo, EXIT_USAGE, withPolicy, type PolicyCliIo } from './load.js';
 import type { PolicyFileOptions } from './flags.js';
-import { CaesarError } from '../../../errors/index.js';
+import { errorClass } from '../../../errors/index.js';
 
 /** `caesar policy explain`'s flags. */
 export interface ExplainOptions extends PolicyFileOptions {
@@ -25,12 +25,9 @@ export interface ExplainOptions extends PolicyFileOptions {
 }
 
 /** A call that cannot be built from the arguments: exit 2 with the reason. */
-class UsageError extends CaesarError {
-  declare readonly code: 'usage';
-  constructor(message: string) {
-    super('usage', message);
-  }
-}
+const UsageError = errorClass('usage', (argument: string, problem: string) => ({
+  params: { argument, problem },
+}));
 
 /**
  * `caesar policy explain <tool|domain.service> ['<json>']`: the decision, the rule that made it,
@@ -95,17 +92,17 @@ function buildCall(name: string, input: string | undefined, opts: ExplainOptions
   const dot = name.indexOf('.');
   if (dot < 0) {
     if (opts.target !== undefined || opts.data !== undefined) {
-      throw new UsageError('--target and --data are for services (domain.service)');
+      throw new UsageError('--target and --data', 'are for services (domain.service)');
     }
     return { tool: name, input: input === undefined ? {} : parseArg('input', input) };
   }
   const given = input === undefined ? {} : parseArg('input', input);
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
-    throw new UsageError('a service takes an object {"target": {...}, "data": {...}}');
+    throw new UsageError('a service', 'takes an object {"target": {...}, "data": {...}}');
   }
   const extra = Object.keys(given).filter((k) => k !== 'target' && k !== 'data');
   if (extra.length > 0) {
-    throw new UsageError(`a service input holds only target and data, not ${extra.join(', ')}`);
+    throw new UsageError('a service input', `holds only target and data, not ${extra.join(', ')}`);
   }
   const fields = given as { target?: unknown; data?: unknown };
   const target = pick('target', fields.target, opts.target);
@@ -117,7 +114,7 @@ function buildCall(name: string, input: string | undefined, opts: ExplainOptions
 /** A service's target or data from the JSON argument or its flag (not both). */
 function pick(what: string, fromJson: unknown, flag: string | undefined): unknown {
   if (flag === undefined) return fromJson ?? null;
-  if (fromJson !== undefined) throw new UsageError(`${what} is given twice (JSON and --${what})`);
+  if (fromJson !== undefined) throw new UsageError(what, `is given twice (JSON and --${what})`);
   return parseArg(`--${what}`, flag);
 }
 
@@ -127,7 +124,7 @@ function parseArg(what: string, text: string): unknown {
   if (issue !== undefined) {
     const where = text.includes('\n') ? ` (line ${issue.line}, column ${issue.column})` : '';
     const why = issue.message.replace(/^YAML: /, '');
-    throw new UsageError(`${what} is not valid JSON or YAML${where}: ${why}`);
+    throw new UsageError(what, `is not valid JSON or YAML${where}: ${why}`);
   }
   return doc.value;
 }

@@ -64,10 +64,10 @@ describe('API tokens file', () => {
       'several tokens and no operator',
       `tokens:\n  - {name: a, token: ${tok('a')}}\n  - {name: b, token: ${tok('b')}}\n`,
       undefined,
-      /holds 2 tokens and none is named operator; pick one with --token-name \(a, b\)/,
+      /no token named operator in .*api-tokens\.yaml \(a, b\); pick one with --token-name$/,
     ],
     ['an unknown name', TWO, 'bob', /no token named 'bob' in .*api-tokens\.yaml \(operator, ops\)/],
-    ['no tokens', 'tokens: []\n', undefined, /holds no tokens/],
+    ['no tokens', 'tokens: []\n', undefined, /no token named operator in .* \(it holds none\)$/],
   ])('%s is token_not_found, listing names only', async (_name, text, name, message) => {
     const err = await failure(readApiToken(await tokenFile(text), name));
     expect(err).toBeInstanceOf(ApiTargetError);
