@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { z } from 'zod';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { openAuditLog, type AuditLog } from '../../../src/audit/index.js';
 import { createDispatcher } from '../../../src/brain/dispatch/index.js';
 import { ToolGateway } from '../../../src/brain/gateway/index.js';
@@ -109,14 +109,8 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
   const log = new ExecutionLog();
   const workers: ToolWorker[] = [];
 
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'caesar-gateway-'));
-    writeFileSync(join(dir, 'policy.yaml'), POLICY);
-    nats = await startNats();
-    nc = await nats.connect();
-    audit = openAuditLog({ path: join(dir, 'audit.db') });
-    policy = await openPolicyStore({ path: join(dir, 'policy.yaml'), reloadSignal: null });
-    registry = await startRegistry({ nc });
+  /** Serves the five tools from one worker and waits until the registry lists them. */
+  async function serveAll(): Promise<void> {
     const tools = [
       createEchoTool({ onExecute: log.record }),
       createEchoTool({ name: 'slow_echo', onExecute: log.record }),
@@ -126,16 +120,35 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
     ];
     workers.push(await serveTools(tools, { nc: await nats.connect(), host: 'test' }));
     await waitFor(() => registry.tools().length === 5, 'the registry to learn 5 tools');
+  }
+
+  // The slow half once per file (a nats-server, the registry, the worker); each test gets
+  // its own policy file, audit log and gateway (issue 30: one stack per file).
+  beforeAll(async () => {
+    nats = await startNats();
+    nc = await nats.connect();
+    registry = await startRegistry({ nc });
+    await serveAll();
+  });
+
+  afterAll(async () => {
+    await Promise.allSettled(workers.splice(0).map((w) => w.stop()));
+    await registry?.close();
+    await nats?.stop();
+  });
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'caesar-gateway-'));
+    writeFileSync(join(dir, 'policy.yaml'), POLICY);
+    audit = openAuditLog({ path: join(dir, 'audit.db') });
+    policy = await openPolicyStore({ path: join(dir, 'policy.yaml'), reloadSignal: null });
     gateway = newGateway();
   });
 
   afterEach(async () => {
     gateway?.close();
-    await Promise.allSettled(workers.splice(0).map((w) => w.stop()));
-    await registry?.close();
     policy?.close();
     await audit?.close();
-    await nats?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -340,11 +353,15 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
 
   test('a tool with no live instance fails with no_worker, after the policy allowed it', async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));
-    await waitFor(() => registry.tools().length === 0, 'the registry to drop the tools');
-    const r = await gateway.invoke('echo', { id: 'gone' }, caller);
-    expect(r.outcome).toBe('failed');
-    expect(r.error?.code).toBe('no_worker');
-    expect(rowsOf(r.decision_id)).toEqual(['tool.failed']);
+    try {
+      await waitFor(() => registry.tools().length === 0, 'the registry to drop the tools');
+      const r = await gateway.invoke('echo', { id: 'gone' }, caller);
+      expect(r.outcome).toBe('failed');
+      expect(r.error?.code).toBe('no_worker');
+      expect(rowsOf(r.decision_id)).toEqual(['tool.failed']);
+    } finally {
+      await serveAll(); // the file's worker again, for the tests after this one
+    }
   });
 
   test('when the audit log cannot be written (disk full), nothing is dispatched', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { AuditLog } from '../../../src/audit/index.js';
 import { Agent, type PlannerTool } from '../../../src/brain/agent/index.js';
 import type { PlanRequest } from '../../../src/brain/agent/ports.js';
@@ -10,7 +10,7 @@ import { loadIntents } from '../../../src/brain/intents/index.js';
 import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
 import { defineTool } from '../../../src/legion/index.js';
 import { createEchoTool } from '../../fixtures/tools.js';
-import { startBrainParts, type BrainParts } from '../../helpers/brain-parts.js';
+import { startBrainStack, type BrainParts, type BrainStack } from '../../helpers/brain-parts.js';
 import { ScriptedPlanner } from '../../helpers/scripted-planner.js';
 
 /**
@@ -91,10 +91,12 @@ let audit: AuditLog;
 let gateway: ToolGateway;
 let conversations: ConversationStore;
 
-beforeEach(async () => {
-  unlocked = [];
-  onEcho = () => {};
-  parts = await startBrainParts({
+let stack: BrainStack;
+
+// nats, the registry and the worker once per file; each test its own policy, audit log,
+// conversations and gateway (issue 30: one stack per file)
+beforeAll(async () => {
+  stack = await startBrainStack({
     policy: POLICY,
     tools: [
       createEchoTool({ onExecute: (id) => onEcho(id) }),
@@ -103,6 +105,14 @@ beforeEach(async () => {
       door,
     ],
   });
+});
+
+afterAll(() => stack?.close());
+
+beforeEach(async () => {
+  unlocked = [];
+  onEcho = () => {};
+  parts = await stack.parts();
   ({ audit, gateway, conversations } = parts);
 });
 
