@@ -298,7 +298,7 @@ function reportIssue30(ctx: BenchContext, r: Rounds): void {
     brainCpu - cost.sign - cost.verify,
     'us',
     {
-      target: '<= 120 us (proposed, ADR 0081)',
+      target: '<= 300 us (proposed, ADR 0085)',
     },
   );
 }
