@@ -13,23 +13,32 @@ export type PreflightResult = { reply: PreflightReply; at: number } | { error: s
 /**
  * Asks workers whether their backend is configured and reachable (`caesar.preflight.tool.*`)
  * and keeps each answer for `ttlMs`, so `GET /v1/tools` does not fan out on every request.
+ * No answer (a timeout, no responder, a malformed reply) is kept only for `errorTtlMs`
+ * (default 0: the next question asks again): a worker that was slow once, on a busy host,
+ * must not be reported as silent for the next half minute. Questions in flight are shared.
  */
 export class PreflightCache {
   readonly #nc: NatsConnection;
   readonly #ttlMs: number;
   readonly #timeoutMs: number;
+  readonly #errorTtlMs: number;
   readonly #results = new Map<string, PreflightResult>();
   readonly #inflight = new Map<string, Promise<PreflightResult>>();
 
-  constructor(nc: NatsConnection, options: { ttlMs?: number; timeoutMs?: number } = {}) {
+  constructor(
+    nc: NatsConnection,
+    options: { ttlMs?: number; timeoutMs?: number; errorTtlMs?: number } = {},
+  ) {
     this.#nc = nc;
     this.#ttlMs = options.ttlMs ?? 30_000;
     this.#timeoutMs = options.timeoutMs ?? 2000;
+    this.#errorTtlMs = options.errorTtlMs ?? 0;
   }
 
   async get(tool: string): Promise<PreflightResult> {
     const hit = this.#results.get(tool);
-    if (hit && Date.now() - hit.at < this.#ttlMs) return hit;
+    const ttl = hit && 'error' in hit ? this.#errorTtlMs : this.#ttlMs;
+    if (hit && Date.now() - hit.at < ttl) return hit;
     let p = this.#inflight.get(tool);
     if (!p) {
       p = this.#ask(tool).finally(() => this.#inflight.delete(tool));
