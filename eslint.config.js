@@ -15,6 +15,30 @@ const JSON_PARSE = {
     'read JSON text with the one ladder, `readJsonText` or `readJsonValue` (src/text/json-text.ts; workers: the SDK), which bounds depth and refuses prototype keys',
 };
 
+// Worker threads and child processes start in one home each (issue 30, ADR 0082):
+// `startThread` (src/process/thread.ts) and `spawnChild` / `runFile` (src/process/spawn.ts).
+// Types may still be imported anywhere; test/unit/process/one-home.test.ts guards the same
+// homes against what this rule cannot see (`import()`, `require`).
+const THREAD_HOME =
+  'start a worker thread with `startThread` (src/process/thread.ts; workers: the SDK)';
+const CHILD_HOME =
+  'start a child process with `spawnChild` or `runFile` (src/process/spawn.ts), the one home of child processes';
+const ONE_HOME_IMPORTS = {
+  paths: [
+    ...['node:worker_threads', 'worker_threads'].map((name) => ({
+      name,
+      importNames: ['Worker'],
+      message: THREAD_HOME,
+      allowTypeImports: true,
+    })),
+    ...['node:child_process', 'child_process'].map((name) => ({
+      name,
+      message: CHILD_HOME,
+      allowTypeImports: true,
+    })),
+  ],
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'var/**', 'coverage/**', '.prof/**'] },
   js.configs.recommended,
@@ -45,6 +69,11 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'workers/**/*.ts'],
     ignores: ['src/text/json-text.ts'],
     rules: { 'no-restricted-syntax': ['error', JSON_PARSE] },
+  },
+  {
+    files: ['src/**/*.ts', 'workers/**/*.ts'],
+    ignores: ['src/process/thread.ts', 'src/process/spawn.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', ONE_HOME_IMPORTS] },
   },
   {
     // The CLI prints through src/cli/program/terminal.ts alone, which escapes what a terminal would

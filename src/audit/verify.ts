@@ -1,10 +1,9 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
-import { compiledScriptUrl } from '../process/index.js';
+import { compiledScriptUrl, startThread, threadExitText } from '../process/index.js';
 import { GENESIS_HASH } from './canonical.js';
 import { failure, RangeWalker, type RangeResult, type VerifyFailure } from './verify-range.js';
-import type { RangeJob } from './verify-worker.js';
+import type { RangeJob } from './verify-thread.js';
 
 /**
  * Chain verification. Walks every row in seq order (see verify-range.ts for the checks). The
@@ -109,17 +108,16 @@ async function walkSequential(
   }
 }
 
-/** One range on a thread running the compiled verify-worker.js; a thread that fails rejects. */
+/** One range on a thread running the compiled verify-thread.js; a thread that fails rejects. */
 function runInWorker(script: URL, job: RangeJob): Promise<RangeResult> {
+  const thread = startThread(script, { workerData: job });
   return new Promise((resolve, reject) => {
-    const worker = new Worker(script, { workerData: job, execArgv: [] });
-    worker.once('message', (msg: RangeResult) => {
-      resolve(msg);
-      void worker.terminate();
+    thread.onMessage((msg) => {
+      resolve(msg as RangeResult);
+      void thread.terminate();
     });
-    worker.once('error', reject);
-    // an exit before any answer (a crash with no error event) fails the walk, never hangs it
-    worker.once('exit', (code) => reject(new Error(`verify thread exited with code ${code}`)));
+    // an exit before any answer fails the walk, never hangs it (after one, this is a no-op)
+    thread.onExit((exit) => reject(new Error(`verify thread ended: ${threadExitText(exit)}`)));
   });
 }
 
@@ -155,7 +153,7 @@ async function walkParallel(
   }
   // Beside this module under dist/, or its compiled twin when run from sources (vitest); a
   // missing build throws here rather than quietly walking on one thread.
-  const script = compiledScriptUrl(import.meta.url, './verify-worker.js');
+  const script = compiledScriptUrl(import.meta.url, './verify-thread.js');
   try {
     return merge(s, ranges, await Promise.all(ranges.map((job) => runInWorker(script, job))));
   } catch {

@@ -1,5 +1,5 @@
-import { Worker } from 'node:worker_threads';
-import { compiledScriptUrl } from '../process/index.js';
+import type { Worker } from 'node:worker_threads';
+import { compiledScriptUrl, startThread, threadExitText, type Thread } from '../process/index.js';
 import type { Logger } from '../log/index.js';
 import type { Appended, ChainTip } from './chain.js';
 import { AuditWriteError } from './errors.js';
@@ -71,7 +71,7 @@ export interface WriterClientOptions {
 export class WriterClient {
   #init: WriterInit;
   readonly #log: Logger;
-  #worker: Worker | undefined;
+  #worker: Thread | undefined;
   /** Rows of this turn, not yet posted. */
   #batch: PreparedRow[] = [];
   #batchPending: Pending[] = [];
@@ -171,9 +171,8 @@ export class WriterClient {
     await this.#retiring;
     const worker = this.#worker;
     if (worker === undefined) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     this.#send(worker, { type: 'close' });
-    await exited;
+    await worker.exited;
   }
 
   readonly #post = (): void => {
@@ -202,12 +201,12 @@ export class WriterClient {
   }
 
   /** Posts to the thread, which holds the process open until every answer is back. */
-  #send(worker: Worker, msg: ToWriter): void {
+  #send(worker: Thread, msg: ToWriter): void {
     worker.ref();
     worker.postMessage(msg);
   }
 
-  #ensureWorker(): Worker | undefined {
+  #ensureWorker(): Thread | undefined {
     if (this.#worker !== undefined) return this.#worker;
     if (performance.now() - this.#diedAt < RESTART_PAUSE_MS) return undefined;
     this.#start();
@@ -215,31 +214,26 @@ export class WriterClient {
   }
 
   #start(): void {
-    const worker = new Worker(compiledScriptUrl(import.meta.url, './writer-thread.js'), {
+    // the thread writes nothing of its own; log lines come back as messages
+    const worker = startThread(compiledScriptUrl(import.meta.url, './writer-thread.js'), {
       workerData: this.#init,
-      // the thread writes nothing of its own; log lines come back as messages
-      stdout: false,
-      stderr: false,
+      unref: true,
     });
-    worker.unref();
     this.#ready = new Promise<void>((resolve, reject) => (this.#readyNow = { resolve, reject }));
     this.#ready.catch(() => {}); // also reported by the appends that fail
-    worker.on('message', (msg: FromWriter) => {
+    worker.onMessage((message) => {
+      const msg = message as FromWriter;
       // a retired thread's last words (its tip at close) are history once another started
       if (this.#worker === worker || msg.type === 'log') this.#onMessage(msg);
     });
-    let reason = 'it exited';
-    worker.on('error', (err) => {
-      reason = err.message;
-    });
-    worker.on('exit', (code) => {
+    worker.onExit((exit) => {
       if (this.#worker !== worker) return;
       this.#worker = undefined;
       if (this.#closed !== undefined && this.#isIdle()) return;
-      this.#died(code === 0 ? reason : `${reason} (exit code ${code})`);
+      this.#died(threadExitText(exit));
     });
     this.#worker = worker;
-    this.#onThread?.(worker);
+    this.#onThread?.(worker.worker);
   }
 
   #onMessage(msg: FromWriter): void {
@@ -373,9 +367,9 @@ export class WriterClient {
    * detached first, so the next append starts another at once; both may briefly hold the
    * file, which SQLite's locks allow, and the new one reads the tip the old one committed.
    */
-  #retire(worker: Worker): void {
+  #retire(worker: Thread): void {
     this.#worker = undefined;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    const exited = worker.exited;
     const retiring: Promise<void> = Promise.all([this.#retiring, exited]).then(() => {
       if (this.#retiring === retiring) this.#retiring = undefined;
     });

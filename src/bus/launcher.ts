@@ -1,10 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { createConnection } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Logger } from '../log/index.js';
-import { signalGroup, spawnGuarded } from '../process/index.js';
+import { signalGroup, spawnChild, type ChildProcess } from '../process/index.js';
 import { errorClass } from '../errors/index.js';
 
 /** Where the launcher looks for `nats-server` after PATH (Debian installs it in /usr/sbin). */
@@ -100,22 +99,20 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   args.push(...(options.args ?? []));
 
   // under a guard in its own process group: no nats-server outlives its launcher (SIGKILL too)
-  const child = spawnGuarded('caesar-nats', binary, args);
+  const { child, exited: ended } = spawnChild(binary, args, { guard: 'caesar-nats' });
   let output = '';
   const append = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT);
   };
   child.stdout?.on('data', append);
   child.stderr?.on('data', append);
-  const exited = new Promise<NatsExit>((resolve) =>
-    child.once('exit', (code, signal) => {
-      // what the guard leaves when the server dies on its own: its pipe watcher, and if the
-      // guard itself was killed, the server (it would keep the port)
-      signalGroup(child.pid, 'SIGTERM');
-      child.stdin?.destroy();
-      resolve(serverExit(code, signal));
-    }),
-  );
+  const exited = ended.then(({ code, signal }) => {
+    // what the guard leaves when the server dies on its own: its pipe watcher, and if the
+    // guard itself was killed, the server (it would keep the port)
+    signalGroup(child.pid, 'SIGTERM');
+    child.stdin?.destroy();
+    return serverExit(code, signal);
+  });
 
   const stop = once(async () => {
     if (child.exitCode === null && child.signalCode === null) signalGroup(child.pid, 'SIGTERM');

@@ -26,8 +26,15 @@ export {
 // the step with `serveThreadTask` from the SDK's thread entry, `src/legion/thread.ts`.
 export { createThreadPool, DEADLINE_RESERVE_MS } from './thread-pool.js';
 export type { ThreadPool, ThreadPoolOptions, ThreadRunOptions } from './thread-pool.js';
-// Workers that start threads or processes find their compiled script with these.
-export { assertScriptExists, compiledScriptUrl } from '../process/index.js';
+// Workers that start threads or processes find their compiled script with these, and start a
+// thread of their own with `startThread`, the one home of worker threads (ADR 0082).
+export {
+  assertScriptExists,
+  compiledScriptUrl,
+  startThread,
+  threadExitText,
+} from '../process/index.js';
+export type { Thread, ThreadExit } from '../process/index.js';
 export { closest, settingName } from '../text/index.js';
 // A backend's answer is JSON text from outside: read it with the one JSON ladder (depth,
 // parse, prototype keys), as the brain reads its own inputs.

@@ -1,4 +1,5 @@
-import { Worker, type ResourceLimits } from 'node:worker_threads';
+import type { ResourceLimits } from 'node:worker_threads';
+import { startThread, threadExitText, type Thread, type ThreadExit } from '../process/index.js';
 import type { TaskFailure, ThreadMessage } from './thread-messages.js';
 
 /**
@@ -44,11 +45,10 @@ interface Running {
 export class TaskThread {
   /** Resolves when the script has loaded; rejects if the thread ends before that. */
   readonly ready: Promise<void>;
-  private readonly worker: Worker;
+  private readonly thread: Thread;
   private started = false;
   private ended: ThreadEnd | undefined;
   private running: Running | undefined;
-  private lastError: Error | undefined;
   private nextId = 1;
 
   constructor(
@@ -56,21 +56,19 @@ export class TaskThread {
     resourceLimits: ResourceLimits,
     private readonly onEnd: (thread: TaskThread, end: ThreadEnd) => void,
   ) {
-    this.worker = new Worker(script, { resourceLimits, execArgv: [] });
+    this.thread = startThread(script, { resourceLimits });
     this.ready = new Promise((resolve, reject) => {
-      this.worker.on('message', (msg: ThreadMessage) => {
+      this.thread.onMessage((message) => {
+        const msg = message as ThreadMessage;
         if (msg.kind === 'ready') {
           this.started = true;
           resolve();
         } else this.settle(msg);
       });
-      this.worker.on('error', (err) => {
-        this.lastError = err;
-      });
-      this.worker.on('exit', (code) => {
-        const end = this.endOf();
-        if (!this.started) reject(this.endedError(end, code));
-        this.finish(end, code);
+      this.thread.onExit((exit) => {
+        const end = this.endOf(exit);
+        if (!this.started) reject(this.endedError(end, exit));
+        this.finish(end, exit);
       });
     });
     this.ready.catch(() => undefined); // reported through onEnd and to whoever awaits it
@@ -100,14 +98,14 @@ export class TaskThread {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => void this.stop('overran'), boundMs);
       this.running = { id, resolve, reject, timer };
-      this.worker.postMessage({ id, input });
+      this.thread.postMessage({ id, input });
     });
   }
 
   /** Terminates the thread at once, even mid-task; its task (if any) is rejected with `end`. */
   stop(end: ThreadEnd = 'stopped'): Promise<void> {
     this.finish(end);
-    return this.worker.terminate().then(() => undefined);
+    return this.thread.terminate().then(() => undefined);
   }
 
   private settle(msg: Exclude<ThreadMessage, { kind: 'ready' }>): void {
@@ -120,27 +118,27 @@ export class TaskThread {
   }
 
   /** Marks the thread ended (the first reason wins), rejects its task, tells the owner. */
-  private finish(end: ThreadEnd, code?: number): void {
+  private finish(end: ThreadEnd, exit?: ThreadExit): void {
     if (this.ended !== undefined) return;
     this.ended = end;
     const task = this.running;
     this.running = undefined;
     if (task !== undefined) {
       clearTimeout(task.timer);
-      task.reject(this.endedError(end, code));
+      task.reject(this.endedError(end, exit));
     }
     this.onEnd(this, end);
   }
 
   /** Why a thread its owner did not stop exited. */
-  private endOf(): ThreadEnd {
+  private endOf(exit: ThreadExit): ThreadEnd {
     if (!this.started) return 'startup_failed';
-    const errorCode = (this.lastError as { code?: unknown } | undefined)?.code;
-    return errorCode === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out_of_memory' : 'crashed';
+    return exit.how === 'out_of_memory' ? 'out_of_memory' : 'crashed';
   }
 
-  private endedError(end: ThreadEnd, code?: number): ThreadEndedError {
-    const detail = this.lastError?.message ?? (code === undefined ? end : `exit code ${code}`);
-    return new ThreadEndedError(end, detail, { cause: this.lastError });
+  private endedError(end: ThreadEnd, exit?: ThreadExit): ThreadEndedError {
+    const cause = exit !== undefined && 'error' in exit ? exit.error : undefined;
+    const detail = exit === undefined ? end : threadExitText(exit);
+    return new ThreadEndedError(end, detail, { cause });
   }
 }

@@ -1,4 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import { compiledScriptUrl } from './script-url.js';
+import { startThread } from './thread.js';
+import type { WatchdogThreadData } from './watchdog-thread.js';
 
 /**
  * A process's own watchdog (ADR 0070): a small thread that SIGKILLs the process when its
@@ -12,28 +14,6 @@ import { Worker } from 'node:worker_threads';
  * thread is what ends one whose supervisor is gone (killed by SIGKILL, say), and the only
  * watchdog of a worker or brain started by hand or by systemd.
  */
-
-/** What the thread runs: CommonJS, with nothing but what Node gives a thread. */
-const THREAD = `
-const { workerData } = require('node:worker_threads');
-const { writeSync } = require('node:fs');
-const { beat, timeoutMs, pollMs, label } = workerData;
-let seen = Atomics.load(beat, 0);
-let since = performance.now();
-for (;;) {
-  Atomics.wait(beat, 1, 0, pollMs);
-  if (Atomics.load(beat, 1) !== 0) break;
-  const now = Atomics.load(beat, 0);
-  if (now !== seen) { seen = now; since = performance.now(); continue; }
-  const silent = performance.now() - since;
-  if (silent < timeoutMs) continue;
-  const line = JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, component: 'watchdog',
-    silent_ms: Math.round(silent),
-    msg: label + ': the event loop has not run for ' + (silent / 1000).toFixed(1) + ' s (watchdog timeout ' + (timeoutMs / 1000) + ' s): killing this process (SIGKILL)' });
-  try { writeSync(2, line + '\\n'); } catch {}
-  process.kill(process.pid, 'SIGKILL');
-}
-`;
 
 export interface WatchdogOptions {
   /** How long the main event loop may not run before the process is killed. */
@@ -60,20 +40,17 @@ export function startWatchdog(options: WatchdogOptions): Watchdog {
   const beat = new Int32Array(new SharedArrayBuffer(8));
   const timer = setInterval(() => Atomics.add(beat, 0, 1), intervalMs);
   timer.unref();
-  const thread = new Worker(THREAD, {
-    eval: true,
-    workerData: {
-      beat,
-      timeoutMs: options.timeoutMs,
-      pollMs: Math.max(10, Math.min(intervalMs, 250)),
-      label: options.label,
-    },
+  const workerData: WatchdogThreadData = {
+    beat,
+    timeoutMs: options.timeoutMs,
+    pollMs: Math.max(10, Math.min(intervalMs, 250)),
+    label: options.label,
+  };
+  const thread = startThread(compiledScriptUrl(import.meta.url, './watchdog-thread.js'), {
+    workerData,
     resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 1, stackSizeMb: 1 },
-    execArgv: [],
-    stdout: false,
-    stderr: false,
+    unref: true,
   });
-  thread.unref();
   let stopped: Promise<void> | undefined;
   return {
     stop: () =>

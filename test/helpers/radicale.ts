@@ -1,4 +1,4 @@
-import { signalGroup, spawnGuarded } from '../../src/process/index.js';
+import { signalGroup, spawnChild } from '../../src/process/index.js';
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -49,14 +49,17 @@ export async function startRadicale(opts: RadicaleOptions): Promise<TestRadicale
   await writeFile(join(dir, 'users'), users, { mode: 0o600 });
   await writeFile(join(dir, 'config'), config(dir));
   // under the guard, so no Radicale outlives its test even when the test process is killed
-  const child = spawnGuarded('caesar-radicale', binary, ['--config', join(dir, 'config')]);
+  const started = spawnChild(binary, ['--config', join(dir, 'config')], {
+    guard: 'caesar-radicale',
+  });
+  const child = started.child;
   let output = '';
   const append = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT);
   };
-  child.stdout.on('data', append);
-  child.stderr.on('data', append);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  const exited = started.exited.then(() => undefined);
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
@@ -64,7 +67,7 @@ export async function startRadicale(opts: RadicaleOptions): Promise<TestRadicale
       const kill = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), 5000);
       await exited;
       clearTimeout(kill);
-      child.stdin.destroy();
+      child.stdin?.destroy();
       await rm(dir, { recursive: true, force: true });
     })());
 

@@ -1,4 +1,10 @@
-import { Worker, type ResourceLimits } from 'node:worker_threads';
+import type { ResourceLimits } from 'node:worker_threads';
+import {
+  startThread,
+  threadExitText,
+  type Thread,
+  type ThreadExit,
+} from '../../src/legion/index.js';
 import {
   Progress,
   type EvalReply,
@@ -64,13 +70,12 @@ export class EvalThreadHandle<J extends ThreadJob> {
   readonly ready: Promise<void>;
   /** Set when the thread has exited or is being terminated, for whatever reason. */
   exited = false;
-  private readonly worker: Worker;
+  private readonly thread: Thread;
   private readonly progress = new Progress();
   private started = false;
   private readonly sent: Sent<J>[] = [];
   /** Requests queued in this turn of the event loop, posted together at its end. */
   private outbox: EvalRequest[] = [];
-  private lastError: Error | undefined;
   private nextId = 1;
   private watchdog: NodeJS.Timeout | undefined;
   /**
@@ -85,27 +90,22 @@ export class EvalThreadHandle<J extends ThreadJob> {
     private readonly maxEvalMs: number,
     private readonly events: ThreadEvents<J>,
   ) {
-    this.worker = new Worker(url, {
+    this.thread = startThread(url, {
       resourceLimits,
       workerData: { progress: this.progress.buffer },
-      execArgv: [],
-      stdout: false,
-      stderr: false,
     });
     this.ready = new Promise((resolve, reject) => {
-      this.worker.on('message', (msg: ThreadMessage) => {
+      this.thread.onMessage((message) => {
+        const msg = message as ThreadMessage;
         if (msg.kind === 'ready') {
           this.started = true;
           resolve();
         } else this.settle(msg.replies);
       });
-      this.worker.on('error', (err) => {
-        this.lastError = err;
-      });
-      this.worker.on('exit', (code) => {
+      this.thread.onExit((exit) => {
         if (this.exited) return; // terminated by its owner, who took its jobs
         this.end();
-        const died = this.death(code);
+        const died = this.death(exit);
         if (!this.started) reject(died);
         this.events.ended(this, died);
       });
@@ -150,7 +150,7 @@ export class EvalThreadHandle<J extends ThreadJob> {
   private post(): void {
     const batch = this.outbox;
     this.outbox = [];
-    if (!this.exited) this.worker.postMessage(batch);
+    if (!this.exited) this.thread.postMessage(batch);
   }
 
   /** The jobs the thread held, taken once (after `ended`, or by `terminate`). */
@@ -166,7 +166,7 @@ export class EvalThreadHandle<J extends ThreadJob> {
   terminate(): { jobs: HeldJobs<J>; exited: Promise<void> } {
     if (!this.exited) this.end();
     const jobs = this.takeJobs();
-    return { jobs, exited: this.worker.terminate().then(() => undefined) };
+    return { jobs, exited: this.thread.terminate().then(() => undefined) };
   }
 
   private settle(replies: readonly EvalReply[]): void {
@@ -197,7 +197,7 @@ export class EvalThreadHandle<J extends ThreadJob> {
       return;
     }
     this.end(now?.id);
-    void this.worker.terminate();
+    void this.thread.terminate();
     this.events.ended(
       this,
       new ThreadDiedError('overran', `the calculation ran longer than ${this.maxEvalMs} ms`),
@@ -216,15 +216,15 @@ export class EvalThreadHandle<J extends ThreadJob> {
     this.watchdog = undefined;
   }
 
-  private death(code: number): ThreadDiedError {
-    const err = this.lastError;
-    const detail = err?.message ?? `exit code ${code}`;
+  private death(exit: ThreadExit): ThreadDiedError {
+    const err = 'error' in exit ? exit.error : undefined;
+    const detail = threadExitText(exit);
     if (!this.started) {
       return new ThreadDiedError('startup_failed', `evaluation thread failed to start: ${detail}`, {
         cause: err,
       });
     }
-    if ((err as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    if (exit.how === 'out_of_memory') {
       return new ThreadDiedError('out_of_memory', 'evaluation thread ran out of memory', {
         cause: err,
       });

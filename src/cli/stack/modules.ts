@@ -1,6 +1,5 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { CaesarError, errorMessage } from '../../errors/index.js';
+import { runFile } from '../../process/index.js';
 import { jsonRefusal, readJsonText } from '../../text/index.js';
 import { MAIN } from './children.js';
 
@@ -50,8 +49,8 @@ async function check(module: string, importTimeoutMs: number): Promise<string[]>
   const timeout = ['--import-timeout', `${importTimeoutMs}ms`];
   const args = [MAIN, 'legion', 'serve-tool', '--module', module, '--check', ...timeout];
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, args, {
-      timeout: importTimeoutMs + CHECK_MARGIN_MS,
+    const { stdout } = await runFile(process.execPath, args, {
+      timeoutMs: importTimeoutMs + CHECK_MARGIN_MS,
     });
     const line = stdout.trim().split('\n').at(-1) ?? '';
     const read = readJsonText(line);

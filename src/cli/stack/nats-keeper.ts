@@ -2,8 +2,7 @@
 // client (ADR 0048, addendum 2); the index would bring the client's chunk into its process.
 import type { NatsExit, NatsServer } from '../../bus/launcher.js';
 import { natsAnswers } from '../../bus/nats-probe.js';
-import { signalGroup } from '../../process/guarded-spawn.js';
-import { heartbeatIntervalMs } from '../../process/watchdog.js';
+import { heartbeatIntervalMs, signalGroup } from '../../process/index.js';
 import { nextRestart, type BackoffOptions } from './backoff.js';
 
 /** Why the keeper ended a server itself. */

@@ -1,6 +1,5 @@
-import { execFile } from 'node:child_process';
 import type { CaesarConfig } from '../../config/index.js';
-import { startWatchdog } from '../../process/watchdog.js';
+import { runFile, startWatchdog } from '../../process/index.js';
 import type { Logger } from '../../log/index.js';
 import { underSupervisor } from './child.js';
 
@@ -39,14 +38,16 @@ function feedSystemd(logger: Logger): { notify(line: string): void; stop(): void
   const forPid = process.env.WATCHDOG_PID;
   let warned = false;
   const notify = (line: string) => {
-    execFile('systemd-notify', [line], { timeout: 5000 }, (err) => {
-      if (err === null || warned) return;
-      warned = true;
-      logger.warn(
-        { err },
-        `systemd-notify ${line} failed: install systemd (it ships systemd-notify) and set NotifyAccess=all in the unit`,
-      );
-    });
+    runFile('systemd-notify', [line], { timeoutMs: 5000, maxOutputBytes: 64 * 1024 }).catch(
+      (err: unknown) => {
+        if (warned) return;
+        warned = true;
+        logger.warn(
+          { err },
+          `systemd-notify ${line} failed: install systemd (it ships systemd-notify) and set NotifyAccess=all in the unit`,
+        );
+      },
+    );
   };
   const watched =
     Number.isFinite(usec) && usec > 0 && (forPid === undefined || Number(forPid) === process.pid);

@@ -1,7 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { descendantsOf, isAlive, signalEach } from '../../process/process-tree.js';
-import { heartbeatIntervalMs } from '../../process/watchdog.js';
+import {
+  descendantsOf,
+  heartbeatIntervalMs,
+  isAlive,
+  killTree,
+  signalEach,
+  signalGroup,
+  spawnChild,
+  type Child,
+  type ChildExit,
+  type ChildProcess,
+} from '../../process/index.js';
 import { nextRestart, type BackoffOptions } from './backoff.js';
 import { parseChildMessage, type ChildMessage, type RestartReason } from './messages.js';
 
@@ -120,31 +129,42 @@ export class Supervisor {
     const { spec } = slot;
     const args =
       restart && spec.restartArgs ? [...spec.args, ...spec.restartArgs(restart)] : spec.args;
-    const child = spawn(spec.command, args, {
-      env: spec.env ?? process.env,
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      detached: true,
-    });
-    slot.child = child;
     slot.startedAt = Date.now();
     delete slot.lastBeat;
     delete slot.ended;
+    let started: Child;
+    try {
+      started = spawnChild(spec.command, args, {
+        env: spec.env ?? process.env,
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        group: true,
+      });
+    } catch (err) {
+      // refused before it ran (an argument Node will not pass): retried like a crash
+      delete slot.child;
+      const spawnError = err instanceof Error ? err : new Error(String(err));
+      slot.exited = Promise.resolve();
+      this.#ended(slot, undefined, { code: null, signal: null, spawnError });
+      return;
+    }
+    const { child, exited } = started;
+    slot.child = child;
     for (const stream of [child.stdout, child.stderr]) {
       if (!stream) continue;
       createInterface({ input: stream }).on('line', (line) => this.#output(slot, line));
     }
     child.on('message', (raw) => this.#message(slot, raw));
-    // a child that cannot be spawned at all exits too (code -2 and such): 'error' comes first
-    child.on('error', () => {});
-    slot.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        resolve();
-        if (this.#stopping) return;
-        // what it started and left behind in its group goes with it
-        signalGroup(child, 'SIGKILL');
-        this.#restart(slot, child, { code, signal });
-      });
-    });
+    slot.exited = exited.then((exit) => this.#ended(slot, child, exit));
+  }
+
+  /** A child ended (or never started): what it left behind in its group goes, then it restarts. */
+  #ended(slot: Slot, child: ChildProcess | undefined, exit: ChildExit): void {
+    if (this.#stopping) return;
+    signalGroup(child?.pid, 'SIGKILL');
+    if (exit.spawnError !== undefined) {
+      slot.ended = { reason: 'exited', detail: cannotStart(slot.spec, exit.spawnError) };
+    }
+    this.#restart(slot, child, { code: exit.code, signal: exit.signal });
   }
 
   #output(slot: Slot, line: string): void {
@@ -155,7 +175,7 @@ export class Supervisor {
     this.#o.onOutput?.(slot.spec.name, line);
   }
 
-  #restart(slot: Slot, child: ChildProcess, exit: RestartInfo['exit']): void {
+  #restart(slot: Slot, child: ChildProcess | undefined, exit: RestartInfo['exit']): void {
     const next = nextRestart(slot.failures, Date.now() - slot.startedAt, this.#o);
     slot.failures = next.failures;
     const ended = slot.ended ?? {
@@ -165,7 +185,7 @@ export class Supervisor {
     const restart: RestartInfo = {
       ...ended,
       count: ++slot.restarts,
-      pid: child.pid,
+      pid: child?.pid,
       exit,
       at: new Date(),
       delayMs: next.delayMs,
@@ -199,7 +219,7 @@ export class Supervisor {
           : `no heartbeat for ${silent} s`;
       slot.ended = { reason: 'unresponsive', detail };
       this.#o.onKill?.(slot.spec.name, child.pid, detail);
-      killTree(child, 'SIGKILL');
+      killTree(child.pid, 'SIGKILL');
     }
   }
 
@@ -222,7 +242,7 @@ export class Supervisor {
         const pid = child.pid;
         const tree = running(child) ? [...descendantsOf(pid)] : [];
         if (!running(child) && tree.length === 0) return;
-        signalGroup(child, 'SIGTERM');
+        signalGroup(pid, 'SIGTERM');
         signalEach(tree, 'SIGTERM');
         const deadline = Date.now() + graceMs;
         const late = setTimeout(() => {
@@ -234,7 +254,7 @@ export class Supervisor {
             pid,
             `did not stop within ${graceMs / 1000} s of SIGTERM`,
           );
-          signalGroup(child, 'SIGKILL');
+          signalGroup(pid, 'SIGKILL');
           signalEach(left, 'SIGKILL');
         }, graceMs);
         await slot.exited;
@@ -258,7 +278,7 @@ export class Supervisor {
     clearInterval(this.#watch);
     for (const slot of this.#slots) {
       clearTimeout(slot.timer);
-      if (slot.child && running(slot.child)) killTree(slot.child, 'SIGKILL');
+      if (slot.child && running(slot.child)) killTree(slot.child.pid, 'SIGKILL');
     }
   }
 }
@@ -267,21 +287,10 @@ function running(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null;
 }
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-/** The child's group and every process below it, wherever they are. */
-function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  const below = descendantsOf(child.pid);
-  signalGroup(child, signal);
-  signalEach(below, signal);
+/** The restart detail of a child that could not be started, naming the command (bounded). */
+function cannotStart(spec: ChildSpec, err: Error): string {
+  const command = spec.command.length > 200 ? `${spec.command.slice(0, 200)}…` : spec.command;
+  return `could not start ${command}: ${err.message.slice(0, 200)}`;
 }
 
 /** Waits until none of `pids` is alive, or `deadline` (epoch ms) has passed. */

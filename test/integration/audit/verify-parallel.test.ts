@@ -5,7 +5,7 @@ import { sql, tempDir, toolCalled, type TempDir } from '../../helpers/audit-fixt
 
 /**
  * Verification split over worker threads, run for real: the threads load the compiled
- * verify-worker.js under dist/ (`npm test` builds it first). Ranges for 30 rows over 3
+ * verify-thread.js under dist/ (`npm test` builds it first). Ranges for 30 rows over 3
  * threads are seq 1-10, 11-20 and 21-30.
  */
 const ROWS = 30;

@@ -184,3 +184,33 @@ describe('Supervisor: stuck, stubborn and swollen children', () => {
     await waitFor(() => !alive(pid), 'the spinning child to be gone', 5000);
   }, 30_000);
 });
+
+describe('Supervisor: a child that cannot be spawned', () => {
+  test('is retried with the same backoff as a crash, each restart naming the command', async () => {
+    const command = '/nonexistent/caesar-no-such-command';
+    const restarts: RestartInfo[] = [];
+    let third: () => void = () => {};
+    const thrice = new Promise<void>((resolve) => (third = resolve));
+    const supervisor = new Supervisor({
+      heartbeatTimeoutMs: 0,
+      backoffMs: 10,
+      maxBackoffMs: 40,
+      onRestart: (_name, restart) => {
+        restarts.push(restart);
+        if (restarts.length === 3) third();
+      },
+    });
+    supervisor.start({ name: 'missing', command, args: [] });
+    try {
+      await within(thrice, 'three restarts of the missing command', 10_000);
+    } finally {
+      await within(supervisor.stop(), 'the supervisor to stop', 5000);
+    }
+    expect(restarts.map((r) => r.delayMs)).toEqual([10, 20, 40]);
+    for (const r of restarts) {
+      expect(r).toMatchObject({ reason: 'exited', pid: undefined });
+      expect(r.detail).toBe(`could not start ${command}: spawn ${command} ENOENT`);
+    }
+    expect(supervisor.pids()).toEqual({ missing: undefined });
+  }, 30_000);
+});
