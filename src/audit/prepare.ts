@@ -1,3 +1,4 @@
+import { describeFirstIssue } from '../protocol/index.js';
 import { AuditEventError } from './errors.js';
 import {
   catalogueEntry,
@@ -56,13 +57,8 @@ export function prepareRow(
   const outcome = checkOutcome(type, event.outcome);
   const parsed = catalogueEntry(type).payload.safeParse(event.payload);
   if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    const where = first?.path.length ? first.path.join('.') : 'payload';
-    throw new AuditEventError(
-      type,
-      `payload ${where}: ${first?.message ?? 'invalid'}`,
-      parsed.error,
-    );
+    const why = describeFirstIssue(parsed.error, 'payload');
+    throw new AuditEventError(type, `payload ${why}`, parsed.error);
   }
   return buildRow(
     {

@@ -37,6 +37,30 @@ export function coerceEnvValue(kind: FieldKind, raw: string): Coerced {
   return { value: raw };
 }
 
+/**
+ * A top-level section (`ha`) as a tool may be handed it directly, its values still the
+ * strings of an environment: each string is read the way its `CAESAR_<SECTION>__<KEY>` var
+ * is ({@link coerceEnvValue}: `"10"`, `"false"`, `"0"`), trimmed, and a blank one is unset.
+ * A string the var would refuse is left as it is, for the schema to refuse. Anything that is
+ * not a map of keys is returned unchanged.
+ */
+export function sectionFromEnvStrings(section: string, value: unknown): unknown {
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v !== 'string') {
+      out[key] = v;
+      continue;
+    }
+    const text = v.trim();
+    if (text === '') continue;
+    const node = configNodeAt([section, key]);
+    const coerced = node?.type === 'field' ? coerceEnvValue(node.kind, text) : { value: text };
+    out[key] = 'value' in coerced ? coerced.value : v;
+  }
+  return out;
+}
+
 /** What one `CAESAR_*` var sets: a key, or (`fromFile`) a secret key read from a file. */
 type EnvTarget =
   | {

@@ -15,3 +15,5 @@ export {
 } from './runtime-file.js';
 export type { RunningStack, RuntimeInfo, RuntimeInfoInput } from './runtime-file.js';
 export { seedDefaultFiles } from './seed-files.js';
+export { HA_SECTION, HaSectionSchema } from './ha-section.js';
+export { sectionFromEnvStrings } from './env.js';

@@ -12,6 +12,7 @@ import {
   secretField,
   serverListField,
 } from './fields.js';
+import { HaSectionSchema } from './ha-section.js';
 import { DEFAULT_INTENTS_FILE_NAME, DEFAULT_POLICY_FILE_NAME } from './shipped.js';
 
 /** pino levels; `silent` turns logging off. */
@@ -571,40 +572,10 @@ const LlmSchema = z
   .prefault({})
   .describe('The LLM planner.');
 
-/**
- * Home Assistant, for the `call_service` and `ha_entities` tools. A top-level section (not
- * under `tools`) so that the reference project's `CAESAR_HA__*` env names keep working.
- */
-const HaSchema = z
-  .strictObject({
-    url: httpUrlField()
-      .optional()
-      .describe(
-        'Base URL of Home Assistant, such as `http://homeassistant.local:8123`. Unset: the Home Assistant tools start, and answer `not_configured` naming this key.',
-      )
-      .register(fieldMeta, { example: 'http://homeassistant.local:8123' }),
-    token: secretField(
-      'token',
-      'Long-lived access token (Home Assistant: your profile -> Security -> Long-lived access tokens). Never printed; prefer `CAESAR_HA__TOKEN_FILE`.',
-    ),
-    timeout_seconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(600)
-      .default(10)
-      .describe(
-        'Seconds one request to Home Assistant may take; a call is also cut at its own deadline.',
-      ),
-    verify_ssl: z
-      .boolean()
-      .default(true)
-      .describe(
-        "Check Home Assistant's TLS certificate. Turn off only for a self-signed certificate on your own network.",
-      ),
-  })
-  .prefault({})
-  .describe('Home Assistant, for the `call_service` and `ha_entities` tools.');
+/** Home Assistant: the one definition is `./ha-section.ts`, which the client library reads too. */
+const HaSchema = HaSectionSchema.prefault({}).describe(
+  'Home Assistant, for the `call_service` and `ha_entities` tools.',
+);
 
 /** One tool's settings; `web_search:` with nothing under it counts as not set. */
 const ToolSectionSchema = z

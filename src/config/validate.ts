@@ -13,14 +13,14 @@ export function validateLayers(layers: readonly ConfigLayer[]): ParsedConfig {
   const issues: ConfigIssue[] = [];
   for (const layer of layers) {
     const own = ConfigSchema.safeParse(withoutUnset(layer.value));
-    const found = own.success ? [] : toConfigIssues(own.error.issues, layer.sourceOf);
+    const found = own.success ? [] : toConfigIssues(own.error, layer.sourceOf);
     issues.push(...[...layer.issues, ...found].sort(bySource));
   }
   const merged = ConfigSchema.safeParse(mergeLayers(authFromOneLayer(layers)));
   if (!merged.success) {
     const sourceOf = (path: readonly PropertyKey[], isKey: boolean) =>
       ownerOf(layers, path)?.sourceOf(path, isKey) ?? 'defaults';
-    issues.push(...toConfigIssues(merged.error.issues, sourceOf));
+    issues.push(...toConfigIssues(merged.error, sourceOf));
   }
   if (issues.length > 0 || !merged.success) throw new ConfigError(dedupe(issues));
   return merged.data;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { zodFields } from '../protocol/index.js';
 import { formatPath } from '../text/index.js';
 import type { ConfigIssue } from './errors.js';
 import { closest } from '../text/index.js';
@@ -7,31 +8,17 @@ import { knownKeysAt } from './walk.js';
 /** Names where a value came from: `(path, isKey)` -> `file:line:col`, an env var, ... */
 type SourceOf = (path: readonly PropertyKey[], isKey: boolean) => string;
 
-/** Turns zod issues into config issues, one per bad key, each with its source. */
-export function toConfigIssues(
-  issues: readonly z.core.$ZodIssue[],
-  sourceOf: SourceOf,
-): ConfigIssue[] {
-  return issues.flatMap((issue) => {
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => {
-        const path = [...issue.path, key];
-        return {
-          source: sourceOf(path, true),
-          path: formatPath(path),
-          message: unknownKey(issue.path, key),
-        };
-      });
-    }
-    const isKey = issue.code === 'invalid_key';
-    return [
-      {
-        source: sourceOf(issue.path, isKey),
-        path: formatPath(issue.path),
-        message: describe(issue),
-      },
-    ];
-  });
+/**
+ * Turns a zod error into config issues, one per bad key, each with its source; the one
+ * reading of the error is `zodFields` (src/protocol/field-issues.ts), worded here for a
+ * config file: `unknown key 'x' (did you mean 'y'?)`.
+ */
+export function toConfigIssues(error: z.ZodError, sourceOf: SourceOf): ConfigIssue[] {
+  return zodFields(error, { max: Number.POSITIVE_INFINITY }).map((f) => ({
+    source: sourceOf(f.path, f.isKey),
+    path: formatPath(f.path),
+    message: f.unknownKey === undefined ? f.message : unknownKey(f.path.slice(0, -1), f.unknownKey),
+  }));
 }
 
 function unknownKey(parent: readonly PropertyKey[], key: string): string {
@@ -39,12 +26,4 @@ function unknownKey(parent: readonly PropertyKey[], key: string): string {
   return hint === undefined
     ? `unknown key '${key}'`
     : `unknown key '${key}' (did you mean '${hint}'?)`;
-}
-
-function describe(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_key') {
-    const inner = issue.issues[0]?.message ?? issue.message;
-    return `invalid key '${String(issue.path.at(-1))}': ${inner}`;
-  }
-  return issue.message.replace(/^Invalid input: /, '');
 }

@@ -61,7 +61,13 @@ export interface ToolDefinitionInput<
   extra?: Record<string, string | number | boolean>;
   input: I;
   output: O;
-  annotations: ToolAnnotations;
+  /**
+   * MCP's behaviour hints. `destructive` and `idempotent` follow from `readOnly` unless
+   * given: a read-only tool changes nothing and may be called again (`destructive: false`,
+   * `idempotent: true`); any other tool is taken as destructive and not idempotent, MCP's
+   * defaults, until it says otherwise.
+   */
+  annotations: ToolAnnotationsInput;
   /** @default 'deterministic' when annotations.openWorld is false, else 'nondeterministic' */
   determinism?: 'deterministic' | 'nondeterministic';
   executionLocality: ExecutionLocality;
@@ -155,6 +161,25 @@ function jsonSchema(
   }
 }
 
+/** {@link ToolAnnotations} as a definition writes them: `destructive`, `idempotent` optional. */
+export type ToolAnnotationsInput = Pick<ToolAnnotations, 'readOnly' | 'openWorld'> &
+  Partial<Pick<ToolAnnotations, 'destructive' | 'idempotent'>>;
+
+/**
+ * The four hints, `destructive` and `idempotent` taken from `readOnly` where not given. A
+ * declaration not checked by the compiler may lack them: then undefined, which the spec's
+ * schema refuses by name.
+ */
+function annotationsOf(a: ToolAnnotationsInput | undefined): ToolAnnotations | undefined {
+  if (a === undefined) return undefined;
+  return {
+    readOnly: a.readOnly,
+    destructive: a.destructive ?? !a.readOnly,
+    idempotent: a.idempotent ?? a.readOnly,
+    openWorld: a.openWorld,
+  };
+}
+
 /**
  * Declares a tool once. The input/output JSON Schemas the LLM sees, the worker's
  * validation, the discovery metadata and the docs all come from this one declaration.
@@ -173,6 +198,8 @@ export function defineTool<
     throw new ToolDefinitionError(name, [{ path: 'handler', message: 'must be a function' }]);
   }
   const tags = [...new Set(['tool', ...(def.tags ?? [])])];
+  // undefined only for a declaration the compiler did not check; the spec's schema refuses it
+  const annotations = annotationsOf(def.annotations) as ToolAnnotations;
   const candidate = {
     name: def.name,
     version: def.version,
@@ -184,14 +211,13 @@ export function defineTool<
     capabilities: Array.isArray(def.capabilities)
       ? [...new Set(def.capabilities)]
       : (def.capabilities ?? []),
-    interruptibility: specInterruptibility(def),
+    interruptibility: specInterruptibility({ annotations, interruptibility: def.interruptibility }),
     references: def.references ?? [],
     extra: def.extra ?? {},
     input_schema: jsonSchema(def.input, 'input', name),
     output_schema: jsonSchema(def.output, 'output', name),
-    annotations: def.annotations,
-    determinism:
-      def.determinism ?? (def.annotations?.openWorld ? 'nondeterministic' : 'deterministic'),
+    annotations,
+    determinism: def.determinism ?? (annotations?.openWorld ? 'nondeterministic' : 'deterministic'),
     execution_locality: def.executionLocality,
     resource_requirements: def.resourceRequirements,
     cost_model: def.costModel ?? { kind: 'free' },
@@ -200,7 +226,7 @@ export function defineTool<
     output_trust:
       def.outputTrust ??
       specOutputTrust({
-        annotations: def.annotations,
+        annotations,
         resource_requirements: def.resourceRequirements,
       }),
     reads_private: def.readsPrivate ?? false,

@@ -59,4 +59,7 @@ export { probeHttp, notConfigured, PREFLIGHT_TIMEOUT_MS } from './http-probe.js'
 export type { ProbeResult } from './http-probe.js';
 // The call_service wire shape: the brain checks calls against it, the worker serves it.
 export { CALL_SERVICE_TOOL, SELECTOR_KINDS, CallServiceInputSchema } from '../protocol/index.js';
+// The one reading of zod's issues: a config section's words for a key it does not take, and
+// the first thing wrong with a backend's answer (`path: message`).
+export { describeFirstIssue, unknownKeysWords } from '../protocol/index.js';
 export type { SelectorKind, CallServiceInput } from '../protocol/index.js';

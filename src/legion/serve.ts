@@ -2,10 +2,11 @@ import { hostname } from 'node:os';
 import { nuid, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { BusPermissionError, flushWhenConnected } from '../bus/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
-import { envVarName, toolSectionPath } from '../text/index.js';
+import { envVarName, formatPath, toolSectionPath } from '../text/index.js';
 import {
   DISPATCH_QUEUE_GROUP,
   REGISTRY_BYE_SUBJECT,
+  zodFields,
   REGISTRY_HELLO_SUBJECT,
   type Bye,
   type Hello,
@@ -261,11 +262,8 @@ function parseConfig(tool: ToolDefinition, section: unknown): unknown {
   const parsed = tool.config.safeParse(section ?? {});
   if (parsed.success) return parsed.data;
   const at = toolSectionPath(tool.configSection);
-  const fields = parsed.error.issues
-    .map((i) => {
-      const path = [...at, ...i.path.map(String)];
-      return `${path.join('.')} (${envVarName(path)}): ${i.message}`;
-    })
+  const fields = zodFields(parsed.error, { at })
+    .map((f) => `${formatPath(f.path)} (${envVarName(f.path.map(String))}): ${f.message}`)
     .join('; ');
   throw new ToolConfigError({ tool: tool.spec.name, problem: fields });
 }

@@ -83,7 +83,7 @@ export function parsePolicyCases(text: string, file = 'cases.yaml'): PolicyCase[
   const source = parseYamlSource(text);
   if (source.issues.length > 0) throw new PolicyCasesError(file, source.issues);
   const parsed = PolicyCasesFileSchema.safeParse(source.value);
-  if (!parsed.success) throw new PolicyCasesError(file, source.fromZod(parsed.error.issues));
+  if (!parsed.success) throw new PolicyCasesError(file, source.fromZod(parsed.error));
   return parsed.data.cases;
 }
 

@@ -103,7 +103,7 @@ function* validate(
   source: YamlSource,
 ): Generator<void, { file: PolicyFile | null; issues: PolicyIssue[] }> {
   const shape = PolicyShapeSchema.safeParse(source.value);
-  const issues = shape.success ? [] : source.fromZod(shape.error.issues);
+  const issues = shape.success ? [] : source.fromZod(shape.error);
   const doc = isRecord(source.value) ? source.value : {};
   const lists = {} as { -readonly [L in RuleList]: PolicyFile[L] };
   let checked = 0;
@@ -113,7 +113,7 @@ function* validate(
     for (const [index, item] of (Array.isArray(items) ? items : []).entries()) {
       const rule = RULE_ITEM_SCHEMAS[list].safeParse(item);
       if (rule.success) rules.push(rule.data);
-      else issues.push(...source.fromZod(rule.error.issues, [list, index]));
+      else issues.push(...source.fromZod(rule.error, [list, index]));
       if (++checked % RULES_PER_SLICE === 0) yield;
     }
     (lists as Record<RuleList, unknown[]>)[list] = rules;

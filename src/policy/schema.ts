@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { forwardIssues } from '../protocol/index.js';
+import { forwardIssues, zodMessage } from '../protocol/index.js';
 import { ConstraintMapSchema } from './constraint-schema.js';
 import { DEFAULT_DENY_RULE_ID } from './decision.js';
 import { durationSchema } from '../text/index.js';
@@ -64,7 +64,7 @@ const LimitObjectSchema = z
     const window = WindowSchema.safeParse(r.per);
     if (window.success) return { calls: r.calls, windowMs: window.data };
     forwardIssues(ctx, window.error, ['per'], (issue) => {
-      return `${issue.message.replace(/^Invalid input: /, '')}; or ${PER_TURN} (per model turn)`;
+      return `${zodMessage(issue)}; or ${PER_TURN} (per model turn)`;
     });
     return z.NEVER;
   });

@@ -1,12 +1,13 @@
 import { readYaml, type YamlDocument } from '../text/index.js';
 import type { z } from 'zod';
+import { placeZodFields } from '../protocol/index.js';
 import type { PolicyIssue } from './issues.js';
-import { describeZodIssue } from './zod-messages.js';
+import { policyWords } from './zod-messages.js';
 
 /** A policy or cases text read by the shared YAML reader, plus zod issues located in it. */
 export interface YamlSource extends YamlDocument {
-  /** Turns zod issues (paths relative to `base`) into located issues. */
-  fromZod(issues: readonly z.core.$ZodIssue[], base?: readonly PropertyKey[]): PolicyIssue[];
+  /** Turns a zod error (paths relative to `base`) into located issues. */
+  fromZod(error: z.ZodError, base?: readonly PropertyKey[]): PolicyIssue[];
 }
 
 /**
@@ -16,9 +17,11 @@ export interface YamlSource extends YamlDocument {
  */
 export function parseYamlSource(text: string): YamlSource {
   const doc = readYaml(text, { maxBytes: Number.POSITIVE_INFINITY });
-  const fromZod = (issues: readonly z.core.$ZodIssue[], base: readonly PropertyKey[] = []) =>
-    issues.flatMap((issue) =>
-      describeZodIssue(issue).map((d) => doc.issueAt([...base, ...issue.path], d.message, d.key)),
-    );
+  const fromZod = (error: z.ZodError, base: readonly PropertyKey[] = []) =>
+    placeZodFields((...a) => doc.issueAt(...a), error, {
+      at: base,
+      unionBranch: true,
+      words: policyWords,
+    });
   return { ...doc, fromZod };
 }

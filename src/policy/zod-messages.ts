@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { ZodField } from '../protocol/index.js';
 import { closest } from '../text/index.js';
 
 /** Every key the policy and cases grammars know, for "did you mean" hints. */
@@ -62,19 +62,9 @@ const KNOWN_KEYS: readonly string[] = [
   'turn',
 ];
 
-/** Short, human messages for zod issues; `key` set when the issue is about a map key. */
-export function describeZodIssue(issue: z.core.$ZodIssue): { message: string; key?: string }[] {
-  if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({ key, message: unknownKeyMessage(key) }));
-  }
-  if (issue.code === 'custom' && typeof issue.params?.key === 'string') {
-    return [{ key: issue.params.key, message: issue.message }];
-  }
-  if (issue.code === 'invalid_union') {
-    const best = issue.errors.find((branch) => branch.length > 0);
-    if (best?.[0]) return describeZodIssue(best[0]);
-  }
-  return [{ message: issue.message.replace(/^Invalid input: /, '') }];
+/** A policy or cases file's words for a zod field: an unknown key with a did-you-mean. */
+export function policyWords(field: ZodField): string {
+  return field.unknownKey === undefined ? field.message : unknownKeyMessage(field.unknownKey);
 }
 
 /** Keys only an allow rule takes: on a deny rule they are named as such. */

@@ -70,8 +70,14 @@ export { CALL_SERVICE_TOOL, SELECTOR_KINDS, CallServiceInputSchema } from './cal
 export type { SelectorKind, CallServiceInput } from './call-service.js';
 export {
   MAX_FIELD_ISSUES,
+  describeFirstIssue,
   fieldIssuesOf,
+  firstFieldIssue,
   forwardIssues,
+  placeZodFields,
   summariseFieldIssues,
+  unknownKeysWords,
+  zodFields,
+  zodMessage,
 } from './field-issues.js';
-export type { FieldIssue } from './field-issues.js';
+export type { FieldIssue, ZodField } from './field-issues.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unknownKeysWords } from '../../src/legion/index.js';
 
 /**
  * The `calculator` config section (`tools.calculator` in caesar.yaml,
@@ -36,12 +37,7 @@ const shape = {
 
 /** The config schema the SDK checks at worker start. */
 export const CalculatorConfigSchema = z
-  .strictObject(shape, {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `unknown key ${issue.keys.map((k) => `'${k}'`).join(', ')}; calculator takes ${Object.keys(shape).join(', ')}`
-        : undefined,
-  })
+  .strictObject(shape, { error: unknownKeysWords('calculator', Object.keys(shape)) })
   .transform((raw): CalculatorSettings =>
     Object.freeze({
       warmThreads: raw.warm_threads ?? DEFAULTS.warm_threads,

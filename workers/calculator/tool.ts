@@ -52,7 +52,7 @@ export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> =
     capabilities: ['calculate', 'convert_units'],
     input: CalcInputSchema,
     output: CalcResultSchema,
-    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+    annotations: { readOnly: true, openWorld: false },
     executionLocality: 'local',
     resourceRequirements: { cpu: 'low', memory_mb: 256, network: false },
     // computed from the expression alone, offline: nothing from outside to carry instructions

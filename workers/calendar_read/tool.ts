@@ -89,7 +89,7 @@ export function createCalendarReadTool(options: CalendarReadToolOptions = {}) {
     capabilities: ['read_calendar', 'search_events'],
     input: CalendarReadInputSchema,
     output: CalendarReadResultSchema,
-    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
+    annotations: { readOnly: true, openWorld: true },
     executionLocality: 'lan',
     resourceRequirements: { cpu: 'low', memory_mb: 128, network: true },
     // the user's own events, with text anyone who sends an invitation can write

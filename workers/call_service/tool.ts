@@ -57,11 +57,8 @@ export function createCallServiceTool(options: CallServiceToolOptions = {}) {
     capabilities: ['switch_devices', 'set_device_levels', 'run_scenes_and_scripts'],
     input: CallServiceInputSchema,
     output: CallServiceResultSchema,
-    annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
+    annotations: { readOnly: false, openWorld: true },
     resourceRequirements: { cpu: 'low', memory_mb: 64, network: true },
-    // the result reports the home's state, with names from Home Assistant
-    outputTrust: 'untrusted',
-    readsPrivate: true,
     timeoutMs: 15_000,
     maxConcurrency: 4,
     maxQueue: 32,

@@ -49,11 +49,8 @@ export function createHaEntitiesTool(options: HaSessionOptions = {}) {
     capabilities: ['find_entities', 'read_device_states'],
     input: HaEntitiesInputSchema,
     output: HaEntitiesResultSchema,
-    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
+    annotations: { readOnly: true, openWorld: true },
     resourceRequirements: { cpu: 'low', memory_mb: 128, network: true },
-    // the home's devices and states, named by whoever set up (or paired) each device
-    outputTrust: 'untrusted',
-    readsPrivate: true,
     timeoutMs: 10_000,
     maxConcurrency: 8,
     maxQueue: 64,

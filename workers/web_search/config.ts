@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { settingName } from '../../src/legion/index.js';
+import { settingName, unknownKeysWords } from '../../src/legion/index.js';
 import { Secret } from './secret.js';
 
 /**
@@ -139,10 +139,7 @@ const shape = {
 };
 
 const LooseSchema = z.strictObject(shape, {
-  error: (issue) =>
-    issue.code === 'unrecognized_keys'
-      ? `unknown key ${issue.keys.map((k) => `'${k}'`).join(', ')}; web_search takes ${Object.keys(shape).join(', ')}`
-      : undefined,
+  error: unknownKeysWords('web_search', Object.keys(shape)),
 });
 type Loose = z.output<typeof LooseSchema>;
 

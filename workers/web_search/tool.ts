@@ -73,7 +73,7 @@ export function createWebSearchTool(options: WebSearchToolOptions = {}) {
     capabilities: ['search'],
     input: WebSearchInputSchema,
     output: WebSearchOutputSchema,
-    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: true },
+    annotations: { readOnly: true, openWorld: true },
     determinism: 'nondeterministic',
     executionLocality: 'remote_api',
     resourceRequirements: { cpu: 'low', memory_mb: 64, network: true },

@@ -3,6 +3,7 @@ import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { errorClass } from '../../errors/index.js';
+import { zodFields } from '../../protocol/index.js';
 import {
   formatFieldPath as formatPath,
   formatYamlIssue,
@@ -182,14 +183,9 @@ export async function readTokensFile(path: string): Promise<ApiToken[]> {
   };
   const parsed = TokensFileSchema.safeParse(doc.value ?? {});
   if (!parsed.success) {
-    const issues = parsed.error.issues.flatMap((i) => {
-      const keys = i.code === 'unrecognized_keys' ? i.keys : [undefined];
-      return keys.map((key) => {
-        const p = key === undefined ? i.path : [...i.path, key];
-        const message =
-          key === undefined ? i.message.replace(/^Invalid input: /, '') : `unknown key '${key}'`;
-        return `${at(p)}: ${formatPath(p)}: ${message}`;
-      });
+    const issues = zodFields(parsed.error).map((f) => {
+      const message = f.unknownKey === undefined ? f.message : `unknown key '${f.unknownKey}'`;
+      return `${at(f.path)}: ${formatPath(f.path)}: ${message}`;
     });
     throw new TokensFileError('tokens_file_invalid', path, issues);
   }

@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Msg } from '@nats-io/nats-core';
 import {
+  describeFirstIssue,
   DispatchReplySchema,
   MAX_ENVELOPE_BYTES,
   MAX_ENVELOPE_DEPTH,
@@ -73,8 +74,7 @@ export function readReply(data: Uint8Array): ReadReply | string {
   const raw = read.value;
   const parsed = DispatchReplySchema.safeParse(raw);
   if (parsed.success) return { reply: parsed.data, raw: raw as Record<string, unknown> };
-  const issue = parsed.error.issues[0];
-  return `a reply that is not a v1 envelope (${issue?.path.join('.') || '(root)'}: ${issue?.message})`;
+  return `a reply that is not a v1 envelope (${describeFirstIssue(parsed.error)})`;
 }
 
 export interface ReplyBindingOptions {

@@ -26,99 +26,98 @@ interface SeriesSpec {
   readonly buckets?: readonly number[];
 }
 
+/** A counter's entry: its help text and label names. */
+function counter<const L extends readonly string[]>(help: string, labels: L) {
+  return { kind: 'counter', help, labels } as const;
+}
+
+/** A gauge's entry, read at scrape time. */
+function gauge<const L extends readonly string[]>(help: string, labels: L) {
+  return { kind: 'gauge', help, labels } as const;
+}
+
+/** A histogram's entry, with its buckets in seconds. */
+function histogram<const L extends readonly string[]>(
+  help: string,
+  labels: L,
+  buckets: readonly number[],
+) {
+  return { kind: 'histogram', help, labels, buckets } as const;
+}
+
 export const METRIC_SERIES = {
-  caesar_tool_calls_total: {
-    kind: 'counter',
-    help: 'Tool calls by tool and outcome (ok, failed, denied, rate_limited, ...).',
-    labels: ['tool', 'outcome'],
-  },
-  caesar_tool_call_duration_seconds: {
-    kind: 'histogram',
-    help: 'Time of one tool call through the gate (decision, audit, dispatch), by tool.',
-    labels: ['tool'],
-    buckets: DISPATCH,
-  },
-  caesar_policy_decisions_total: {
-    kind: 'counter',
-    help: 'Policy decisions by the rule that decided and the outcome.',
-    labels: ['rule', 'outcome'],
-  },
-  caesar_dispatch_duration_seconds: {
-    kind: 'histogram',
-    help: 'Time from dispatch to reply (or failure) of one tool call.',
-    labels: ['tool'],
-    buckets: DISPATCH,
-  },
-  caesar_audit_append_duration_seconds: {
-    kind: 'histogram',
-    help: 'Time until an audit append was durable.',
-    labels: [],
-    buckets: AUDIT,
-  },
-  caesar_chat_duration_seconds: {
-    kind: 'histogram',
-    help: 'Time to answer one chat message, by what produced the reply.',
-    labels: ['planner'],
-    buckets: CHAT,
-  },
-  caesar_tool_instances: {
-    kind: 'gauge',
-    help: 'Live instances per discovered tool, read at scrape time.',
-    labels: ['tool'],
-  },
-  caesar_replies_refused_total: {
-    kind: 'counter',
-    help: "Messages on a call's reply subject refused as its answer (ADR 0060), by tool and why: malformed, unsigned, unknown_instance, no_key, untrusted_key, bad_signature, no_responders.",
-    labels: ['tool', 'reason'],
-  },
-  caesar_http_requests_total: {
-    kind: 'counter',
-    help: 'HTTP requests by method, route pattern and status.',
-    labels: ['method', 'route', 'status'],
-  },
-  caesar_http_request_duration_seconds: {
-    kind: 'histogram',
-    help: 'HTTP request duration by method and route pattern.',
-    labels: ['method', 'route'],
-    buckets: HTTP,
-  },
-  caesar_llm_requests_total: {
-    kind: 'counter',
-    help: 'Requests to a model, by provider, model and outcome (ok, rate_limited, server, timeout, connect, auth, ...).',
-    labels: ['provider', 'model', 'outcome'],
-  },
-  caesar_llm_retries_total: {
-    kind: 'counter',
-    help: 'Requests that retried the same provider after a retryable failure.',
-    labels: ['provider', 'model'],
-  },
-  caesar_llm_failovers_total: {
-    kind: 'counter',
-    help: 'Rounds that moved on to this fallback provider.',
-    labels: ['provider', 'model'],
-  },
-  caesar_llm_tokens_total: {
-    kind: 'counter',
-    help: 'Tokens by provider, model and direction (in: prompt, out: completion).',
-    labels: ['provider', 'model', 'direction'],
-  },
-  caesar_llm_request_duration_seconds: {
-    kind: 'histogram',
-    help: 'Time of one request to a model (a streamed answer to its end).',
-    labels: ['provider', 'model'],
-    buckets: MODEL,
-  },
-  caesar_llm_round_duration_seconds: {
-    kind: 'histogram',
-    help: 'Time of one planner round with its retries and waits, by the model that answered.',
-    labels: ['provider', 'model'],
-    buckets: MODEL,
-  },
-  caesar_llm_unavailable_total: {
-    kind: 'counter',
-    help: 'Planner rounds no configured model answered.',
-    labels: [],
-  },
+  caesar_tool_calls_total: counter(
+    'Tool calls by tool and outcome (ok, failed, denied, rate_limited, ...).',
+    ['tool', 'outcome'],
+  ),
+  caesar_tool_call_duration_seconds: histogram(
+    'Time of one tool call through the gate (decision, audit, dispatch), by tool.',
+    ['tool'],
+    DISPATCH,
+  ),
+  caesar_policy_decisions_total: counter(
+    'Policy decisions by the rule that decided and the outcome.',
+    ['rule', 'outcome'],
+  ),
+  caesar_dispatch_duration_seconds: histogram(
+    'Time from dispatch to reply (or failure) of one tool call.',
+    ['tool'],
+    DISPATCH,
+  ),
+  caesar_audit_append_duration_seconds: histogram(
+    'Time until an audit append was durable.',
+    [],
+    AUDIT,
+  ),
+  caesar_chat_duration_seconds: histogram(
+    'Time to answer one chat message, by what produced the reply.',
+    ['planner'],
+    CHAT,
+  ),
+  caesar_tool_instances: gauge('Live instances per discovered tool, read at scrape time.', [
+    'tool',
+  ]),
+  caesar_replies_refused_total: counter(
+    "Messages on a call's reply subject refused as its answer (ADR 0060), by tool and why: malformed, unsigned, unknown_instance, no_key, untrusted_key, bad_signature, no_responders.",
+    ['tool', 'reason'],
+  ),
+  caesar_http_requests_total: counter('HTTP requests by method, route pattern and status.', [
+    'method',
+    'route',
+    'status',
+  ]),
+  caesar_http_request_duration_seconds: histogram(
+    'HTTP request duration by method and route pattern.',
+    ['method', 'route'],
+    HTTP,
+  ),
+  caesar_llm_requests_total: counter(
+    'Requests to a model, by provider, model and outcome (ok, rate_limited, server, timeout, connect, auth, ...).',
+    ['provider', 'model', 'outcome'],
+  ),
+  caesar_llm_retries_total: counter(
+    'Requests that retried the same provider after a retryable failure.',
+    ['provider', 'model'],
+  ),
+  caesar_llm_failovers_total: counter('Rounds that moved on to this fallback provider.', [
+    'provider',
+    'model',
+  ]),
+  caesar_llm_tokens_total: counter(
+    'Tokens by provider, model and direction (in: prompt, out: completion).',
+    ['provider', 'model', 'direction'],
+  ),
+  caesar_llm_request_duration_seconds: histogram(
+    'Time of one request to a model (a streamed answer to its end).',
+    ['provider', 'model'],
+    MODEL,
+  ),
+  caesar_llm_round_duration_seconds: histogram(
+    'Time of one planner round with its retries and waits, by the model that answered.',
+    ['provider', 'model'],
+    MODEL,
+  ),
+  caesar_llm_unavailable_total: counter('Planner rounds no configured model answered.', []),
 } as const satisfies Record<string, SeriesSpec>;
 
 type Series = typeof METRIC_SERIES;

@@ -3,7 +3,9 @@ import { invalidIntents, type IntentsError, type IntentsIssue } from './errors.j
 import { IntentSet } from './intent-set.js';
 import { IntentSpecSchema, IntentsFileSchema } from './schema.js';
 import { MAX_YAML_BYTES, readYaml, type YamlDocument } from '../../text/index.js';
-import { describeZodIssue } from './zod-issues.js';
+import type { z } from 'zod';
+import { placeZodFields } from '../../protocol/index.js';
+import { intentsWords } from './zod-issues.js';
 
 /** Most sentence readings in one file: bounds the work one message can cause. */
 const MAX_TOTAL_VARIANTS = 2000;
@@ -18,7 +20,7 @@ export function parseIntents(text: string, file: string): IntentSet {
   const issues: IntentsIssue[] = [];
   const top = IntentsFileSchema.safeParse(source.value);
   if (!top.success) {
-    issues.push(...zodIssues(source, top.error.issues, []));
+    issues.push(...zodIssues(source, top.error, []));
     throw invalidIntents(file, sorted(issues));
   }
   const intents = compileRules(top.data.intents, source, issues);
@@ -42,7 +44,7 @@ function compileRules(
     const base = ['intents', i];
     const parsed = IntentSpecSchema.safeParse(raw);
     if (!parsed.success) {
-      issues.push(...zodIssues(source, parsed.error.issues, base));
+      issues.push(...zodIssues(source, parsed.error, base));
       return;
     }
     const { intent, problems } = compileIntent(parsed.data);
@@ -90,12 +92,10 @@ export function fileTooLarge(file: string, bytes: number): IntentsError {
 
 function zodIssues(
   source: YamlDocument,
-  issues: readonly Parameters<typeof describeZodIssue>[0][],
+  error: z.ZodError,
   base: readonly (string | number)[],
 ): IntentsIssue[] {
-  return issues.flatMap((issue) =>
-    describeZodIssue(issue).map((d) => source.issueAt([...base, ...issue.path], d.message, d.key)),
-  );
+  return placeZodFields((...a) => source.issueAt(...a), error, { at: base, words: intentsWords });
 }
 
 function sorted(issues: readonly IntentsIssue[]): IntentsIssue[] {

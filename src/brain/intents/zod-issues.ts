@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { ZodField } from '../../protocol/index.js';
 import { closest } from '../../text/index.js';
 
 /** Every key the intents format knows, for "did you mean" hints. */
@@ -29,19 +29,16 @@ const KNOWN_KEYS: readonly string[] = [
   'rejected',
 ];
 
-/** Short messages for a zod issue; `key` set when the issue is about a map key. */
-export function describeZodIssue(issue: z.core.$ZodIssue): { message: string; key?: string }[] {
-  if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => {
-      const hint = closest(key, KNOWN_KEYS);
-      const message = hint
-        ? `unknown key '${key}' (did you mean '${hint}'?)`
-        : `unknown key '${key}'`;
-      return { key, message };
-    });
+/** An intents file's words for a zod field: a did-you-mean for an unknown key, `missing`. */
+export function intentsWords({ unknownKey, issue, message }: ZodField): string {
+  if (unknownKey !== undefined) {
+    const hint = closest(unknownKey, KNOWN_KEYS);
+    return hint
+      ? `unknown key '${unknownKey}' (did you mean '${hint}'?)`
+      : `unknown key '${unknownKey}'`;
   }
   if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) {
-    return [{ message: `missing (expected ${issue.expected})` }];
+    return `missing (expected ${issue.expected})`;
   }
-  return [{ message: issue.message.replace(/^Invalid input: /, '') }];
+  return message;
 }

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { CaesarError } from '../../errors/index.js';
+import { firstFieldIssue } from '../../protocol/index.js';
 import type { LlmToolCall, LlmUsage } from './types.js';
 
 /**
@@ -64,7 +65,7 @@ export class WireFormatError extends CaesarError {
 export function check<T>(schema: z.ZodType<T>, value: unknown, what: string, format: string): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+  const issue = firstFieldIssue(r.error);
+  const where = issue?.path ? ` at ${issue.path}` : '';
   throw new WireFormatError(`${what} is not ${format}${where}: ${issue?.message ?? 'invalid'}`);
 }

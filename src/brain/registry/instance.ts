@@ -1,4 +1,5 @@
 import {
+  describeFirstIssue,
   InstanceIdSchema,
   SRV_METADATA,
   parseWorkerRestarts,
@@ -69,7 +70,7 @@ export class SpecCache {
     const read = readWireJson(json);
     if ('why' in read) return `spec metadata is ${read.why}`;
     const parsed = ToolSpecSchema.safeParse(read.value);
-    if (!parsed.success) return `spec fails ToolSpecSchema: ${parsed.error.issues[0]?.message}`;
+    if (!parsed.success) return `spec fails ToolSpecSchema: ${describeFirstIssue(parsed.error)}`;
     if (specSha256(parsed.data) !== sha) return 'spec does not match its sha256';
     if (this.#specs.size >= MAX_CACHED_SPECS) {
       const oldest = this.#specs.keys().next().value;

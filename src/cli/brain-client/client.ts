@@ -20,6 +20,7 @@ import {
   type ToolView,
 } from '../../brain/api/index.js';
 import { CaesarError, isErrorCode } from '../../errors/index.js';
+import { describeFirstIssue } from '../../protocol/index.js';
 import { MAX_WRAPPED_DEPTH } from '../../text/bounds.js';
 import { jsonRefusal, readJsonText, readJsonValue } from '../../text/json-text.js';
 import { send as sendHttp, type Answer } from './http.js';
@@ -248,8 +249,7 @@ function parseAnswer<S extends z.ZodType>(
   }
   const parsed = schema.safeParse(read.value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : '';
+    const where = describeFirstIssue(parsed.error);
     throw new ApiError(
       'api_bad_response',
       `the answer to ${what} does not match the API contract (${where}); is the brain another version?`,

@@ -1,45 +1,24 @@
 import { z } from 'zod';
+import { HA_SECTION, HaSectionSchema, sectionFromEnvStrings } from '../../config/index.js';
 import { settingName } from '../../legion/index.js';
 
-/** The config section both Home Assistant tools read: top-level `ha` (`CAESAR_HA__*`). */
-export const HA_SECTION = 'ha';
+export { HA_SECTION };
 
 /** `CAESAR_HA__URL (ha.url)`: how an operator sets one key, both ways. */
 export const haSetting = (key: 'url' | 'token' | 'timeout_seconds' | 'verify_ssl'): string =>
   settingName(HA_SECTION, key);
 
-/** An empty string counts as not set (`CAESAR_HA__TOKEN=` clears the key). */
-const optionalText = z.preprocess(
-  (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
-  z.string().trim().optional(),
-);
-
-const httpUrl = optionalText.refine(
-  (v) => {
-    if (v === undefined) return true;
-    try {
-      const u = new URL(v);
-      return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
-    } catch {
-      return false;
-    }
-  },
-  {
-    message: 'expected an http(s) URL such as http://homeassistant.local:8123, without credentials',
-  },
-);
-
 /**
- * The `ha` section as the tools take it. The config loader has already checked it; the
- * schema is repeated here because `serveTools` may be handed the section directly, and
- * values from the environment may still be strings (`"10"`, `"false"`).
+ * The `ha` section as the tools take it: the config file's own schema (one definition,
+ * `src/config/ha-section.ts`). The config loader has already checked it; it is read again
+ * because `serveTools` may be handed the section directly, its values still the strings of
+ * an environment (`"10"`, `"false"`, a blank token): each string is read the way its
+ * `CAESAR_HA__*` var is.
  */
-export const HaConfigSchema = z.strictObject({
-  url: httpUrl,
-  token: optionalText,
-  timeout_seconds: z.coerce.number().int().min(1).max(600).default(10),
-  verify_ssl: z.union([z.boolean(), z.stringbool()]).default(true),
-});
+export const HaConfigSchema = z.preprocess(
+  (value) => sectionFromEnvStrings(HA_SECTION, value),
+  HaSectionSchema,
+);
 export type HaConfig = z.output<typeof HaConfigSchema>;
 
 /** A configured Home Assistant: where it is and how to reach it. */

@@ -102,7 +102,7 @@ describe('calendar_read over NATS', () => {
     });
     await expect(start).rejects.toBeInstanceOf(ToolConfigError);
     await expect(start).rejects.toThrow(
-      /invalid config for tool 'calendar_read': tools\.calendar \(CAESAR_TOOLS__CALENDAR\): Unrecognized key: "calendar"/,
+      /invalid config for tool 'calendar_read': tools\.calendar\.calendar \(CAESAR_TOOLS__CALENDAR__CALENDAR\): unknown field 'calendar'/,
     );
   });
 });

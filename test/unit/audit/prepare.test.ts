@@ -117,7 +117,7 @@ describe('prepareRow', () => {
   });
 
   test.each<[string, Record<string, unknown>, RegExp]>([
-    ['an unknown field', { ...restart, extra: 1 }, /payload: Unrecognized key/],
+    ['an unknown field', { ...restart, extra: 1 }, /payload extra: unknown field 'extra'/],
     ['a count of 0', { ...restart, count: 0 }, /payload count/],
     ['an unknown reason', { ...restart, reason: 'bored' }, /payload reason/],
     ['a time that is not ISO-8601', { ...restart, at: 'yesterday' }, /payload at/],

@@ -120,6 +120,24 @@ describe('defineTool', () => {
     });
   });
 
+  test.each([
+    [
+      { readOnly: true, openWorld: false },
+      { destructive: false, idempotent: true },
+    ],
+    [
+      { readOnly: false, openWorld: true },
+      { destructive: true, idempotent: false },
+    ],
+    [
+      { readOnly: false, openWorld: false, destructive: false, idempotent: true },
+      { destructive: false, idempotent: true },
+    ],
+  ])('annotations %j: destructive and idempotent follow readOnly unless given', (given, hints) => {
+    const { spec } = defineTool({ ...valid, annotations: given });
+    expect(spec.annotations).toEqual({ ...given, ...hints });
+  });
+
   test('equal declarations give equal specs and digests', () => {
     const a = defineTool({ ...valid, capabilities: ['echo'], extra: { a: 1, b: 'x' } });
     const b = defineTool({ ...valid, capabilities: ['echo'], extra: { b: 'x', a: 1 } });

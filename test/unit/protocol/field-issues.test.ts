@@ -1,10 +1,15 @@
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import {
+  describeFirstIssue,
   fieldIssuesOf,
+  firstFieldIssue,
   forwardIssues,
   MAX_FIELD_ISSUES,
+  placeZodFields,
   summariseFieldIssues,
+  unknownKeysWords,
+  zodFields,
 } from '../../../src/protocol/index.js';
 
 // Issue 30: the one reading of zod issues (ADR 0079). Every caller (HTTP bodies, the brain's
@@ -97,5 +102,64 @@ describe('forwardIssues', () => {
       return z.NEVER;
     });
     expect(errorOf(Outer, 'x').issues[0]?.message).toMatch(/; or a word$/);
+  });
+});
+
+describe('zodFields', () => {
+  test('a record key the schema refuses is about the key', () => {
+    const [f] = zodFields(errorOf(z.record(z.string().regex(/^[a-z]+$/), z.number()), { A1: 1 }));
+    expect(f).toMatchObject({ path: ['A1'], isKey: true });
+    expect(f?.message).toMatch(/^invalid key 'A1': /);
+  });
+
+  test('a schema that words its unknown keys keeps its words, at the object', () => {
+    const Section = z.strictObject({ a: z.string() }, { error: unknownKeysWords('demo', ['a']) });
+    expect(fieldIssuesOf(errorOf(Section, { a: 'x', b: 1 }), ['tools', 'demo'])).toEqual([
+      { path: 'tools.demo', message: "unknown key 'b'; demo takes a" },
+    ]);
+  });
+
+  test('unionBranch reads a union by its first failing branch, at the union', () => {
+    const U = z.object({ rule: z.union([z.strictObject({ a: z.number() }), z.string()]) });
+    const error = errorOf(U, { rule: 5 });
+    expect(zodFields(error).map((f) => f.message)).toEqual(['Invalid input']);
+    expect(zodFields(error, { unionBranch: true })).toMatchObject([
+      { path: ['rule'], message: 'expected object, received number' },
+    ]);
+  });
+});
+
+describe('the first issue', () => {
+  test('path: message, the whole value named by the caller', () => {
+    expect(describeFirstIssue(errorOf(Shape, { name: 'a', items: [{ id: 1 }] }))).toBe(
+      'items[0].id: expected string, received number',
+    );
+    expect(describeFirstIssue(errorOf(z.string(), 1), 'body')).toBe(
+      'body: expected string, received number',
+    );
+    expect(firstFieldIssue(errorOf(z.string(), 1))).toEqual({
+      path: '',
+      message: 'expected string, received number',
+    });
+  });
+});
+
+describe('placeZodFields', () => {
+  test('a field about a key points at the key; words reword it', () => {
+    const at = (path: readonly PropertyKey[], message: string, key?: string) => ({
+      path: path.join('/'),
+      key,
+      message,
+    });
+    const error = errorOf(Shape, { name: 1, items: [], extra: true });
+    expect(
+      placeZodFields(at, error, {
+        at: ['doc'],
+        words: (f) => (f.unknownKey ? `unknown key '${f.unknownKey}'` : f.message),
+      }),
+    ).toEqual([
+      { path: 'doc/name', key: undefined, message: 'expected string, received number' },
+      { path: 'doc', key: 'extra', message: "unknown key 'extra'" },
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import {
   BackendError,
+  describeFirstIssue,
   HttpBackend,
   jsonRefusal,
   readJsonText,
@@ -90,9 +91,8 @@ function parseBody<T>(http: HttpBackend, reply: HttpReply, schema: z.ZodType<T>)
   }
   const parsed = schema.safeParse(read.value);
   if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    const at = first === undefined ? '' : ` (${first.path.join('.') || 'body'}: ${first.message})`;
-    throw new BackendError(`${where(http, reply)} with JSON that is not a search answer${at}`, {
+    const why = describeFirstIssue(parsed.error, 'body');
+    throw new BackendError(`${where(http, reply)} with JSON that is not a search answer (${why})`, {
       retryable: false,
     });
   }

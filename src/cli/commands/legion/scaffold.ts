@@ -55,8 +55,9 @@ export default {
     additionalProperties: false,
   },
   // required: hints for the planner (never trusted for security): does a call only read,
-  // can it destroy, is repeating it harmless, does it reach the outside world?
-  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  // does it reach the outside world? Optional: destructive (can it destroy?) and idempotent
+  // (is repeating it harmless?), which follow from readOnly unless given
+  annotations: { readOnly: true, openWorld: false },
   // required: where the work runs: 'local', 'lan' (a device at home) or 'remote_api'
   executionLocality: 'local',
   // required: what one instance needs: cpu 'low' | 'medium' | 'high', memory in MB, network

@@ -100,7 +100,10 @@ describe('OpenAI chunks', () => {
 
   test.each([
     [{ choices: [] }, /at choices: /],
-    [{ choices: [{ message: { content: 5 } }] }, /at choices\.0\.message\.content/],
+    [
+      { choices: [{ message: { content: 5 } }] },
+      /at choices\[0\]\.message\.content: expected string/,
+    ],
     ['<html>', /the answer is not the chat completions format/],
   ])('%j is not the format', (body, message) => {
     expect(() => parseCompletion(body)).toThrow(message);
