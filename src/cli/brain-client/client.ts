@@ -320,7 +320,7 @@ async function readTurn(
     }
     onEvent(e);
   }
-  throw bad(`the event stream of ${what} ended before its done event`);
+  throw bad(`ended before its done event`);
 }
 
 /**
