@@ -12,7 +12,8 @@
  *   layer meets is answered with its status but with `summary` for a message: the message
  *   of a 5xx names files and causes that are the operator's business, not the caller's.
  * - `message` is the template: `{name}` placeholders, filled by `errorMessage(code, params)`
- *   or `CaesarError.of(code, params)`; `{detail}` alone means the words are the producer's.
+ *   or `CaesarError.of(code, params)`. Every template is a sentence with named values; words that
+ *   are genuinely another party's (a tool author's, a backend's) fill one `{reason}` in it.
  */
 export const ERROR_CATALOGUE = {
   // ── worker side: in reply envelopes ─────────────────────────────────────────────────────
@@ -29,15 +30,16 @@ export const ERROR_CATALOGUE = {
     kind: 'worker',
     status: 503,
     retryable: false,
-    message: '{detail}',
+    message: 'not configured: {reason}',
     summary: "the tool's backend is not configured (URL, credentials)",
     fix: 'set the config key the message names',
   },
   backend_error: {
+    name: 'BackendError',
     kind: 'worker',
     status: 502,
     retryable: true,
-    message: '{detail}',
+    message: 'the backend failed: {reason}',
     summary: 'the backend the tool calls failed (HTTP 5xx, connection refused)',
     fix: 'retry later; check the backend',
   },
@@ -45,7 +47,7 @@ export const ERROR_CATALOGUE = {
     kind: 'worker',
     status: 502,
     retryable: true,
-    message: '{detail}',
+    message: 'the backend could not do the work: {reason}',
     summary:
       'the backend answered but could not do the work (a search whose engines are all down): its empty answer says nothing about the world',
     fix: 'fallback tries the next backend; the message names the backend and why',
@@ -54,7 +56,7 @@ export const ERROR_CATALOGUE = {
     kind: 'worker',
     status: 504,
     retryable: true,
-    message: '{detail}',
+    message: 'timed out: {reason}',
     summary: 'the handler ran past its deadline (or was cut off at shutdown)',
     fix: 'retry with a longer deadline, or simplify the request',
   },
@@ -70,7 +72,7 @@ export const ERROR_CATALOGUE = {
     kind: 'worker',
     status: 403,
     retryable: false,
-    message: '{detail}',
+    message: 'refused without a valid grant from a trusted brain: {reason}',
     summary:
       'the call carried no grant a trusted brain signed for exactly this tool, input, decision and deadline, or the grant was expired or replayed',
     fix: "a call not sent by the brain is refused as it should be; for the brain's own calls, give the worker the brain's public key (`--trusted-brain`, `worker.trusted_brains`) and the brain an NKEY identity (docs/security.md)",
@@ -89,7 +91,7 @@ export const ERROR_CATALOGUE = {
     kind: 'worker',
     status: 500,
     retryable: false,
-    message: '{detail}',
+    message: 'internal error: {reason}',
     summary:
       'a bug: the handler threw an uncoded error or broke its output schema; over HTTP, a bug in the brain',
     fix: 'read the log (it has the stack, under the request id for HTTP)',
@@ -118,7 +120,7 @@ export const ERROR_CATALOGUE = {
     kind: 'brain',
     status: 504,
     retryable: true,
-    message: '{detail}',
+    message: '{tool} did not reply in time: {reason}',
     summary: 'no reply arrived by the deadline (worker died mid-call, network partition)',
     fix: 'retry; check `caesar legion list`',
   },
@@ -126,7 +128,7 @@ export const ERROR_CATALOGUE = {
     kind: 'brain',
     status: 502,
     retryable: false,
-    message: '{detail}',
+    message: 'the reply from {tool} cannot be used: {reason}',
     summary:
       'the reply broke the envelope or output schema, or replies came but none was bound to the call (ADR 0060)',
     fix: "protocol version or bug; refused replies: see the brain's warn line",
@@ -135,7 +137,7 @@ export const ERROR_CATALOGUE = {
     kind: 'brain',
     status: 403,
     retryable: false,
-    message: '{detail}',
+    message: 'denied by the policy: {reason}',
     summary: 'the policy denied the call; the reason names the rule or the file to edit',
     fix: 'edit `policy.yaml`',
   },
@@ -143,7 +145,7 @@ export const ERROR_CATALOGUE = {
     kind: 'brain',
     status: 409,
     retryable: false,
-    message: '{detail}',
+    message: 'a human must confirm this call first: {reason}',
     summary: 'a human must approve the call first',
     fix: 'approve or reject it',
   },
@@ -151,7 +153,7 @@ export const ERROR_CATALOGUE = {
     kind: 'brain',
     status: 429,
     retryable: true,
-    message: '{detail}',
+    message: 'over the policy rate limit: {reason}',
     summary: 'the matching policy rule is over its rate limit',
     fix: 'wait',
   },
@@ -159,7 +161,8 @@ export const ERROR_CATALOGUE = {
     kind: 'brain',
     status: 400,
     retryable: false,
-    message: '{detail}',
+    message:
+      'no tool named "{name}" is offered to you, so it was not called; the tools you may call are: {offered}',
     summary:
       'a model named a tool it was not offered: refused before the policy, the metrics or the audit row saw the name (ADR 0065)',
     fix: 'nothing to do: the model is told which tools it may call',
@@ -168,7 +171,8 @@ export const ERROR_CATALOGUE = {
     kind: 'brain',
     status: 429,
     retryable: false,
-    message: '{detail}',
+    message:
+      'not run: at most {cap} calls run per {per} ({setting}){more}; ask again for what is still needed',
     summary:
       'a model asked for more calls than one planning round or one turn may run (`llm.max_calls_per_round`, `llm.max_calls_per_turn`)',
     fix: 'the model is told which calls did not run; raise the caps only if the tools can take it',
@@ -204,6 +208,7 @@ export const ERROR_CATALOGUE = {
 
   // ── HTTP API: the request itself ────────────────────────────────────────────────────────
   invalid_request: {
+    name: 'HttpApiError',
     kind: 'http',
     status: 400,
     retryable: false,
@@ -213,38 +218,43 @@ export const ERROR_CATALOGUE = {
     fix: 'fix the field the details name',
   },
   unauthorized: {
+    name: 'HttpApiError',
     kind: 'http',
     status: 401,
     retryable: false,
-    message: '{detail}',
+    message: 'the bearer token is {problem}',
     summary: 'missing or unknown bearer token',
     fix: 'send `Authorization: Bearer <token>` from the tokens file',
   },
   forbidden: {
+    name: 'HttpApiError',
     kind: 'http',
     status: 403,
     retryable: false,
-    message: '{detail}',
+    message: "token '{token}' lacks the '{scope}' scope this route needs (it has: {has})",
     summary: "the token lacks the route's scope",
     fix: "add the scope to the token's `scopes`, or use another token",
   },
   not_found: {
+    name: 'HttpApiError',
     kind: 'http',
     status: 404,
     retryable: false,
-    message: '{detail}',
+    message: 'no {what}',
     summary: 'no such route (or wrong method)',
     fix: 'check the path and method against docs/api.md',
   },
   request_timeout: {
+    name: 'HttpApiError',
     kind: 'http',
     status: 408,
     retryable: true,
-    message: '{detail}',
+    message: 'the request (headers and body) did not arrive within {within}',
     summary: 'the headers and body did not arrive within 30 s; the connection is closed',
     fix: 'send the whole request at once; check the proxy',
   },
   body_too_large: {
+    name: 'HttpApiError',
     kind: 'http',
     status: 413,
     retryable: false,
@@ -253,6 +263,7 @@ export const ERROR_CATALOGUE = {
     fix: 'send less, or raise `api.body_limit`',
   },
   unsupported_media_type: {
+    name: 'HttpApiError',
     kind: 'http',
     status: 415,
     retryable: false,
@@ -261,18 +272,20 @@ export const ERROR_CATALOGUE = {
     fix: 'send `Content-Type: application/json`',
   },
   too_many_requests: {
+    name: 'HttpApiError',
     kind: 'http',
     status: 429,
     retryable: true,
-    message: '{detail}',
+    message: 'too many requests: {why}; {next}',
     summary: 'this token is over `api.rate_limit`',
     fix: 'wait for `Retry-After`',
   },
   headers_too_large: {
+    name: 'HttpApiError',
     kind: 'http',
     status: 431,
     retryable: false,
-    message: '{detail}',
+    message: 'request headers are larger than {limit} bytes',
     summary: 'the request headers are larger than 16 KiB; the connection is closed',
     fix: 'send fewer or shorter headers (cookies)',
   },
@@ -563,16 +576,17 @@ export const ERROR_CATALOGUE = {
     kind: 'local',
     status: 503,
     retryable: true,
-    message: '{detail}',
+    message: 'no model could be reached: {tried}',
     summary:
       'no configured model answered a round (the primary and every fallback failed after retries); the reply says what was tried',
     fix: 'check `llm.*` and the model servers; `caesar_llm_requests_total` has the outcomes',
   },
   llm_request_failed: {
+    name: 'LlmError',
     kind: 'local',
     status: 502,
     retryable: false,
-    message: '{detail}',
+    message: '{provider}: {problem}',
     summary:
       'one request to a model failed; `kind` says how (rate_limited, server, timeout, connect, auth, bad_request, …) and whether it is retried',
     fix: 'see docs/llm.md, "Retries and failover"',
@@ -662,15 +676,17 @@ export const ERROR_CATALOGUE = {
     fix: 'pick one of the shipped tools',
   },
   tool_module_not_found: {
+    name: 'ToolModuleError',
     kind: 'local',
     status: 400,
     retryable: false,
-    message: 'tool module {module}: {detail}',
+    message: 'tool module {module}: {reason}',
     summary:
       '`serve-tool --module` (or `worker.modules`) names a file that does not exist or a package that is not installed',
     fix: 'give a file path starting with ./ or /, or install the package where caesar runs (docs/legion.md)',
   },
   tool_module_no_export: {
+    name: 'ToolModuleError',
     kind: 'local',
     status: 400,
     retryable: false,
@@ -679,15 +695,17 @@ export const ERROR_CATALOGUE = {
     fix: 'add `export default { name, … }` (`caesar legion new <name>` writes one)',
   },
   tool_module_invalid: {
+    name: 'ToolModuleError',
     kind: 'local',
     status: 400,
     retryable: false,
-    message: 'tool module {module}: {detail}',
+    message: 'tool module {module}: {reason}',
     summary:
       'a tool module failed to load, or its definition is not valid (the message names each field at fault)',
     fix: 'fix every field the message names; docs/legion.md explains each one',
   },
   tool_module_import_timeout: {
+    name: 'ToolModuleError',
     kind: 'local',
     status: 504,
     retryable: false,
@@ -698,6 +716,7 @@ export const ERROR_CATALOGUE = {
     fix: "move waiting work into the definition's `start(ctx)` or its handler; raise `worker.import_timeout` if the import is only slow",
   },
   tool_module_clash: {
+    name: 'ToolModuleError',
     kind: 'local',
     status: 400,
     retryable: false,
@@ -820,7 +839,7 @@ export const ERROR_CATALOGUE = {
     kind: 'local',
     status: 503,
     retryable: true,
-    message: '{detail}',
+    message: 'cannot reach the brain at {url}: {reason}',
     summary: '`caesar chat` / `invoke` cannot reach the brain',
     fix: 'is `caesar up` running? `--api-url`, `--data-dir`',
   },
@@ -828,7 +847,7 @@ export const ERROR_CATALOGUE = {
     kind: 'local',
     status: 504,
     retryable: true,
-    message: '{detail}',
+    message: 'the brain at {url} did not answer {what} within {timeout} ms',
     summary: 'the brain did not answer in time',
     fix: 'raise `--timeout`, or look at the brain',
   },
@@ -836,7 +855,7 @@ export const ERROR_CATALOGUE = {
     kind: 'local',
     status: 502,
     retryable: false,
-    message: '{detail}',
+    message: 'the answer to {what} is larger than {limit} bytes',
     summary: "the brain's answer was larger than the client takes",
     fix: 'ask for less (`--limit`)',
   },
@@ -844,7 +863,7 @@ export const ERROR_CATALOGUE = {
     kind: 'local',
     status: 502,
     retryable: false,
-    message: '{detail}',
+    message: 'the answer to {what} {problem}',
     summary: "the answer was not the API's shape (another server on that port?)",
     fix: 'check `--api-url`',
   },

@@ -14,4 +14,4 @@ export {
 } from './caesar-error.js';
 export type { CaesarErrorOptions, MessageParams, WireErrorCode } from './caesar-error.js';
 export { errorClass, errorFamily } from './error-class.js';
-export type { CodedError } from './error-class.js';
+export type { CodeAndParams, CodedError, ErrorParts } from './error-class.js';

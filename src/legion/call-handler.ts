@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { headers as natsHeaders, type Msg } from '@nats-io/nats-core';
 import type { Logger } from '../log/index.js';
+import { errorMessage } from '../errors/index.js';
 import {
   CaesarError,
   fieldIssuesOf,
@@ -253,7 +254,11 @@ function startCall(
       deps.logger.warn({ decisionId, reason: verdict.reason }, 'call refused: grant rejected');
       return {
         ok: false,
-        error: { code: 'grant_rejected', message: verdict.reason, retryable: false },
+        error: {
+          code: 'grant_rejected',
+          message: errorMessage('grant_rejected', { reason: verdict.reason }),
+          retryable: false,
+        },
       };
     }
   }
@@ -283,12 +288,7 @@ function startCall(
   }
   const slot = limiter.acquire(control.signal);
   if (slot === false) {
-    return failure(
-      new CaesarError(
-        'overloaded',
-        `${tool.spec.name} is running ${limiter.active} calls with ${limiter.queued} queued; try again`,
-      ),
-    );
+    return failure(CaesarError.of('overloaded', { tool: tool.spec.name, running: limiter.active }));
   }
   if (slot === true) return run();
   control.arm();
@@ -386,7 +386,9 @@ function checkOutput(deps: CallHandlerDeps, result: unknown, decisionId: string)
     'handler output failed its schema',
   );
   return failure(
-    new CaesarError('internal', `${tool.spec.name} produced output that does not match its schema`),
+    CaesarError.of('internal', {
+      reason: `${tool.spec.name} produced output that does not match its schema`,
+    }),
   );
 }
 
@@ -415,7 +417,7 @@ function toErrorBody(err: unknown): ErrorBody {
   const message = err instanceof Error ? err.message : String(err);
   return {
     code: 'internal',
-    message: `handler failed: ${message}`.slice(0, 4096),
+    message: errorMessage('internal', { reason: `handler failed: ${message}` }).slice(0, 4096),
     retryable: false,
   };
 }

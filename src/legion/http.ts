@@ -1,6 +1,6 @@
 import type * as UndiciModule from 'undici';
 import type { Agent, Dispatcher } from 'undici';
-import { CaesarError } from '../protocol/index.js';
+import { errorClass, type ErrorParts } from '../errors/index.js';
 
 /**
  * The one HTTP client of the shipped network tools (and of an operator's own): undici with a
@@ -34,21 +34,28 @@ export const USER_AGENT =
 export type HttpFailureKind =
   'dns' | 'connect' | 'tls' | 'timeout' | 'too_large' | 'redirect' | 'protocol';
 
-/** A request that got no usable HTTP answer. `kind` says which step failed. */
-export class HttpFailure extends CaesarError {
-  override readonly name = 'HttpFailure';
-  constructor(
-    readonly kind: HttpFailureKind,
-    readonly backend: string,
-    message: string,
+/**
+ * A request that got no usable HTTP answer: `timeout`, or `backend_error` for every other
+ * step. `kind` says which step failed; `reason` fills the code's template.
+ */
+export const HttpFailure = errorClass(
+  ['timeout', 'backend_error'],
+  (
+    kind: HttpFailureKind,
+    backend: string,
+    reason: string,
     options: { cause?: unknown; retryable?: boolean } = {},
-  ) {
-    super(kind === 'timeout' ? 'timeout' : 'backend_error', message, {
+  ): ErrorParts<'timeout' | 'backend_error', { kind: HttpFailureKind; backend: string }> => ({
+    code: kind === 'timeout' ? 'timeout' : 'backend_error',
+    params: { reason },
+    fields: { kind, backend },
+    options: {
       retryable: options.retryable ?? RETRYABLE[kind],
       ...(options.cause === undefined ? {} : { cause: options.cause }),
-    });
-  }
-}
+    },
+  }),
+);
+export type HttpFailure = InstanceType<typeof HttpFailure>;
 
 const RETRYABLE: Record<HttpFailureKind, boolean> = {
   dns: true,

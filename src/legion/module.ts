@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { CaesarError, errorMessage } from '../errors/index.js';
+import { CaesarError, errorClass, type CodeAndParams, type ErrorParts } from '../errors/index.js';
 import { fieldIssuesOf, summariseFieldIssues, type FieldIssue } from '../protocol/index.js';
 import { formatDuration, isModulePath } from '../text/index.js';
 import type { compileJsonSchema } from '../json-schema/index.js';
@@ -27,19 +27,27 @@ type ModuleErrorCode =
   | 'tool_module_import_timeout'
   | 'tool_module_clash';
 
-/** A tool module that cannot be served; the message names the module and what to fix. */
-export class ToolModuleError extends CaesarError {
-  declare readonly code: ModuleErrorCode;
-  override readonly name = 'ToolModuleError';
-  constructor(
-    code: ModuleErrorCode,
-    message: string,
-    readonly module: string,
-    options: { cause?: unknown; tool?: string } = {},
-  ) {
-    super(code, message, options);
-  }
-}
+/**
+ * A tool module that cannot be served; the message names the module and what to fix.
+ * `new ToolModuleError(code, params, {cause, tool})`; `module` is the template's `{module}`.
+ */
+export const ToolModuleError = errorClass(
+  [
+    'tool_module_not_found',
+    'tool_module_no_export',
+    'tool_module_invalid',
+    'tool_module_import_timeout',
+    'tool_module_clash',
+  ] satisfies [ModuleErrorCode, ...ModuleErrorCode[]],
+  (...[code, params, options]: CodeAndParams<ModuleErrorCode>) =>
+    ({
+      code,
+      params,
+      fields: { module: String(params.module) },
+      options,
+    }) as ErrorParts<ModuleErrorCode, { readonly module: string }>,
+);
+export type ToolModuleError = InstanceType<typeof ToolModuleError>;
 
 /** What a module's definition must hold before `defineTool` sees it; the rest is its check. */
 const isFunction = (message: string) =>
@@ -111,22 +119,13 @@ export async function loadToolModule(
     loaded = await importWithin(file, specifier, options.importTimeoutMs ?? 10_000);
   } catch (err) {
     if (err instanceof ToolModuleError) throw err;
-    const detail = `cannot be imported (${file}): ${(err as Error).message}`;
-    throw new ToolModuleError(
-      'tool_module_invalid',
-      errorMessage('tool_module_invalid', { module: specifier, detail }),
-      specifier,
-      { cause: err },
-    );
+    const reason = `cannot be imported (${file}): ${(err as Error).message}`;
+    throw new ToolModuleError('tool_module_invalid', { module: specifier, reason }, { cause: err });
   }
   if (loaded.default === undefined) {
     const names = Object.keys(loaded);
     const exports = names.length === 0 ? 'nothing' : names.join(', ');
-    throw new ToolModuleError(
-      'tool_module_no_export',
-      errorMessage('tool_module_no_export', { module: specifier, exports }),
-      specifier,
-    );
+    throw new ToolModuleError('tool_module_no_export', { module: specifier, exports });
   }
   const defs = Array.isArray(loaded.default) ? loaded.default : [loaded.default];
   // the JSON Schema engine loads with the first module (ADR 0048: a shipped tool never needs it)
@@ -156,8 +155,7 @@ async function importWithin(
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const params = { module: specifier, timeout: formatDuration(timeoutMs), file };
-      const message = errorMessage('tool_module_import_timeout', params);
-      reject(new ToolModuleError('tool_module_import_timeout', message, specifier));
+      reject(new ToolModuleError('tool_module_import_timeout', params));
     }, timeoutMs);
   });
   try {
@@ -176,15 +174,14 @@ function resolveModule(specifier: string, cwd: string): string {
       isPath ? resolve(cwd, specifier) : specifier,
     );
   } catch (err) {
-    const detail = isPath
+    const reason = isPath
       ? `no such file: ${resolve(cwd, specifier)}`
       : `no installed package '${specifier}' in the node_modules above ${cwd} ` +
         `(${(err as NodeJS.ErrnoException).code ?? 'not found'}); install it there, or give ` +
         'a file path starting with ./ or /';
     throw new ToolModuleError(
       'tool_module_not_found',
-      errorMessage('tool_module_not_found', { module: specifier, detail }),
-      specifier,
+      { module: specifier, reason },
       { cause: err },
     );
   }
@@ -199,13 +196,8 @@ function toolOf(
 ): ToolDefinition {
   const invalid = (tool: string, issues: FieldIssue[]) => {
     const listed = issues.map((i) => ({ path: `${where}.${i.path}`, message: i.message }));
-    const detail = `tool '${tool}' is not a valid definition: ${summariseFieldIssues(listed)}`;
-    return new ToolModuleError(
-      'tool_module_invalid',
-      errorMessage('tool_module_invalid', { module: specifier, detail }),
-      specifier,
-      { tool },
-    );
+    const reason = `tool '${tool}' is not a valid definition: ${summariseFieldIssues(listed)}`;
+    return new ToolModuleError('tool_module_invalid', { module: specifier, reason }, { tool });
   };
   const parsed = PlainDefinitionSchema.safeParse(def);
   const name =
@@ -279,8 +271,11 @@ function announcedType(compile: CompileJsonSchema, schema: Record<string, unknow
     .meta(written);
 }
 
+/** The codes whose template takes an author's words as its one `{reason}`. */
+type ReasonCode = 'not_configured' | 'backend_error' | 'upstream_empty' | 'timeout';
+
 /** The worker codes a module's handler may throw without CAESAR's classes. */
-const HANDLER_CODES: ReadonlySet<string> = new Set([
+const HANDLER_CODES: ReadonlySet<string> = new Set<ReasonCode | 'invalid_input'>([
   'invalid_input',
   'not_configured',
   'backend_error',
@@ -298,8 +293,8 @@ function codedError(err: unknown): unknown {
   if (!(err instanceof Error) || err instanceof CaesarError) return err;
   const { code, retryable } = err as { code?: unknown; retryable?: unknown };
   if (typeof code !== 'string' || !HANDLER_CODES.has(code)) return err;
-  return new CaesarError(code as 'not_configured', err.message, {
-    cause: err,
-    ...(typeof retryable === 'boolean' ? { retryable } : {}),
-  });
+  const options = { cause: err, ...(typeof retryable === 'boolean' ? { retryable } : {}) };
+  // invalid_input's template names the tool and the fields, which a module's words do not
+  if (code === 'invalid_input') return new CaesarError(code, err.message, options);
+  return CaesarError.of(code as ReasonCode, { reason: err.message }, options);
 }

@@ -259,7 +259,9 @@ class Pool<I, O> implements ThreadPool<I, O> {
       if (this.alive.size === 0) {
         for (const task of this.queue.splice(0)) {
           task.signal?.removeEventListener('abort', task.onAbort);
-          task.reject(new CaesarError('internal', `${this.name} could not start a thread`));
+          task.reject(
+            CaesarError.of('internal', { reason: `${this.name} could not start a thread` }),
+          );
         }
       }
       return;
@@ -291,10 +293,10 @@ class Pool<I, O> implements ThreadPool<I, O> {
     if (err instanceof TaskFailedError) {
       const { code, message, retryable, details } = err.failure;
       if (isWireErrorCode(code)) return new CaesarError(code, message, { retryable, details });
-      return new CaesarError('internal', `${this.name} failed: ${message}`);
+      return CaesarError.of('internal', { reason: `${this.name} failed: ${message}` });
     }
     if (!(err instanceof ThreadEndedError)) {
-      return new CaesarError('internal', `${this.name}: ${String(err)}`, { cause: err });
+      return CaesarError.of('internal', { reason: `${this.name}: ${String(err)}` }, { cause: err });
     }
     if (err.end === 'overran') {
       return new BackendError(
@@ -309,10 +311,18 @@ class Pool<I, O> implements ThreadPool<I, O> {
       );
     }
     if (err.end === 'stopped') return signal?.aborted ? abortReason(signal) : this.shuttingDown();
-    return new CaesarError('internal', `${this.name} thread ended: ${err.message}`, { cause: err });
+    return CaesarError.of(
+      'internal',
+      { reason: `${this.name} thread ended: ${err.message}` },
+      { cause: err },
+    );
   }
 
   private shuttingDown(): CaesarError {
-    return new CaesarError('internal', `${this.name} is shutting down`, { retryable: true });
+    return CaesarError.of(
+      'internal',
+      { reason: `${this.name} is shutting down` },
+      { retryable: true },
+    );
   }
 }

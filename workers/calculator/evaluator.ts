@@ -362,7 +362,7 @@ function outcomeOf(reply: EvalReply): { result: CalcResult } | { error: Error } 
   if (reply.kind === 'rejected') {
     return { error: new InvalidInputError(reply.message, { details: { reason: reply.reason } }) };
   }
-  return { error: new CaesarError('internal', `calculator failed: ${reply.message}`) };
+  return { error: CaesarError.of('internal', { reason: `calculator failed: ${reply.message}` }) };
 }
 
 /** Maps what went wrong to the error the caller (and the SDK) reports. */
@@ -377,9 +377,13 @@ function toCallerError(err: unknown): Error {
       cause: err,
     });
   }
-  return new CaesarError('internal', err instanceof Error ? err.message : String(err), {
-    cause: err,
-  });
+  return CaesarError.of(
+    'internal',
+    { reason: err instanceof Error ? err.message : String(err) },
+    {
+      cause: err,
+    },
+  );
 }
 
 /** The caller's own coded reason (the SDK aborts with one) or a TimeoutError. */
@@ -390,9 +394,15 @@ function deadlinePassed(signal: AbortSignal | undefined): Error {
 }
 
 function cannotStart(): CaesarError {
-  return new CaesarError('internal', 'the calculator could not start an evaluation thread');
+  return CaesarError.of('internal', {
+    reason: 'the calculator could not start an evaluation thread',
+  });
 }
 
 function shuttingDown(): CaesarError {
-  return new CaesarError('internal', 'the calculator is shutting down', { retryable: true });
+  return CaesarError.of(
+    'internal',
+    { reason: 'the calculator is shutting down' },
+    { retryable: true },
+  );
 }

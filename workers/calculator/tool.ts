@@ -91,7 +91,7 @@ export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> =
     // replies within the message callback (no promise, timer or AbortController; ADR 0050).
     handler: (input, ctx) => {
       if (evaluator === undefined) {
-        throw new CaesarError('internal', 'the calculator was not started');
+        throw CaesarError.of('internal', { reason: 'the calculator was not started' });
       }
       prescreen(input.expression);
       const { expression } = input;

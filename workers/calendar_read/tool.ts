@@ -138,7 +138,7 @@ export function createCalendarReadTool(options: CalendarReadToolOptions = {}) {
         throw new NotConfiguredError(notConfiguredMessage(missingKeys(config)));
       }
       if (instances === 0 || scan === undefined) {
-        throw new CaesarError('internal', 'calendar_read was not started');
+        throw CaesarError.of('internal', { reason: 'calendar_read was not started' });
       }
       const client = clientFor(config);
       return readCalendar(input, { client, config, ctx, now: now(), scan: await scan });

@@ -59,7 +59,7 @@ export async function searchInOrder(
  */
 function allFailed(failures: readonly BackendFailure[]): CaesarError {
   const [first] = failures;
-  if (first === undefined) throw new CaesarError('internal', 'no search backend to try');
+  if (first === undefined) throw CaesarError.of('internal', { reason: 'no search backend to try' });
   if (failures.length === 1) return first.error;
   const chosen = failures.find((f) => f.error.retryable) ?? first;
   const reasons = failures.map((f) => `${f.backend}: ${f.error.message}`).join(' | ');

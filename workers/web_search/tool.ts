@@ -100,13 +100,15 @@ export function createWebSearchTool(options: WebSearchToolOptions = {}) {
     },
     preflight: (ctx) => {
       const run = running.get(ctx.config);
-      if (run === undefined) throw new CaesarError('internal', 'web_search was not started');
+      if (run === undefined)
+        throw CaesarError.of('internal', { reason: 'web_search was not started' });
       if (run.backends.length === 0) return notConfigured(WHAT_TO_SET);
       return run.preflight.run();
     },
     handler: async (input, ctx) => {
       const run = running.get(ctx.config);
-      if (run === undefined) throw new CaesarError('internal', 'web_search was not started');
+      if (run === undefined)
+        throw CaesarError.of('internal', { reason: 'web_search was not started' });
       if (run.backends.length === 0) throw new NotConfiguredError(NOT_CONFIGURED_MESSAGE);
       const { resultLimit, maxResultLimit } = ctx.config;
       const count = Math.min(input.max_results ?? resultLimit, maxResultLimit);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { errorEntry } from '../../errors/index.js';
+import { errorEntry, errorMessage } from '../../errors/index.js';
 import type { ToolCallReport } from '../api/index.js';
 import {
   LOCAL_LABEL,
@@ -147,7 +147,7 @@ function unknownTool(
   offered: ReadonlySet<string>,
 ): ToolCallReport {
   const list = [...offered].slice(0, 32).join(', ') || 'none';
-  const message = `no tool named "${name}" is offered to you, so it was not called; the tools you may call are: ${list}`;
+  const message = errorMessage('unknown_tool', { name, offered: list });
   return refusedReport(call, name, 'unknown_tool', message);
 }
 
@@ -159,7 +159,7 @@ function overCap(
 ): ToolCallReport {
   const setting = per === 'round' ? 'llm.max_calls_per_round' : 'llm.max_calls_per_turn';
   const more = dropped > 0 ? `; ${dropped} more call(s) of this round were dropped unread` : '';
-  const message = `not run: at most ${cap} calls run per ${per} (${setting})${more}; ask again for what is still needed`;
+  const message = errorMessage('too_many_calls', { cap, per, setting, more });
   return refusedReport(call, call.tool, 'too_many_calls', message);
 }
 

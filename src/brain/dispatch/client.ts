@@ -121,9 +121,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
       const left = opts.deadline - Date.now();
       if (!(left >= 1)) {
-        return Promise.resolve(
-          brainFailure('dispatch_timeout', 'the deadline passed before dispatch', started),
-        );
+        const reason = 'the deadline passed before the call was sent';
+        const message = errorMessage('dispatch_timeout', { tool, reason });
+        return Promise.resolve(brainFailure('dispatch_timeout', message, started));
       }
       const timeout = Math.min(left + graceMs, MAX_TIMER_MS);
       const envelope: DispatchRequest = {
@@ -171,21 +171,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
               { tool, decisionId: opts.decisionId, reason: read },
               'bad reply from worker',
             );
-            return brainFailure('bad_reply', `${tool} replied with ${read}`, started);
+            const message = errorMessage('bad_reply', { tool, reason: `it is ${read}` });
+            return brainFailure('bad_reply', message, started);
           }
           if (outcome.kind === 'timeout' && check?.first !== undefined) {
             const { first, refused } = check;
-            const message =
-              `no reply bound to this call came from ${tool} within ${timeout} ms; ` +
+            const reason =
+              `no reply bound to this call came within ${timeout} ms; ` +
               `${refused} refused (the first: ${first.reason})`;
-            return brainFailure('bad_reply', message, started);
+            return brainFailure('bad_reply', errorMessage('bad_reply', { tool, reason }), started);
           }
           const failure =
             outcome.kind === 'no_responders'
               ? brainFailure('no_worker', `no instance of ${tool} is connected`, started)
               : brainFailure(
                   'dispatch_timeout',
-                  `${tool} did not reply within ${timeout} ms`,
+                  errorMessage('dispatch_timeout', {
+                    tool,
+                    reason: `no reply within ${timeout} ms`,
+                  }),
                   started,
                 );
           logger.debug(

@@ -408,12 +408,15 @@ export class ToolGateway {
     }
     const out = this.#inputs.output(tool, reply.result);
     if (!out.ok) {
-      const msg = `${ctx.tool} returned a result that breaks its own output schema`;
-      return this.#failed(ctx, d, errorBody('bad_reply', msg, false, out.problems), reply);
+      const reason = 'its result breaks its own output schema';
+      const error = errorBodyOf('bad_reply', { tool: ctx.tool, reason }, out.problems);
+      return this.#failed(ctx, d, error, reply);
     }
     const applied = applyObligations(reply.result, d.obligations);
-    if (!applied.ok)
-      return this.#failed(ctx, d, errorBody('bad_reply', applied.message, false), reply);
+    if (!applied.ok) {
+      const error = errorBodyOf('bad_reply', { tool: ctx.tool, reason: applied.message });
+      return this.#failed(ctx, d, error, reply);
+    }
     const payload = {
       result: applied.result,
       duration_ms: reply.duration_ms,

@@ -37,19 +37,15 @@ export function authHook(tokens: TokenStore, publicRoutes: ReadonlySet<string>) 
       return;
     }
     const identity = verifyHeader(tokens, req.headers.authorization);
-    if (identity instanceof HttpApiError) {
+    // `instanceof Error`, not HttpApiError: a generated class does not narrow the else branch
+    if (identity instanceof Error) {
       done(identity);
       return;
     }
     const scope = req.routeOptions.config.scope;
     if (scope !== undefined && !identity.scopes.has(scope)) {
       const has = [...identity.scopes].join(', ');
-      done(
-        new HttpApiError(
-          'forbidden',
-          `token '${identity.name}' lacks the '${scope}' scope this route needs (it has: ${has})`,
-        ),
-      );
+      done(new HttpApiError('forbidden', { token: identity.name, scope, has }));
       return;
     }
     actors.set(req, identity.name);
@@ -65,18 +61,20 @@ function verifyHeader(
   if (header === undefined) {
     return new HttpApiError(
       'unauthorized',
-      'missing bearer token (Authorization: Bearer <token>)',
-      {
-        headers: { 'www-authenticate': 'Bearer realm="caesar"' },
-      },
+      { problem: 'missing (send Authorization: Bearer <token>)' },
+      { headers: { 'www-authenticate': 'Bearer realm="caesar"' } },
     );
   }
   const bearer = BEARER.exec(header)?.[1];
   const identity = bearer === undefined ? undefined : tokens.verify(bearer);
   if (identity === undefined) {
-    return new HttpApiError('unauthorized', 'unknown or malformed bearer token', {
-      headers: { 'www-authenticate': 'Bearer realm="caesar", error="invalid_token"' },
-    });
+    return new HttpApiError(
+      'unauthorized',
+      { problem: 'unknown or malformed' },
+      {
+        headers: { 'www-authenticate': 'Bearer realm="caesar", error="invalid_token"' },
+      },
+    );
   }
   return identity;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { errorEntry } from '../../errors/index.js';
+import { errorEntry, errorMessage } from '../../errors/index.js';
 import type { HttpErrorCode } from './errors.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
@@ -25,12 +25,12 @@ function answerFor(
 ): [HttpErrorCode, string] {
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     const within = seconds(requestTimeoutMs);
-    return ['request_timeout', `the request (headers and body) did not arrive within ${within}`];
+    return ['request_timeout', errorMessage('request_timeout', { within })];
   }
   if (err.code === 'HPE_HEADER_OVERFLOW') {
-    return ['headers_too_large', `request headers are larger than ${maxHeaderBytes} bytes`];
+    return ['headers_too_large', errorMessage('headers_too_large', { limit: maxHeaderBytes })];
   }
-  return ['invalid_request', 'malformed HTTP request'];
+  return ['invalid_request', errorMessage('invalid_request', { issues: 'malformed HTTP request' })];
 }
 
 /**

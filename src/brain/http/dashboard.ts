@@ -52,13 +52,14 @@ function loadAssets(dir: string): Map<string, Asset | Error> {
 }
 
 function send(reply: FastifyReply, dir: string, asset: Asset | Error | undefined, name: string) {
-  if (asset === undefined) throw new HttpApiError('not_found', `no dashboard file '${name}'`);
+  if (asset === undefined)
+    throw new HttpApiError('not_found', { what: `dashboard file '${name}'` });
   if (asset instanceof Error) {
-    throw new HttpApiError(
-      'not_found',
-      `the dashboard file ${join(dir, name)} could not be read (${asset.message}); ` +
+    throw new HttpApiError('not_found', {
+      what:
+        `dashboard file '${name}': ${join(dir, name)} could not be read (${asset.message}); ` +
         'reinstall the package or rebuild it from a checkout (npm run build)',
-    );
+    });
   }
   void reply.type(asset.type).headers({
     'content-security-policy': DASHBOARD_CSP,

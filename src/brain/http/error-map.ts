@@ -14,6 +14,8 @@ export interface MappedError {
   readonly unexpected: boolean;
 }
 
+const invalid = (issues: string) => errorMessage('invalid_request', { issues });
+
 /** fastify's own request errors, by code, onto our codes and a fixed message. */
 const FASTIFY_ERRORS: Readonly<Record<string, readonly [HttpErrorCode, string]>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: ['body_too_large', 'request body is larger than the limit'],
@@ -21,11 +23,14 @@ const FASTIFY_ERRORS: Readonly<Record<string, readonly [HttpErrorCode, string]>>
     'unsupported_media_type',
     errorMessage('unsupported_media_type', {}),
   ],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_request', 'Content-Length does not match the body'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_request', 'JSON body is empty'],
-  FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_request', 'body is not valid JSON'],
-  FST_ERR_BAD_URL: ['invalid_request', 'malformed URL'],
-  FST_ERR_MAX_PARAM_LENGTH: ['invalid_request', 'a path parameter is too long'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
+    'invalid_request',
+    invalid('Content-Length does not match the body'),
+  ],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_request', invalid('JSON body is empty')],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_request', invalid('body is not valid JSON')],
+  FST_ERR_BAD_URL: ['invalid_request', invalid('malformed URL')],
+  FST_ERR_MAX_PARAM_LENGTH: ['invalid_request', invalid('a path parameter is too long')],
 };
 
 /** A property of a foreign error (fastify's, Node's): their codes are not ours. */
@@ -61,7 +66,8 @@ export function mapError(err: unknown, bodyLimitBytes: number): MappedError {
   const status = foreign(err, 'statusCode');
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // Another fastify request error (e.g. a JSON prototype-poisoning attempt).
-    return { status, code: 'invalid_request', message: 'invalid request', unexpected: false };
+    const message = invalid('fastify refused it before any route ran');
+    return { status, code: 'invalid_request', message, unexpected: false };
   }
   return INTERNAL;
 }

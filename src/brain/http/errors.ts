@@ -1,4 +1,4 @@
-import { CaesarError, errorClass, errorMessage } from '../../errors/index.js';
+import { errorClass, errorEntry, type ErrorParts, type MessageParams } from '../../errors/index.js';
 import type { FieldIssue } from '../../protocol/index.js';
 
 export type { FieldIssue };
@@ -8,7 +8,7 @@ export type { FieldIssue };
  * "Errors"). They answer "you asked wrongly" at the HTTP level; a tool call's own failures
  * never appear here, they come back as 200 with a ToolCallReport (ADR 0032).
  */
-export type HttpErrorCode =
+type HttpErrorCode =
   | 'invalid_request'
   | 'unauthorized'
   | 'forbidden'
@@ -18,34 +18,57 @@ export type HttpErrorCode =
   | 'unsupported_media_type'
   | 'too_many_requests'
   | 'headers_too_large';
+export type { HttpErrorCode };
+
+export interface HttpApiErrorOptions {
+  /** One `{path, message}` per failing field (`invalid_request`). */
+  readonly details?: readonly FieldIssue[];
+  /** Extra response headers, such as `WWW-Authenticate`. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+type HttpApiErrorArgs = {
+  [K in HttpErrorCode]: [code: K, params: MessageParams<K>, options?: HttpApiErrorOptions];
+}[HttpErrorCode];
+
+interface HttpApiErrorFields {
+  readonly details: readonly FieldIssue[] | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+  /** What fastify reads for the status of an error thrown in a hook. */
+  readonly statusCode: number;
+}
 
 /**
- * A request the HTTP layer refuses, with its code (and so its status, from the catalogue).
- * Route code throws it; the error handler renders it as `{error: {code, message, details?},
+ * A request the HTTP layer refuses, with its code (and so its status, from the catalogue) and
+ * the values of its template: `new HttpApiError('not_found', { what: 'route GET /x' })`. Route
+ * code throws it; the error handler renders it as `{error: {code, message, details?},
  * request_id}`.
  */
-export class HttpApiError extends CaesarError {
-  declare readonly code: HttpErrorCode;
-  override readonly name = 'HttpApiError';
-  override readonly details: readonly FieldIssue[] | undefined;
-  /** Extra response headers, such as `WWW-Authenticate`. */
-  readonly headers: Readonly<Record<string, string>>;
-
-  constructor(
-    code: HttpErrorCode,
-    message: string,
-    options: { details?: readonly FieldIssue[]; headers?: Record<string, string> } = {},
-  ) {
-    super(code, message, { details: options.details });
-    this.details = options.details;
-    this.headers = options.headers ?? {};
-  }
-
-  /** What fastify reads for the status of an error thrown in a hook. */
-  get statusCode(): number {
-    return this.status;
-  }
-}
+export const HttpApiError = errorClass(
+  [
+    'invalid_request',
+    'unauthorized',
+    'forbidden',
+    'not_found',
+    'request_timeout',
+    'body_too_large',
+    'unsupported_media_type',
+    'too_many_requests',
+    'headers_too_large',
+  ] satisfies [HttpErrorCode, ...HttpErrorCode[]],
+  (...[code, params, options = {}]: HttpApiErrorArgs) =>
+    ({
+      code,
+      params,
+      fields: {
+        details: options.details,
+        headers: options.headers ?? {},
+        statusCode: errorEntry(code).status,
+      },
+      options: { details: options.details },
+    }) as ErrorParts<HttpErrorCode, HttpApiErrorFields>,
+);
+export type HttpApiError = InstanceType<typeof HttpApiError>;
 
 /** 400 with one `{path, message}` per failing field. */
 export function invalidRequest(details: readonly FieldIssue[]): HttpApiError {
@@ -54,8 +77,7 @@ export function invalidRequest(details: readonly FieldIssue[]): HttpApiError {
     .map((d) => `${d.path}: ${d.message}`)
     .join('; ');
   const more = details.length > 3 ? ` (and ${details.length - 3} more)` : '';
-  const message = errorMessage('invalid_request', { issues: `${summary}${more}` });
-  return new HttpApiError('invalid_request', message, { details });
+  return new HttpApiError('invalid_request', { issues: `${summary}${more}` }, { details });
 }
 
 /** The API's port is taken: says what to do instead of `EADDRINUSE`. */

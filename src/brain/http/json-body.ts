@@ -32,17 +32,17 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       return;
     }
     if (read.why === 'deep') {
-      const message = `body nests deeper than ${read.max} levels at offset ${read.offset}`;
-      done(new HttpApiError('invalid_request', message), undefined);
+      const issues = `body nests deeper than ${read.max} levels at offset ${read.offset}`;
+      done(new HttpApiError('invalid_request', { issues }), undefined);
       return;
     }
     const path = formatFieldPath(read.path);
     const key =
       read.key === '__proto__' ? 'a `__proto__` key' : 'a `constructor` key holding `prototype`';
-    const message = `body contains ${key} at ${path}, which is not allowed`;
+    const issues = `body contains ${key} at ${path}, which is not allowed`;
     const why = `${key} is not allowed: it could reach an object's prototype`;
     done(
-      new HttpApiError('invalid_request', message, { details: [{ path, message: why }] }),
+      new HttpApiError('invalid_request', { issues }, { details: [{ path, message: why }] }),
       undefined,
     );
   });

@@ -169,10 +169,10 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
       keyGenerator: (req) => actorOf(req) ?? '',
       allowList: (req) => actorOf(req) === undefined,
       errorResponseBuilder: (_req, ctx) =>
-        new HttpApiError(
-          'too_many_requests',
-          `this token is over its ${ctx.max} requests per minute; retry in ${ctx.after}`,
-        ),
+        new HttpApiError('too_many_requests', {
+          why: `this token is over its ${ctx.max} requests per minute`,
+          next: `retry in ${ctx.after}`,
+        }),
     });
   }
   const { messageMaxChars, heartbeatMs = DEFAULT_HEARTBEAT_MS, streams = {} } = options;
@@ -196,7 +196,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
   await app.register(openAiRoutes, { service, messageMaxChars, bodyLimitBytes, chatStreams });
   app.setNotFoundHandler(rateLimitPerMinute > 0 ? { preHandler: app.rateLimit() } : {}, (req) => {
     const path = (req.url.split('?')[0] ?? '').slice(0, 200);
-    throw new HttpApiError('not_found', `no route ${req.method} ${path}`);
+    throw new HttpApiError('not_found', { what: `route ${req.method} ${path}` });
   });
   return app;
 }

@@ -72,18 +72,18 @@ export class StreamSlots {
     const { kind, limits } = this;
     const held = this.heldBy(token);
     if (held >= limits.perToken) {
-      throw new HttpApiError(
-        'too_many_requests',
-        `token '${token}' has ${held} ${kind.noun} open, the most one token may hold: ` +
-          `${keyAndEnv(kind.perTokenSetting)}; close ${kind.closable} and retry`,
-      );
+      throw new HttpApiError('too_many_requests', {
+        why:
+          `token '${token}' has ${held} ${kind.noun} open, the most one token may hold: ` +
+          keyAndEnv(kind.perTokenSetting),
+        next: `close ${kind.closable} and retry`,
+      });
     }
     if (this.#open >= limits.max) {
-      throw new HttpApiError(
-        'too_many_requests',
-        `at most ${limits.max} ${kind.noun} may be open at once: ${keyAndEnv(kind.maxSetting)}; ` +
-          `close ${kind.closable} and retry`,
-      );
+      throw new HttpApiError('too_many_requests', {
+        why: `at most ${limits.max} ${kind.noun} may be open at once: ${keyAndEnv(kind.maxSetting)}`,
+        next: `close ${kind.closable} and retry`,
+      });
     }
     this.#open++;
     this.#byToken.set(token, held + 1);

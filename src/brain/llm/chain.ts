@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { silentLogger, type Logger } from '../../log/index.js';
+import { errorMessage } from '../../errors/index.js';
 import { PlannerUnavailableError } from '../agent/errors.js';
 import type { PlanAttempt, PlanRound } from '../agent/ports.js';
 import { DEFAULT_BACKOFF, retryDelay, type BackoffOptions } from './backoff.js';
@@ -94,7 +95,8 @@ export class ProviderChain {
           retry: retry > 0,
           failover: p > 0 && retry === 0,
         });
-        if (outcome instanceof LlmError) {
+        // `instanceof Error`, not LlmError: a generated class does not narrow the else branch
+        if (outcome instanceof Error) {
           const wait = this.#nextWait(outcome, retry);
           if (wait === undefined) break;
           await this.#wait(wait, request.signal, provider);
@@ -118,15 +120,10 @@ export class ProviderChain {
       await this.#sleep(ms, signal);
     } catch (err) {
       if (!signal.aborted) throw err;
-      throw new LlmError(
-        'aborted',
-        provider.name,
-        `${provider.name}: aborted while waiting to retry`,
-        {
-          cause: err,
-          summary: 'aborted',
-        },
-      );
+      throw new LlmError('aborted', provider.name, 'aborted while waiting to retry', {
+        cause: err,
+        summary: 'aborted',
+      });
     }
   }
 }
@@ -195,7 +192,7 @@ class ChainRun {
   unavailable(): PlannerUnavailableError {
     const attempts = [...this.#attempts];
     this.#notify(() => this.#observer?.unavailable?.(attempts));
-    return new PlannerUnavailableError(attempts, unavailableMessage(this.#tried));
+    return new PlannerUnavailableError(attempts, triedList(this.#tried));
   }
 
   #record(
@@ -236,14 +233,14 @@ function failure(e: LlmError): Pick<PlanAttempt, 'outcome' | 'status' | 'message
 function asLlmError(err: unknown, provider: LlmProvider): LlmError {
   if (err instanceof LlmError) return err;
   const what = err instanceof Error ? err.message : String(err);
-  return new LlmError('bad_response', provider.name, `${provider.name}: ${what}`, {
+  return new LlmError('bad_response', provider.name, what, {
     cause: err,
     summary: 'failed',
   });
 }
 
 function abortedBefore(provider: LlmProvider, reason: unknown): LlmError {
-  return new LlmError('aborted', provider.name, `${provider.name}: aborted`, {
+  return new LlmError('aborted', provider.name, 'aborted', {
     cause: reason,
     summary: 'aborted',
   });
@@ -259,7 +256,12 @@ function label(p: LlmProvider): string {
  * ollama (llama3.1 at 127.0.0.1:11434) connection refused`.
  */
 export function unavailableMessage(tried: readonly { label: string; summary: string }[]): string {
-  if (tried.length === 0) return 'no model is configured';
+  return errorMessage('planner_unavailable', { tried: triedList(tried) });
+}
+
+/** What was tried, for `planner_unavailable`'s `{tried}`: each model and how it failed. */
+function triedList(tried: readonly { label: string; summary: string }[]): string {
+  if (tried.length === 0) return 'none is configured';
   const parts: string[] = [];
   let i = 0;
   while (i < tried.length) {
@@ -276,5 +278,5 @@ export function unavailableMessage(tried: readonly { label: string; summary: str
     }
     parts.push(`${who} ${said.join(', ')}`);
   }
-  return `no model could be reached: ${parts.join('; ')}`;
+  return parts.join('; ');
 }

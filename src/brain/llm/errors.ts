@@ -76,8 +76,9 @@ export function llmError(
   extra: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
 ): LlmError {
   const said = detail === undefined || detail === '' ? '' : `: ${scrubDetail(detail, ctx.apiKey)}`;
-  return new LlmError(kind, ctx.provider, `${ctx.provider} at ${ctx.origin}: ${summary}${said}`, {
+  return new LlmError(kind, ctx.provider, `${summary}${said}`, {
     ...extra,
+    origin: ctx.origin,
     summary,
   });
 }

@@ -1,4 +1,4 @@
-import { CaesarError } from '../../errors/index.js';
+import { errorClass } from '../../errors/index.js';
 /**
  * The LLM gateway's neutral shapes: a provider (OpenAI chat completions, Anthropic
  * messages, Ollama's OpenAI endpoint) turns an {@link LlmRequest} into its wire format and
@@ -116,27 +116,40 @@ export type LlmErrorKind =
 /** The failures retried against the same provider (after a backoff); the rest fail over. */
 const RETRIED: ReadonlySet<LlmErrorKind> = new Set(['rate_limited', 'server', 'timeout']);
 
-/** One request to a model failed; `kind` says how (catalogue code `llm_request_failed`). */
-export class LlmError extends CaesarError {
-  declare readonly code: 'llm_request_failed';
-  override readonly name = 'LlmError';
-  constructor(
-    readonly kind: LlmErrorKind,
-    /** `openai`, `anthropic`, `ollama`. */
-    readonly provider: string,
-    message: string,
-    readonly options: {
-      readonly status?: number;
-      /** From `Retry-After` (or `retry-after-ms`) on a 429 or 503. */
-      readonly retryAfterMs?: number;
-      /**
-       * A few words for a list of what was tried (`429 rate limited`, `connection refused`,
-       * `timed out after 60 s`); the message says it all.
-       */
-      readonly summary?: string;
-      readonly cause?: unknown;
-    } = {},
-  ) {
-    super('llm_request_failed', message, { cause: options.cause, retryable: RETRIED.has(kind) });
-  }
+export interface LlmErrorOptions {
+  /** `api.openai.com`: the message names it after the provider. */
+  readonly origin?: string;
+  readonly status?: number;
+  /** From `Retry-After` (or `retry-after-ms`) on a 429 or 503. */
+  readonly retryAfterMs?: number;
+  /**
+   * A few words for a list of what was tried (`429 rate limited`, `connection refused`,
+   * `timed out after 60 s`); the message says it all.
+   */
+  readonly summary?: string;
+  readonly cause?: unknown;
 }
+
+/**
+ * One request to a model failed; `kind` says how (catalogue code `llm_request_failed`):
+ * `new LlmError('timeout', 'openai', 'timed out after 60 s', { origin: 'api.openai.com' })`
+ * reads "openai at api.openai.com: timed out after 60 s".
+ */
+export const LlmError = errorClass(
+  'llm_request_failed',
+  (
+    kind: LlmErrorKind,
+    /** `openai`, `anthropic`, `ollama`. */
+    provider: string,
+    problem: string,
+    options: LlmErrorOptions = {},
+  ) => ({
+    params: {
+      provider: options.origin === undefined ? provider : `${provider} at ${options.origin}`,
+      problem,
+    },
+    fields: { kind, provider, options },
+    options: { cause: options.cause, retryable: RETRIED.has(kind) },
+  }),
+);
+export type LlmError = InstanceType<typeof LlmError>;

@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { CaesarError } from '../../errors/index.js';
 import { firstFieldIssue } from '../../protocol/index.js';
 import type { LlmToolCall, LlmUsage } from './types.js';
 
@@ -52,13 +51,12 @@ export interface ParsedAnswer {
   readonly stopReason?: string;
 }
 
-/** An answer that is not the wire format; the error mapping makes it `bad_response`. */
-export class WireFormatError extends CaesarError {
-  declare readonly code: 'llm_request_failed';
+/**
+ * An answer that is not the wire format: a signal inside the llm module, never thrown past
+ * it; the error mapping (`toLlmError`) makes it the `bad_response` LlmError.
+ */
+export class WireFormatError extends Error {
   override readonly name = 'WireFormatError';
-  constructor(message: string) {
-    super('llm_request_failed', message);
-  }
 }
 
 /** `value` as `schema` reads it, or a WireFormatError naming the first thing wrong. */

@@ -19,7 +19,7 @@ import {
   type ToolCallReport,
   type ToolView,
 } from '../../brain/api/index.js';
-import { CaesarError, isErrorCode } from '../../errors/index.js';
+import { CaesarError, errorMessage, isErrorCode } from '../../errors/index.js';
 import { describeFirstIssue } from '../../protocol/index.js';
 import { MAX_WRAPPED_DEPTH } from '../../text/bounds.js';
 import { jsonRefusal, readJsonText, readJsonValue } from '../../text/json-text.js';
@@ -62,6 +62,10 @@ const RETRY_STATUSES = new Set([429, 502, 503, 504]);
  * The brain speaks the same catalogue, so `code` is its code; one this build does not know (a
  * newer brain), or an error page that is not the API's shape, is `api_bad_response`, and
  * `remoteCode` keeps what arrived (`http_502` for a bare status).
+ *
+ * Written by hand (ADR 0087, `HAND_WRITTEN`): it carries another process's answer, whose code
+ * may be one this build does not know and whose words are the brain's, already filled from
+ * its catalogue; the client's own `api_*` messages are filled here with `errorMessage`.
  */
 export class ApiError extends CaesarError {
   override readonly name = 'ApiError';
@@ -243,18 +247,15 @@ function parseAnswer<S extends z.ZodType>(
   const read = readJsonText(text, MAX_WRAPPED_DEPTH);
   if (!read.ok) {
     const why = read.why === 'syntax' ? 'not JSON' : jsonRefusal(read);
-    throw new ApiError('api_bad_response', `the answer to ${what} is ${why}`, {
+    throw new ApiError('api_bad_response', badResponse(what, `is ${why}`), {
       status: res.status,
     });
   }
   const parsed = schema.safeParse(read.value);
   if (!parsed.success) {
     const where = describeFirstIssue(parsed.error);
-    throw new ApiError(
-      'api_bad_response',
-      `the answer to ${what} does not match the API contract (${where}); is the brain another version?`,
-      { status: res.status },
-    );
+    const problem = `does not match the API contract (${where}); is the brain another version?`;
+    throw new ApiError('api_bad_response', badResponse(what, problem), { status: res.status });
   }
   return parsed.data;
 }
@@ -292,18 +293,21 @@ async function readTurn(
   what: string,
   onEvent: (event: ChatEvent) => void,
 ): Promise<ChatResponse> {
-  const bad = (why: string) =>
-    new ApiError('api_bad_response', `${why}; is the brain another version?`);
+  const bad = (problem: string) =>
+    new ApiError(
+      'api_bad_response',
+      badResponse(what, `${problem}; is the brain another version?`),
+    );
   for await (const { event, data } of sseEvents(res, max, what)) {
     if (!CHAT_EVENT_TYPES.has(event)) continue; // a newer brain's event: not ours to read
     const read = readJsonText(data, MAX_WRAPPED_DEPTH);
     if (!read.ok) {
       throw bad(
-        `a ${event} event of ${what} is ${read.why === 'syntax' ? 'not JSON' : jsonRefusal(read)}`,
+        `has a ${event} event that is ${read.why === 'syntax' ? 'not JSON' : jsonRefusal(read)}`,
       );
     }
     const parsed = ChatEventSchema.safeParse({ ...(read.value as object), type: event });
-    if (!parsed.success) throw bad(`a ${event} event of ${what} does not match the API contract`);
+    if (!parsed.success) throw bad(`has a ${event} event that does not match the API contract`);
     const e = parsed.data;
     if (e.type === 'done') return e.response;
     if (e.type === 'error') {
@@ -316,7 +320,7 @@ async function readTurn(
     }
     onEvent(e);
   }
-  throw bad(`the event stream of ${what} ended before its done event`);
+  throw bad(`ended before its done event`);
 }
 
 /**
@@ -343,10 +347,8 @@ export async function* sseEvents(
       if (done) return;
       size += value.byteLength;
       if (size > max) {
-        throw new ApiError(
-          'api_response_too_large',
-          `the answer to ${what} is larger than ${max} bytes`,
-        );
+        const message = errorMessage('api_response_too_large', { what, limit: max });
+        throw new ApiError('api_response_too_large', message);
       }
       buffer += decoder.decode(value, { stream: true });
       for (let end = lineEnd(buffer); end !== undefined; end = lineEnd(buffer)) {
@@ -383,9 +385,13 @@ function lineEnd(buffer: string): { at: number; length: number } | undefined {
 /** The body as text, refusing more than `max` bytes (by Content-Length, then as it streams). */
 async function readCapped(res: Answer, max: number, what: string): Promise<string> {
   const tooLarge = () =>
-    new ApiError('api_response_too_large', `the answer to ${what} is larger than ${max} bytes`, {
-      status: res.status,
-    });
+    new ApiError(
+      'api_response_too_large',
+      errorMessage('api_response_too_large', { what, limit: max }),
+      {
+        status: res.status,
+      },
+    );
   const declared = Number(res.headers.get('content-length') ?? NaN);
   if (declared > max) {
     await res.body?.cancel();
@@ -413,25 +419,19 @@ function transportError(err: unknown, ep: Endpoint, what: string, deadline: Abor
   if (err instanceof ApiError) return err;
   const name = (err as Error | undefined)?.name;
   if (deadline.aborted || name === 'TimeoutError' || name === 'AbortError') {
-    return new ApiError(
-      'api_timeout',
-      `the brain at ${ep.shown} did not answer ${what} within ${ep.timeoutMs} ms`,
-      { cause: err },
-    );
+    const params = { url: ep.shown, what, timeout: ep.timeoutMs };
+    return new ApiError('api_timeout', errorMessage('api_timeout', params), { cause: err });
   }
   const code = errnoOf(err);
   if (code !== undefined && UNREACHABLE.has(code)) {
-    return new ApiError(
-      'api_unreachable',
-      `cannot reach the brain at ${ep.shown}: is \`caesar up\` running? (${code})`,
-      { cause: err },
-    );
+    const reason = `is \`caesar up\` running? (${code})`;
+    const message = errorMessage('api_unreachable', { url: ep.shown, reason });
+    return new ApiError('api_unreachable', message, { cause: err });
   }
-  const reason = (err as Error | undefined)?.message ?? String(err);
-  const detail = code === undefined ? reason : `${reason} (${code})`;
-  return new ApiError('api_unreachable', `cannot reach the brain at ${ep.shown}: ${detail}`, {
-    cause: err,
-  });
+  const said = (err as Error | undefined)?.message ?? String(err);
+  const reason = code === undefined ? said : `${said} (${code})`;
+  const message = errorMessage('api_unreachable', { url: ep.shown, reason });
+  return new ApiError('api_unreachable', message, { cause: err });
 }
 
 /** The errno-style code of a transport failure (on the error, or on a `cause` it wraps). */
@@ -444,13 +444,19 @@ function errnoOf(err: unknown): string | undefined {
   return undefined;
 }
 
+/** `api_bad_response`'s message: what the answer to `what` is, or lacks. */
+function badResponse(what: string, problem: string): string {
+  return errorMessage('api_bad_response', { what, problem });
+}
+
 function httpError(res: Answer, text: string, what: string): ApiError {
   const retryAfterMs = retryAfter(res.headers.get('retry-after'));
   const parsed = HttpErrorSchema.safeParse(readJsonValue(text, MAX_WRAPPED_DEPTH));
   const common = { status: res.status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   if (!parsed.success) {
     const label = `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
-    return new ApiError(`http_${res.status}`, `${what} failed: HTTP ${label}`, common);
+    const problem = `is HTTP ${label} with a body that is not the API's error`;
+    return new ApiError(`http_${res.status}`, badResponse(what, problem), common);
   }
   const { error, request_id } = parsed.data;
   return new ApiError(error.code, error.message, {

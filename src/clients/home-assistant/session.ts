@@ -105,7 +105,8 @@ export class HaSessions {
   /** The session started with this config. */
   get(config: HaConfig): HaSession {
     const session = this.#byConfig.get(config);
-    if (session === undefined) throw new CaesarError('internal', 'the tool was not started');
+    if (session === undefined)
+      throw CaesarError.of('internal', { reason: 'the tool was not started' });
     return session;
   }
 

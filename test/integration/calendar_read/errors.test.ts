@@ -55,7 +55,7 @@ describe('failures', () => {
     expect(err).toBeInstanceOf(CaesarError);
     expect(err).toMatchObject({ code: 'not_configured', retryable: false });
     expect(err.message).toBe(
-      'the CalDAV server rejected the username or password: check CAESAR_TOOLS__CALENDAR__USERNAME / CAESAR_TOOLS__CALENDAR__PASSWORD (tools.calendar.username / tools.calendar.password)',
+      'not configured: the CalDAV server rejected the username or password: check CAESAR_TOOLS__CALENDAR__USERNAME / CAESAR_TOOLS__CALENDAR__PASSWORD (tools.calendar.username / tools.calendar.password)',
     );
     expect(JSON.stringify({ ...err, message: err.message })).not.toContain(WRONG);
     // the same logger through a call that works: lines are written, no password in them
@@ -105,7 +105,9 @@ describe('failures', () => {
     await using tool = await startTool({ ...base, caldav_url: `${web.url}/dav/` });
     const err = await failureOf(tool.call(MARCH));
     expect(err).toMatchObject({ code: 'backend_error', retryable: true });
-    expect(err.message).toBe(`CalDAV server at ${web.url} answered HTTP 503 to PROPFIND /dav/`);
+    expect(err.message).toBe(
+      `the backend failed: CalDAV server at ${web.url} answered HTTP 503 to PROPFIND /dav/`,
+    );
   });
 
   test('connection refused is backend_error naming the host', async () => {

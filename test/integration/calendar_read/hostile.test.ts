@@ -141,7 +141,8 @@ describe('a calendar that costs more than the parsing bound', () => {
     expect(err).toMatchObject({
       code: 'backend_error',
       retryable: false,
-      message: 'calendar parsing ran past its time bound of 1000 ms; its thread was stopped',
+      message:
+        'the backend failed: calendar parsing ran past its time bound of 1000 ms; its thread was stopped',
     });
     expect(performance.now() - started).toBeLessThan(20_000);
     const next = await tool.call({ start: '2026-03-01', end: '2026-04-01', calendars: ['Home'] });

@@ -71,7 +71,10 @@ async function expectGrantRequired(url: string, dataDir: string): Promise<void> 
     });
     expect(JSON.parse(new TextDecoder().decode(msg.data))).toMatchObject({
       success: false,
-      error: { code: 'grant_rejected', message: 'the call carries no grant' },
+      error: {
+        code: 'grant_rejected',
+        message: 'refused without a valid grant from a trusted brain: the call carries no grant',
+      },
     });
   } finally {
     await operator.close();

@@ -212,7 +212,7 @@ describe('ha_entities: caching and degradation', () => {
     expect(r.resolved?.entity_id).toBe('light.kitchen');
     expect(r.matches[0]?.area).toBeUndefined();
     expect(r.warning).toMatch(
-      /areas and aliases are unavailable \(cannot open Home Assistant's WebSocket API/,
+      /areas and aliases are unavailable \(the backend failed: cannot open Home Assistant's WebSocket API/,
     );
     expect((await find(t, { query: 'big lamp' })).total).toBe(0);
     const err = await rejectionOf(t.call({ area: 'kitchen' }));

@@ -123,7 +123,7 @@ describe('web_search fallback', () => {
       const out = await ws.search({ query: 'nats' });
       expect(out.backend).toBe('brave');
       expect(out.notes?.[0]).toMatch(
-        /^searxng failed \(timeout\): SearXNG at .* did not answer within 300 ms/,
+        /^searxng failed \(timeout\): timed out: SearXNG at .* did not answer within 300 ms/,
       );
     } finally {
       held.open();

@@ -221,7 +221,7 @@ describe('evaluator pool handling (stand-in thread that misbehaves on request)',
     const shuttingDown = {
       code: 'internal',
       retryable: true,
-      message: 'the calculator is shutting down',
+      message: 'internal error: the calculator is shutting down',
     };
     expect(await outcomes).toEqual([
       { status: 'rejected', reason: expect.objectContaining(shuttingDown) },
@@ -240,7 +240,7 @@ describe('evaluator pool handling (stand-in thread that misbehaves on request)',
     await using evaluator = await createEvaluator({ maxThreads: 2, threadUrl: broken });
     await expect(evaluator.evaluate('1')).rejects.toMatchObject({
       code: 'internal',
-      message: 'the calculator could not start an evaluation thread',
+      message: 'internal error: the calculator could not start an evaluation thread',
     });
     expect(evaluator.threads).toBe(0);
   });

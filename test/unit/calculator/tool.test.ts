@@ -114,7 +114,7 @@ describe('calculator tool', () => {
       await tool.stop!();
       await expect(call(tool, '1 + 1')).rejects.toMatchObject({
         code: 'internal',
-        message: 'the calculator was not started',
+        message: 'internal error: the calculator was not started',
       });
     },
     THREAD_TEST_TIMEOUT,

@@ -262,9 +262,10 @@ describe("a module's handler errors", () => {
         tool!.handler({ who: 'Ada' }, { logger: { debug: () => undefined } } as never),
       ).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(CaesarError);
+      const words = expected === 'not_configured' ? 'not configured' : 'the backend failed';
       expect(err).toMatchObject({
         code: expected,
-        message: 'set tools.greeter.url',
+        message: `${words}: set tools.greeter.url`,
         retryable: expectedRetryable,
       });
     },

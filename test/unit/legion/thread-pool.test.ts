@@ -39,7 +39,7 @@ describe('thread pool', () => {
     expect(err).toBeInstanceOf(CaesarError);
     expect(err).toMatchObject({ code: 'backend_error', retryable: false });
     expect((err as Error).message).toBe(
-      'test step ran past its time bound of 300 ms; its thread was stopped',
+      'the backend failed: test step ran past its time bound of 300 ms; its thread was stopped',
     );
     expect(performance.now() - started).toBeLessThan(10_000);
     await expect(p.run({ op: 'echo', value: 7 })).resolves.toBe(7);
@@ -72,7 +72,8 @@ describe('thread pool', () => {
     expect(err).toMatchObject({
       code: 'backend_error',
       retryable: false,
-      message: 'test step ran out of its heap bound of 32 MB; its thread was stopped',
+      message:
+        'the backend failed: test step ran out of its heap bound of 32 MB; its thread was stopped',
     });
     await expect(p.run({ op: 'echo', value: 1 })).resolves.toBe(1);
     expect(p.started).toBe(2);
@@ -111,7 +112,7 @@ describe('thread pool', () => {
     });
     await expect(p.run({ op: 'throw' })).rejects.toMatchObject({
       code: 'internal',
-      message: 'test step failed: a bug in the step',
+      message: 'internal error: test step failed: a bug in the step',
     });
     expect(p.started).toBe(1);
   });
@@ -120,7 +121,7 @@ describe('thread pool', () => {
     await using p = await pool({ warmThreads: 1 });
     await expect(p.run({ op: 'exit' })).rejects.toMatchObject({
       code: 'internal',
-      message: 'test step thread ended: exit code 3',
+      message: 'internal error: test step thread ended: exit code 3',
     });
     await expect(p.run({ op: 'echo', value: 3 })).resolves.toBe(3);
     expect(p.started).toBe(2);
@@ -149,7 +150,7 @@ describe('thread pool', () => {
     const shuttingDown = {
       code: 'internal',
       retryable: true,
-      message: 'test step is shutting down',
+      message: 'internal error: test step is shutting down',
     };
     expect(await outcomes).toMatchObject([
       { status: 'rejected', reason: shuttingDown },

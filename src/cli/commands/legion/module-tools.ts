@@ -1,4 +1,4 @@
-import { CaesarError, errorMessage } from '../../../errors/index.js';
+import { CaesarError } from '../../../errors/index.js';
 import {
   loadToolModule,
   ToolModuleError,
@@ -27,8 +27,8 @@ export async function loadServedTools(
     for (const tool of tools) {
       const clash = clashOf(tool.name, fromModules.get(tool.name)?.module);
       if (clash !== undefined) {
-        const message = errorMessage('tool_module_clash', { module, tool: tool.name, clash });
-        throw new ToolModuleError('tool_module_clash', message, module, { tool: tool.name });
+        const params = { module, tool: tool.name, clash };
+        throw new ToolModuleError('tool_module_clash', params, { tool: tool.name });
       }
       fromModules.set(tool.name, { tool, module });
     }

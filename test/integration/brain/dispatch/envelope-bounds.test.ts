@@ -122,7 +122,9 @@ describe('nesting depth of dispatch envelopes and replies', () => {
     const error = errorOf(reply);
     expect(error.code).toBe('bad_reply');
     expect(error.message).toMatch(
-      new RegExp(`^anything replied with a reply nested deeper than ${MAX_NESTING_DEPTH} levels`),
+      new RegExp(
+        `^the reply from anything cannot be used: it is a reply nested deeper than ${MAX_NESTING_DEPTH} levels`,
+      ),
     );
   });
 

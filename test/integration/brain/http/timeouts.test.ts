@@ -160,7 +160,7 @@ describe('request timeouts and the answers Node writes on the socket', () => {
     await using _ = app;
     const answer = await slowClient(port, 'HELLO THERE\r\n\r\n', '');
     const body = expectErrorShape(answer.text, 400, 'invalid_request');
-    expect(body.error.message).toBe('malformed HTTP request');
+    expect(body.error.message).toBe('invalid request: malformed HTTP request');
   });
 
   test('by default the bound is 30 s for headers and for the whole request, checked every second', async () => {

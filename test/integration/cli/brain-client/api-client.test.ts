@@ -147,7 +147,9 @@ describe('API client errors', () => {
       remoteCode: 'http_502',
       requestId: undefined,
     });
-    expect(err.message).toBe('GET /v1/tools failed: HTTP 502 Bad Gateway');
+    expect(err.message).toBe(
+      "the answer to GET /v1/tools is HTTP 502 Bad Gateway with a body that is not the API's error",
+    );
   });
 
   test.each([

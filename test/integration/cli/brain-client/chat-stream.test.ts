@@ -223,7 +223,7 @@ describe('caesar chat, streamed', () => {
     expect(await runChat(['hi'], flags(), out)).toBe(EXIT_FAILED);
     expect(out.log.at(-1)).toEqual([
       'err',
-      'caesar chat: the event stream of POST /v1/chat ended before its done event; is the brain another version?',
+      'caesar chat: the answer to POST /v1/chat ended before its done event; is the brain another version?',
     ]);
   });
 

@@ -34,7 +34,7 @@ describe('nesting depth of request bodies', () => {
       expect(body.error.code).toBe('invalid_request');
       // The innermost bracket is the 65th level.
       expect(body.error.message).toBe(
-        `body nests deeper than ${MAX_NESTING_DEPTH} levels at offset ${payload.lastIndexOf('[')}`,
+        `invalid request: body nests deeper than ${MAX_NESTING_DEPTH} levels at offset ${payload.lastIndexOf('[')}`,
       );
       expect(body.request_id).toBe(res.headers['x-request-id']);
       expect(h.brain.calls).toEqual([]);
@@ -63,7 +63,7 @@ describe('nesting depth of request bodies', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(HttpErrorSchema.parse(res.json()).error.message).toMatch(
-      /^body nests deeper than 64 levels at offset \d+$/,
+      /^invalid request: body nests deeper than 64 levels at offset \d+$/,
     );
     expect(h.brain.calls).toEqual([]);
   });
@@ -101,7 +101,9 @@ describe('nesting depth of request bodies', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
       error: {
-        message: expect.stringMatching(/^body nests deeper than 64 levels at offset \d+$/),
+        message: expect.stringMatching(
+          /^invalid request: body nests deeper than 64 levels at offset \d+$/,
+        ),
         type: 'invalid_request_error',
         param: null,
         code: 'invalid_request',
@@ -167,13 +169,14 @@ describe('prototype keys in request bodies', () => {
   });
 });
 
-// Issue 30: the body parser is the one JSON ladder; fastify's own answers to an empty or a
-// malformed body, and its tolerance of a byte order mark, are kept.
+// Issue 30: the body parser is the one JSON ladder; fastify's own refusals of an empty or a
+// malformed body (in invalid_request's template, ADR 0087), and its tolerance of a byte order
+// mark, are kept.
 describe('bodies the ladder reads like fastify did', () => {
   test.each([
-    ['an empty body', '', 'JSON body is empty'],
-    ['a malformed body', '{"input":', 'body is not valid JSON'],
-  ])('%s is 400 invalid_request in the same words', async (_why, payload, message) => {
+    ['an empty body', '', 'invalid request: JSON body is empty'],
+    ['a malformed body', '{"input":', 'invalid request: body is not valid JSON'],
+  ])('%s is 400 invalid_request, saying which', async (_why, payload, message) => {
     await using h = await harness();
     const url = '/v1/tools/calculator/invoke';
     const res = await h.app.inject({ method: 'POST', url, headers, payload });

@@ -26,7 +26,7 @@ describe('StreamSlots', () => {
     const err = refusal(() => slots.take('tablet'));
     expect(err).toMatchObject({ code: 'too_many_requests', status: 429 });
     expect(err.message).toBe(
-      "token 'tablet' has 2 event streams open, the most one token may hold: " +
+      "too many requests: token 'tablet' has 2 event streams open, the most one token may hold: " +
         'api.max_event_streams_per_token (CAESAR_API__MAX_EVENT_STREAMS_PER_TOKEN); ' +
         'close a dashboard tab or `GET /v1/events` client and retry',
     );
@@ -39,7 +39,7 @@ describe('StreamSlots', () => {
     slots.take('a');
     slots.take('b');
     expect(refusal(() => slots.take('c')).message).toBe(
-      'at most 2 streamed chat turns may be open at once: api.max_chat_streams (CAESAR_API__MAX_CHAT_STREAMS); ' +
+      'too many requests: at most 2 streamed chat turns may be open at once: api.max_chat_streams (CAESAR_API__MAX_CHAT_STREAMS); ' +
         'close a streamed chat and retry',
     );
   });

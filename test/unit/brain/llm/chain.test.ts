@@ -45,7 +45,7 @@ const fail = (
   kind: LlmError['kind'],
   summary: string,
   more: { status?: number; retryAfterMs?: number } = {},
-) => new LlmError(kind, 'p', `p at p.lan: ${summary}`, { summary, ...more });
+) => new LlmError(kind, 'p', summary, { origin: 'p.lan', summary, ...more });
 
 function setup(providers: LlmProvider[], more: { retries?: number } = {}) {
   const waits: number[] = [];
@@ -242,14 +242,14 @@ describe('ProviderChain', () => {
 
   test('no providers: unavailable, saying so', async () => {
     await expect(new ProviderChain({ providers: [] }).complete(req())).rejects.toThrow(
-      'no model is configured',
+      'no model could be reached: none is configured',
     );
   });
 });
 
 describe('unavailableMessage', () => {
   test.each([
-    [[], 'no model is configured'],
+    [[], 'no model could be reached: none is configured'],
     [[{ label: 'a', summary: 'x' }], 'no model could be reached: a x'],
     [
       [
