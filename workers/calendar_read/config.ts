@@ -124,6 +124,14 @@ export function notConfiguredMessage(missing: readonly string[]): string {
   return `calendar_read is not configured: ${whatToSet(missing)}`;
 }
 
+/**
+ * The reason of its `not_configured` error, which the catalogue's template opens with "not
+ * configured: ": `set CAESAR_TOOLS__CALENDAR__CALDAV_URL (...) for calendar_read`.
+ */
+export function notConfiguredReason(missing: readonly string[]): string {
+  return `${whatToSet(missing)} for calendar_read`;
+}
+
 /** `set CAESAR_TOOLS__CALENDAR__CALDAV_URL (tools.calendar.caldav_url) and …`: the preflight's detail. */
 export function whatToSet(missing: readonly string[]): string {
   const keys = missing.map((k) =>

@@ -13,6 +13,7 @@ import {
   isConfigured,
   missingKeys,
   notConfiguredMessage,
+  notConfiguredReason,
   type CalDavSettings,
   type CalendarConfig,
 } from './config.js';
@@ -135,7 +136,7 @@ export function createCalendarReadTool(options: CalendarReadToolOptions = {}) {
     handler: async (input, ctx) => {
       const { config } = ctx;
       if (!isConfigured(config)) {
-        throw new NotConfiguredError(notConfiguredMessage(missingKeys(config)));
+        throw new NotConfiguredError(notConfiguredReason(missingKeys(config)));
       }
       if (instances === 0 || scan === undefined) {
         throw CaesarError.of('internal', { reason: 'calendar_read was not started' });

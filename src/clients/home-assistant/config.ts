@@ -37,9 +37,12 @@ export function missingSettings(config: HaConfig): string[] {
   return missing;
 }
 
-/** "set CAESAR_HA__URL (ha.url) and CAESAR_HA__TOKEN (ha.token)" */
-export function notConfiguredMessage(missing: readonly string[]): string {
-  return `Home Assistant is not configured: ${whatToSet(missing)}`;
+/**
+ * The reason of a `not_configured` error, which the catalogue's template opens with "not
+ * configured: ": `set CAESAR_HA__URL (ha.url) and CAESAR_HA__TOKEN (ha.token) for Home Assistant`.
+ */
+export function notConfiguredReason(missing: readonly string[]): string {
+  return `${whatToSet(missing)} for Home Assistant`;
 }
 
 /** `set CAESAR_HA__URL (ha.url) and CAESAR_HA__TOKEN (ha.token)`: the preflight's detail. */

@@ -4,7 +4,7 @@ import { HaClient } from './client.js';
 import {
   haTarget,
   missingSettings,
-  notConfiguredMessage,
+  notConfiguredReason,
   type HaConfig,
   type HaTarget,
 } from './config.js';
@@ -68,7 +68,7 @@ export class HaSession {
   /** @throws NotConfiguredError naming the keys to set. */
   require(): HaConnection {
     if (this.connection === undefined) {
-      throw new NotConfiguredError(notConfiguredMessage(this.missing));
+      throw new NotConfiguredError(notConfiguredReason(this.missing));
     }
     return this.connection;
   }

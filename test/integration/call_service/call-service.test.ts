@@ -461,12 +461,12 @@ describe('errors', () => {
     const err = await failure(a, turnOn('light.kitchen'));
     expect(err).toMatchObject({ code: 'not_configured' });
     expect(err.message).toBe(
-      'not configured: Home Assistant is not configured: set CAESAR_HA__URL (ha.url) and CAESAR_HA__TOKEN (ha.token)',
+      'not configured: set CAESAR_HA__URL (ha.url) and CAESAR_HA__TOKEN (ha.token) for Home Assistant',
     );
     await using b = await startTool(createCallServiceTool(), { ...haConfig(ha), token: undefined });
     const err2 = await failure(b, turnOn('light.kitchen'));
     expect(err2.message).toBe(
-      'not configured: Home Assistant is not configured: set CAESAR_HA__TOKEN (ha.token)',
+      'not configured: set CAESAR_HA__TOKEN (ha.token) for Home Assistant',
     );
   });
 });
