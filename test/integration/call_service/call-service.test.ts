@@ -465,9 +465,7 @@ describe('errors', () => {
     );
     await using b = await startTool(createCallServiceTool(), { ...haConfig(ha), token: undefined });
     const err2 = await failure(b, turnOn('light.kitchen'));
-    expect(err2.message).toBe(
-      'not configured: set CAESAR_HA__TOKEN (ha.token) for Home Assistant',
-    );
+    expect(err2.message).toBe('not configured: set CAESAR_HA__TOKEN (ha.token) for Home Assistant');
   });
 });
 
