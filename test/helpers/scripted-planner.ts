@@ -1,7 +1,10 @@
 import { PlannerUnavailableError } from '../../src/brain/agent/errors.js';
 import type { Planner, PlanRequest, PlanStep } from '../../src/brain/agent/ports.js';
 
-/** One scripted round: a step, a function of the request, or "no model answered". */
+/**
+ * One scripted round: a step, a function of the request, or "no model answered" with what was
+ * tried (`openai (gpt at 127.0.0.1:1) connection refused`; the catalogue adds its own words).
+ */
 export type ScriptedRound =
   PlanStep | ((request: PlanRequest) => PlanStep) | { readonly unavailable: string };
 

@@ -298,11 +298,11 @@ describe('planner rounds', () => {
   });
 
   test('no model reachable: the reply says so and what was tried, and it is audited', async () => {
-    const why = 'no model could be reached: openai (gpt at 127.0.0.1:1) connection refused';
-    const agent = await agentWith(new ScriptedPlanner([{ unavailable: why }]));
+    const tried = 'openai (gpt at 127.0.0.1:1) connection refused';
+    const agent = await agentWith(new ScriptedPlanner([{ unavailable: tried }]));
     const r = await agent.chat({ message: 'hello there' }, { actor: 'ops' });
     expect(r.reply).toMatch(
-      /^I couldn't get an answer from a language model: no model could be reached: openai/,
+      /^I couldn't get an answer from a language model: no model could be reached: openai \(gpt at 127\.0\.0\.1:1\) connection refused\.\n/,
     );
     expect(r.reply).toMatch(
       /Without it I can still answer, for example: 'what's on my calendar today'/,
