@@ -11,6 +11,11 @@ export function msSince(started: number): number {
   return roundMs(performance.now() - started);
 }
 
+/** A duration for a person, to a tenth of a second: `secondsText(10_000)` is `10.0 s`. */
+export function secondsText(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
 /** Whole milliseconds since `started` (a `performance.now()` reading), for log lines. */
 export function wholeMsSince(started: number): number {
   return Math.round(performance.now() - started);

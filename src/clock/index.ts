@@ -1,4 +1,4 @@
 // Public surface of the wall clock: time in IANA zones, as the brain, the config and the
 // workers (through the SDK) read and word it. node: built-ins only.
-export { msSince, roundMs } from './elapsed.js';
+export { msSince, roundMs, secondsText } from './elapsed.js';
 export { formatInstant, hostTimeZone, intlClock, isTimeZone, spokenNow } from './wall-clock.js';

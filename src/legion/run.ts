@@ -1,5 +1,6 @@
 import { connectBusWhenReachable, readNkeySeed, type BusOptions } from '../bus/index.js';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { secondsText } from '../clock/index.js';
 import type { Logger } from '../log/index.js';
 import type { GrantVerifier } from '../protocol/grant.js';
 import { ReplySigner } from '../protocol/reply-signature.js';
@@ -112,7 +113,7 @@ async function connectWaiting(options: RunToolsOptions): Promise<NatsConnection>
         onWait: (err, delayMs, attempt) =>
           options.logger.warn(
             { servers, attempt, retryInMs: delayMs, reason: err.message },
-            `NATS is not reachable yet; trying again in ${(delayMs / 1000).toFixed(1)} s`,
+            `NATS is not reachable yet; trying again in ${secondsText(delayMs)}`,
           ),
       },
     );

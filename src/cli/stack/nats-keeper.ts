@@ -2,6 +2,7 @@
 // client (ADR 0048, addendum 2); the index would bring the client's chunk into its process.
 import type { NatsExit, NatsServer } from '../../bus/launcher.js';
 import { natsAnswers } from '../../bus/nats-probe.js';
+import { secondsText } from '../../clock/index.js';
 import { heartbeatIntervalMs, signalGroup } from '../../process/index.js';
 import { nextRestart, type BackoffOptions } from './backoff.js';
 
@@ -89,7 +90,7 @@ export class NatsKeeper {
     }
     const silent = Date.now() - this.#answeredAt;
     if (silent <= timeoutMs || this.#stopping || server !== this.#server) return;
-    const detail = `did not answer a connection for ${(silent / 1000).toFixed(1)} s`;
+    const detail = `did not answer a connection for ${secondsText(silent)}`;
     this.#killed = { reason: 'unresponsive', detail };
     this.#o.onKill?.(server, detail);
     signalGroup(server.pid, 'SIGKILL');

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { secondsText } from '../../clock/index.js';
 import {
   descendantsOf,
   heartbeatIntervalMs,
@@ -212,11 +213,11 @@ export class Supervisor {
       const since = slot.lastBeat ?? slot.startedAt;
       const limit = slot.lastBeat === undefined ? firstBeatMs : timeoutMs;
       if (now - since <= limit) continue;
-      const silent = ((now - since) / 1000).toFixed(1);
+      const silent = secondsText(now - since);
       const detail =
         slot.lastBeat === undefined
-          ? `no heartbeat ${silent} s after start`
-          : `no heartbeat for ${silent} s`;
+          ? `no heartbeat ${silent} after start`
+          : `no heartbeat for ${silent}`;
       slot.ended = { reason: 'unresponsive', detail };
       this.#o.onKill?.(slot.spec.name, child.pid, detail);
       killTree(child.pid, 'SIGKILL');

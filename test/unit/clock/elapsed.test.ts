@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { msSince, roundMs, wholeMsSince } from '../../../src/clock/elapsed.js';
+import { msSince, roundMs, secondsText, wholeMsSince } from '../../../src/clock/elapsed.js';
 
 // Issue 30: one rule for rounding durations to ms (records: the microsecond; log lines: whole).
 
@@ -31,5 +31,17 @@ describe('msSince and wholeMsSince', () => {
     const whole = wholeMsSince(started);
     expect(Number.isInteger(whole)).toBe(true);
     expect(whole).toBeGreaterThanOrEqual(250);
+  });
+});
+
+describe('secondsText', () => {
+  test.each([
+    [0, '0.0 s'],
+    [250, '0.3 s'],
+    [10_000, '10.0 s'],
+    [12_345, '12.3 s'],
+    [61_990, '62.0 s'],
+  ])('%d ms reads %s', (ms, text) => {
+    expect(secondsText(ms)).toBe(text);
   });
 });
