@@ -183,7 +183,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           }
           const failure =
             outcome.kind === 'no_responders'
-              ? brainFailure('no_worker', `no instance of ${tool} is connected`, started)
+              ? brainFailure(
+                  'no_worker',
+                  errorMessage('no_worker', { tool, start: 'no instance is connected' }),
+                  started,
+                )
               : brainFailure(
                   'dispatch_timeout',
                   errorMessage('dispatch_timeout', {

@@ -448,12 +448,19 @@ export class ToolGateway {
   ): Promise<DispatchReply> {
     try {
       // a trace context makes the dispatcher send the decision id in the headers too
-      return await this.#o.dispatcher.dispatch(ctx.tool, ctx.input, {
+      const reply = await this.#o.dispatcher.dispatch(ctx.tool, ctx.input, {
         decisionId: ctx.decisionId,
         deadline,
         traceparent: traceparentFor(ctx.decisionId),
         policySha256,
       });
+      // NATS said no one serves it (the last instance left after the registry saw it):
+      // the catalogue's words, with the step that starts it on this stack
+      if (!reply.success && reply.error.code === 'no_worker') {
+        const start = this.#start(ctx.tool);
+        return { ...reply, error: errorBodyOf('no_worker', { tool: ctx.tool, start }) };
+      }
+      return reply;
     } catch (err) {
       this.#log.error({ err, tool: ctx.tool, decisionId: ctx.decisionId }, 'dispatch failed');
       const msg = `the brain could not send the call over NATS: ${(err as Error).message}`;

@@ -97,7 +97,11 @@ describe('dispatch client', () => {
     expect(reply).toMatchObject({
       v: 1,
       success: false,
-      error: { code: 'no_worker', retryable: true },
+      error: {
+        code: 'no_worker',
+        message: 'no live instance of nobody_home: no instance is connected',
+        retryable: true,
+      },
     });
     expect(reply).not.toHaveProperty('worker');
     expect(elapsed).toBeLessThan(2_000); // at once, not at the 10 s deadline
