@@ -1,6 +1,5 @@
 import { writeSync } from 'node:fs';
 import { isMainThread, workerData } from 'node:worker_threads';
-import { secondsText } from '../clock/elapsed.js';
 
 /** What `startWatchdog` (watchdog.ts) gives its thread. */
 export interface WatchdogThreadData {
@@ -43,7 +42,8 @@ function kill(label: string, silentMs: number, timeoutMs: number): void {
     pid: process.pid,
     component: 'watchdog',
     silent_ms: Math.round(silentMs),
-    msg: `${label}: the event loop has not run for ${secondsText(silentMs)} (watchdog timeout ${timeoutMs / 1000} s): killing this process (SIGKILL)`,
+    // src/process stands apart from src/clock (layer 0): the words of secondsText, inline
+    msg: `${label}: the event loop has not run for ${(silentMs / 1000).toFixed(1)} s (watchdog timeout ${timeoutMs / 1000} s): killing this process (SIGKILL)`,
   });
   try {
     writeSync(2, `${line}\n`);
