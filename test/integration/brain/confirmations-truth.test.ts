@@ -182,7 +182,7 @@ describe('a model call held after it read an injected page', () => {
 
     // `caesar confirm` lists the same, escaped, with the commands
     const shown = await cli(['confirm'], 'approver');
-    expect(shown.code).toBe(0);
+    expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(
       'asked by: a model, in a turn opened by token `tablet` (session ' + turn.sessionId + ')',
     );
@@ -198,7 +198,7 @@ describe('a model call held after it read an injected page', () => {
     // reject the first and stop the turn, as another token than the turn's owner
     const asked = model.bodies.length;
     const stopped = await cli(['reject', first, '--stop-turn', '--json'], 'approver');
-    expect(stopped.code).toBe(0);
+    expect(stopped.code, stopped.stderr).toBe(0);
     const answer = ConfirmResponseSchema.parse(JSON.parse(stopped.stdout));
     expect(answer).toMatchObject({
       outcome: 'rejected',
