@@ -301,14 +301,19 @@ describe('a worker run by hand watches itself', () => {
 });
 
 describe('a worker under systemd', () => {
-  /** Beats for 1.5 s, then says so on stderr and spins. */
-  const SPINS_SOON = MODULE.replace(
+  /**
+   * Beats until the test writes `systemd-spin-now` (after two beats, however slow the start), then
+   * says so on stderr and spins.
+   */
+  const SPINS_ON_CUE = MODULE.replace(
     'export default {',
-    "import { writeSync } from 'node:fs';\nsetTimeout(() => { writeSync(2, 'SPIN\\n'); for (;;) {} }, 1500);\nexport default {",
+    "import { existsSync, writeSync } from 'node:fs';\n" +
+      "const go = new URL('./systemd-spin-now', import.meta.url);\n" +
+      "setInterval(() => { if (existsSync(go)) { writeSync(2, 'SPIN\\n'); for (;;) {} } }, 50);\nexport default {",
   ).replace("name: 'spinner'", "name: 'under_systemd'");
 
   test('says READY=1 once serving and WATCHDOG=1 from its event loop, which stops when the loop does', async () => {
-    await writeFile(join(dir, 'under-systemd.js'), SPINS_SOON);
+    await writeFile(join(dir, 'under-systemd.js'), SPINS_ON_CUE);
     const socket = join(dir, 'notify.sock');
     const sink = spawn('python3', [SINK, socket], { stdio: ['ignore', 'pipe', 'inherit'] });
     const got: { line: string; at: number }[] = [];
@@ -332,12 +337,18 @@ describe('a worker under systemd', () => {
       if (d.toString().includes('SPIN')) spunAt = Math.min(spunAt, performance.now());
     });
     try {
+      await waitFor(
+        () => got.filter((g) => g.line === 'WATCHDOG=1').length >= 2,
+        'two watchdog beats',
+        30_000,
+      );
+      await writeFile(join(dir, 'systemd-spin-now'), '');
       const exit = await within(worker.closed, 'the worker to be killed by its watchdog', 30_000);
       expect(exit).toEqual({ code: null, signal: 'SIGKILL' });
       const lines = got.map((g) => g.line);
       expect(lines).toContain('READY=1');
       const beats = got.filter((g) => g.line === 'WATCHDOG=1');
-      // every 0.3 s while the loop ran (1.5 s), none once it spun (one may be on its way)
+      // every 0.3 s while the loop ran, none once it spun (one may be on its way)
       expect(beats.filter((b) => b.at < spunAt).length).toBeGreaterThanOrEqual(2);
       expect(beats.filter((b) => b.at > spunAt + 200).length).toBe(0);
     } finally {
