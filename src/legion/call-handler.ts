@@ -217,6 +217,7 @@ function startCall(
   const { tool, limiter } = deps;
   if (msg.data.length > MAX_ENVELOPE_BYTES) {
     return invalid(
+      tool.spec.name,
       `dispatch envelope is ${msg.data.length} bytes; the limit is ${MAX_ENVELOPE_BYTES}`,
     );
   }
@@ -227,23 +228,35 @@ function startCall(
   if (!read.ok) {
     if (read.why === 'deep') {
       return invalid(
+        tool.spec.name,
         `dispatch envelope nests deeper than ${MAX_ENVELOPE_DEPTH} levels at offset ${read.offset}`,
       );
     }
-    if (read.why === 'syntax') return invalid('dispatch envelope is not valid JSON');
+    if (read.why === 'syntax') {
+      return invalid(tool.spec.name, 'dispatch envelope is not valid JSON');
+    }
     return invalid(
+      tool.spec.name,
       `dispatch envelope contains a \`${read.key}\` key at ${formatPath(read.path)}, ` +
         'which is not allowed',
     );
   }
   const raw = read.value;
   const req = DispatchRequestSchema.safeParse(raw);
-  if (!req.success) return invalid('malformed dispatch envelope', fieldIssuesOf(req.error));
+  if (!req.success) {
+    const details = fieldIssuesOf(req.error);
+    return invalid(
+      tool.spec.name,
+      `malformed dispatch envelope: ${summariseFieldIssues(details)}`,
+      details,
+    );
+  }
   // from here on every answer, a refusal too, is signed for this call
   to.decisionId = req.data.decision_id;
   if (req.data.grant !== undefined) to.nonce = grantNonce(req.data.grant);
   if (req.data.tool !== tool.spec.name) {
     return invalid(
+      tool.spec.name,
       `envelope names tool '${req.data.tool}' but this endpoint serves '${tool.spec.name}'`,
     );
   }
@@ -273,10 +286,7 @@ function startCall(
   const input = tool.input.safeParse(req.data.input);
   if (!input.success) {
     const details = fieldIssuesOf(input.error);
-    return invalid(
-      `input does not match the ${tool.spec.name} schema: ${summariseFieldIssues(details)}`,
-      details,
-    );
+    return invalid(tool.spec.name, summariseFieldIssues(details), details);
   }
 
   const control = new CallControl(armed, deadline, deadline - now);
@@ -392,7 +402,9 @@ function checkOutput(deps: CallHandlerDeps, result: unknown, decisionId: string)
   );
 }
 
-function invalid(message: string, details?: unknown): Outcome {
+/** `invalid_input` in the catalogue's words: `issues` says what is wrong with the envelope or input. */
+function invalid(tool: string, issues: string, details?: unknown): Outcome {
+  const message = errorMessage('invalid_input', { tool, issues });
   return { ok: false, error: { code: 'invalid_input', message, retryable: false, details } };
 }
 

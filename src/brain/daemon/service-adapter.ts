@@ -182,7 +182,9 @@ export class BrainServiceAdapter implements BrainService {
   #readableAudit(): void {
     const problem = this.#p.audit.writableProblem();
     if (problem !== undefined) {
-      throw new CaesarError('audit_unavailable', `audit log cannot be read safely: ${problem}`);
+      throw CaesarError.of('audit_unavailable', {
+        what: `${problem}; it is not read either until it is writable again`,
+      });
     }
   }
 

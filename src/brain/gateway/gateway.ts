@@ -33,7 +33,6 @@ import {
   auditDecision,
   auditUnavailable,
   contextFor,
-  errorBody,
   errorBodyOf,
   report,
   type CallContext,
@@ -463,9 +462,13 @@ export class ToolGateway {
       return reply;
     } catch (err) {
       this.#log.error({ err, tool: ctx.tool, decisionId: ctx.decisionId }, 'dispatch failed');
-      const msg = `the brain could not send the call over NATS: ${(err as Error).message}`;
-      const code = this.#o.dispatcher.bus().ok ? 'no_worker' : 'bus_unavailable';
-      return { v: 1, success: false, error: errorBody(code, msg, true), duration_ms: 0 };
+      // a closed or draining connection is the bus being down; anything else (the server
+      // refused the brain's publish) is a fault of the brain's own setup, not of the call
+      const why = (err as Error).message;
+      const error = this.#o.dispatcher.bus().ok
+        ? errorBodyOf('internal', { reason: `the brain could not send the call over NATS: ${why}` })
+        : errorBodyOf('bus_unavailable', { why, tool: ctx.tool });
+      return { v: 1, success: false, error, duration_ms: 0 };
     }
   }
 

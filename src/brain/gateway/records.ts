@@ -86,7 +86,7 @@ export function report(
   return out;
 }
 
-export function errorBody(
+function errorBody(
   code: ErrorBody['code'],
   message: string,
   retryable: boolean,

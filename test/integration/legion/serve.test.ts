@@ -54,7 +54,9 @@ describe('dispatch endpoint', () => {
     expect(error.code).toBe('invalid_input');
     expect((error.details as { path: string }[]).map((d) => d.path)).toContain(path);
     expect(msg.headers?.get(HEADERS.serviceErrorCode)).toBe('400');
-    expect(msg.headers?.get(HEADERS.serviceError)).toMatch(/schema/);
+    // the catalogue's words: the tool, then the field at fault
+    expect(error.message).toMatch(new RegExp(`^invalid input for probe: .*${path}`));
+    expect(msg.headers?.get(HEADERS.serviceError)).toBe(error.message);
   });
 
   test('a malformed envelope is answered with invalid_input, not silence', async () => {

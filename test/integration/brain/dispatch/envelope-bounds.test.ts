@@ -70,7 +70,7 @@ describe('nesting depth of dispatch envelopes and replies', () => {
       const error = errorOf(await call(text));
       expect(error.code).toBe('invalid_input');
       expect(error.message).toBe(
-        `dispatch envelope nests deeper than ${MAX_NESTING_DEPTH} levels at offset ` +
+        `invalid input for ${anything.spec.name}: dispatch envelope nests deeper than ${MAX_NESTING_DEPTH} levels at offset ` +
           `${text.indexOf('[') + MAX_NESTING_DEPTH - 2}`,
       );
       expect(ran).toEqual([]);

@@ -251,7 +251,7 @@ describe('GET /v1/events', () => {
     const h = await tailHarness({ streams: { events: { max: 1, perToken: 1 } } });
     const query = h.brain.auditQuery.bind(h.brain);
     h.brain.auditQuery = () => {
-      throw new CaesarError('audit_unavailable', 'audit log cannot be read safely: read-only');
+      throw CaesarError.of('audit_unavailable', { what: 'read-only' });
     };
     const refused = await h.app.inject({
       method: 'GET',
