@@ -148,6 +148,8 @@ function runs(spec: ToolSpec): string {
       return 'on the local network';
     case 'remote_api':
       return 'through a remote API (the input leaves this network)';
+    case 'remote_job':
+      return 'as a job on another host that meets its needs';
   }
 }
 
