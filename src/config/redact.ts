@@ -1,7 +1,6 @@
-import { deepFreeze } from './freeze.js';
 import type { ConfigSetting } from './types.js';
 import { redactUserinfo } from './urls.js';
-import { isSecretKey, REDACTED } from '../text/index.js';
+import { deepFreeze, isSecretKey, REDACTED } from '../text/index.js';
 
 /**
  * `value` with every value under a secret key (the one rule, `isSecretKey`; paths to secret

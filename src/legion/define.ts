@@ -9,21 +9,27 @@ import {
   summariseFieldIssues,
   ToolNameSchema,
   ToolSpecSchema,
-  type ExecutionLocality,
   type FieldIssue,
+  type Headless,
   type Interruptibility,
   type ResourceRequirements,
   type ToolAnnotations,
   type ToolSpec,
 } from '../protocol/index.js';
+import { deepFreeze } from '../text/index.js';
 import type { PreflightResult, ToolContext, ToolStartContext } from './context.js';
+import { resolveDocumentNames, type DocumentNamed } from './spec-names.js';
 
-/** What a tool author writes. Everything on the wire is derived from it. */
+/**
+ * What a tool author writes. Everything on the wire is derived from it. The fields the Colony
+ * document names otherwise (`executionLocality`, `resourceRequirements`, `costModel`,
+ * `licensingNotes`, `hitl`, `determinism`, `interruptibility`) are in {@link DocumentNamed}.
+ */
 export interface ToolDefinitionInput<
   I extends z.ZodType,
   O extends z.ZodType,
   C extends z.ZodType = z.ZodUnknown,
-> {
+> extends DocumentNamed {
   name: string;
   version: string;
   /** @default the name */
@@ -47,11 +53,6 @@ export interface ToolDefinitionInput<
    * (at most 16, each `^[a-z][a-z0-9_]{0,31}$`). @default []
    */
   capabilities?: string[];
-  /**
-   * `safe`: a call may be cut off at any time; `unsafe`: a cut-off call may leave its side
-   * effects half done. @default 'safe' when annotations.readOnly, else 'unsafe'
-   */
-  interruptibility?: Interruptibility;
   /** Documentation URLs, http or https (at most 5, each at most 500 characters). @default [] */
   references?: string[];
   /**
@@ -68,21 +69,13 @@ export interface ToolDefinitionInput<
    * defaults, until it says otherwise.
    */
   annotations: ToolAnnotationsInput;
-  /** @default 'deterministic' when annotations.openWorld is false, else 'nondeterministic' */
-  determinism?: 'deterministic' | 'nondeterministic';
-  executionLocality: ExecutionLocality;
-  /**
-   * `cpu`, `memory_mb` and `network` are required; `min_vcpus`, `min_memory_gb`, `gpu`
-   * (`{required, min_vram_gb?, kind?}`) and `expected_wall_clock_ms` (a typical call, at
-   * most `timeoutMs`) are optional. @default no host minimums, no GPU, no expected time
-   */
-  resourceRequirements: ResourceRequirements;
-  /** @default { kind: 'free' } */
-  costModel?: { kind: 'free' | 'metered'; unit?: string };
-  /** @default 'Apache-2.0' */
+  /** An SPDX identifier or a short name. @default 'Apache-2.0' */
   licensing?: string;
-  /** @default 'autonomous' */
-  hitl?: 'autonomous' | 'confirm';
+  /**
+   * How far it runs without a person at a screen: `native`, `cli_only`, `partial`,
+   * `gui_primary` or `none`. @default 'native'
+   */
+  headless?: Headless;
   /**
    * What the tool returns: `trusted` only when the output is computed from the call's own
    * input and nothing else (the calculator's), so a model may take it as it takes the
@@ -121,7 +114,10 @@ export interface ToolDefinitionInput<
   preflight?: (ctx: ToolStartContext<z.output<C>>) => Promise<PreflightResult> | PreflightResult;
 }
 
-/** A checked, frozen tool: its spec (with JSON Schemas) and sha256 are computed once. */
+/**
+ * A checked, frozen tool: its spec (with JSON Schemas) and sha256 are computed once. The spec
+ * is frozen to its last leaf (ADR 0089): `tool.spec.name = 'x'` throws a TypeError.
+ */
 export interface ToolDefinition<
   I extends z.ZodType = z.ZodType,
   O extends z.ZodType = z.ZodType,
@@ -198,8 +194,12 @@ export function defineTool<
     throw new ToolDefinitionError(name, [{ path: 'handler', message: 'must be a function' }]);
   }
   const tags = [...new Set(['tool', ...(def.tags ?? [])])];
+  const named: FieldIssue[] = [];
+  const doc = resolveDocumentNames(def, named);
+  if (named.length > 0) throw new ToolDefinitionError(name, named);
   // undefined only for a declaration the compiler did not check; the spec's schema refuses it
   const annotations = annotationsOf(def.annotations) as ToolAnnotations;
+  const requirements = doc.resourceRequirements as ResourceRequirements;
   const candidate = {
     name: def.name,
     version: def.version,
@@ -211,24 +211,25 @@ export function defineTool<
     capabilities: Array.isArray(def.capabilities)
       ? [...new Set(def.capabilities)]
       : (def.capabilities ?? []),
-    interruptibility: specInterruptibility({ annotations, interruptibility: def.interruptibility }),
+    interruptibility: specInterruptibility({
+      annotations,
+      interruptibility: doc.interruptibility as Interruptibility | undefined,
+    }),
     references: def.references ?? [],
     extra: def.extra ?? {},
     input_schema: jsonSchema(def.input, 'input', name),
     output_schema: jsonSchema(def.output, 'output', name),
     annotations,
-    determinism: def.determinism ?? (annotations?.openWorld ? 'nondeterministic' : 'deterministic'),
-    execution_locality: def.executionLocality,
-    resource_requirements: def.resourceRequirements,
-    cost_model: def.costModel ?? { kind: 'free' },
+    determinism: doc.determinism ?? (annotations?.openWorld ? 'nondeterministic' : 'deterministic'),
+    execution_locality: doc.executionLocality,
+    resource_requirements: requirements,
+    cost_model: doc.costModel ?? { kind: 'free' },
     licensing: def.licensing ?? 'Apache-2.0',
-    hitl: def.hitl ?? 'autonomous',
+    licensing_notes: doc.licensingNotes ?? '',
+    headless: def.headless ?? 'native',
+    hitl: doc.hitl ?? 'autonomous',
     output_trust:
-      def.outputTrust ??
-      specOutputTrust({
-        annotations,
-        resource_requirements: def.resourceRequirements,
-      }),
+      def.outputTrust ?? specOutputTrust({ annotations, resource_requirements: requirements }),
     reads_private: def.readsPrivate ?? false,
     timeout_ms: def.timeoutMs ?? 10_000,
     max_concurrency: def.maxConcurrency ?? 4,
@@ -238,7 +239,8 @@ export function defineTool<
   if (!parsed.success) {
     throw new ToolDefinitionError(name, fieldIssuesOf(parsed.error));
   }
-  const spec = parsed.data;
+  // a copy of its own (a module's JSON Schema object stays the author's), frozen to the leaves
+  const spec = deepFreeze(structuredClone(parsed.data));
   const expected = spec.resource_requirements.expected_wall_clock_ms;
   if (expected !== undefined && expected > spec.timeout_ms) {
     throw new ToolDefinitionError(name, [

@@ -58,22 +58,22 @@ const SchemaValue = z.custom<object>(
 );
 /**
  * The spec's wire names of the definition's fields, where they differ. A definition takes
- * `defineTool`'s names; one written with the wire's would be ignored, silently (a
- * `reads_private: true` dropped is a tool whose private output nobody knows of), so it is
- * refused, naming the field to write instead.
+ * `defineTool`'s names (and the Colony document's, ADR 0089: `execution_locality`,
+ * `resource_requirements`, `cost_model`, `licensing_notes`, `hitl_frequency`); one written
+ * with another would be ignored, silently (a `reads_private: true` dropped is a tool whose
+ * private output nobody knows of), so it is refused, naming the field to write instead.
  */
 const WIRE_SPELLINGS: Readonly<Record<string, string>> = {
   output_trust: 'outputTrust',
   reads_private: 'readsPrivate',
-  execution_locality: 'executionLocality',
-  resource_requirements: 'resourceRequirements',
   timeout_ms: 'timeoutMs',
   max_concurrency: 'maxConcurrency',
   max_queue: 'maxQueue',
-  cost_model: 'costModel',
   config_section: 'configSection',
   input_schema: 'input',
   output_schema: 'output',
+  inputs_schema: 'input',
+  outputs_schema: 'output',
 };
 const PlainDefinitionSchema = z
   .looseObject({

@@ -51,6 +51,7 @@ export type {
   ToolSpec,
   ToolAnnotations,
   ExecutionLocality,
+  Headless,
   Interruptibility,
   ResourceRequirements,
   TagFilter,

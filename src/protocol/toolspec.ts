@@ -11,8 +11,24 @@ const ToolAnnotationsSchema = z.strictObject({
 });
 export type ToolAnnotations = z.infer<typeof ToolAnnotationsSchema>;
 
-export const ExecutionLocalitySchema = z.enum(['local', 'lan', 'remote_api']);
+/**
+ * Where a call runs: `local` (the worker's host), `lan` (a device at home), `remote_api` (a
+ * service on the internet), `remote_job` (started as a job on another, capable host and
+ * awaited; issue 33 brings the job runtime).
+ */
+export const ExecutionLocalitySchema = z.enum(['local', 'lan', 'remote_api', 'remote_job']);
 export type ExecutionLocality = z.infer<typeof ExecutionLocalitySchema>;
+
+/**
+ * How far the tool runs without a person at a screen (the Colony document's tiers): `native`
+ * (an API or program, no GUI), `cli_only`, `partial` (GUI steps remain), `gui_primary` (a
+ * person runs it; the call prepares), `none`.
+ */
+export const HeadlessSchema = z.enum(['native', 'cli_only', 'partial', 'gui_primary', 'none']);
+export type Headless = z.infer<typeof HeadlessSchema>;
+
+/** The most GPUs one tool may ask for (docs/protocol.md). */
+const MAX_GPUS = 64;
 
 /** Tags, and the domains taken from them: `home`, `web`, `home_assistant`. */
 const TOOL_TAG_PATTERN = /^[a-z0-9_-]{1,32}$/;
@@ -23,6 +39,9 @@ export const ToolTagSchema = z
 /** A GPU the tool needs (or can use, when `required` is false). */
 const GpuRequirementSchema = z.strictObject({
   required: z.boolean(),
+  /** How many GPUs (`defineTool` fills 1). */
+  count: z.number().int().min(1).max(MAX_GPUS).optional(),
+  /** Memory per GPU (the Colony document's `memory_gb`). */
   min_vram_gb: z.number().positive().max(1024).optional(),
   /** `cuda`, `rocm`, `metal`, `vulkan`, ... */
   kind: z
@@ -62,6 +81,7 @@ const SPEC_LIMITS = {
   extraEntries: 16,
   extraStringChars: 200,
   backendAlternatives: 8,
+  licensingNotesChars: 500,
 } as const;
 
 const WORD = /^[a-z][a-z0-9_]{0,31}$/;
@@ -87,9 +107,10 @@ const JsonSchemaObject = z.record(z.string(), z.unknown());
 
 /**
  * The wire form of a tool's declaration, carried in its ADR-32 service metadata. Derived
- * from `defineTool()`; nobody writes it by hand. The fields from `domain` to `extra` came
- * later than protocol v1's first workers: they are optional here, so an older spec stays
- * valid (and keeps its sha256), while `defineTool` always fills them in.
+ * from `defineTool()`; nobody writes it by hand. The fields from `domain` to `extra`, and
+ * `licensing_notes`, `headless` and a GPU's `count` (ADR 0089), came later than protocol v1's
+ * first workers: they are optional here, so an older spec stays valid (and keeps its
+ * sha256), while `defineTool` always fills them in.
  */
 export const ToolSpecSchema = z.strictObject({
   name: ToolNameSchema,
@@ -133,6 +154,10 @@ export const ToolSpecSchema = z.strictObject({
   resource_requirements: ResourceRequirementsSchema,
   cost_model: CostModelSchema,
   licensing: z.string().min(1).max(200),
+  /** What `licensing` does not say: attribution, restrictions, terms of the backend's API. */
+  licensing_notes: z.string().max(SPEC_LIMITS.licensingNotesChars).optional(),
+  /** How far it runs without a person at a screen. Absent: `native`. */
+  headless: HeadlessSchema.optional(),
   /** `confirm`: the tool's author asks for a human in the loop (policy may demand it anyway). */
   hitl: z.enum(['autonomous', 'confirm']),
   /**

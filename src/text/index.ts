@@ -4,6 +4,7 @@
 export { formatFieldPath, formatPath } from './format-path.js';
 export { isPlainObject, isRecord } from './records.js';
 export { canonicalJson } from './canonical-json.js';
+export { deepFreeze } from './deep-freeze.js';
 export {
   envVarName,
   keyAndEnv,

@@ -2,20 +2,25 @@ import {
   specDomain,
   specInterruptibility,
   specOutputTrust,
+  type ExecutionLocality,
   type ToolSpec,
 } from '../../protocol/index.js';
 
 /**
  * The tool card: the description a model reads about a tool. The tool's own description
  * comes first, then a fixed-order block of facts folded in from its ToolSpec (what it does,
- * its effects, what its output is, confirmation, cost, where it runs, what it needs, its
- * preflight state). Every
+ * its effects, what its output is, confirmation, cost, licence, where it runs, what it needs,
+ * what its kind adds, its preflight state). Every
  * card is made here, from the spec alone (plus the caller's preflight and policy flags), so
  * equal inputs give equal cards. See docs/llm.md ("The tool card").
  */
 
-/** The longest card, in characters (code points). The description is trimmed to fit. */
-export const MAX_CARD_CHARS = 1800;
+/**
+ * The longest card, in characters (code points). The description is trimmed to fit. 2000
+ * since ADR 0089 added the licence, headless and the kind's lines (1800 before), so a spec
+ * with every fact at its widest still leaves the description almost 300 characters.
+ */
+export const MAX_CARD_CHARS = 2000;
 
 /** What the last preflight said (a ToolView's `preflight.state` and `preflight.detail`). */
 export interface CardPreflight {
@@ -37,8 +42,34 @@ interface CardOptions {
 }
 
 /** Caps on the parts of the facts that vary, so the facts never crowd out the description. */
-const CLIP = { title: 80, capabilities: 160, backend: 80, unit: 80, status: 160 } as const;
+const CLIP = {
+  title: 80,
+  capabilities: 160,
+  backend: 80,
+  unit: 80,
+  status: 160,
+  licence: 32,
+  notes: 80,
+  kindLine: 120,
+} as const;
 const SEPARATOR = '\n\nFacts:\n';
+
+/** The most lines a tool kind adds ({@link CARD_KIND_LINES}). */
+const MAX_KIND_LINES = 2;
+
+/**
+ * The hook through which a kind of tool adds its own lines to the card, after `Needs`: one
+ * function per `execution_locality`, from the spec to at most two lines (each cut to 120
+ * characters, made one line). A kind that needs its own words (a job, a sandbox) adds its
+ * entry here; the card's other lines stay as they are.
+ */
+export const CARD_KIND_LINES: Readonly<
+  Partial<Record<ExecutionLocality, (spec: ToolSpec) => readonly string[]>>
+> = Object.freeze({
+  remote_job: () => [
+    'Job: a call starts a job on a host that meets its needs and answers when the job ends.',
+  ],
+});
 
 /** The card for `spec`: its description (trimmed to fit), then its facts. */
 export function toolCard(
@@ -52,8 +83,10 @@ export function toolCard(
     ...output(spec),
     `Confirmation: ${confirmation(spec, options)}.`,
     `Cost: ${cost(spec)}.`,
+    `Licence: ${licence(spec)}.`,
     `Runs: ${runs(spec)}.`,
     `Needs: ${needs(spec)}.`,
+    ...kindLines(spec),
     `Status: ${status(preflight)}.`,
   ]
     .map((line) => `- ${line}`)
@@ -140,15 +173,37 @@ function cost(spec: ToolSpec): string {
   return unit === undefined ? 'metered' : `metered: ${clip(oneLine(unit), CLIP.unit)}`;
 }
 
+/** The licence and, when there are any, its notes; both the author's words, cut short. */
+function licence(spec: ToolSpec): string {
+  const notes = oneLine(spec.licensing_notes ?? '').replace(/\.+$/, '');
+  const head = clip(oneLine(spec.licensing), CLIP.licence);
+  return notes === '' ? head : `${head}; ${clip(notes, CLIP.notes)}`;
+}
+
+const RUNS: Readonly<Record<ExecutionLocality, string>> = {
+  local: 'locally, on the worker host',
+  lan: 'on the local network',
+  remote_api: 'through a remote API (the input leaves this network)',
+  remote_job: 'as a job on another host that meets its needs',
+};
+
+/** How far from headless the tool is; `native` (and an older spec's absence) says nothing. */
+const HEADLESS: Readonly<Record<NonNullable<ToolSpec['headless']>, string>> = {
+  native: '',
+  cli_only: '; a command-line program',
+  partial: '; partly headless: some steps need a person',
+  gui_primary: '; a GUI program: a person runs it',
+  none: '; not headless: a person does the work',
+};
+
 function runs(spec: ToolSpec): string {
-  switch (spec.execution_locality) {
-    case 'local':
-      return 'locally, on the worker host';
-    case 'lan':
-      return 'on the local network';
-    case 'remote_api':
-      return 'through a remote API (the input leaves this network)';
-  }
+  return `${RUNS[spec.execution_locality]}${HEADLESS[spec.headless ?? 'native']}`;
+}
+
+/** The lines the tool's kind adds ({@link CARD_KIND_LINES}), bounded. */
+function kindLines(spec: ToolSpec): string[] {
+  const lines = CARD_KIND_LINES[spec.execution_locality]?.(spec) ?? [];
+  return lines.slice(0, MAX_KIND_LINES).map((line) => clip(oneLine(line), CLIP.kindLine));
 }
 
 function needs(spec: ToolSpec): string {
@@ -166,10 +221,13 @@ function needs(spec: ToolSpec): string {
 }
 
 function gpu(g: NonNullable<ToolSpec['resource_requirements']['gpu']>): string {
-  const what = [g.kind, g.min_vram_gb === undefined ? undefined : `${g.min_vram_gb} GB VRAM`]
+  const many = (g.count ?? 1) > 1;
+  const vram = g.min_vram_gb === undefined ? undefined : `${g.min_vram_gb} GB VRAM`;
+  const what = [g.kind, many && vram !== undefined ? `${vram} each` : vram]
     .filter((w) => w !== undefined)
     .join(', ');
-  return `${g.required ? 'a GPU' : 'a GPU if present'}${what ? ` (${what})` : ''}`;
+  const which = many ? `${g.count} GPUs` : 'a GPU';
+  return `${g.required ? which : `${which} if present`}${what ? ` (${what})` : ''}`;
 }
 
 function status(preflight: CardPreflight | undefined): string {

@@ -154,8 +154,10 @@ describe('defineTool', () => {
     ['extra', { extra: { nested: { deep: true } } }],
     [
       'resource_requirements',
-      { resourceRequirements: { ...valid.resourceRequirements, gpu: { kind: 'cuda' } } },
+      { resourceRequirements: { ...valid.resourceRequirements, gpu: { kind: 'cuda', count: 0 } } },
     ],
+    ['licensing_notes', { licensingNotes: 'n'.repeat(501) }],
+    ['headless', { headless: 'mostly' }],
     [
       'resource_requirements',
       { resourceRequirements: { ...valid.resourceRequirements, expected_wall_clock_ms: 20_000 } },
@@ -215,6 +217,60 @@ describe('defineTool', () => {
     })();
     expect(err).toBeInstanceOf(ToolDefinitionError);
     expect((err as ToolDefinitionError).issues.map((i) => i.path)).toEqual([field]);
+  });
+
+  test('fills licensing_notes and headless, and a GPU its count and required', () => {
+    const spec = defineTool({
+      ...valid,
+      resourceRequirements: { ...valid.resourceRequirements, gpu: { kind: 'cuda' } },
+    }).spec;
+    expect(spec).toMatchObject({
+      licensing: 'Apache-2.0',
+      licensing_notes: '',
+      headless: 'native',
+    });
+    expect(spec.resource_requirements.gpu).toEqual({ kind: 'cuda', count: 1, required: true });
+    expect(ToolSpecSchema.parse(spec)).toEqual(spec);
+  });
+
+  test('the spec is frozen to its leaves: a write throws, nested or not', () => {
+    const t = defineTool({
+      ...valid,
+      capabilities: ['echo'],
+      extra: { shards: 2 },
+      resourceRequirements: { ...valid.resourceRequirements, gpu: { kind: 'cuda', count: 1 } },
+    });
+    const spec = t.spec;
+    const schema = spec.input_schema as { properties: { text: { type: string } } };
+    const annotations: Partial<typeof spec.annotations> = spec.annotations;
+    expect(() => {
+      spec.name = 'x';
+    }).toThrow(TypeError);
+    expect(() => {
+      spec.resource_requirements.gpu!.count = 9;
+    }).toThrow(TypeError);
+    expect(() => spec.tags.push('more')).toThrow(TypeError);
+    expect(() => {
+      spec.extra!.shards = 3;
+    }).toThrow(TypeError);
+    expect(() => {
+      schema.properties.text.type = 'number';
+    }).toThrow(TypeError);
+    expect(() => {
+      delete annotations.readOnly;
+    }).toThrow(TypeError);
+    expect(t.specSha256).toBe(specSha256(t.spec));
+    expect(t.spec.name).toBe('echo');
+  });
+
+  test("freezing the spec leaves the author's own objects alone", () => {
+    const written = { type: 'object', properties: { text: { type: 'string' } } };
+    const extra = { shards: 2 };
+    const t = defineTool({ ...valid, input: z.unknown().meta(written), extra } as never);
+    expect((t as { spec: { input_schema: unknown } }).spec.input_schema).toMatchObject(written);
+    expect(Object.isFrozen(written)).toBe(false);
+    expect(Object.isFrozen(written.properties.text)).toBe(false);
+    expect(Object.isFrozen(extra)).toBe(false);
   });
 
   test('a schema that has no JSON Schema form is refused at definition time', () => {

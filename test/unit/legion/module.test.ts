@@ -182,6 +182,27 @@ describe('loadToolModule', () => {
   );
 });
 
+describe("a module written in the Colony document's names (ADR 0089)", () => {
+  test('execution_locality, resource_requirements, licensing_notes, hitl_frequency load', async () => {
+    const edit = (t: string) =>
+      t
+        .replace("executionLocality: 'local',", "execution_locality: 'hpc',")
+        .replace(
+          "resourceRequirements: { cpu: 'low', memory_mb: 16, network: false },",
+          "resource_requirements: { cpu: 'low', memory_mb: 16, network: false, expected_wallclock_seconds: 1.5 },\n  licensing_notes: 'MIT; cite the paper',\n  hitl_frequency: 'co_pilot',",
+        );
+    await write('document/tool.js', scaffolded(edit));
+    const [tool] = await loadToolModule('./document/tool.js', root);
+    expect(tool!.spec).toMatchObject({
+      execution_locality: 'remote_job',
+      resource_requirements: { expected_wall_clock_ms: 1500 },
+      licensing_notes: 'MIT; cite the paper',
+      hitl: 'confirm',
+    });
+    expect(Object.isFrozen(tool!.spec.resource_requirements)).toBe(true);
+  });
+});
+
 describe("what a module's tool says its output is", () => {
   const without = (t: string) => t.replace(/\n\s*(outputTrust|readsPrivate): [^\n]*/g, '');
 
@@ -225,6 +246,11 @@ describe("what a module's tool says its output is", () => {
       (t: string) =>
         without(t).replace('timeoutMs: 2000,', "timeoutMs: 2000, output_trust: 'untrusted',"),
       /default\.output_trust: the definition spells it outputTrust/,
+    ],
+    [
+      "the document's inputs_schema",
+      (t: string) => t.replace('timeoutMs: 2000,', 'timeoutMs: 2000, inputs_schema: {},'),
+      /default\.inputs_schema: the definition spells it input/,
     ],
     [
       "the spec's spelling timeout_ms",

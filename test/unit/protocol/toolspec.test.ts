@@ -8,6 +8,9 @@ import {
   type ToolSpec,
 } from '../../../src/protocol/index.js';
 
+/** {@link older}'s sha256, computed once (ADR 0089): a change here breaks every older worker. */
+const OLDER_SHA256 = '7e820f117c56fc4660c71c6572c3a66413fc642c31e33e1827c26adaf3bb6413';
+
 /** A spec as protocol v1's first workers sent it: none of the later, optional fields. */
 const older = {
   name: 'lamp',
@@ -37,14 +40,22 @@ const complete = {
   interruptibility: 'unsafe',
   references: ['https://example.org/lamp'],
   extra: { protocol: 'zigbee', channels: 2, dimmable: true },
+  licensing_notes: 'Attribution: the lamp vendor.',
+  headless: 'native',
+  execution_locality: 'remote_job',
   resource_requirements: {
     ...older.resource_requirements,
     min_vcpus: 0.5,
     min_memory_gb: 1,
-    gpu: { required: false, min_vram_gb: 4, kind: 'cuda' },
+    gpu: { required: false, count: 2, min_vram_gb: 4, kind: 'cuda' },
     expected_wall_clock_ms: 300,
   },
 } as const;
+
+/** {@link older} with a GPU requirement. */
+const withGpu = (gpu: Record<string, unknown>) => ({
+  resource_requirements: { ...older.resource_requirements, gpu },
+});
 
 const issuesOf = (value: unknown) => {
   const parsed = ToolSpecSchema.safeParse(value);
@@ -56,6 +67,10 @@ describe('ToolSpecSchema', () => {
     const parsed = ToolSpecSchema.parse(older);
     expect(parsed).toEqual(older);
     expect(specSha256(parsed)).toBe(specSha256(older as unknown as ToolSpec));
+  });
+
+  test("an older spec's digest is pinned: new optional fields never move an old worker's sha256", () => {
+    expect(specSha256(ToolSpecSchema.parse(older))).toBe(OLDER_SHA256);
   });
 
   test('a spec with every field is valid', () => {
@@ -112,6 +127,13 @@ describe('ToolSpecSchema', () => {
         },
       },
     ],
+    ['licensing_notes', { licensing_notes: 'n'.repeat(501) }],
+    ['headless', { headless: 'gui' }],
+    ['execution_locality', { execution_locality: 'hpc' }],
+    ['resource_requirements.gpu.count', withGpu({ required: true, count: 0 })],
+    ['resource_requirements.gpu.count', withGpu({ required: true, count: 65 })],
+    ['resource_requirements.gpu.count', withGpu({ required: true, count: 1.5 })],
+    ['resource_requirements.gpu', withGpu({ required: true, memory_gb: 8 })],
     [
       'resource_requirements.expected_wall_clock_ms',
       { resource_requirements: { ...older.resource_requirements, expected_wall_clock_ms: 1.5 } },

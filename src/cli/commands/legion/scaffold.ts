@@ -58,7 +58,8 @@ export default {
   // does it reach the outside world? Optional: destructive (can it destroy?) and idempotent
   // (is repeating it harmless?), which follow from readOnly unless given
   annotations: { readOnly: true, openWorld: false },
-  // required: where the work runs: 'local', 'lan' (a device at home) or 'remote_api'
+  // required: where the work runs: 'local', 'lan' (a device at home), 'remote_api' or
+  // 'remote_job' (a job on another host that meets resourceRequirements)
   executionLocality: 'local',
   // required: what one instance needs: cpu 'low' | 'medium' | 'high', memory in MB, network
   resourceRequirements: { cpu: 'low', memory_mb: 16, network: false },
