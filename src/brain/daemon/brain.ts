@@ -19,7 +19,7 @@ import { createDispatcher, ReplyBinding } from '../dispatch/index.js';
 import { ToolGateway } from '../gateway/index.js';
 import { BrainMetrics, buildHttpServer, loadTokens, startHttpServer } from '../http/index.js';
 import { ensureTokensFile } from '../api/index.js';
-import { IntentStore } from '../intents/index.js';
+import { entityFallback, IntentStore } from '../intents/index.js';
 import { createPlanner } from '../llm/index.js';
 import { Registry } from '../registry/index.js';
 import { watchIncludeTags } from '../capabilities/include-tags-check.js';
@@ -273,6 +273,10 @@ async function assemble(
     intents,
     capabilities: () => capabilities.report(),
     toolSteps: (tool) => capabilities.toolSteps(tool),
+    lookupFallback: entityFallback({
+      explain: (tool, input) => gate.explain(tool, input),
+      namedEntities: () => policy.policy.namedEntities,
+    }),
     conversations,
     audit: auditSink,
     ...(planner === undefined ? {} : { planner, plannerTools: () => offered.tools() }),
