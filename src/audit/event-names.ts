@@ -11,6 +11,7 @@ export const AUDIT_EVENT_TYPES = [
   'tool.called',
   'service.called',
   'tool.denied',
+  'tool.input_rejected',
   'tool.result',
   'tool.failed',
   'tool.confirmation_requested',

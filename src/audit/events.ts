@@ -55,6 +55,17 @@ const toolDenied = z.looseObject({
   code: z.string(),
 });
 
+/**
+ * A call whose input failed the tool's schema, which the policy did not deny (a call it would
+ * deny is `tool.denied`): what the policy said, and each field at fault.
+ */
+const toolInputRejected = z.looseObject({
+  input: z.unknown(),
+  decision: AuditDecisionSchema,
+  code: z.literal('invalid_input'),
+  problems: z.array(z.object({ path: z.string(), message: z.string() })),
+});
+
 const toolResult = z.looseObject({
   result: z.unknown(),
   duration_ms: z.number(),
@@ -227,7 +238,15 @@ export const AUDIT_EVENT_CATALOGUE = {
     outcomes: ['denied'],
     toolCall: true,
     internal: false,
-    summary: 'a call refused by policy, rate limit or validation; never dispatched',
+    summary: 'a call refused by the policy or a rate limit; never dispatched',
+  }),
+  'tool.input_rejected': entry({
+    payload: toolInputRejected,
+    outcomes: ['rejected'],
+    toolCall: true,
+    internal: false,
+    summary:
+      "a call whose input failed the tool's schema and that the policy did not deny; never dispatched",
   }),
   'tool.result': entry({
     payload: toolResult,

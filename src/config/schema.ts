@@ -550,10 +550,13 @@ const LlmSchema = z
       .describe('Tool calls that run per chat turn, over all its rounds.'),
     include_tags: listField(TAG)
       .prefault([])
-      .describe('Offer the model only tools with one of these tags (empty: every tag).'),
+      .describe(
+        'Offer the model only tools that carry every one of these tags (empty: every tool; ' +
+          '`tool` is on every tool). `[tool, home]`: the home tools only (ADR 0088).',
+      ),
     exclude_tags: listField(TAG)
       .prefault([])
-      .describe('Never offer the model tools with one of these tags.'),
+      .describe('Never offer the model tools with any of these tags (wins over include_tags).'),
     openai: providerSection('openai', 'OpenAI or an OpenAI-compatible server'),
     anthropic: providerSection('anthropic', "Anthropic's Messages API"),
     ollama: providerSection('ollama', 'an Ollama server (its OpenAI-compatible endpoint)'),

@@ -27,6 +27,7 @@ import {
 } from './schema.js';
 import { CALL_SERVICE_TOOL } from './tool-call.js';
 import { toolMentions } from './tool-names.js';
+import { namedEntities } from './named-entities.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
 
 interface CompileOptions {
@@ -184,6 +185,7 @@ function* build(
     warnings: [...warnings, ...lint],
     denyAllReason: null,
     toolMentions: toolMentions(ctx, spec),
+    namedEntities: namedEntities(spec),
     flow,
     defaultDeny: defaultDenyRefs(ctx),
     serviceIndex,

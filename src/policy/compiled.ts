@@ -134,6 +134,8 @@ export interface CompiledPolicy {
   readonly denyAllReason: string | null;
   /** Every tool the tool rules name, with where (checked against the known tools: tool-names.ts). */
   readonly toolMentions: readonly ToolMention[];
+  /** Entity ids the rules name literally (`namedEntities`): the intents' fallback list. */
+  readonly namedEntities: readonly string[];
   /** The `flow:` section with its defaults (ADR 0066). */
   readonly flow: FlowSettings;
   /** @internal */

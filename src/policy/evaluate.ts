@@ -26,6 +26,7 @@ import type { SlidingWindowLimiter } from './rate-limit.js';
 import { show } from './show.js';
 import { CALL_SERVICE_TOOL, TOOL_NAME_RE, type ToolCall } from './tool-call.js';
 import { nearMissAllow } from './tool-names.js';
+import { underOwnNames } from './matchers/registry.js';
 
 /** Per-call context. */
 export interface EvaluateContext {
@@ -98,7 +99,7 @@ export function evaluateCall(rt: Runtime, call: ToolCall, ctx: Ctx, mode: Mode):
   const entry = rt.policy.toolIndex.get(tool);
   if (entry === undefined) return deny(rt, ctx, fallback, notListed(rt, 'tool', tool));
   return (
-    decide(rt, entry, input, subject('tool', tool), fallback, ctx, mode) ??
+    decide(rt, entry, underOwnNames(tool, input), subject('tool', tool), fallback, ctx, mode) ??
     deny(rt, ctx, fallback, notListed(rt, 'tool', tool))
   );
 }

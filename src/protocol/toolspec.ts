@@ -214,18 +214,24 @@ export function specInterruptibility(
 
 /**
  * Which tools to show by tag (`GET /v1/tools?include_tags=…&exclude_tags=…`, the config's
- * `llm.include_tags` / `llm.exclude_tags`).
+ * `llm.include_tags` / `llm.exclude_tags`), as Colony's tool-capabilities document specifies
+ * them (ADR 0088): `{tool}` means every tool, `{tool, hpc}` the HPC tools only.
  */
 export interface TagFilter {
-  /** Only tools with at least one of these; empty, absent or containing `tool`: every tool. */
+  /** Only tools carrying every one of these (AND); empty or absent: every tool. */
   readonly includeTags?: readonly string[];
-  /** Never tools with any of these (wins over `includeTags`). */
+  /** Never tools carrying any of these (wins over `includeTags`). */
   readonly excludeTags?: readonly string[];
 }
 
-/** Does a tool with `tags` pass `filter`? Every tool carries `tool`, so including it means all. */
+/**
+ * Does a tool with `tags` pass `filter`? `tool` is merged into every tool's tags, so a spec
+ * from the wire is judged as if it carried it. The one tag filter: the HTTP list, the
+ * planner's offered set and the catalog all call this.
+ */
 export function matchesTags(tags: readonly string[], filter: TagFilter = {}): boolean {
   const { includeTags = [], excludeTags = [] } = filter;
-  if (excludeTags.some((t) => tags.includes(t))) return false;
-  return includeTags.length === 0 || includeTags.some((t) => t === 'tool' || tags.includes(t));
+  const has = (tag: string) => tag === 'tool' || tags.includes(tag);
+  if (excludeTags.some(has)) return false;
+  return includeTags.every(has);
 }

@@ -440,6 +440,8 @@ let lastSeq = 0;
 function eventDetail(row) {
   const p = row.payload ?? {};
   if (row.event_type === 'tool.denied') return p.decision?.reason ?? p.code;
+  if (row.event_type === 'tool.input_rejected')
+    return (p.problems ?? []).map((x) => `${x.path}: ${x.message}`).join('; ') || p.code;
   if (row.event_type === 'tool.result') return `result: ${short(p.result)}`;
   if (row.event_type === 'tool.failed') return p.error ? `${p.error.code}: ${p.error.message}` : '';
   if (row.event_type === 'tool.confirmation_requested') return p.summary;

@@ -19,7 +19,12 @@ import {
 } from './config.js';
 import { BackendPreflight, PREFLIGHT_CACHE_MS } from './preflight.js';
 import { normaliseResults } from './results.js';
-import { WebSearchInputSchema, WebSearchOutputSchema, type WebSearchOutput } from './schema.js';
+import {
+  askedResults,
+  WebSearchInputSchema,
+  WebSearchOutputSchema,
+  type WebSearchOutput,
+} from './schema.js';
 import { searchInOrder, type SearchOutcome } from './search.js';
 import { redactSecrets, type Secret } from './secret.js';
 
@@ -28,8 +33,9 @@ const DESCRIPTION = [
   'when known, the publication date. Use it for current events, facts you are unsure of, documentation',
   'and prices; it returns what search engines say about pages, not the pages themselves.',
   'Example: {"query": "nats jetstream consumer ack policy", "max_results": 5, "language": "en"}.',
-  "max_results defaults to the operator's setting (5) and is cut to the operator's maximum (25 by",
-  'default) rather than refused. The backend is a self-hosted SearXNG, the Brave Search API or Tavily,',
+  "max_results (or limit, the same field) defaults to the operator's setting (5) and is cut to the",
+  "operator's maximum (25 by default) rather than refused. The backend is a self-hosted SearXNG, the",
+  'Brave Search API or Tavily,',
   "tried in the operator's order; `backend` in the answer names the one that answered, and `notes` say",
   'what failed on the way. Refuses (invalid_input) an empty query or one over 500 characters; Brave and',
   'Tavily take at most 400. An empty `results` list means the search ran and found nothing; a search',
@@ -111,7 +117,7 @@ export function createWebSearchTool(options: WebSearchToolOptions = {}) {
         throw CaesarError.of('internal', { reason: 'web_search was not started' });
       if (run.backends.length === 0) throw new NotConfiguredError(NOT_CONFIGURED_MESSAGE);
       const { resultLimit, maxResultLimit } = ctx.config;
-      const count = Math.min(input.max_results ?? resultLimit, maxResultLimit);
+      const count = Math.min(askedResults(input) ?? resultLimit, maxResultLimit);
       const request = { query: input.query, count, language: input.language };
       let outcome: SearchOutcome;
       try {

@@ -12,12 +12,13 @@ import type {
   Conversations,
   IntentHit,
   IntentMatcher,
+  IntentOutcome,
   Planner,
   PlannerTool,
   SessionRef,
   ToolStep,
 } from './ports.js';
-import { matchBuiltin, type BuiltinKind } from '../intents/index.js';
+import { matchBuiltin, POLICY_LIST_CLAUSE, type BuiltinKind } from '../intents/index.js';
 import { clockReply, greetingReply, helpReply, offlineReply, stoppedNote } from './replies.js';
 import { appendCallRecord, type SpecOf } from './turn-calls.js';
 
@@ -41,6 +42,15 @@ interface AgentOptions {
    * or found no worker gets the steps its reply did not already say. @default none
    */
   toolSteps?: (tool: string) => Promise<readonly ToolStep[]>;
+  /**
+   * Answers a rule's entity lookup without its tool, when the policy does not grant the tool
+   * (the spoken name matched against the entities the policy names, ADR 0088); the reply then
+   * says so. Undefined for a lookup: it goes through the gate. @default none
+   */
+  lookupFallback?: (lookup: {
+    readonly tool: string;
+    readonly input: unknown;
+  }) => IntentOutcome | undefined;
   /**
    * How a model's turn runs (`llm.mode`): `react`, the model asks for calls round after
    * round as it reads their results; `plan_first`, it plans every call before reading any
@@ -319,25 +329,45 @@ export class Agent {
    */
   async #intent(matched: IntentHit, turn: TurnContext): Promise<Turn> {
     const calls: ToolCallReport[] = [];
-    const tools = [matched.tool, ...matched.lookups.map((l) => l.tool)];
+    let tools = [matched.tool, ...matched.lookups.map((l) => l.tool)];
     let hit = matched;
+    let note = '';
     if (hit.lookups.length > 0) {
-      for (const [i, lookup] of hit.lookups.entries()) {
-        const report = await this.#call(`lookup-${i + 1}`, hit, lookup, turn);
-        calls.push(report);
-        if (report.outcome !== 'ok') break;
-      }
-      const next = hit.resolve(calls);
+      const { outcomes, fellBack } = await this.#lookups(hit, turn, calls);
+      // answered from the policy's own list: granting the lookup tool is no step to repeat
+      if (fellBack) [note, tools] = [` ${POLICY_LIST_CLAUSE}`, [matched.tool]];
+      const next = hit.resolve(outcomes);
       if ('reply' in next) {
-        const reply = next.reply + (await this.#stepsLeft(calls.at(-1)!, tools));
-        return this.#intentTurn(reply, calls, turn);
+        const last = calls.at(-1);
+        const steps = last === undefined ? '' : await this.#stepsLeft(last, tools);
+        return this.#intentTurn(next.reply + note + steps, calls, turn);
       }
       hit = next;
     }
     const report = await this.#call('intent', hit, hit, turn);
     calls.push(report);
-    const reply = hit.render(report) + (await this.#stepsLeft(report, tools));
+    const reply = hit.render(report) + note + (await this.#stepsLeft(report, tools));
     return this.#intentTurn(reply, calls, turn);
+  }
+
+  /**
+   * A rule's lookups in order, each through the gate (its report joins `calls`) unless
+   * `lookupFallback` answers it; stops at the first that does not answer.
+   */
+  async #lookups(hit: IntentHit, turn: TurnContext, calls: ToolCallReport[]) {
+    const outcomes: IntentOutcome[] = [];
+    let fellBack = false;
+    for (const [i, lookup] of hit.lookups.entries()) {
+      let outcome = this.#o.lookupFallback?.(lookup);
+      if (outcome === undefined) {
+        const report = await this.#call(`lookup-${i + 1}`, hit, lookup, turn);
+        calls.push(report);
+        outcome = report;
+      } else fellBack = true;
+      outcomes.push(outcome);
+      if (outcome.outcome !== 'ok') break;
+    }
+    return { outcomes, fellBack };
   }
 
   /**

@@ -27,7 +27,7 @@ export interface CallGate {
 }
 
 /** The outcome of a call as an intent's reply template sees it. */
-interface IntentOutcome {
+export interface IntentOutcome {
   outcome: ToolCallReport['outcome'];
   result?: unknown;
   reason?: string;

@@ -19,9 +19,10 @@ import { createDispatcher, ReplyBinding } from '../dispatch/index.js';
 import { ToolGateway } from '../gateway/index.js';
 import { BrainMetrics, buildHttpServer, loadTokens, startHttpServer } from '../http/index.js';
 import { ensureTokensFile } from '../api/index.js';
-import { IntentStore } from '../intents/index.js';
+import { entityFallback, IntentStore } from '../intents/index.js';
 import { createPlanner } from '../llm/index.js';
 import { Registry } from '../registry/index.js';
+import { watchIncludeTags } from '../capabilities/include-tags-check.js';
 import { LiveAuditSink } from '../audit-trail/live-sink.js';
 import { LlmMetrics } from './llm-metrics.js';
 import { Capabilities } from '../capabilities/capabilities.js';
@@ -262,12 +263,20 @@ async function assemble(
     tags: config.llm,
     logger: logger.child({ component: 'offered-tools' }),
   });
+  // an include list that matches no tool at all is said once the tools have settled
+  if (planner !== undefined) {
+    cleanup.push(watchIncludeTags(registry, config.llm, logger.child({ component: 'llm' })));
+  }
   const capabilities = new Capabilities({ intents, registry, policy, preflight, launch });
   const agent = new Agent({
     gate,
     intents,
     capabilities: () => capabilities.report(),
     toolSteps: (tool) => capabilities.toolSteps(tool),
+    lookupFallback: entityFallback({
+      explain: (tool, input) => gate.explain(tool, input),
+      namedEntities: () => policy.policy.namedEntities,
+    }),
     conversations,
     audit: auditSink,
     ...(planner === undefined ? {} : { planner, plannerTools: () => offered.tools() }),

@@ -71,7 +71,8 @@ interface ToolGatewayOptions {
 /**
  * The one path every tool call takes, from chat or the API: live tool -> input checked once
  * -> policy -> `tool.called` made durable -> dispatch with a deadline -> reply schema ->
- * obligations -> `tool.result` / `tool.failed`. Refusals append `tool.denied`. Every step
+ * obligations -> `tool.result` / `tool.failed`. Policy refusals append `tool.denied`, input
+ * that fails the tool's schema `tool.input_rejected`. Every step
  * ends in a ToolCallReport: nothing here throws for a tool-level failure. If the audit log
  * cannot take `tool.called`, the call is not dispatched (fail closed). While the NATS
  * connection is down, an allowed call is answered `bus_unavailable` at once and recorded as
@@ -347,11 +348,11 @@ export class ToolGateway {
     const payload = {
       input: ctx.input,
       decision: auditDecision(d),
-      code: 'invalid_input',
+      code: 'invalid_input' as const,
       problems,
       provenance: ctx.provenance,
     };
-    await this.#record(ctx, 'tool.denied', payload, 'denied');
+    await this.#record(ctx, 'tool.input_rejected', payload, 'rejected');
     return report(ctx, 'failed', { decision: d, reason: error.message, error });
   }
 

@@ -54,7 +54,8 @@ export function readLookup(slot: EntitySlot, outcome: IntentOutcome | undefined)
     const why = outcome.reason ?? outcome.error?.message ?? outcome.outcome;
     return { ok: false, reply: `I couldn't look up ${what} in Home Assistant: ${why}` };
   }
-  const result = outcome.result as { resolved?: unknown; matches?: unknown } | null | undefined;
+  const result = outcome.result as
+    { resolved?: unknown; matches?: unknown; from_policy?: unknown } | null | undefined;
   const resolved = candidate(result?.resolved);
   if (resolved !== undefined) {
     return { ok: true, value: { ...slot, value: resolved.entity_id, name: resolved.name } };
@@ -65,7 +66,8 @@ export function readLookup(slot: EntitySlot, outcome: IntentOutcome | undefined)
   if (matches.length === 0) {
     return {
       ok: false,
-      reply: `I couldn't find a ${slot.domain} called "${slot.word}" in Home Assistant.`,
+      // from the policy's list, the reply's clause says where it looked
+      reply: `I couldn't find a ${slot.domain} called "${slot.word}"${result?.from_policy === true ? '' : ' in Home Assistant'}.`,
     };
   }
   return { ok: false, reply: whichOne(slot, matches) };
@@ -88,4 +90,61 @@ function candidate(v: unknown): Candidate | undefined {
   const { entity_id: id, name } = v as { entity_id?: unknown; name?: unknown };
   if (typeof id !== 'string' || id === '') return undefined;
   return { entity_id: id, name: typeof name === 'string' && name !== '' ? name : id };
+}
+
+/** The clause a reply gets when an entity slot was filled from the policy's own list. */
+export const POLICY_LIST_CLAUSE =
+  '(matched against the entities your policy names, since ha_entities is not granted)';
+
+/** What the fallback reads: the policy's verdict on a lookup, and the ids it names. */
+export interface EntityFallbackPorts {
+  /** The policy's outcome for a call, without counting it (the gateway's `explain`). */
+  explain(tool: string, input: unknown): { readonly decision: { readonly outcome: string } };
+  /** The entity ids the current policy names (`CompiledPolicy.namedEntities`). */
+  namedEntities(): readonly string[];
+}
+
+/**
+ * A lookup answered without `ha_entities` when the policy denies that tool: the spoken name
+ * matched against the entity ids the policy itself names (ADR 0088), in the shape an
+ * `ha_entities` answer has, so `readLookup` reads it the same way. Undefined when the tool
+ * is granted (or its input cannot be judged): the lookup goes through the gate as always.
+ */
+export function entityFallback(
+  ports: EntityFallbackPorts,
+): (lookup: { readonly tool: string; readonly input: unknown }) => IntentOutcome | undefined {
+  return (lookup) => {
+    if (lookup.tool !== ENTITY_LOOKUP_TOOL) return undefined;
+    let outcome: string;
+    try {
+      outcome = ports.explain(lookup.tool, lookup.input).decision.outcome;
+    } catch {
+      return undefined;
+    }
+    if (outcome !== 'deny') return undefined;
+    const { query, domain } = lookup.input as IntentLookup['input'];
+    const found = matchNamed(query, domain, ports.namedEntities());
+    return { outcome: 'ok', result: { ...found, from_policy: true } };
+  };
+}
+
+/**
+ * The ids of `domain` whose object id holds every word of `query` (`kitchen` finds
+ * `light.kitchen` and `light.kitchen_ceiling`); one that is exactly the words wins alone.
+ */
+function matchNamed(query: string, domain: string, ids: readonly string[]) {
+  const words = query
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  const own = ids.filter((id) => id.startsWith(`${domain}.`));
+  const exact = own.find((id) => id === `${domain}.${words.join('_')}`);
+  if (exact !== undefined) return { resolved: { entity_id: exact, name: exact }, matches: [] };
+  const matches = own
+    .filter((id) => {
+      const parts = id.slice(domain.length + 1).split('_');
+      return words.length > 0 && words.every((w) => parts.includes(w));
+    })
+    .map((id) => ({ entity_id: id, name: id }));
+  return matches.length === 1 ? { resolved: matches[0], matches } : { matches };
 }

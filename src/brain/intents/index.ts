@@ -10,3 +10,5 @@ export { IntentStore } from './store.js';
 export type { IntentCapability } from './intent-set.js';
 // the brain's own answers without a model: greeting, time, date, help (ADR 0074)
 export { matchBuiltin, type BuiltinKind } from './builtin.js';
+// an entity slot matched against the policy's own list when ha_entities is not granted (ADR 0088)
+export { entityFallback, POLICY_LIST_CLAUSE } from './entity.js';

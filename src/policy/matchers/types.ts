@@ -40,6 +40,11 @@ export interface ToolMatcher {
   readonly tool: string;
   /** Names of the tool's input fields. */
   readonly fields: readonly string[];
+  /**
+   * Other names the tool takes for a field (`limit` for web_search's `max_results`): the
+   * policy judges such a value under the field's own name, whichever name the call used.
+   */
+  readonly aliases?: Readonly<Record<string, string>>;
   readonly keys: Readonly<Record<string, TypedKey>>;
 }
 

@@ -24,29 +24,37 @@ const domainAllowlist = typedKey({
 });
 
 /**
- * `max_results`: a call may not ask for more results than this (`input.max_results`), and the
- * brain keeps at most this many whatever the backend returns.
+ * `max_results`: a call may not ask for more results than this (`input.max_results`, or
+ * `input.limit` where it disagrees with it: the worker refuses such a call, and the policy
+ * judges both), and the brain keeps at most this many whatever the backend returns.
  */
 const maxResults = typedKey({
   summary: 'at most this many results: a larger input.max_results is refused, results are cut',
   schema: z.int().min(1).max(MAX_RESULTS_CAP),
-  governs: ['max_results'],
+  governs: ['max_results', 'limit'],
   compile: (max) => ({
     check: (input) => {
-      if (!Object.hasOwn(input, 'max_results')) return null;
-      const asked = input.max_results;
-      if (typeof asked !== 'number' || !Number.isInteger(asked)) {
-        return `input.max_results must be an integer, got ${show(asked)}`;
+      for (const field of ['max_results', 'limit']) {
+        if (!Object.hasOwn(input, field)) continue;
+        const asked = input[field];
+        if (typeof asked !== 'number' || !Number.isInteger(asked)) {
+          return `input.${field} must be an integer, got ${show(asked)}`;
+        }
+        if (asked > max) return `input.${field} ${asked} is above max_results ${max}`;
       }
-      return asked <= max ? null : `input.max_results ${asked} is above max_results ${max}`;
+      return null;
     },
     obligation: Object.freeze({ type: 'limit_results', max_results: max }),
   }),
 });
 
-/** web_search (SearXNG, Brave or Tavily): `{query, max_results?, language?}`. */
+/**
+ * web_search (SearXNG, Brave or Tavily): `{query, max_results?, language?}`, and `limit`, the
+ * seed design's name for `max_results` (ADR 0088).
+ */
 export const webSearchMatcher: ToolMatcher = {
   tool: 'web_search',
   fields: ['query', 'max_results', 'language'],
+  aliases: { limit: 'max_results' },
   keys: { domain_allowlist: domainAllowlist, max_results: maxResults },
 };

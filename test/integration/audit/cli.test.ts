@@ -8,6 +8,7 @@ import { parseTime } from '../../../src/cli/commands/audit/filters.js';
 import { runAuditExport } from '../../../src/cli/commands/audit/export.run.js';
 import { runAuditQuery } from '../../../src/cli/commands/audit/query.run.js';
 import { runAuditStats } from '../../../src/cli/commands/audit/stats.run.js';
+import { runAuditVerify } from '../../../src/cli/commands/audit/verify.run.js';
 import { tempDir, toolCalled, type TempDir } from '../../helpers/audit-fixtures.js';
 import { runCli, startCli } from '../../helpers/cli.js';
 
@@ -131,6 +132,43 @@ describe('caesar audit (processes)', { timeout: 60_000 }, () => {
 });
 
 describe('caesar audit (in process)', () => {
+  test('a schema failure (tool.input_rejected) is a type --type takes, and the chain verifies', async () => {
+    const own = dir.file('rejected.db');
+    const log = openAuditLog({ path: own, retention: { days: 0, intervalMs: 0 } });
+    await log.append(toolCalled(1));
+    await log.append({
+      type: 'tool.input_rejected',
+      actor: 'token:test',
+      outcome: 'rejected',
+      tool: 'web_search',
+      decisionId: 'd-bad',
+      payload: {
+        input: { query: 'x', bogus: 1 },
+        decision: { allowed: true, reason: 'allowed', rule: 'r1', policy_sha256: 'p1' },
+        code: 'invalid_input',
+        problems: [{ path: 'bogus', message: "unknown field 'bogus'" }],
+      },
+    });
+    await log.close();
+    const res = await runCli([
+      'audit',
+      'query',
+      '--type',
+      'tool.input_rejected',
+      '--db',
+      own,
+      '--json',
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout.trim())).toMatchObject({
+      seq: 2,
+      event_type: 'tool.input_rejected',
+      outcome: 'rejected',
+    });
+    const io = collector();
+    expect(await runAuditVerify({ db: own }, io), io.errors.join('\n')).toBe(0);
+  });
+
   test('stats prints counts by type, tool and outcome', async () => {
     const io = collector();
     expect(await runAuditStats({ db }, io)).toBe(0);

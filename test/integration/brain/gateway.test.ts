@@ -243,7 +243,16 @@ describe('tool gateway (real NATS, policy file, audit log, workers)', () => {
     expect(r.error?.code).toBe('invalid_input');
     expect(r.error?.details).toEqual([{ path: 'bogus', message: "unknown field 'bogus'" }]);
     expect(log.timesRun('x')).toBe(0);
-    expect(rowsOf(r.decision_id)).toEqual(['tool.denied']);
+    // the policy allowed it: a schema failure is not a denial (ADR 0088)
+    const rows = audit.query({ decisionId: r.decision_id, order: 'oldest' });
+    expect(rows.map((row) => [row.type, row.outcome])).toEqual([
+      ['tool.input_rejected', 'rejected'],
+    ]);
+    expect(rows[0]?.payload).toMatchObject({
+      code: 'invalid_input',
+      decision: { allowed: true },
+      problems: [{ path: 'bogus', message: "unknown field 'bogus'" }],
+    });
   });
 
   test('bad input to a call the policy denies is answered as the denial: nothing about the tool leaks', async () => {

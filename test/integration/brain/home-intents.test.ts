@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { AuditLog } from '../../../src/audit/index.js';
 import { Agent } from '../../../src/brain/agent/index.js';
-import { loadIntents } from '../../../src/brain/intents/index.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  entityFallback,
+  loadIntents,
+  POLICY_LIST_CLAUSE,
+} from '../../../src/brain/intents/index.js';
 import { SHIPPED_INTENTS_FILE } from '../../../src/config/shipped.js';
 import { createCallServiceTool } from '../../../workers/call_service/index.js';
 import { haEntitiesTool } from '../../../workers/ha_entities/index.js';
@@ -147,5 +153,88 @@ describe('device intents through ha_entities and call_service', () => {
     ]);
     expect(r.reply).toMatch(/^I'm not allowed to use call_service: .*light\.porch/);
     expect(ha.states.get('light.porch')?.state).toBe('off');
+  });
+});
+
+/** The seed design's own example policy (DESIGN.md, "Policy"), verbatim: no ha_entities. */
+const SEED_POLICY = `version: 1
+allowed_services:              # Home Assistant calls, matched as domain.service
+  - light.turn_on              # bare: any target/data
+  - service: light.turn_off
+    target:
+      entity_id: [light.kitchen]
+allowed_tools:                 # every other tool, matched by tool id
+  - tool: calculator           # bare: fully permissive
+  - tool: web_search
+    input:
+      domain_allowlist: [en.wikipedia.org]
+`;
+
+describe('device intents when ha_entities is not granted (ADR 0088)', () => {
+  const fallbackAgent = () =>
+    new Agent({
+      gate: parts.gateway,
+      intents: agentIntents,
+      conversations: parts.conversations,
+      audit,
+      timeZone: 'UTC',
+      lookupFallback: entityFallback({
+        explain: (tool, input) => parts.gateway.explain(tool, input),
+        namedEntities: () => parts.policy.policy.namedEntities,
+      }),
+    });
+  let agentIntents: Awaited<ReturnType<typeof loadIntents>>;
+
+  beforeAll(async () => {
+    agentIntents = await loadIntents(SHIPPED_INTENTS_FILE);
+  });
+
+  test('a policy that grants ha_entities still has the name looked up', async () => {
+    const r = await fallbackAgent().chat(
+      { message: 'turn on the kitchen light' },
+      { actor: 'ops' },
+    );
+    expect(r.tool_calls.map((c) => c.tool)).toEqual(['ha_entities', 'call_service']);
+    expect(r.reply).toBe('Done: Kitchen is on.');
+  });
+
+  test('with the seed policy, "turn on the kitchen light" matches the light the policy names, and says so', async () => {
+    ha.addEntity({
+      entity_id: 'light.kitchen',
+      state: 'off',
+      attributes: { friendly_name: 'Kitchen Lamp' },
+    });
+    writeFileSync(join(parts.dir, 'policy.yaml'), SEED_POLICY);
+    await parts.policy.reload();
+    expect(parts.policy.policy.namedEntities).toEqual(['light.kitchen']);
+
+    const lookupsAudited = () => audit.query({ tool: 'ha_entities', limit: 1000 }).length;
+    const lookupsBefore = lookupsAudited();
+    const r = await fallbackAgent().chat(
+      { message: 'turn on the kitchen light' },
+      { actor: 'ops' },
+    );
+    expect(r.tool_calls.map((c) => [c.tool, c.outcome])).toEqual([['call_service', 'ok']]);
+    expect(r.tool_calls[0]?.input).toEqual({
+      domain: 'light',
+      service: 'turn_on',
+      target: { entity_id: 'light.kitchen' },
+    });
+    expect(ha.states.get('light.kitchen')?.state).toBe('on');
+    expect(r.reply).toBe(`Done: light.kitchen is on. ${POLICY_LIST_CLAUSE}`);
+    // nothing asked ha_entities: no row for it since the policy changed
+    expect(lookupsAudited()).toBe(lookupsBefore);
+
+    const unknown = await fallbackAgent().chat(
+      { message: 'turn on the attic light' },
+      { actor: 'ops' },
+    );
+    expect(unknown.tool_calls).toEqual([]);
+    expect(unknown.reply).toBe(`I couldn't find a light called "attic". ${POLICY_LIST_CLAUSE}`);
+  });
+
+  test('without the fallback the seed policy refuses the lookup, as it did before', async () => {
+    const r = await agent.chat({ message: 'turn on the kitchen light' }, { actor: 'ops' });
+    expect(r.tool_calls.map((c) => [c.tool, c.outcome])).toEqual([['ha_entities', 'denied']]);
   });
 });

@@ -312,6 +312,30 @@ describe('OpenAI-compatible model', () => {
   });
 });
 
+describe('tags as specified (ADR 0088): every listed tag, tool on every tool', () => {
+  test('GET /v1/tools and the offered set use the one filter: tool,home lists and offers nothing', async () => {
+    await using model = await startFakeOpenAi({ key: OPENAI_KEY });
+    model.script(reply('No tool fits.'));
+    await using brain = await brainWith(
+      openAiEnv(model, { CAESAR_LLM__INCLUDE_TAGS: 'tool,home' }),
+    );
+    const listed = async (query: string) => {
+      const res = await fetch(`${brain.running.url}/v1/tools${query}`, {
+        headers: { authorization: `Bearer ${brain.token}` },
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { name: string }[]).map((t) => t.name).sort();
+    };
+    expect(await listed('?include_tags=tool')).toEqual(['calculator', 'echo']);
+    expect(await listed('?include_tags=tool,math')).toEqual(['calculator']);
+    expect(await listed('?include_tags=tool,home')).toEqual([]);
+    expect(await listed('?include_tags=tool&exclude_tags=math')).toEqual(['echo']);
+    // the calculator is granted and ready, but it is not a home tool: the model sees none
+    expect((await brain.chat(ASK)).reply).toBe('No tool fits.');
+    expect(model.bodies[0]!.tools ?? []).toEqual([]);
+  });
+});
+
 describe('failover and Anthropic', () => {
   test('a dead primary fails over to Anthropic, which runs the tool with tool_use/tool_result', async () => {
     await using claude = await startFakeAnthropic({ key: ANTHROPIC_KEY });

@@ -75,7 +75,7 @@ describe('call_service input shape at the gateway', () => {
       details: [{ path: 'domain', message: expect.stringContaining('lowercase') as string }],
     });
     const rows = parts.audit.query({ decisionId: r.decision_id, order: 'oldest' });
-    expect(rows.map((row) => row.type)).toEqual(['tool.denied']);
+    expect(rows.map((row) => row.type)).toEqual(['tool.input_rejected']);
     expect(rows[0]?.payload).toMatchObject({ code: 'invalid_input' });
     expect(ran).toEqual([]);
   });

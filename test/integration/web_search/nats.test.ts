@@ -67,6 +67,21 @@ describe('web_search over NATS', () => {
       );
       expect(refused).toMatchObject({ success: false, error: { code: 'invalid_input' } });
 
+      // the seed design's {query, limit} (ADR 0088): taken; both names with two numbers: refused
+      const seed = await dispatcher.dispatch(
+        'web_search',
+        { query: 'nats docs', limit: 1 },
+        { decisionId: 'dec-nats-3', deadline: Date.now() + 5000 },
+      );
+      expect(seed).toMatchObject({ success: true, result: { results: [{ title: 'NATS Docs' }] } });
+      const both = await dispatcher.dispatch(
+        'web_search',
+        { query: 'nats docs', limit: 1, max_results: 2 },
+        { decisionId: 'dec-nats-4', deadline: Date.now() + 5000 },
+      );
+      expect(both).toMatchObject({ success: false, error: { code: 'invalid_input' } });
+      expect(JSON.stringify(both)).toMatch(/limit \(1\) and max_results \(2\)/);
+
       const nc = await nats.connect();
       const msg = await nc.request(preflightSubject('web_search'), undefined, { timeout: 5000 });
       const preflight = PreflightReplySchema.parse(JSON.parse(dec.decode(msg.data)));

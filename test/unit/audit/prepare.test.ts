@@ -80,6 +80,7 @@ describe('prepareRow', () => {
       'tool.called',
       'service.called',
       'tool.denied',
+      'tool.input_rejected',
       'tool.result',
       'tool.failed',
       'tool.confirmation_requested',
@@ -93,6 +94,27 @@ describe('prepareRow', () => {
       'worker.restarted',
       'audit.retention',
     ]);
+  });
+
+  test('tool.input_rejected needs the problems and says invalid_input; outcome rejected only', () => {
+    const payload = {
+      input: { bogus: 1 },
+      decision: { allowed: true, reason: 'ok', rule: 'r', policy_sha256: 'p' },
+      code: 'invalid_input' as const,
+      problems: [{ path: 'bogus', message: "unknown field 'bogus'" }],
+    };
+    const row = prepareRow({ ...base, type: 'tool.input_rejected', payload }, TS, limits);
+    expect(row.outcome).toBe('rejected');
+    expect(() =>
+      prepareRow(
+        { ...base, type: 'tool.input_rejected', payload: { ...payload, problems: undefined } },
+        TS,
+        limits,
+      ),
+    ).toThrow(/problems/);
+    expect(() =>
+      prepareRow({ ...base, type: 'tool.input_rejected', outcome: 'denied', payload }, TS, limits),
+    ).toThrow(/outcome/);
   });
 
   const restart = {

@@ -49,6 +49,29 @@ describe('typed keys declared by the shipped tools', () => {
       'deny',
       /input\.max_results 11 is above max_results 10/,
     ],
+    // limit, the seed design's name for max_results, is judged as max_results (ADR 0088)
+    ['web_search with limit within', 'web_search', { query: 'rome', limit: 10 }, 'allow', null],
+    [
+      'web_search with limit above max_results',
+      'web_search',
+      { query: 'rome', limit: 11 },
+      'deny',
+      /input\.max_results 11 is above max_results 10/,
+    ],
+    [
+      'web_search with limit and max_results equal, above',
+      'web_search',
+      { query: 'rome', limit: 11, max_results: 11 },
+      'deny',
+      /input\.max_results 11 is above max_results 10/,
+    ],
+    [
+      'web_search with limit and max_results disagreeing: both are judged',
+      'web_search',
+      { query: 'rome', limit: 50, max_results: 5 },
+      'deny',
+      /input\.limit 50 is above max_results 10/,
+    ],
     [
       'web_search with a non-integer max_results',
       'web_search',

@@ -175,15 +175,43 @@ describe('matchesTags', () => {
     [{}, true],
     [{ includeTags: [] }, true],
     [{ includeTags: ['home'] }, true],
-    [{ includeTags: ['web', 'network'] }, true],
+    [{ includeTags: ['home', 'network'] }, true],
+    [{ includeTags: ['web', 'network'] }, false],
     [{ includeTags: ['web'] }, false],
     [{ includeTags: ['tool'] }, true],
-    [{ includeTags: ['tool', 'web'] }, true],
+    [{ includeTags: ['tool', 'home'] }, true],
+    [{ includeTags: ['tool', 'web'] }, false],
     [{ excludeTags: ['network'] }, false],
     [{ excludeTags: ['web'] }, true],
+    [{ excludeTags: ['web', 'home'] }, false],
     [{ includeTags: ['home'], excludeTags: ['network'] }, false],
     [{ includeTags: ['tool'], excludeTags: ['home'] }, false],
   ])('%j: %s', (filter, expected) => {
     expect(matchesTags(tags, filter)).toBe(expected);
+  });
+
+  // Colony's tool-capabilities document, its two examples verbatim
+  const shelf = {
+    calculator: ['tool', 'math'],
+    em_fdtd: ['tool', 'hpc', 'physics'],
+    shielding: ['tool', 'hpc'],
+    web_search: ['tool', 'web', 'network'],
+  };
+  const pass = (filter: { includeTags: string[] }) =>
+    Object.entries(shelf)
+      .filter(([, t]) => matchesTags(t, filter))
+      .map(([name]) => name);
+
+  test('include_tags={"tool"} means all tools', () => {
+    expect(pass({ includeTags: ['tool'] })).toEqual(Object.keys(shelf));
+  });
+
+  test('include_tags={"tool","hpc"} means "the HPC tools only"', () => {
+    expect(pass({ includeTags: ['tool', 'hpc'] })).toEqual(['em_fdtd', 'shielding']);
+  });
+
+  test('a spec from the wire without tool is judged as if it carried it', () => {
+    expect(matchesTags(['hpc'], { includeTags: ['tool', 'hpc'] })).toBe(true);
+    expect(matchesTags(['hpc'], { excludeTags: ['tool'] })).toBe(false);
   });
 });

@@ -3,7 +3,11 @@ import { TOOL_MATCHERS } from '../../../src/policy/matchers/registry.js';
 import { webSearchTool } from '../../../workers/web_search/index.js';
 import { braveLanguage } from '../../../workers/web_search/backends/brave.js';
 import { TOOL_TIMEOUT_MS } from '../../../workers/web_search/config.js';
-import { WebSearchInputSchema, WebSearchOutputSchema } from '../../../workers/web_search/schema.js';
+import {
+  askedResults,
+  WebSearchInputSchema,
+  WebSearchOutputSchema,
+} from '../../../workers/web_search/schema.js';
 
 describe('web_search input', () => {
   test('the query is trimmed; max_results and language are optional', () => {
@@ -43,10 +47,31 @@ describe('web_search input', () => {
     },
   );
 
-  test("the policy matcher's input fields are the worker's input fields", () => {
-    expect([...(TOOL_MATCHERS.get('web_search')?.fields ?? [])].sort()).toEqual(
+  test("the policy matcher's input fields and aliases are the worker's input fields", () => {
+    const matcher = TOOL_MATCHERS.get('web_search');
+    expect([...(matcher?.fields ?? []), ...Object.keys(matcher?.aliases ?? {})].sort()).toEqual(
       Object.keys(WebSearchInputSchema.shape).sort(),
     );
+    expect(matcher?.aliases).toEqual({ limit: 'max_results' });
+  });
+
+  test("limit is the seed design's name for max_results: either, or both when equal", () => {
+    const asked = (input: object) => askedResults(WebSearchInputSchema.parse(input));
+    expect(asked({ query: 'x', limit: 7 })).toBe(7);
+    expect(asked({ query: 'x', max_results: 7 })).toBe(7);
+    expect(asked({ query: 'x', limit: 7, max_results: 7 })).toBe(7);
+    expect(asked({ query: 'x' })).toBeUndefined();
+  });
+
+  test('limit and max_results both given and different: refused, naming both fields', () => {
+    const r = WebSearchInputSchema.safeParse({ query: 'x', limit: 3, max_results: 5 });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ['limit'],
+        message: expect.stringMatching(/limit \(3\) and max_results \(5\)/) as string,
+      }),
+    ]);
   });
 
   test('results carry `url`, the field the domain_allowlist obligation filters', () => {

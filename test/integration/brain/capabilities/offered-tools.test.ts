@@ -243,6 +243,11 @@ describe('offered tools (real NATS, workers, registry, policy file, preflights)'
     [{ excludeTags: ['home_assistant'] }, ['door', 'echo', 'lamp', 'note']],
     [{ includeTags: ['home'], excludeTags: ['home_assistant'] }, ['door', 'lamp']],
     [{ includeTags: ['web'] }, []],
+    // every listed tag on one tool (ADR 0088): `tool` alone is everything, `tool,home` home only
+    [{ includeTags: ['tool', 'home'] }, ['call_service', 'door', 'lamp']],
+    [{ includeTags: ['home', 'home_assistant'] }, ['call_service']],
+    [{ includeTags: ['home', 'util'] }, []],
+    [{ includeTags: ['tool'], excludeTags: ['util', 'home_assistant'] }, ['door', 'lamp']],
   ])('tags %j offer %j', async (tags, expected) => {
     expect(names(await offered({ tags }).tools())).toEqual(expected);
   });

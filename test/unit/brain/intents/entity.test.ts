@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { entityFallback } from '../../../../src/brain/intents/index.js';
 import { BERLIN, intentsOf, issuesOf, ruleFile } from './helpers.js';
 
 const LAMP = ruleFile(`
@@ -154,5 +155,51 @@ reply: ok
     expect(
       hit.render({ outcome: 'failed', error: { code: 'backend_error', message: 'boom' } }),
     ).toBe('web_search failed: boom');
+  });
+});
+
+describe("entityFallback: the policy's own list when ha_entities is not granted", () => {
+  const IDS = [
+    'light.hall_left',
+    'light.hall_right',
+    'light.kitchen',
+    'light.kitchen_ceiling',
+    'switch.kitchen',
+  ];
+  const ports = (outcome: string) => ({
+    explain: () => ({ decision: { outcome } }),
+    namedEntities: () => IDS,
+  });
+  const lookup = (query: string) => ({ tool: 'ha_entities', input: { query, domain: 'light' } });
+
+  test.each(['allow', 'confirm', 'rate_limited'])(
+    'a lookup the policy judges %s goes to the tool',
+    (o) => {
+      expect(entityFallback(ports(o))(lookup('kitchen'))).toBeUndefined();
+    },
+  );
+
+  test('another tool, or an input the gate cannot judge, goes through the gate', () => {
+    expect(entityFallback(ports('deny'))({ tool: 'web_search', input: {} })).toBeUndefined();
+    const throwing = {
+      explain: () => {
+        throw new Error('invalid_input');
+      },
+      namedEntities: () => IDS,
+    };
+    expect(entityFallback(throwing)(lookup('kitchen'))).toBeUndefined();
+  });
+
+  test.each<[string, object]>([
+    ['kitchen', { resolved: { entity_id: 'light.kitchen', name: 'light.kitchen' } }],
+    [
+      'Kitchen Ceiling',
+      { resolved: { entity_id: 'light.kitchen_ceiling', name: 'light.kitchen_ceiling' } },
+    ],
+    ['hall', { matches: [{ entity_id: 'light.hall_left' }, { entity_id: 'light.hall_right' }] }],
+    ['attic', { matches: [] }],
+  ])('a denied lookup of %j is answered from the ids of its domain', (query, expected) => {
+    const out = entityFallback(ports('deny'))(lookup(query));
+    expect(out).toMatchObject({ outcome: 'ok', result: { ...expected, from_policy: true } });
   });
 });
