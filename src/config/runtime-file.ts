@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { errorClass } from '../errors/index.js';
+import { writeFileAtomic } from '../files/index.js';
 import { fieldIssuesOf, summariseFieldIssues } from '../protocol/field-issues.js';
 import { jsonRefusal, readJsonText } from '../text/index.js';
 
@@ -100,21 +100,7 @@ export function runtimeFilePath(dataDir: string): string {
 export async function writeRuntimeFile(dataDir: string, info: RuntimeInfoInput): Promise<string> {
   const checked = RuntimeInfoSchema.parse({ ...info, v: 1 });
   const file = runtimeFilePath(dataDir);
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await mkdir(dataDir, { recursive: true });
-  try {
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(checked, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw err;
-  }
+  await writeFileAtomic(file, `${JSON.stringify(checked, null, 2)}\n`, 0o600);
   return file;
 }
 

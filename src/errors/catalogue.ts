@@ -106,6 +106,16 @@ export const ERROR_CATALOGUE = {
     summary: 'no instance of the tool is connected (NATS no-responders: answered at once)',
     fix: 'start its worker: the message names the command for this stack',
   },
+  tool_planned: {
+    kind: 'brain',
+    status: 404,
+    retryable: false,
+    message:
+      '{tool} is planned, not served: the catalog lists it without a module ({file}); nothing runs it yet',
+    summary:
+      'the tool is a catalog-only stub (`caesar catalog add --planned`): it is listed as planned and never dispatched, and the call was refused before the policy judged it',
+    fix: 'write the tool and replace the stub: `caesar catalog remove <tool>`, then `caesar catalog add <its module>`',
+  },
   bus_unavailable: {
     kind: 'brain',
     status: 503,
@@ -723,6 +733,36 @@ export const ERROR_CATALOGUE = {
     message: "tool module {module} defines '{tool}', {clash}",
     summary: 'a tool module uses the name of a shipped tool or of another module',
     fix: 'rename the tool (its `name` field); names are unique across a stack',
+  },
+  catalog_invalid: {
+    name: 'CatalogError',
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message:
+      '{file} is not a valid catalog: {issues}. Fix each field named, or drop its entry with `caesar catalog remove <name>` (docs/legion.md, "Catalog")',
+    summary:
+      '`<data-dir>/catalog.yaml` is not a valid catalog: the message names the line, the entry and the field',
+    fix: 'fix the field the message names, or remove the entry with `caesar catalog remove <name>` (docs/legion.md, "Catalog")',
+  },
+  catalog_drift: {
+    name: 'CatalogError',
+    kind: 'local',
+    status: 500,
+    retryable: false,
+    message: '{file}: {drift}. {next}',
+    summary:
+      'a catalog entry no longer matches the spec its module defines (`caesar catalog check`, `caesar up`)',
+    fix: 'update the entry from the module: `caesar catalog add <module>` again (it replaces the entry), or put the module back as it was',
+  },
+  catalog_entry: {
+    name: 'CatalogError',
+    kind: 'local',
+    status: 400,
+    retryable: false,
+    message: '{file}: {reason}',
+    summary: '`caesar catalog add` or `remove` was asked for an entry it cannot add or remove',
+    fix: 'the message names the entry and what to do instead',
   },
   tool_name_invalid: {
     kind: 'local',

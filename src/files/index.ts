@@ -7,3 +7,4 @@ export { sqliteCodeOf } from './sqlite-code.js';
 export { watchFileChanges } from './file-watch.js';
 export type { FileChangeWatch } from './file-watch.js';
 export { fileExists } from './file-exists.js';
+export { writeFileAtomic } from './atomic-write.js';

@@ -29,7 +29,7 @@ export { redactText } from './redact-text.js';
 export { terminalLine } from './terminal-text.js';
 export { jsonRefusal, readJsonText, readJsonValue } from './json-text.js';
 export { parseJsonPointer, resolveJsonPointer } from './json-pointer.js';
-export { formatYamlIssue, readYaml, yamlFlowText } from './yaml.js';
+export { formatYamlIssue, readYaml, yamlDocumentText, yamlFlowText } from './yaml.js';
 export type { YamlDocument, YamlIssue } from './yaml.js';
 export { isModulePath } from './module-specifier.js';
 export { readingOf } from './look-alike.js';

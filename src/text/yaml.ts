@@ -157,3 +157,13 @@ function position(starts: readonly number[], offset: number): { line: number; co
 export function yamlFlowText(value: unknown): string {
   return dump(value, { flowLevel: 0, lineWidth: -1, quotingType: '"' }).trimEnd();
 }
+
+/**
+ * A whole document as block-style YAML (what `caesar catalog` writes): keys in the order
+ * given, strings quoted only where YAML would read them as something else, no line wrapping,
+ * no anchors; nodes nested `flowLevel` deep or deeper in flow style (`[tool, web]`), none
+ * when -1.
+ */
+export function yamlDocumentText(value: unknown, flowLevel = -1): string {
+  return dump(value, { flowLevel, lineWidth: -1, noRefs: true, quotingType: '"' });
+}

@@ -214,6 +214,19 @@ function toolItem(tool) {
   const li = el('li');
   li.dataset.tool = tool.name;
   li.append(el('span', tool.name, 'name'));
+  // a catalog-only stub (ADR 0090): listed, no worker, never callable
+  if (tool.state === 'planned') {
+    li.dataset.state = 'planned';
+    li.append(badge('planned', 'warn'));
+    li.append(
+      el(
+        'div',
+        `${tool.planned.purpose} (planned: the catalog lists it, nothing serves it)`,
+        'muted',
+      ),
+    );
+    return li;
+  }
   li.append(badge(`policy: ${tool.policy.outcome}`, toneOf(tool.policy.outcome)));
   li.append(badge(`preflight: ${tool.preflight.state}`, toneOf(tool.preflight.state)));
   const hosts = tool.instances.map((i) => `${i.host} (${i.id}, v${i.version})`);

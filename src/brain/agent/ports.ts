@@ -78,6 +78,17 @@ export interface ToolStep {
 export interface CapabilityReport {
   readonly ready: readonly Capability[];
   readonly missing: readonly MissingCapability[];
+  /**
+   * Tools the catalog lists as planned (ADR 0090) and no worker serves: named, never
+   * callable. @default none
+   */
+  readonly planned?: readonly PlannedCapability[];
+}
+
+/** A planned tool: its name and the catalog's one sentence of what it is for. */
+export interface PlannedCapability {
+  readonly tool: string;
+  readonly purpose: string;
 }
 
 /** A tool-call record kept in the conversation. */

@@ -55,6 +55,9 @@ export function helpReply(capabilities: CapabilityReport): string {
   lines.push('Could work after one step:');
   for (const m of capabilities.missing) lines.push(`- ${m.what}: ${m.step}`);
   lines.push('- answer anything else: add a language model (llm.provider and llm.model)');
+  const planned = capabilities.planned ?? [];
+  if (planned.length > 0) lines.push('Planned, not served yet (the catalog lists them):');
+  for (const p of planned) lines.push(`- ${p.tool}: ${p.purpose}`);
   lines.push(SETUP_POINTER);
   return lines.join('\n');
 }

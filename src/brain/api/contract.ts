@@ -281,6 +281,14 @@ const ToolPolicyViewSchema = z.object({
 
 export const ToolViewSchema = z.object({
   name: z.string(),
+  /**
+   * `served`: a worker announced it (its spec, its instances); `planned`: only the catalog
+   * lists it (a stub, ADR 0090): no spec (`null`), no instances, never offered to a model,
+   * and a call is refused `tool_planned`.
+   */
+  state: z.enum(['served', 'planned']),
+  /** A planned tool's purpose and tags, as the catalog lists them; absent when served. */
+  planned: z.object({ purpose: z.string(), tags: z.array(z.string()) }).optional(),
   spec: z.unknown(),
   instances: z.array(
     z
@@ -346,6 +354,11 @@ export const CapabilitiesViewSchema = z.object({
       }),
     )
     .max(CAPABILITY_LIST_MAX),
+  /** Tools the catalog lists as planned and no worker serves (ADR 0090); never callable. */
+  planned: z
+    .array(z.object({ tool: z.string(), purpose: z.string().max(CAPABILITY_TEXT_MAX) }))
+    .max(CAPABILITY_LIST_MAX)
+    .optional(),
 });
 export type CapabilitiesView = z.infer<typeof CapabilitiesViewSchema>;
 

@@ -13,6 +13,8 @@ export interface CapabilitiesOptions {
   /** Preflight answers, kept for a while; a PreflightCache is one (share the brain's). */
   readonly preflight: { get(tool: string): Promise<PreflightResult> };
   readonly launch: WorkerLaunch;
+  /** The catalog's planned stubs (ADR 0090): named in the report, never offered. @default none */
+  readonly planned?: readonly { readonly name: string; readonly purpose: string }[];
 }
 
 /** Why one tool cannot be used now, and the steps that enable it (in the order to take). */
@@ -58,7 +60,11 @@ export class Capabilities {
       if (open.length === 0) ready.push(said);
       else missing.push({ ...said, step: open[0]!.problems[0]!.brief, steps: steps(open) });
     }
-    return { ready, missing };
+    const live = new Set(this.#o.registry.tools().map((t) => t.name));
+    const planned = (this.#o.planned ?? [])
+      .filter((p) => !live.has(p.name))
+      .map((p) => ({ tool: p.name, purpose: p.purpose }));
+    return planned.length === 0 ? { ready, missing } : { ready, missing, planned };
   }
 
   /** What keeps `tool` from working now, each with its step: `web_search is not running; start it: …`. */

@@ -10,6 +10,7 @@ import {
   refusalsDuring,
 } from '../../bus/index.js';
 import { GrantSigner } from '../../protocol/grant.js';
+import { catalogPath, isPlanned, readCatalog } from '../../legion/catalog/index.js';
 import type { CaesarConfig } from '../../config/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { openPolicyStore, type PolicyEvent, type PolicyStore } from '../../policy/index.js';
@@ -225,6 +226,9 @@ async function assemble(
     ...(signer === undefined ? {} : { grantKey: signer.publicKey }),
     busAuth: config.busOptions.auth.kind !== 'none',
   };
+  // the catalog's planned stubs (ADR 0090), read once at start: listed, never callable
+  const catalog = { file: catalogPath(config.dataDir) };
+  const planned = (await readCatalog(catalog.file)).tools.filter(isPlanned);
   const gate = new ToolGateway({
     tools: registry,
     policy,
@@ -239,6 +243,7 @@ async function assemble(
     callTimeoutMs: config.brain.callTimeoutMs,
     confirmationTtlMs: config.brain.confirmationTtlMs,
     startStep: (tool) => startStep(launch, tool),
+    plannedIn: (tool) => (planned.some((p) => p.name === tool) ? catalog.file : undefined),
     metrics,
     logger: logger.child({ component: 'gateway' }),
   });
@@ -267,7 +272,7 @@ async function assemble(
   if (planner !== undefined) {
     cleanup.push(watchIncludeTags(registry, config.llm, logger.child({ component: 'llm' })));
   }
-  const capabilities = new Capabilities({ intents, registry, policy, preflight, launch });
+  const capabilities = new Capabilities({ intents, registry, policy, preflight, launch, planned });
   const agent = new Agent({
     gate,
     intents,
@@ -305,6 +310,7 @@ async function assemble(
       trusted: config.brain.trustedWorkers,
     },
     ...(options.model === undefined ? {} : { model: options.model }),
+    planned,
     capabilities: async () => {
       const report = await capabilities.report();
       const offline = planner === undefined;
@@ -313,6 +319,7 @@ async function assemble(
         // without a model the brain tells the time itself; with one, the model does
         ready: offline ? [CLOCK_CAPABILITY, ...report.ready] : [...report.ready],
         missing: report.missing.map((m) => ({ ...m, steps: [...m.steps] })),
+        ...(report.planned === undefined ? {} : { planned: [...report.planned] }),
       };
     },
   });

@@ -46,6 +46,15 @@ interface BrainCoreParts {
   model?: ModelReport;
   /** What works offline now and the steps for the rest (`GET /v1/capabilities`). */
   capabilities: () => Promise<CapabilitiesView>;
+  /** The catalog's planned stubs (ADR 0090): listed, never served. @default none */
+  planned?: readonly PlannedTool[];
+}
+
+/** A catalog-only stub as `GET /v1/tools` lists it. */
+export interface PlannedTool {
+  readonly name: string;
+  readonly purpose: string;
+  readonly tags: readonly string[];
 }
 
 /** What the brain's runner found of its model at start (see `preflightModels`). */
@@ -90,10 +99,11 @@ export class BrainServiceAdapter implements BrainService {
   async listTools(filter?: TagFilter): Promise<ToolView[]> {
     const tools = this.#p.registry.tools().filter((t) => matchesTags(t.spec.tags, filter));
     const preflights = await Promise.all(tools.map((t) => this.#p.preflight.get(t.name)));
-    return tools.map((t, i) => {
+    const served = tools.map((t, i): ToolView => {
       const d = this.#p.policy.explain({ tool: t.name, input: {} }).decision;
       return {
         name: t.name,
+        state: 'served',
         spec: t.spec,
         instances: t.instances.map((inst) => ({
           id: inst.id,
@@ -102,6 +112,31 @@ export class BrainServiceAdapter implements BrainService {
           ...(inst.restarts === undefined ? {} : { restarts: inst.restarts }),
         })),
         preflight: preflightView(preflights[i] as NonNullable<(typeof preflights)[number]>),
+        policy: { outcome: d.outcome, rule: d.rule.id, reason: d.reason },
+      };
+    });
+    return [...served, ...this.#plannedViews(filter)];
+  }
+
+  /** The planned stubs no worker serves, passing `filter`: listed, never callable. */
+  #plannedViews(filter?: TagFilter): ToolView[] {
+    const planned = (this.#p.planned ?? []).filter(
+      (p) => this.#p.registry.tool(p.name) === undefined && matchesTags(p.tags, filter),
+    );
+    return planned.map((p) => {
+      const d = this.#p.policy.explain({ tool: p.name, input: {} }).decision;
+      return {
+        name: p.name,
+        state: 'planned',
+        planned: { purpose: p.purpose, tags: [...p.tags] },
+        spec: null,
+        instances: [],
+        preflight: {
+          ok: null,
+          state: 'unknown',
+          detail: ['planned: the catalog lists it, no worker serves it'],
+          checked_at: null,
+        },
         policy: { outcome: d.outcome, rule: d.rule.id, reason: d.reason },
       };
     });

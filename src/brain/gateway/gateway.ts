@@ -64,6 +64,11 @@ interface ToolGatewayOptions {
    * @default "start it: `caesar legion serve-tool <tool>`"
    */
   startStep?: (tool: string) => string;
+  /**
+   * The catalog file that lists `tool` as planned (a stub, ADR 0090), else undefined: a call
+   * to a planned tool no worker serves is refused before the policy judges it. @default none
+   */
+  plannedIn?: (tool: string) => string | undefined;
   metrics?: GatewayMetrics;
   logger?: Logger;
 }
@@ -120,6 +125,8 @@ export class ToolGateway {
     origin: CallOrigin = API_ORIGIN,
   ): Promise<ToolCallReport> {
     const ctx = contextFor(tool, input, newDecisionId(), caller, origin);
+    const planned = await this.#planned(ctx);
+    if (planned) return this.#count(planned);
     const admitted = this.#admit(ctx);
     if (!admitted.ok) return this.#count(await this.#invalid(ctx, admitted.problems));
     const call = admitted.call;
@@ -287,6 +294,19 @@ export class ToolGateway {
       );
     }
     return this.#busDown(ctx, d);
+  }
+
+  /**
+   * `tool_planned` for a tool the catalog lists as planned and no worker serves: recorded as
+   * `tool.failed`, never judged, never sent. Undefined for any other tool.
+   */
+  async #planned(ctx: CallContext): Promise<ToolCallReport | undefined> {
+    const file = this.#o.plannedIn?.(ctx.tool);
+    if (file === undefined || this.#o.tools.tool(ctx.tool) !== undefined) return undefined;
+    const error = errorBodyOf('tool_planned', { tool: ctx.tool, file });
+    const provenance = auditProvenance(ctx.origin);
+    await this.#record(ctx, 'tool.failed', { error, input: ctx.input, provenance }, 'error');
+    return report(ctx, 'failed', { reason: error.message, error });
   }
 
   #start(tool: string): string {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { register as registerAudit } from './audit/index.js';
 import { register as registerBrain } from './brain.js';
+import { register as registerCatalog } from './catalog/index.js';
 import { register as registerChat } from './chat/index.js';
 import { register as registerConfig } from './config.js';
 import { register as registerConfirm } from './confirm.js';
@@ -19,6 +20,7 @@ export function registerCommandGroups(program: Command): void {
   registerUp(program);
   registerBrain(program);
   registerLegion(program);
+  registerCatalog(program);
   registerNats(program);
   registerPolicy(program);
   registerAudit(program);

@@ -11,7 +11,7 @@ export function register(program: Command): void {
     program
       .command('up')
       .description(
-        'start the embedded stack: nats-server on loopback, the brain, every shipped worker and your own (worker.modules)',
+        "start the embedded stack: nats-server on loopback, the brain, every shipped worker and your own (worker.modules and the catalog's modules)",
       )
       .option('--config <file>', 'caesar.yaml to read')
       .option('--data-dir <dir>', 'where runtime state lives (default ./var)'),

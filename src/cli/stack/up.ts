@@ -9,6 +9,7 @@ import { stopOnSignal } from '../program/signals.js';
 import { BrainMailbox } from './brain-mailbox.js';
 import { childEvents } from './child-events.js';
 import { BRAIN, childSpecs } from './children.js';
+import { catalogModules } from './catalog.js';
 import { moduleTools } from './modules.js';
 import { startEmbeddedCluster, startEmbeddedNats, type EmbeddedNats } from './embedded-nats.js';
 import { checkStackPorts, refuseRunningDataDir } from './port-check.js';
@@ -93,7 +94,10 @@ export async function runUp(flags: UpFlags, out: UpOutput): Promise<number> {
   return 0;
 }
 
-/** The config, the tools (shipped, then the modules'), the cluster's size, and our data dir. */
+/**
+ * The config, the tools (shipped, then the modules' of worker.modules and the catalog), the
+ * cluster's size, and our data dir.
+ */
 async function prepare(flags: UpFlags): Promise<{
   config: CaesarConfig;
   tools: string[];
@@ -110,7 +114,11 @@ async function prepare(flags: UpFlags): Promise<{
     intents: flags.intents,
     raw,
   });
-  const modules = await moduleTools(config.worker.modules, config.worker.importTimeoutMs);
+  const { importTimeoutMs } = config.worker;
+  // the catalog's modules join worker.modules; one named in both starts once
+  const catalogued = await catalogModules(config.dataDir, flags.config, importTimeoutMs);
+  const listed = [...new Set([...config.worker.modules, ...catalogued])];
+  const modules = await moduleTools(listed, importTimeoutMs);
   const tools = [...pickTools(flags.tools), ...modules.keys()];
   const cluster = clusterSize(flags.cluster, config);
   await claimDataDir(config.dataDir);

@@ -23,6 +23,7 @@ import { explainClientRefusal } from '../../program/bus-identity.js';
 import { openApiClient } from '../../brain-client/target.js';
 import type { BusFlags } from '../../program/flags.js';
 import { loadClientConfig } from '../../program/load-config.js';
+import { tableLines } from '../../program/table.js';
 import { terminal } from '../../program/terminal.js';
 
 /** `caesar legion list`'s flags. */
@@ -182,14 +183,7 @@ function printInstancesTable(tools: ListedTool[]): void {
       ].map(terminalLine),
     ),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows)
-    terminal.out(
-      r
-        .map((c, i) => c.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    );
+  for (const line of tableLines(rows)) terminal.out(line);
   const restarted = tools.flatMap((t) => t.instances.flatMap((i) => restartLine(t.tool, i)));
   if (restarted.length > 0) terminal.out('');
   for (const line of restarted) terminal.out(line);

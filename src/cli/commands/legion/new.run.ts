@@ -52,6 +52,7 @@ export async function newTool(name: string, flags: NewFlags): Promise<number> {
   terminal.out(
     `grant it:  add "- tool: ${name}" under allowed_tools in policy.yaml (docs/legion.md)`,
   );
+  terminal.out(`list it:   caesar catalog add ${at}  (caesar up then starts it too)`);
   return 0;
 }
 

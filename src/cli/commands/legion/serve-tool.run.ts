@@ -34,6 +34,8 @@ export interface ServeFlags extends BusFlags, RestartFlags {
   module?: string[];
   /** Load and check the tools, print their names, exit: no NATS. */
   check?: boolean;
+  /** Add each module's tools to the catalog first (ADR 0090). */
+  catalog?: boolean;
   /** How long each module may take to import, ms. @default worker.import_timeout */
   importTimeout?: number;
   trustedBrain?: string[];
@@ -76,6 +78,7 @@ async function serveLoaded(
     return EXIT_USAGE;
   }
   const names = tools.map((t) => t.name);
+  await offerCatalog(names, modules, flags);
   if (flags.check === true) {
     // `caesar up` reads this line to mint each module tool's identity before it starts them
     terminal.out(JSON.stringify({ tools: names }));
@@ -124,6 +127,24 @@ async function serveLoaded(
     // An open IPC channel would keep this process alive after the tools stopped.
     if (!failed) leaveSupervisor();
   }
+}
+
+/**
+ * `--catalog`: the modules' tools go into the catalog. Without it, serving by hand (not under
+ * `caesar up`, not `--check`), the exact `caesar catalog add` command on stderr for tools the
+ * catalog lacks.
+ */
+async function offerCatalog(names: string[], modules: string[], flags: ServeFlags): Promise<void> {
+  if (modules.length === 0 || underSupervisor()) return;
+  const { addModules, catalogStep } = await import('../catalog/catalog.run.js');
+  if (flags.catalog === true) {
+    await addModules(modules, flags);
+    return;
+  }
+  // `caesar up` checks modules with --check: no step to offer there
+  if (flags.check === true) return;
+  const step = await catalogStep(names, modules, flags);
+  if (step !== undefined) terminal.err(step);
 }
 
 /** `--import-timeout`, else `worker.import_timeout` (caesar.yaml, env). */

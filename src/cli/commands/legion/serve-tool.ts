@@ -20,6 +20,10 @@ export function addServeTool(legion: Command): void {
           (value: string, previous: string[] = []) => [...previous, value],
         )
         .option(
+          '--catalog',
+          "add each --module's tools to the catalog (<data-dir>/catalog.yaml) before serving or checking them, as `caesar catalog add` does",
+        )
+        .option(
           '--check',
           'load and check the tools, print their names as JSON, and exit without connecting',
         )

@@ -146,6 +146,7 @@ function confirmAnswer(req: SeenRequest): StubAnswer {
 const TOOLS: ToolView[] = [
   {
     name: 'calculator',
+    state: 'served',
     spec: {},
     instances: [{ id: 'i-1', host: 'h', version: '1.0.0' }],
     preflight: { ok: true, state: 'ready', detail: [], checked_at: null },

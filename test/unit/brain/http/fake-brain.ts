@@ -109,6 +109,7 @@ export class RecordingBrain implements BrainService {
     return [
       {
         name: 'calculator',
+        state: 'served',
         spec: { name: 'calculator', description: 'arithmetic' },
         instances: [{ id: 'i1', host: 'h1', version: '1.0.0' }],
         preflight: { ok: true, state: 'ready', detail: [], checked_at: '2026-11-30T12:00:00.000Z' },
