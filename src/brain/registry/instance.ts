@@ -2,6 +2,7 @@ import {
   describeFirstIssue,
   InstanceIdSchema,
   SRV_METADATA,
+  parseHostCapacity,
   parseWorkerRestarts,
   readWireJson,
   SrvInfoSchema,
@@ -10,6 +11,7 @@ import {
   specSha256,
   toolFromServiceName,
   type SrvInfo,
+  type HostCapacity,
   type ToolSpec,
   type WorkerRestarts,
 } from '../../protocol/index.js';
@@ -40,6 +42,13 @@ export interface ToolInstanceInfo {
   readonly restarts?: WorkerRestarts;
   /** Why a declared `caesar.restarts` value was ignored, for the registry's debug line. */
   readonly restartsIgnored?: string;
+  /**
+   * What its host has (vCPUs, memory, GPUs found), as its metadata declared it (ADR 0091);
+   * undefined for a worker of a version before it, or when the value was malformed.
+   */
+  readonly capacity?: HostCapacity;
+  /** Why a declared `caesar.capacity` value was ignored, for the registry's debug line. */
+  readonly capacityIgnored?: string;
 }
 
 /** The outcome of reading one `$SRV.INFO` reply. */
@@ -133,6 +142,7 @@ function instanceFromInfo(info: SrvInfo, specs: SpecCache): ParsedInfo {
       spec,
       ...(replyKey === undefined ? {} : { replyKey }),
       ...restartsOf(meta[SRV_METADATA.restarts]),
+      ...capacityOf(meta[SRV_METADATA.capacity]),
     },
   };
 }
@@ -147,6 +157,15 @@ function restartsOf(
   if (value === undefined) return {};
   const parsed = parseWorkerRestarts(value);
   return parsed.ok ? { restarts: parsed.restarts } : { restartsIgnored: parsed.problem };
+}
+
+/** The instance's declared host capacity; like its restarts, a bad value is only ignored. */
+function capacityOf(
+  value: string | undefined,
+): { capacity: HostCapacity } | { capacityIgnored: string } | Record<string, never> {
+  if (value === undefined) return {};
+  const parsed = parseHostCapacity(value);
+  return parsed.ok ? { capacity: parsed.capacity } : { capacityIgnored: parsed.problem };
 }
 
 function invalid(info: SrvInfo, reason: string): ParsedInfo {
