@@ -41,7 +41,9 @@ function renderNode(node: ConfigNode, indent: string): string {
     const example = node.meta.example ?? '';
     // a number's example is written as the number it stands for, not as a string
     const numeric =
-      node.type === 'field' && (node.kind === 'integer' || node.kind === 'number') && example !== '';
+      node.type === 'field' &&
+      (node.kind === 'integer' || node.kind === 'number') &&
+      example !== '';
     lines.push(`${indent}# ${key}: ${numeric ? example : scalar(example)}`);
   }
   return lines.join('\n');
