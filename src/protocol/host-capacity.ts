@@ -42,7 +42,6 @@ export function encodeHostCapacity(capacity: HostCapacity): string {
 /** Reads a `caesar.capacity` value as an instance declared it, or why it is not one. */
 export function parseHostCapacity(
   text: string,
-): { ok: true; capacity: HostCapacity } | { ok: false; problem: string } {
-  const read = readMetadataJson(text, MAX_CAPACITY_CHARS, HostCapacitySchema);
-  return read.ok ? { ok: true, capacity: read.value } : read;
+): { ok: true; value: HostCapacity } | { ok: false; problem: string } {
+  return readMetadataJson(text, MAX_CAPACITY_CHARS, HostCapacitySchema);
 }

@@ -35,7 +35,6 @@ export function encodeWorkerRestarts(restarts: WorkerRestarts): string {
  */
 export function parseWorkerRestarts(
   text: string,
-): { ok: true; restarts: WorkerRestarts } | { ok: false; problem: string } {
-  const read = readMetadataJson(text, MAX_RESTARTS_CHARS, WorkerRestartsSchema);
-  return read.ok ? { ok: true, restarts: read.value } : read;
+): { ok: true; value: WorkerRestarts } | { ok: false; problem: string } {
+  return readMetadataJson(text, MAX_RESTARTS_CHARS, WorkerRestartsSchema);
 }

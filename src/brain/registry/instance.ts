@@ -141,31 +141,37 @@ function instanceFromInfo(info: SrvInfo, specs: SpecCache): ParsedInfo {
       specSha256: sha,
       spec,
       ...(replyKey === undefined ? {} : { replyKey }),
-      ...restartsOf(meta[SRV_METADATA.restarts]),
-      ...capacityOf(meta[SRV_METADATA.capacity]),
+      ...declaredFields(meta),
     },
   };
 }
 
 /**
- * The instance's declared restarts: a malformed value is ignored, never makes the instance
- * invalid (it is a display, not a trust decision), and the reason is kept for the log.
+ * A value the instance declared about itself (`caesar.restarts`, `caesar.capacity`): a
+ * malformed one is ignored, never makes the instance invalid (it is a display, not a trust
+ * decision), and the reason is kept for the registry's debug line.
  */
-function restartsOf(
-  value: string | undefined,
-): { restarts: WorkerRestarts } | { restartsIgnored: string } | Record<string, never> {
-  if (value === undefined) return {};
-  const parsed = parseWorkerRestarts(value);
-  return parsed.ok ? { restarts: parsed.restarts } : { restartsIgnored: parsed.problem };
+function declared<V>(
+  text: string | undefined,
+  parse: (text: string) => { ok: true; value: V } | { ok: false; problem: string },
+): { value?: V; ignored?: string } {
+  if (text === undefined) return {};
+  const read = parse(text);
+  return read.ok ? { value: read.value } : { ignored: read.problem };
 }
 
-/** The instance's declared host capacity; like its restarts, a bad value is only ignored. */
-function capacityOf(
-  value: string | undefined,
-): { capacity: HostCapacity } | { capacityIgnored: string } | Record<string, never> {
-  if (value === undefined) return {};
-  const parsed = parseHostCapacity(value);
-  return parsed.ok ? { capacity: parsed.capacity } : { capacityIgnored: parsed.problem };
+/** The restarts and capacity the instance declared, and why either was ignored. */
+function declaredFields(meta: Record<string, string>): Partial<ToolInstanceInfo> {
+  const restarts = declared(meta[SRV_METADATA.restarts], parseWorkerRestarts);
+  const capacity = declared(meta[SRV_METADATA.capacity], parseHostCapacity);
+  return Object.fromEntries(
+    Object.entries({
+      restarts: restarts.value,
+      restartsIgnored: restarts.ignored,
+      capacity: capacity.value,
+      capacityIgnored: capacity.ignored,
+    }).filter(([, v]) => v !== undefined),
+  );
 }
 
 function invalid(info: SrvInfo, reason: string): ParsedInfo {

@@ -11,7 +11,7 @@ describe('caesar.capacity', () => {
       vcpus: 8,
     });
     expect(text).toBe('{"vcpus":8,"memory_gb":31.2,"gpus":[{"kind":"cuda","count":2}]}');
-    expect(parseHostCapacity(text)).toEqual({ ok: true, capacity: JSON.parse(text) });
+    expect(parseHostCapacity(text)).toEqual({ ok: true, value: JSON.parse(text) });
   });
 
   test.each([
