@@ -84,6 +84,8 @@ const confirmationRequested = z.looseObject({
   confirmation_id: z.string(),
   summary: z.string(),
   expires_at: z.string(),
+  /** The tool's preflight warnings that asked for the confirmation (ADR 0091). */
+  preflight_warnings: z.array(z.string()).optional(),
 });
 
 const confirmed = z.looseObject({ confirmation_id: z.string() });

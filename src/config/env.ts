@@ -85,8 +85,9 @@ export function envTarget(name: string): EnvTarget {
   if (!name.startsWith(PREFIX) || path.some((p) => p === '')) {
     return { problem: unknownVar(name), path };
   }
-  if (path[0] === 'tools') return toolsTarget(name, path);
   const node = configNodeAt(path);
+  // under `tools` only its own keys (`tools.limits.*`) are read as typed; the rest stay strings
+  if (path[0] === 'tools' && node?.type !== 'field') return toolsTarget(name, path);
   if (node?.type === 'field') return { path, fromFile: false, kind: node.kind };
   if (node !== undefined) {
     return { problem: `names a section, not a key; set one of ${childVars(node)}`, path };

@@ -32,12 +32,19 @@ function renderNode(node: ConfigNode, indent: string): string {
     lines.push(`${indent}${key}:`);
     const example = node.meta.example ?? '';
     for (const line of example.split('\n')) lines.push(`${indent}  # ${line}`);
-    return lines.join('\n');
+    const children = node.children.map((c) => renderNode(c, `${indent}  `));
+    return [lines.join('\n'), ...children].join('\n\n');
   }
   if (node.meta.defaultText === undefined && 'default' in node) {
     lines.push(`${indent}${key}: ${scalar(node.default)}`);
   } else {
-    lines.push(`${indent}# ${key}: ${scalar(node.meta.example ?? '')}`);
+    const example = node.meta.example ?? '';
+    // a number's example is written as the number it stands for, not as a string
+    const numeric =
+      node.type === 'field' &&
+      (node.kind === 'integer' || node.kind === 'number') &&
+      example !== '';
+    lines.push(`${indent}# ${key}: ${numeric ? example : scalar(example)}`);
   }
   return lines.join('\n');
 }

@@ -1,7 +1,7 @@
 export { loadConfig, loadConfigAndStack, loadConfigWithSources } from './load.js';
 export { ConfigError } from './errors.js';
 export type { ConfigIssue } from './errors.js';
-export type { CaesarConfig, BusAuth, ConfigSetting } from './types.js';
+export type { CaesarConfig, BusAuth, ConfigSetting, ToolLimits } from './types.js';
 export { formatDuration } from '../text/index.js';
 export { redactSettings } from './redact.js';
 export { SHIPPED_DASHBOARD_DIR } from './shipped.js';

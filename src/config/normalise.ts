@@ -4,6 +4,7 @@ import { isModulePath, isPlainObject } from '../text/index.js';
 import {
   DEFAULT_LLM_BASE_URLS,
   DEFAULT_TOKENS_FILE_NAME,
+  TOOL_LIMITS_KEY,
   type ModelProvider,
   type ParsedConfig,
 } from './schema.js';
@@ -15,6 +16,7 @@ import type {
   ConfigBusOptions,
   LlmConfig,
   LlmEndpointConfig,
+  ToolLimits,
 } from './types.js';
 
 interface NormaliseContext {
@@ -154,6 +156,7 @@ export function normaliseConfig(raw: ParsedConfig, ctx: NormaliseContext): Caesa
     llm: normaliseLlm(r.llm),
     ha: copyValue(r.ha) as CaesarConfig['ha'],
     tools: toolSections(r.tools),
+    toolLimits: toolLimits(r.tools[TOOL_LIMITS_KEY]),
   };
 }
 
@@ -234,13 +237,22 @@ function pathOr(value: string | undefined, fallback: string, abs: (p: string) =>
   return value === undefined ? fallback : abs(value);
 }
 
-/** Copies tool sections as written, dropping keys left without a value. */
+/** Copies tool sections as written, dropping keys left without a value (and `limits`). */
 function toolSections(tools: ParsedConfig['tools']): CaesarConfig['tools'] {
   const out: Record<string, Record<string, unknown>> = {};
   for (const [tool, section] of Object.entries(tools)) {
-    out[tool] = copyValue(section) as Record<string, unknown>;
+    if (tool !== TOOL_LIMITS_KEY) out[tool] = copyValue(section) as Record<string, unknown>;
   }
   return out;
+}
+
+function toolLimits(l: ParsedConfig['tools'][typeof TOOL_LIMITS_KEY]): ToolLimits {
+  return {
+    ...(l.max_vcpus === undefined ? {} : { maxVcpus: l.max_vcpus }),
+    ...(l.max_memory_gb === undefined ? {} : { maxMemoryGb: l.max_memory_gb }),
+    ...(l.max_wall_clock === undefined ? {} : { maxWallClockMs: l.max_wall_clock }),
+    allowGpu: l.allow_gpu,
+  };
 }
 
 function copyValue(value: unknown): unknown {

@@ -70,10 +70,10 @@ export function renderConfigReference(): string {
 
 function renderSection(section: ConfigSection): string[] {
   const head = `## \`${section.path.join('.')}\`\n\n${section.description}`;
-  if (section.type === 'map') return [`${head}\n\n${facts(section)}`];
   const fields = section.children.filter((c) => c.type === 'field');
   const nested = section.children.filter((c): c is ConfigSection => c.type !== 'field');
-  return [head, ...fields.map(renderKey), ...nested.flatMap(renderSection)];
+  const top = section.type === 'map' ? `${head}\n\n${facts(section)}` : head;
+  return [top, ...fields.map(renderKey), ...nested.flatMap(renderSection)];
 }
 
 function renderKey(node: ConfigNode): string {

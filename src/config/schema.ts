@@ -585,11 +585,63 @@ const ToolSectionSchema = z
   .record(z.string(), z.unknown(), { error: 'expected a map of settings for the tool' })
   .prefault({});
 
-const ToolsSchema = z
-  .record(ToolNameSchema, ToolSectionSchema)
-  .default({})
+const ToolSectionNamesSchema = z.record(ToolNameSchema, z.unknown());
+
+/** The key under `tools` that holds the operator's limits, not a tool's section. */
+export const TOOL_LIMITS_KEY = 'limits';
+
+/** What the operator lets a tool ask of a host (ADR 0091): beyond it, a call asks first. */
+const ToolLimitsSchema = z
+  .strictObject({
+    max_vcpus: z
+      .number()
+      .int()
+      .min(1)
+      .max(65_536)
+      .optional()
+      .describe(
+        "Most vCPUs a tool's spec may ask for (`resource_requirements.min_vcpus`); a tool that asks more has a preflight warning, and each of its calls waits for confirmation.",
+      )
+      .register(fieldMeta, { example: '8' }),
+    max_memory_gb: z
+      .number()
+      .positive()
+      .max(1_048_576)
+      .optional()
+      .describe(
+        "Most memory, GB, a tool's spec may ask for (`min_memory_gb`, or `memory_mb` / 1024); beyond it the preflight warns and calls wait for confirmation.",
+      )
+      .register(fieldMeta, { kind: 'number', example: '16' }),
+    max_wall_clock: durationField(1)
+      .optional()
+      .describe(
+        "Longest typical call a tool's spec may declare (`expected_wall_clock_ms`); beyond it the preflight warns and calls wait for confirmation.",
+      )
+      .register(fieldMeta, { example: '2m' }),
+    allow_gpu: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Whether a tool may require a GPU (`gpu.required: true`); when false, such a tool has a preflight warning and its calls wait for confirmation.',
+      ),
+  })
+  .prefault({})
   .describe(
-    "Per-tool settings, keyed by tool name. Each section goes to its tool as written (snake_case keys) and is checked by that tool's own schema when its worker starts. Values from env vars stay strings.",
+    "Operator limits on what a tool may ask of a host (ADR 0091). The brain compares each tool's resource requirements with them and adds a preflight warning per limit exceeded; a call whose preflight warns waits for confirmation. `limits` is therefore no tool's section.",
+  );
+
+const ToolsSchema = z
+  .object({ [TOOL_LIMITS_KEY]: ToolLimitsSchema })
+  .catchall(ToolSectionSchema)
+  .superRefine((tools, ctx) => {
+    // every other key names a tool: checked as the record of tool sections checks its keys
+    const { [TOOL_LIMITS_KEY]: _limits, ...sections } = tools;
+    const named = ToolSectionNamesSchema.safeParse(sections);
+    for (const issue of named.error?.issues ?? []) ctx.addIssue({ ...issue });
+  })
+  .prefault({})
+  .describe(
+    "Per-tool settings, keyed by tool name. Each section goes to its tool as written (snake_case keys) and is checked by that tool's own schema when its worker starts. Values from env vars stay strings. `limits` holds the operator's limits instead.",
   )
   .register(fieldMeta, { example: 'web_search:\n  searxng_url: http://127.0.0.1:8080' });
 

@@ -4,6 +4,7 @@ import type { ResolvedConfig } from './normalise.js';
 import { isSecretKey } from '../text/index.js';
 import type { ConfigSetting } from './types.js';
 import { configNodes } from './walk.js';
+import { TOOL_LIMITS_KEY } from './schema.js';
 
 /** The source of a value no layer set. */
 const DEFAULT_SOURCE = 'default';
@@ -31,11 +32,12 @@ export function collectSettings(
       secret: node.meta.secret === true || isSecretKey(node.path.at(-1) ?? ''),
     });
   }
-  const tools = resolved.tools;
-  if (Object.keys(tools).length === 0) {
+  // `tools.limits` is a schema section, listed above with the keys
+  const sections = Object.entries(resolved.tools).filter(([k]) => k !== TOOL_LIMITS_KEY);
+  if (sections.length === 0) {
     out.set('tools', { value: {}, source: sourceOf(layers, ['tools'], true), secret: false });
   }
-  for (const [tool, section] of Object.entries(tools)) {
+  for (const [tool, section] of sections) {
     addLeaves(out, layers, ['tools', tool], section, 0);
   }
   return out;

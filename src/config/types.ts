@@ -120,6 +120,17 @@ export interface CaesarConfig {
   readonly ha: Readonly<Record<string, unknown>>;
   /** Per-tool sections as written (snake_case keys); each tool's schema parses its own. */
   readonly tools: { readonly [tool: string]: Readonly<Record<string, unknown>> };
+  /** `tools.limits`: what the operator lets a tool ask of a host (ADR 0091). */
+  readonly toolLimits: ToolLimits;
+}
+
+/** Operator limits on a tool's resource requirements; an unset one is no limit. */
+export interface ToolLimits {
+  readonly maxVcpus?: number;
+  readonly maxMemoryGb?: number;
+  readonly maxWallClockMs?: number;
+  /** @default true */
+  readonly allowGpu: boolean;
 }
 
 /** How many streams of one kind may be open: in all, and per API token. */

@@ -19,7 +19,7 @@ interface ConfigField {
   readonly env: string;
 }
 
-/** A section (`bus`) or the open map of per-tool sections (`tools`). */
+/** A section (`bus`) or the open map of per-tool sections (`tools`, with `tools.limits`). */
 export interface ConfigSection {
   readonly type: 'section' | 'map';
   readonly path: readonly string[];
@@ -77,7 +77,9 @@ function describeNode(path: readonly string[], schema: z.ZodType): ConfigNode {
   if (u.inner instanceof z.ZodObject) {
     const shape = u.inner.shape as Record<string, z.ZodType>;
     const children = Object.entries(shape).map(([k, v]) => describeNode([...path, k], v));
-    return { type: 'section', ...base, ...withDefault, children };
+    // `tools`: an open map of tool sections with named keys of its own (`tools.limits`)
+    const type = isOpen(u.inner) ? 'map' : 'section';
+    return { type, ...base, ...withDefault, children };
   }
   if (u.inner instanceof z.ZodRecord) {
     return { type: 'map', ...base, ...withDefault, children: [] };
@@ -85,6 +87,12 @@ function describeNode(path: readonly string[], schema: z.ZodType): ConfigNode {
   const kind = kindOf(path, u);
   const options = u.inner instanceof z.ZodEnum ? { options: u.inner.options as string[] } : {};
   return { type: 'field', ...base, ...withDefault, kind, ...options };
+}
+
+/** An object that takes keys beyond its shape (`.catchall(…)`), as `tools` does. */
+function isOpen(schema: z.ZodObject): boolean {
+  const rest = schema.def.catchall;
+  return rest !== undefined && !(rest instanceof z.ZodNever);
 }
 
 let root: ConfigSection | undefined;

@@ -14,13 +14,14 @@ import {
   type WorkerRef,
 } from '../protocol/index.js';
 import type { GrantVerifier } from '../protocol/grant.js';
-import type { WorkerRestarts } from '../protocol/index.js';
+import type { HostCapacity, WorkerRestarts } from '../protocol/index.js';
 import { ReplySigner } from '../protocol/reply-signature.js';
 import type { ToolStartContext } from './context.js';
 import type { ToolDefinition } from './define.js';
 import { createCallHandler } from './call-handler.js';
 import { Limiter } from './limiter.js';
 import { createPreflightHandler, runPreflight } from './preflight.js';
+import { readHostCapacity } from './host-capacity.js';
 import { ToolService, endpointSubjects } from './service.js';
 import { EndpointStats } from './stats.js';
 import { errorClass } from '../errors/index.js';
@@ -61,6 +62,13 @@ export interface ServeOptions {
    * @default none: a first start
    */
   restarts?: WorkerRestarts;
+  /**
+   * What this host has (vCPUs, memory, GPUs found), declared in discovery
+   * (`caesar.capacity`) and compared with each tool's resource requirements in its preflight
+   * (ADR 0091).
+   * @default read from this host (`readHostCapacity()`)
+   */
+  capacity?: HostCapacity;
 }
 
 export interface ToolInstance {
@@ -109,7 +117,8 @@ export async function serveTools(
   const cutoff = new AbortController();
   const inflight = new Set<Promise<void>>();
   const replies = options.replies ?? ReplySigner.ephemeral();
-  const shared: Shared = { host, logger, cutoff: cutoff.signal, inflight, replies };
+  const capacity = options.capacity ?? readHostCapacity();
+  const shared: Shared = { host, logger, cutoff: cutoff.signal, inflight, replies, capacity };
   const running: Running[] = [];
   try {
     for (const tool of tools) running.push(await startOne(tool, options, shared));
@@ -162,7 +171,7 @@ export async function serveTools(
       id: r.ctx.worker.id,
       host,
     })),
-    preflight: () => Promise.all(running.map((r) => runPreflight(r.tool, r.ctx, logger))),
+    preflight: () => Promise.all(running.map((r) => runPreflight(r.tool, r.ctx, logger, capacity))),
     inFlight: () => inflight.size,
     stop,
     [Symbol.asyncDispose]: stop,
@@ -177,12 +186,13 @@ interface Shared {
   cutoff: AbortSignal;
   inflight: Set<Promise<void>>;
   replies: ReplySigner;
+  capacity: HostCapacity;
 }
 
 async function startOne(
   tool: ToolDefinition,
   options: ServeOptions,
-  { host, logger: parentLogger, cutoff, inflight, replies }: Shared,
+  { host, logger: parentLogger, cutoff, inflight, replies, capacity }: Shared,
 ): Promise<Running> {
   const name = tool.spec.name;
   const worker: WorkerRef = { id: nuid.next(), host };
@@ -198,7 +208,8 @@ async function startOne(
   const limiter = new Limiter(tool.spec.max_concurrency, tool.spec.max_queue);
   const dispatchStats = new EndpointStats();
   const preflightStats = new EndpointStats();
-  const service = new ToolService(tool, worker, replies.publicKey, options.restarts, [
+  const declared = { restarts: options.restarts, capacity };
+  const service = new ToolService(tool, worker, replies.publicKey, declared, [
     {
       name: 'dispatch',
       subject: subjects.dispatch,
@@ -220,7 +231,7 @@ async function startOne(
     replies,
     ...(options.grants ? { grants: options.grants } : {}),
   });
-  const onPreflight = createPreflightHandler(tool, ctx, preflightStats, logger);
+  const onPreflight = createPreflightHandler(tool, ctx, preflightStats, logger, capacity);
   const { nc } = options;
   const subs = [
     nc.subscribe(subjects.dispatch, {

@@ -9,7 +9,9 @@ import {
   serviceName,
   srvSubject,
   type SrvVerb,
+  encodeHostCapacity,
   encodeWorkerRestarts,
+  type HostCapacity,
   type WorkerRef,
   type WorkerRestarts,
 } from '../protocol/index.js';
@@ -39,13 +41,14 @@ export class ToolService {
 
   /**
    * `replyKey`: the public key that signs this instance's answers (ADR 0060); `restarts`:
-   * its restarts under `caesar up` (ADR 0070), undefined on a first start.
+   * its restarts under `caesar up` (ADR 0070), undefined on a first start; `capacity`: what
+   * its host has (ADR 0091).
    */
   constructor(
     readonly tool: ToolDefinition,
     readonly worker: WorkerRef,
     replyKey: string,
-    restarts: WorkerRestarts | undefined,
+    { restarts, capacity }: { restarts: WorkerRestarts | undefined; capacity: HostCapacity },
     readonly endpoints: ServiceEndpoint[],
   ) {
     this.name = serviceName(tool.spec.name);
@@ -56,6 +59,7 @@ export class ToolService {
       [SRV_METADATA.spec]: JSON.stringify(tool.spec),
       [SRV_METADATA.specSha256]: tool.specSha256,
       [SRV_METADATA.replyKey]: replyKey,
+      [SRV_METADATA.capacity]: encodeHostCapacity(capacity),
       ...(restarts === undefined
         ? {}
         : { [SRV_METADATA.restarts]: encodeWorkerRestarts(restarts) }),

@@ -63,6 +63,8 @@ export { HelloSchema, ByeSchema } from './announce.js';
 export type { Hello, Bye } from './announce.js';
 export { WorkerRestartsSchema, encodeWorkerRestarts, parseWorkerRestarts } from './restarts.js';
 export type { WorkerRestarts } from './restarts.js';
+export { HostCapacitySchema, encodeHostCapacity, parseHostCapacity } from './host-capacity.js';
+export type { HostCapacity } from './host-capacity.js';
 export { SRV_TYPES, SRV_METADATA, SrvPingSchema, SrvInfoSchema, SrvStatsSchema } from './srv.js';
 export type { SrvInfo, SrvStats } from './srv.js';
 export { workerPermissions, brainPermissions, leafPermissions } from './permissions.js';

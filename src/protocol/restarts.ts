@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { jsonRefusal, readJsonText } from '../text/index.js';
-import { fieldIssuesOf, summariseFieldIssues } from './field-issues.js';
+import { readMetadataJson } from './metadata-json.js';
 import { MAX_RESTART_COUNT, WORKER_RESTART_REASONS } from './restart-reasons.js';
 
 /**
@@ -36,15 +35,6 @@ export function encodeWorkerRestarts(restarts: WorkerRestarts): string {
  */
 export function parseWorkerRestarts(
   text: string,
-): { ok: true; restarts: WorkerRestarts } | { ok: false; problem: string } {
-  if (text.length > MAX_RESTARTS_CHARS) {
-    return { ok: false, problem: `longer than ${MAX_RESTARTS_CHARS} characters` };
-  }
-  const read = readJsonText(text);
-  if (!read.ok)
-    return { ok: false, problem: read.why === 'syntax' ? 'not JSON' : jsonRefusal(read) };
-  const raw = read.value;
-  const parsed = WorkerRestartsSchema.safeParse(raw);
-  if (parsed.success) return { ok: true, restarts: parsed.data };
-  return { ok: false, problem: summariseFieldIssues(fieldIssuesOf(parsed.error)) };
+): { ok: true; value: WorkerRestarts } | { ok: false; problem: string } {
+  return readMetadataJson(text, MAX_RESTARTS_CHARS, WorkerRestartsSchema);
 }

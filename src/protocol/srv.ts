@@ -24,6 +24,8 @@ export const SRV_METADATA = {
    * 0070); absent on a first start.
    */
   restarts: 'caesar.restarts',
+  /** What the serving host has (vCPUs, memory, GPUs found), compact JSON (`protocol/host-capacity.ts`, ADR 0091). */
+  capacity: 'caesar.capacity',
 } as const;
 
 const Metadata = z.record(z.string(), z.string());

@@ -229,7 +229,7 @@ function toolItem(tool) {
   }
   li.append(badge(`policy: ${tool.policy.outcome}`, toneOf(tool.policy.outcome)));
   li.append(badge(`preflight: ${tool.preflight.state}`, toneOf(tool.preflight.state)));
-  const hosts = tool.instances.map((i) => `${i.host} (${i.id}, v${i.version})`);
+  const hosts = tool.instances.map((i) => `${i.host} (${i.id}, v${i.version}${capacityText(i)})`);
   li.append(el('div', `${tool.instances.length} instance(s): ${hosts.join(', ')}`, 'muted'));
   for (const i of tool.instances) if (i.restarts) li.append(restartsLine(i));
   for (const line of tool.preflight.detail) li.append(el('div', line, 'muted'));
@@ -240,6 +240,14 @@ function toolItem(tool) {
  * An instance `caesar up` restarted (ADR 0070): how many times, why the last time and when.
  * The host and id are what the worker says about itself: text, like everything else here.
  */
+/** What the instance's host has, as it declared it (ADR 0091); nothing from an older worker. */
+function capacityText(instance) {
+  const c = instance.capacity;
+  if (!c) return '';
+  const gpus = c.gpus.map((g) => `${g.count} ${g.kind}`).join(', ') || 'no GPU found';
+  return `; ${c.vcpus} vCPUs, ${c.memory_gb} GB, ${gpus}`;
+}
+
 function restartsLine(instance) {
   const r = instance.restarts;
   const line = el(
@@ -312,6 +320,10 @@ function confirmationItem(c) {
   for (const g of c.gated_by ?? []) {
     const gate = `held by flow gate ${g.gate} (${g.action}), set by ${g.set_by}`;
     li.append(el('div', gate, 'held-by'));
+  }
+  // the tool's preflight asked (ADR 0091): a host or a limit the tool's requirements exceed
+  for (const w of c.preflight_warnings ?? []) {
+    li.append(el('div', `held by the tool's preflight: ${w}`, 'held-by'));
   }
   const byModel = c.asked_by?.kind === 'model';
   if (byModel) li.append(readList(c.read ?? []));

@@ -125,7 +125,7 @@ function shownName(name: string): string {
 }
 
 function refusedReport(
-  call: PlannedCall,
+  call: Pick<PlannedCall, 'input'>,
   tool: string,
   code: 'unknown_tool' | 'too_many_calls',
   message: string,
@@ -146,9 +146,23 @@ function unknownTool(
   name: string,
   offered: ReadonlySet<string>,
 ): ToolCallReport {
+  return unknownToolReport(call, name, name, offered);
+}
+
+/**
+ * The refusal of a tool name the model was not offered, listing what it was offered:
+ * `name` is the name refused, `reportedAs` the call it answers (the name itself, or the
+ * brain's action that named it, such as `check_preconditions`).
+ */
+export function unknownToolReport(
+  call: Pick<PlannedCall, 'input'>,
+  reportedAs: string,
+  name: string,
+  offered: Iterable<string>,
+): ToolCallReport {
   const list = [...offered].slice(0, 32).join(', ') || 'none';
   const message = errorMessage('unknown_tool', { name, offered: list });
-  return refusedReport(call, name, 'unknown_tool', message);
+  return refusedReport(call, reportedAs, 'unknown_tool', message);
 }
 
 function overCap(

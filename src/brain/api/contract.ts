@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorBodySchema, WorkerRestartsSchema } from '../../protocol/index.js';
+import { ErrorBodySchema, HostCapacitySchema, WorkerRestartsSchema } from '../../protocol/index.js';
 
 /**
  * The brain's HTTP API, as shapes: request and response bodies of `/v1/*`. The server
@@ -86,6 +86,12 @@ const HeldCallAccount = {
       }),
     )
     .optional(),
+  /**
+   * The tool's preflight warnings when the call was held (ADR 0091): a requirement its host
+   * does not meet or that exceeds `tools.limits`. Non-empty: the preflight asked for this
+   * confirmation (or added to the policy's).
+   */
+  preflight_warnings: z.array(z.string()).optional(),
 };
 
 const ConfirmationTicketSchema = z.object({
@@ -301,6 +307,11 @@ export const ToolViewSchema = z.object({
          * absent on a first start or when the worker declared none that parsed.
          */
         restarts: WorkerRestartsSchema.optional(),
+        /**
+         * What the instance's host has, as it declared it (ADR 0091): `vcpus`, `memory_gb`,
+         * `gpus` found (`[{kind, count}]`, `[]`: none found); absent for a worker before it.
+         */
+        capacity: HostCapacitySchema.optional(),
       })
       .loose(),
   ),

@@ -5,6 +5,7 @@ import { toolCard } from '../llm/card.js';
 import { policyOffer, type OfferPolicy } from './policy-offer.js';
 import type { RegisteredTool } from '../registry/index.js';
 import { preflightView, type PreflightResult } from '../preflight/index.js';
+import { CHECK_PRECONDITIONS, preconditionsTool } from './check-preconditions.js';
 
 export interface OfferedToolsOptions {
   /** The live tools; a Registry is one. */
@@ -21,7 +22,8 @@ export interface OfferedToolsOptions {
  * The tools the planner is offered: discovered, passing the tag filter, allowed by the policy
  * (see {@link policyOffer}) and `ready` by their last preflight (`not_configured`,
  * `not_ready` and `unknown` are left out), each as its tool card and input schema, sorted by
- * name.
+ * name; then, when any tool is offered, the brain's own `check_preconditions` (ADR 0091),
+ * whose name no worker's tool may take from it.
  *
  * Cached: the list is rebuilt only when an input changed (the registry's tools or their spec
  * digests, the policy's sha256, a preflight's state or detail). Preflights come from the
@@ -67,6 +69,10 @@ export class OfferedTools {
     const offered: PlannerTool[] = [];
     const skipped: { tool: string; why: string }[] = [];
     candidates.forEach((t, i) => {
+      if (t.name === CHECK_PRECONDITIONS) {
+        skipped.push({ tool: t.name, why: "the name of the brain's own action" });
+        return;
+      }
       const view = views[i];
       if (view?.state !== 'ready') {
         skipped.push({ tool: t.name, why: `preflight ${view?.state ?? 'unknown'}` });
@@ -80,6 +86,7 @@ export class OfferedTools {
       const description = toolCard(t.spec, view, { policy: policy.terms });
       offered.push(Object.freeze({ name: t.name, description, inputSchema: t.spec.input_schema }));
     });
+    if (offered.length > 0) offered.push(preconditionsTool(offered.map((t) => t.name)));
     this.#logger.debug(
       { offered: offered.map((t) => t.name), skipped, policy: this.#o.policy.policy.sha256 },
       'offered tools rebuilt',

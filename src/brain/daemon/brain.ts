@@ -28,6 +28,7 @@ import { LiveAuditSink } from '../audit-trail/live-sink.js';
 import { LlmMetrics } from './llm-metrics.js';
 import { Capabilities } from '../capabilities/capabilities.js';
 import { OfferedTools } from '../capabilities/offered-tools.js';
+import { PreconditionsGate } from '../capabilities/check-preconditions.js';
 import { brainRestart, startStep, type WorkerLaunch } from '../capabilities/worker-launch.js';
 import { BrainServiceAdapter, type ModelReport } from './service-adapter.js';
 import { policyAuditEvent } from '../audit-trail/policy-audit.js';
@@ -229,8 +230,12 @@ async function assemble(
   // the catalog's planned stubs (ADR 0090), read once at start: listed, never callable
   const catalog = { file: catalogPath(config.dataDir) };
   const planned = (await readCatalog(catalog.file)).tools.filter(isPlanned);
+  // one cache of preflight answers: the gateway holds a call whose tool warns, the planner
+  // is offered only ready tools, and the API shows them (with `tools.limits` merged in)
+  const preflight = new PreflightCache(nc, { limits: config.toolLimits });
   const gate = new ToolGateway({
     tools: registry,
+    preflight,
     policy,
     audit: auditSink,
     dispatcher: createDispatcher({
@@ -260,7 +265,6 @@ async function assemble(
   pruner.unref();
   cleanup.push(() => clearInterval(pruner));
 
-  const preflight = new PreflightCache(nc);
   const offered = new OfferedTools({
     registry,
     policy,
@@ -274,7 +278,12 @@ async function assemble(
   }
   const capabilities = new Capabilities({ intents, registry, policy, preflight, launch, planned });
   const agent = new Agent({
-    gate,
+    // the planner's own action answers from the preflight cache; every other call is the gate's
+    gate: new PreconditionsGate(gate, {
+      offered: () => offered.tools(),
+      preflight,
+      specOf: (tool) => registry.tool(tool)?.spec ?? null,
+    }),
     intents,
     capabilities: () => capabilities.report(),
     toolSteps: (tool) => capabilities.toolSteps(tool),

@@ -110,6 +110,7 @@ export class BrainServiceAdapter implements BrainService {
           host: inst.host,
           version: inst.version,
           ...(inst.restarts === undefined ? {} : { restarts: inst.restarts }),
+          ...(inst.capacity === undefined ? {} : { capacity: inst.capacity }),
         })),
         preflight: preflightView(preflights[i] as NonNullable<(typeof preflights)[number]>),
         policy: { outcome: d.outcome, rule: d.rule.id, reason: d.reason },

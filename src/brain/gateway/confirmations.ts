@@ -16,6 +16,8 @@ export interface PendingCall {
   readonly caller: Caller;
   /** How: directly, through a local rule, or a model after what it had read. */
   readonly origin: CallOrigin;
+  /** The tool's preflight warnings when the call was held (ADR 0091); absent or empty: none. */
+  readonly preflightWarnings?: readonly string[];
   readonly createdAt: number;
   readonly expiresAt: number;
 }

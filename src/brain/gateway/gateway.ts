@@ -28,7 +28,13 @@ import { ConfirmationNotFoundError } from './errors.js';
 import { heldCallAccount, pendingView } from './held-call.js';
 import { newDecisionId, traceparentFor } from './ids.js';
 import { applyObligations, unknownObligation } from './obligations.js';
-import type { AuditSink, GatewayMetrics, PolicySource, ToolSource } from './ports.js';
+import type {
+  AuditSink,
+  GatewayMetrics,
+  PolicySource,
+  PreflightSource,
+  ToolSource,
+} from './ports.js';
 import {
   auditDecision,
   auditUnavailable,
@@ -69,6 +75,11 @@ interface ToolGatewayOptions {
    * to a planned tool no worker serves is refused before the policy judges it. @default none
    */
   plannedIn?: (tool: string) => string | undefined;
+  /**
+   * Tools' current preflight answers: a call the policy allows whose tool's preflight warns
+   * waits for a human, the warnings on its confirmation (ADR 0091). Unset: not asked.
+   */
+  preflight?: PreflightSource;
   metrics?: GatewayMetrics;
   logger?: Logger;
 }
@@ -133,7 +144,13 @@ export class ToolGateway {
     const decision = this.#decide(call, false);
     const refused = await this.#refusal(call, decision);
     if (refused) return this.#count(refused);
-    if (decision.outcome === 'confirm') return this.#count(await this.#hold(call, decision));
+    const warnings = await this.#preflightWarnings(call.tool);
+    if (decision.outcome === 'confirm') {
+      return this.#count(await this.#hold(call, decision, warnings));
+    }
+    if (warnings.length > 0) {
+      return this.#count(await this.#hold(call, preflightAsks(call.tool, decision), warnings));
+    }
     return this.#count(await this.#run(call, decision));
   }
 
@@ -376,7 +393,24 @@ export class ToolGateway {
     return report(ctx, 'failed', { decision: d, reason: error.message, error });
   }
 
-  async #hold(ctx: AdmittedCall, d: PolicyDecision): Promise<ToolCallReport> {
+  /** The warnings of the tool's current preflight; none when it has no answer or none is asked. */
+  async #preflightWarnings(tool: string): Promise<readonly string[]> {
+    const preflight = this.#o.preflight;
+    if (preflight === undefined) return [];
+    try {
+      const r = await preflight.get(tool);
+      return 'reply' in r ? r.reply.warnings : [];
+    } catch (err) {
+      this.#log.warn({ err, tool }, 'preflight lookup failed');
+      return [];
+    }
+  }
+
+  async #hold(
+    ctx: AdmittedCall,
+    d: PolicyDecision,
+    preflightWarnings: readonly string[],
+  ): Promise<ToolCallReport> {
     const summary = ctx.summary;
     const caller = { actor: ctx.actor, ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) };
     const pending = this.#book.add({
@@ -387,6 +421,7 @@ export class ToolGateway {
       summary,
       caller,
       origin: ctx.origin,
+      preflightWarnings,
     });
     const ticket = {
       id: pending.id,
@@ -401,6 +436,7 @@ export class ToolGateway {
       summary,
       expires_at: ticket.expires_at,
       provenance: ctx.provenance,
+      ...(preflightWarnings.length === 0 ? {} : { preflight_warnings: [...preflightWarnings] }),
     };
     if (!(await this.#record(ctx, 'tool.confirmation_requested', payload, 'pending'))) {
       this.#book.take(pending.id);
@@ -556,3 +592,16 @@ type Refusable = CallContext & { readonly provenance: AuditProvenance };
 
 /** The `tool` label of calls to a tool the registry does not know. */
 const UNKNOWN_TOOL_LABEL = '(unknown)';
+
+/**
+ * A call the policy allowed, held because its tool's preflight warns (ADR 0091): the reason
+ * says that the preflight asked, not the policy, and keeps the policy's own words.
+ */
+function preflightAsks(tool: string, d: PolicyDecision): PolicyDecision {
+  return {
+    ...d,
+    allowed: false,
+    outcome: 'confirm',
+    reason: `the preflight of ${tool} warns (see preflight_warnings), so a human confirms the call; the policy allowed it: ${d.reason}`,
+  };
+}

@@ -11,14 +11,21 @@ import { ruleAt } from './records.js';
  * `caesar confirm` and the dashboard.
  */
 
-type HeldCallAccount = Pick<ConfirmationTicket, 'asked_by' | 'gated_by' | 'read'>;
+type HeldCallAccount = Pick<
+  ConfirmationTicket,
+  'asked_by' | 'gated_by' | 'read' | 'preflight_warnings'
+>;
 
-/** Who asked, the flow gates that held it, and what the model had read. */
+/**
+ * Who asked, the flow gates that held it, what the model had read, and the tool's preflight
+ * warnings (the preflight asked, not the policy: ADR 0091).
+ */
 export function heldCallAccount(call: PendingCall): Required<HeldCallAccount> {
   return {
     asked_by: askedBy(call),
     gated_by: (call.decision.flow ?? []).filter((v) => v.action === 'confirm'),
     read: readOf(call),
+    preflight_warnings: [...(call.preflightWarnings ?? [])],
   };
 }
 

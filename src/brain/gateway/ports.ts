@@ -7,6 +7,7 @@ import type {
 } from '../../policy/index.js';
 import type { CallOutcome } from '../api/index.js';
 import type { RegisteredTool } from '../registry/index.js';
+import type { PreflightResult } from '../preflight/index.js';
 
 /** The parts of the live policy the gateway reads (a PolicyStore in the daemon). */
 export interface PolicySource {
@@ -33,4 +34,12 @@ export interface GatewayMetrics {
   decision(rule: string, outcome: string): void;
   dispatch(tool: string, durationMs: number): void;
   auditAppend(durationMs: number): void;
+}
+
+/**
+ * Tools' current preflight answers (the brain's PreflightCache): a call whose answer warns is
+ * held for a human first (ADR 0091).
+ */
+export interface PreflightSource {
+  get(tool: string): Promise<PreflightResult>;
 }

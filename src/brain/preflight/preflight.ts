@@ -5,7 +5,9 @@ import {
   readWireJson,
   type PreflightReply,
 } from '../../protocol/index.js';
+import type { ToolLimits } from '../../config/index.js';
 import type { ToolView } from '../api/index.js';
+import { withLimitWarnings } from './limits.js';
 
 /** A tool's last preflight answer, or why there was none. */
 export type PreflightResult = { reply: PreflightReply; at: number } | { error: string; at: number };
@@ -16,23 +18,27 @@ export type PreflightResult = { reply: PreflightReply; at: number } | { error: s
  * No answer (a timeout, no responder, a malformed reply) is kept only for `errorTtlMs`
  * (default 0: the next question asks again): a worker that was slow once, on a busy host,
  * must not be reported as silent for the next half minute. Questions in flight are shared.
+ * With `limits` (`tools.limits`), each answer carries a warning per requirement beyond them
+ * after the worker's own (ADR 0091).
  */
 export class PreflightCache {
   readonly #nc: NatsConnection;
   readonly #ttlMs: number;
   readonly #timeoutMs: number;
   readonly #errorTtlMs: number;
+  readonly #limits: ToolLimits | undefined;
   readonly #results = new Map<string, PreflightResult>();
   readonly #inflight = new Map<string, Promise<PreflightResult>>();
 
   constructor(
     nc: NatsConnection,
-    options: { ttlMs?: number; timeoutMs?: number; errorTtlMs?: number } = {},
+    options: { ttlMs?: number; timeoutMs?: number; errorTtlMs?: number; limits?: ToolLimits } = {},
   ) {
     this.#nc = nc;
     this.#ttlMs = options.ttlMs ?? 30_000;
     this.#timeoutMs = options.timeoutMs ?? 2000;
     this.#errorTtlMs = options.errorTtlMs ?? 0;
+    this.#limits = options.limits;
   }
 
   async get(tool: string): Promise<PreflightResult> {
@@ -55,7 +61,9 @@ export class PreflightCache {
       });
       const read = readWireJson(msg.data);
       if ('why' in read) throw new Error(`preflight answer is ${read.why}`);
-      result = { reply: PreflightReplySchema.parse(read.value), at: Date.now() };
+      const reply = PreflightReplySchema.parse(read.value);
+      const limits = this.#limits;
+      result = { reply: limits ? withLimitWarnings(reply, limits) : reply, at: Date.now() };
     } catch (err) {
       result = { error: (err as Error).message, at: Date.now() };
     }

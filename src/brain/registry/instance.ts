@@ -2,6 +2,7 @@ import {
   describeFirstIssue,
   InstanceIdSchema,
   SRV_METADATA,
+  parseHostCapacity,
   parseWorkerRestarts,
   readWireJson,
   SrvInfoSchema,
@@ -10,6 +11,7 @@ import {
   specSha256,
   toolFromServiceName,
   type SrvInfo,
+  type HostCapacity,
   type ToolSpec,
   type WorkerRestarts,
 } from '../../protocol/index.js';
@@ -40,6 +42,13 @@ export interface ToolInstanceInfo {
   readonly restarts?: WorkerRestarts;
   /** Why a declared `caesar.restarts` value was ignored, for the registry's debug line. */
   readonly restartsIgnored?: string;
+  /**
+   * What its host has (vCPUs, memory, GPUs found), as its metadata declared it (ADR 0091);
+   * undefined for a worker of a version before it, or when the value was malformed.
+   */
+  readonly capacity?: HostCapacity;
+  /** Why a declared `caesar.capacity` value was ignored, for the registry's debug line. */
+  readonly capacityIgnored?: string;
 }
 
 /** The outcome of reading one `$SRV.INFO` reply. */
@@ -132,21 +141,37 @@ function instanceFromInfo(info: SrvInfo, specs: SpecCache): ParsedInfo {
       specSha256: sha,
       spec,
       ...(replyKey === undefined ? {} : { replyKey }),
-      ...restartsOf(meta[SRV_METADATA.restarts]),
+      ...declaredFields(meta),
     },
   };
 }
 
 /**
- * The instance's declared restarts: a malformed value is ignored, never makes the instance
- * invalid (it is a display, not a trust decision), and the reason is kept for the log.
+ * A value the instance declared about itself (`caesar.restarts`, `caesar.capacity`): a
+ * malformed one is ignored, never makes the instance invalid (it is a display, not a trust
+ * decision), and the reason is kept for the registry's debug line.
  */
-function restartsOf(
-  value: string | undefined,
-): { restarts: WorkerRestarts } | { restartsIgnored: string } | Record<string, never> {
-  if (value === undefined) return {};
-  const parsed = parseWorkerRestarts(value);
-  return parsed.ok ? { restarts: parsed.restarts } : { restartsIgnored: parsed.problem };
+function declared<V>(
+  text: string | undefined,
+  parse: (text: string) => { ok: true; value: V } | { ok: false; problem: string },
+): { value?: V; ignored?: string } {
+  if (text === undefined) return {};
+  const read = parse(text);
+  return read.ok ? { value: read.value } : { ignored: read.problem };
+}
+
+/** The restarts and capacity the instance declared, and why either was ignored. */
+function declaredFields(meta: Record<string, string>): Partial<ToolInstanceInfo> {
+  const restarts = declared(meta[SRV_METADATA.restarts], parseWorkerRestarts);
+  const capacity = declared(meta[SRV_METADATA.capacity], parseHostCapacity);
+  return Object.fromEntries(
+    Object.entries({
+      restarts: restarts.value,
+      restartsIgnored: restarts.ignored,
+      capacity: capacity.value,
+      capacityIgnored: capacity.ignored,
+    }).filter(([, v]) => v !== undefined),
+  );
 }
 
 function invalid(info: SrvInfo, reason: string): ParsedInfo {

@@ -7,13 +7,17 @@ import type { Report } from './outputs.js';
 export function logReport(logger: Logger, r: Report): void {
   switch (r.type) {
     case 'instance_added': {
-      const { tool, id, host, version, source, restarts, restartsIgnored } = r.event.instance;
-      logger.info({ tool, instanceId: id, host, version, source, restarts }, 'tool instance added');
-      if (restartsIgnored !== undefined) {
-        logger.debug(
-          { tool, instanceId: id, reason: restartsIgnored },
-          `ignored its ${SRV_METADATA.restarts} metadata`,
-        );
+      const { tool, id, host, version, source, restarts, capacity } = r.event.instance;
+      const fields = { tool, instanceId: id, host, version, source, restarts, capacity };
+      logger.info(fields, 'tool instance added');
+      const ignored = [
+        [SRV_METADATA.restarts, r.event.instance.restartsIgnored],
+        [SRV_METADATA.capacity, r.event.instance.capacityIgnored],
+      ] as const;
+      for (const [key, reason] of ignored) {
+        if (reason !== undefined) {
+          logger.debug({ tool, instanceId: id, reason }, `ignored its ${key} metadata`);
+        }
       }
       return;
     }

@@ -12,7 +12,10 @@ import { terminalLine } from '../../text/terminal-text.js';
  */
 
 /** What a ticket or a pending entry says about a held call; all of it optional. */
-export type HeldCall = Pick<ConfirmationTicket, 'asked_by' | 'gated_by' | 'read'> &
+export type HeldCall = Pick<
+  ConfirmationTicket,
+  'asked_by' | 'gated_by' | 'read' | 'preflight_warnings'
+> &
   Partial<Pick<PendingConfirmation, 'requested_by' | 'rule' | 'rule_at' | 'reason'>>;
 
 /** Who asked, in words: "a model, in a turn opened by token `kids-tablet` (session s-1)". */
@@ -40,6 +43,7 @@ export function heldCallLines(held: HeldCall): string[] {
   for (const g of held.gated_by ?? []) {
     lines.push(`held by: flow gate ${g.gate} (${g.action}), set by ${g.set_by}`);
   }
+  for (const w of held.preflight_warnings ?? []) lines.push(`held by: the tool's preflight: ${w}`);
   if (held.asked_by?.kind === 'model') lines.push(...readLines(held.read ?? []));
   return lines.map(terminalLine);
 }

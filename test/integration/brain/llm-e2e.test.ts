@@ -160,7 +160,8 @@ describe('OpenAI-compatible model', () => {
     const offered = (
       model.bodies[0]!.tools as { function: { name: string; description: string } }[]
     ).map((t) => t.function);
-    expect(offered.map((t) => t.name)).toEqual(['calculator']);
+    // and the brain's own check_preconditions, offered whenever a tool is (ADR 0091)
+    expect(offered.map((t) => t.name)).toEqual(['calculator', 'check_preconditions']);
     expect(offered[0]!.description).toMatch(/Facts:[\s\S]*Status: ready/);
     // the result came back under the model's call id, fenced as data
     const [result] = toolMessages(model.bodies[1]!);
@@ -203,7 +204,7 @@ describe('OpenAI-compatible model', () => {
     const [plan, answer] = model.bodies as [Record<string, unknown>, Record<string, unknown>];
     const planMessages = plan.messages as Message[];
     // the plan: the tools offered, the system prompt with the plan rules, the words alone
-    expect((plan.tools as unknown[]).length).toBe(1);
+    expect((plan.tools as unknown[]).length).toBe(2); // calculator and check_preconditions
     expect(planMessages.map((m) => m.role)).toEqual(['system', 'user']);
     expect(String(planMessages[0]!.content)).toContain('Plan first: make the whole plan now.');
     expect(String(planMessages[0]!.content)).toContain('{"$from": N, "path": "<JSON Pointer>"}');

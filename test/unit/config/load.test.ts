@@ -99,6 +99,7 @@ describe('loadConfig defaults', () => {
       },
       ha: { timeout_seconds: 10, verify_ssl: true },
       tools: {},
+      toolLimits: { allowGpu: true },
     } satisfies CaesarConfig);
     expect(config.configFile).toBeUndefined();
   });

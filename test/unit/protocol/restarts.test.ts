@@ -11,7 +11,7 @@ describe('caesar.restarts', () => {
       last_reason: 'memory',
     });
     expect(text).toBe('{"count":2,"last_reason":"memory","last_at":"2026-12-04T10:00:00.000Z"}');
-    expect(parseWorkerRestarts(text)).toEqual({ ok: true, restarts: JSON.parse(text) });
+    expect(parseWorkerRestarts(text)).toEqual({ ok: true, value: JSON.parse(text) });
   });
 
   test('a value with a prototype key is refused by the JSON ladder, never read', () => {

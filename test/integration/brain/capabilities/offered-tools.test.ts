@@ -10,6 +10,7 @@ import {
   type OfferedToolsOptions,
 } from '../../../../src/brain/capabilities/offered-tools.js';
 import { PreflightCache } from '../../../../src/brain/preflight/index.js';
+import { CHECK_PRECONDITIONS } from '../../../../src/brain/capabilities/check-preconditions.js';
 import { startRegistry, type Registry } from '../../../../src/brain/registry/index.js';
 import {
   defineTool,
@@ -97,7 +98,9 @@ denied_tools:
   - secret
 `;
 
-const names = (tools: readonly PlannerTool[]) => tools.map((t) => t.name);
+/** The workers' tools offered; the brain's own `check_preconditions` has its own test. */
+const names = (tools: readonly PlannerTool[]) =>
+  tools.map((t) => t.name).filter((n) => n !== CHECK_PRECONDITIONS);
 
 describe('offered tools (real NATS, workers, registry, policy file, preflights)', () => {
   let nats: TestNats;
@@ -147,6 +150,12 @@ describe('offered tools (real NATS, workers, registry, policy file, preflights)'
     // door: confirm; note: allowed for some inputs; call_service: allowed_services rules.
     // secret: denied; vault: no rule; weather: not configured.
     expect(names(tools)).toEqual(['call_service', 'door', 'echo', 'lamp', 'note']);
+    // then the brain's own action, its argument limited to the tools offered (ADR 0091)
+    const last = tools.at(-1)!;
+    expect(last.name).toBe(CHECK_PRECONDITIONS);
+    expect(last.inputSchema).toMatchObject({
+      properties: { tool: { enum: ['call_service', 'door', 'echo', 'lamp', 'note'] } },
+    });
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(byName.get('echo')?.inputSchema).toEqual(registry.tool('echo')?.spec.input_schema);
     expect(byName.get('echo')?.description).toMatch(/^Test tool echo\.\n\nFacts:\n/);

@@ -142,3 +142,24 @@ describe('pendingLines', () => {
     expect(lines.join('\n')).not.toContain('--stop-turn');
   });
 });
+
+describe('a call its preflight held (ADR 0091)', () => {
+  test('each preflight warning is a line that says the preflight asked, escaped', () => {
+    const held: PendingConfirmation = {
+      ...base,
+      tool: 'big_render',
+      rule: 'allowed_tools[0]',
+      reason:
+        'the preflight of big_render warns (see preflight_warnings), so a human confirms the call; the policy allowed it: big_render is allowed',
+      asked_by: { kind: 'api', actor: 'operator' },
+      preflight_warnings: [
+        'min_vcpus: the tool asks for 1024 vCPUs; this host has 4',
+        'gpu.kind: the tool needs a cuda GPU;\u001b[2J this host has none found',
+      ],
+    };
+    expect(heldCallLines(held).slice(2)).toEqual([
+      "held by: the tool's preflight: min_vcpus: the tool asks for 1024 vCPUs; this host has 4",
+      "held by: the tool's preflight: gpu.kind: the tool needs a cuda GPU;\\u001b[2J this host has none found",
+    ]);
+  });
+});
