@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorClass } from '../errors/index.js';
 import {
+  ACTION_SEPARATOR,
   specDomain,
   specInterruptibility,
   specOutputTrust,
@@ -177,16 +178,26 @@ function annotationsOf(a: ToolAnnotationsInput | undefined): ToolAnnotations | u
 }
 
 /**
- * Declares a tool once. The input/output JSON Schemas the LLM sees, the worker's
- * validation, the discovery metadata and the docs all come from this one declaration.
- * Throws {@link ToolDefinitionError} at once when a required field is missing or wrong.
+ * Declares one callable: a one-action tool, or (with `action`, from `defineActionTool`) one
+ * action `tool.action` of a tool with several. The input/output JSON Schemas the LLM sees,
+ * the worker's validation, the discovery metadata and the docs all come from this one
+ * declaration. Throws {@link ToolDefinitionError} at once when a field is missing or wrong.
+ * Tool authors call `defineTool` (`tool.ts`).
  */
-export function defineTool<
+export function defineCallable<
   I extends z.ZodType,
   O extends z.ZodType,
   C extends z.ZodType = z.ZodUnknown,
->(def: ToolDefinitionInput<I, O, C>): ToolDefinition<I, O, C> {
+>(def: ToolDefinitionInput<I, O, C>, { action = false } = {}): ToolDefinition<I, O, C> {
   const name = typeof def.name === 'string' ? def.name : String(def.name);
+  if (!action && name.includes(ACTION_SEPARATOR)) {
+    throw new ToolDefinitionError(name, [
+      {
+        path: 'name',
+        message: `a tool name has no '${ACTION_SEPARATOR}': declare its actions under \`actions\` instead`,
+      },
+    ]);
+  }
   if (!(def.input instanceof z.ZodType) || !(def.output instanceof z.ZodType)) {
     throw new ToolDefinitionError(name, [{ path: 'input/output', message: 'must be zod schemas' }]);
   }

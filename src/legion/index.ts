@@ -1,4 +1,13 @@
-export { defineTool, ToolDefinitionError } from './define.js';
+export { ToolDefinitionError } from './define.js';
+export { defineTool } from './tool.js';
+// A tool with several named actions, each a callable `tool.action` (ADR 0092).
+export { action, callablesOf, MAX_ACTIONS } from './actions.js';
+export type {
+  ActionInput,
+  ActionToolDefinition,
+  ActionToolInput,
+  AnyToolDefinition,
+} from './actions.js';
 // Tools that live outside the repository: a module's plain default export (ADR 0055).
 export { loadToolModule, ToolModuleError } from './module.js';
 export type { LoadToolModuleOptions } from './module.js';

@@ -6,7 +6,7 @@ import { CaesarError, errorClass, type CodeAndParams, type ErrorParts } from '..
 import { fieldIssuesOf, summariseFieldIssues, type FieldIssue } from '../protocol/index.js';
 import { formatDuration, isModulePath } from '../text/index.js';
 import type { compileJsonSchema } from '../json-schema/index.js';
-import { defineTool, ToolDefinitionError, type ToolDefinition } from './define.js';
+import { defineCallable, ToolDefinitionError, type ToolDefinition } from './define.js';
 
 type CompileJsonSchema = typeof compileJsonSchema;
 
@@ -226,8 +226,8 @@ function toolOf(
   if (issues.length > 0 || input === undefined || output === undefined) throw invalid(name, issues);
   const handler = plain.handler;
   try {
-    return defineTool({
-      ...(plain as unknown as Parameters<typeof defineTool>[0]),
+    return defineCallable({
+      ...(plain as unknown as Parameters<typeof defineCallable>[0]),
       handler: async (...args: unknown[]) => {
         try {
           return await handler(...args);

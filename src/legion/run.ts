@@ -5,7 +5,7 @@ import type { Logger } from '../log/index.js';
 import type { GrantVerifier } from '../protocol/grant.js';
 import { ReplySigner } from '../protocol/reply-signature.js';
 import type { WorkerRestarts } from '../protocol/index.js';
-import type { ToolDefinition } from './define.js';
+import type { AnyToolDefinition } from './actions.js';
 import { serveTools, type ToolWorker } from './serve.js';
 
 export interface RunToolsOptions {
@@ -29,7 +29,10 @@ export interface RunToolsOptions {
  * stop gracefully, drain the connection and resolve with exit code 0. A second signal during
  * shutdown gives up at once with exit code 1.
  */
-export async function runTools(tools: ToolDefinition[], options: RunToolsOptions): Promise<number> {
+export async function runTools(
+  tools: readonly AnyToolDefinition[],
+  options: RunToolsOptions,
+): Promise<number> {
   const replies = await replySigner(options.bus);
   const nc = await connectWaiting(options);
   let worker: ToolWorker;

@@ -18,6 +18,7 @@ import type { HostCapacity, WorkerRestarts } from '../protocol/index.js';
 import { ReplySigner } from '../protocol/reply-signature.js';
 import type { ToolStartContext } from './context.js';
 import type { ToolDefinition } from './define.js';
+import { callablesOf, type AnyToolDefinition } from './actions.js';
 import { createCallHandler } from './call-handler.js';
 import { Limiter } from './limiter.js';
 import { createPreflightHandler, runPreflight } from './preflight.js';
@@ -103,11 +104,16 @@ interface Running {
   subs: Subscription[];
 }
 
-/** Serves tools over NATS until `stop()`: each one an ADR-32 service with two endpoints. */
+/**
+ * Serves tools over NATS until `stop()`: each callable (a tool, or each action of a tool with
+ * several) an ADR-32 service instance with two endpoints.
+ */
 export async function serveTools(
-  tools: ToolDefinition[],
+  defined: readonly AnyToolDefinition[],
   options: ServeOptions,
 ): Promise<ToolWorker> {
+  // a tool with actions serves each action as a callable of its own (ADR 0092)
+  const tools = defined.flatMap(callablesOf);
   const { nc } = options;
   const host = options.host ?? hostname();
   const logger = options.logger ?? silentLogger();

@@ -1,3 +1,4 @@
+import { actionName } from '../protocol/index.js';
 import { compileAllowMap } from './constraint-allow.js';
 import { compileDenyMap } from './constraint-deny.js';
 import { ConstraintSchema, type ConstraintSpec } from './constraint-schema.js';
@@ -43,7 +44,7 @@ export function compileAllowTool(
     obligations: Object.freeze(input.obligations),
     reason: `allowed by ${label}`,
     glob: null,
-    key: spec.tool,
+    key: actionKeys(spec).join(', '),
     listsAll: false,
     unconstrained: check === ACCEPT,
   };
@@ -59,7 +60,34 @@ export function compileDenyTool(
   const input = compileInput(spec.tool, spec.input);
   const bare = Object.keys(input.constraints).length === 0;
   const matches = bare ? () => true : compileDenyMap(input.constraints);
-  return { ref, label, bare, matches, reason: `denied by ${label}`, glob: null, key: spec.tool };
+  const key = actionKeys(spec).join(', ');
+  return { ref, label, bare, matches, reason: `denied by ${label}`, glob: null, key };
+}
+
+/**
+ * The ids a tool rule applies to: its tool (and so every action of it), or with `actions:`
+ * each listed action's full name `tool.action` (ADR 0092).
+ */
+export function actionKeys(spec: { readonly tool: string; readonly actions?: readonly string[] }) {
+  return spec.actions === undefined
+    ? [spec.tool]
+    : spec.actions.map((a) => actionName(spec.tool, a));
+}
+
+/**
+ * One copy of each compiled tool rule per id it applies to, for the index (the copies share
+ * the rule's reference and rate-limit slot: they are the same rule). `specs[i]` is the
+ * written rule of `rules[i]`.
+ */
+export function perActionKey<R extends { readonly key: string }>(
+  rules: readonly R[],
+  specs: readonly { readonly tool: string; readonly actions?: readonly string[] }[],
+): R[] {
+  return rules.flatMap((rule, i) => {
+    const spec = specs[i];
+    if (spec?.actions === undefined) return [rule];
+    return actionKeys(spec).map((key) => ({ ...rule, key }));
+  });
 }
 
 /** Field constraints first, then the typed keys' checks; the first failure is the reason. */

@@ -3,7 +3,7 @@ import { CompileContext } from './compile-context.js';
 import { compileFlowSection, type FlowSettings, type RuleFlow } from './compile-flow.js';
 import { buildEntityRules, compileDenyEntity } from './compile-entities.js';
 import { compileAllowService, compileDenyService } from './compile-services.js';
-import { compileAllowTool, compileDenyTool } from './compile-tools.js';
+import { compileAllowTool, compileDenyTool, perActionKey } from './compile-tools.js';
 import type {
   Candidates,
   CompiledAllowRule,
@@ -18,7 +18,7 @@ import type { PolicyIssue } from './issues.js';
 import { lintPolicy } from './lint.js';
 import { isRecord } from '../text/index.js';
 import type { NormalizedServiceCall } from './normalize.js';
-import { indexRules } from './rule-index.js';
+import { indexRules, withToolWideRules } from './rule-index.js';
 import {
   PolicyFileSchema,
   PolicyShapeSchema,
@@ -165,7 +165,13 @@ function* build(
     allows: allowServices.filter((r) => r.glob !== null),
   };
   const serviceIndex = indexRules(denyServices, allowServices);
-  const toolIndex = indexRules(denyTools, allowTools, CALL_SERVICE_TOOL);
+  const toolIndex = withToolWideRules(
+    indexRules(
+      perActionKey(denyTools, spec.denied_tools),
+      perActionKey(allowTools, spec.allowed_tools),
+      CALL_SERVICE_TOOL,
+    ),
+  );
   const killSwitch = denyTools.find((r) => r.key === CALL_SERVICE_TOOL && r.bare) ?? null;
   const rules = [
     ...allowServices.map((r) => summary(r, 'allow', spec.allowed_services[r.ref.index ?? 0], flow)),

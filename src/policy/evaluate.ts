@@ -27,6 +27,7 @@ import { show } from './show.js';
 import { CALL_SERVICE_TOOL, TOOL_NAME_RE, type ToolCall } from './tool-call.js';
 import { nearMissAllow } from './tool-names.js';
 import { underOwnNames } from './matchers/registry.js';
+import { toolRulesFor } from './rule-index.js';
 
 /** Per-call context. */
 export interface EvaluateContext {
@@ -43,6 +44,12 @@ export interface EvaluateContext {
    * Absent: the engine reads the input itself (any input, ADR 0045).
    */
   service?: NormalizeResult;
+  /**
+   * The call's dotted tool id names an action `tool.action` of a registered tool (ADR 0092),
+   * never a Home Assistant `domain.service`: the brain sets it from the tool's spec.
+   * @default false: a dotted id no tool rule names is read as a service id
+   */
+  action?: boolean;
 }
 
 /** One consistent view for an evaluation: policy and its rate state swap together. */
@@ -90,13 +97,13 @@ export function evaluateCall(rt: Runtime, call: ToolCall, ctx: Ctx, mode: Mode):
   if (tool === CALL_SERVICE_TOOL) {
     return evaluateServiceCall(rt, input, ctx, mode, ctx?.service);
   }
-  if (tool.includes('.')) {
+  if (tool.includes('.') && !isAction(rt, tool, ctx)) {
     const service = serviceFromId(tool, input);
     if (typeof service === 'string') return deny(rt, ctx, rt.policy.defaultDeny.services, service);
     return evaluateServiceCall(rt, service, ctx, mode);
   }
   const fallback = rt.policy.defaultDeny.tools;
-  const entry = rt.policy.toolIndex.get(tool);
+  const entry = toolRulesFor(rt.policy.toolIndex, tool);
   if (entry === undefined) return deny(rt, ctx, fallback, notListed(rt, 'tool', tool));
   return (
     decide(rt, entry, underOwnNames(tool, input), subject('tool', tool), fallback, ctx, mode) ??
@@ -170,6 +177,15 @@ function targetOf(
 
 function withTarget(d: PolicyDecision, target: MatchedTarget | null): PolicyDecision {
   return target === null ? d : { ...d, matched_target: target };
+}
+
+/**
+ * Whether a dotted id names an action `tool.action` (ADR 0092) rather than a Home Assistant
+ * service: the caller says so (the brain knows its registered tools), or the policy's tool
+ * rules name the action or its tool. Otherwise it is read as `domain.service`, the HA shape.
+ */
+function isAction(rt: Runtime, tool: string, ctx: Ctx): boolean {
+  return ctx?.action === true || toolRulesFor(rt.policy.toolIndex, tool) !== undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TOOL_NAME_PATTERN } from '../protocol/index.js';
+import { CALLABLE_NAME_PATTERN, TOOL_NAME_PATTERN } from '../protocol/index.js';
 
 /**
  * The id grammars of policy rules. Home Assistant entity, service, area, floor, label and
@@ -49,11 +49,21 @@ export const ServicePatternSchema = idSchema(
   'expected a service id domain.service matching ^[a-z0-9_]+\\.[a-z0-9_]+$, e.g. light.turn_on (globs * and ? allowed)',
 );
 
-/** A tool id, as the wire protocol's subject builders check it. */
+/**
+ * A tool id, as the wire protocol's subject builders check it: a tool's name, or an action's
+ * full name `tool.action` (ADR 0092).
+ */
 export const ToolNameSchema = idSchema(
+  CALLABLE_NAME_PATTERN,
+  /^[a-z0-9_.]$/,
+  'expected a tool id matching ^[a-z][a-z0-9_]*$, or an action tool.action (at most 64 characters), e.g. web_search or home_assistant.entities',
+);
+
+/** An action's own name, as a tool rule's `actions:` lists it (`entities`, `call_service`). */
+export const ActionNameSchema = idSchema(
   TOOL_NAME_PATTERN,
   /^[a-z0-9_]$/,
-  'expected a tool id matching ^[a-z][a-z0-9_]*$ (at most 64 characters), e.g. web_search',
+  'expected an action name matching ^[a-z][a-z0-9_]*$, e.g. entities',
 );
 
 /** Selector ids are read lowercased and trimmed, as Home Assistant reads them. */

@@ -5,7 +5,7 @@ import {
   type ConstraintSpec,
 } from './constraint-schema.js';
 import { TOOL_MATCHERS, toolsWithTypedKey, typedKeyOf } from './matchers/registry.js';
-import { forwardIssues } from '../protocol/index.js';
+import { ACTION_SEPARATOR, forwardIssues } from '../protocol/index.js';
 import { isRecord } from '../text/index.js';
 import { CALL_SERVICE_TOOL } from './tool-call.js';
 import { closest } from '../text/index.js';
@@ -54,6 +54,14 @@ export function refuseAllowOnlyOperators(
 export function checkToolRule(list: ToolList, rule: unknown, ctx: Ctx): void {
   if (!isRecord(rule) || typeof rule.tool !== 'string') return;
   const { tool, input } = rule;
+  if (rule.actions !== undefined && tool.includes(ACTION_SEPARATOR)) {
+    const base = tool.slice(0, tool.indexOf(ACTION_SEPARATOR));
+    report(
+      ctx,
+      ['actions'],
+      `'${tool}' names one action already; write tool: ${base} with actions, or the full name alone`,
+    );
+  }
   if (tool === CALL_SERVICE_TOOL) {
     if (list === 'allowed_tools') {
       report(

@@ -1,3 +1,4 @@
+import { ACTION_SEPARATOR } from '../protocol/index.js';
 import type { Candidates, CompiledAllowRule, CompiledDenyRule } from './compiled.js';
 import type { TextMatcher } from './glob.js';
 
@@ -49,4 +50,41 @@ function byKey<R extends Keyed>(rules: readonly R[], keys: ReadonlySet<string>):
     );
   }
   return out;
+}
+
+/**
+ * A tool index as evaluation reads it for actions (ADR 0092): the rules of an action's full
+ * name `tool.action` include the rules written for its whole tool (`tool: home_assistant`
+ * without `actions:`), each list in file order. An action no rule names exactly finds its
+ * tool's rules by the tool's own key (`toolRulesFor`).
+ */
+export function withToolWideRules<C>(
+  index: Map<string, Candidates<C>>,
+): Map<string, Candidates<C>> {
+  for (const [key, entry] of index) {
+    const dot = key.indexOf(ACTION_SEPARATOR);
+    if (dot < 0) continue;
+    const wide = index.get(key.slice(0, dot));
+    if (wide === undefined) continue;
+    index.set(key, {
+      denies: inFileOrder([...entry.denies, ...wide.denies]),
+      allows: inFileOrder([...entry.allows, ...wide.allows]),
+    });
+  }
+  return index;
+}
+
+/** The rules that apply to a call of `tool` (an action falls back on its tool's rules). */
+export function toolRulesFor<C>(
+  index: ReadonlyMap<string, Candidates<C>>,
+  tool: string,
+): Candidates<C> | undefined {
+  const exact = index.get(tool);
+  if (exact !== undefined) return exact;
+  const dot = tool.indexOf(ACTION_SEPARATOR);
+  return dot < 0 ? undefined : index.get(tool.slice(0, dot));
+}
+
+function inFileOrder<R extends Keyed>(rules: R[]): R[] {
+  return rules.sort((a, b) => (a.ref.index ?? 0) - (b.ref.index ?? 0));
 }

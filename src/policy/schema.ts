@@ -9,6 +9,7 @@ import {
   ServicePatternSchema,
   SlugSelectorSchema,
   ToolNameSchema,
+  ActionNameSchema,
 } from './ids.js';
 import { memoized } from './memo-schema.js';
 import { checkToolRule, refuseAllowOnlyOperators } from './rule-checks.js';
@@ -172,6 +173,16 @@ const grants = {
 const serviceShorthand = (v: unknown) => (typeof v === 'string' ? { service: v } : v);
 const toolShorthand = (v: unknown) => (typeof v === 'string' ? { tool: v } : v);
 
+/**
+ * `actions: [entities, call_service]`: the rule applies to those actions of its tool only
+ * (ADR 0092); without it, a rule naming a tool applies to every action of it.
+ */
+const ActionsSchema = z
+  .array(ActionNameSchema)
+  .min(1, 'list at least one action, or leave `actions` out for all of them')
+  .max(16)
+  .refine((a) => new Set(a).size === a.length, 'actions must not repeat');
+
 const AllowServiceRuleSchema = z.preprocess(
   serviceShorthand,
   z.strictObject({
@@ -205,6 +216,7 @@ const AllowToolRuleSchema = z.preprocess(
   z
     .strictObject({
       tool: ToolNameSchema,
+      actions: ActionsSchema.optional(),
       ...common,
       input: InputSchema.optional(),
       additional_input: z.boolean().optional(),
@@ -217,7 +229,12 @@ export type AllowToolRuleSpec = z.infer<typeof AllowToolRuleSchema>;
 const DenyToolRuleSchema = z.preprocess(
   toolShorthand,
   z
-    .strictObject({ tool: ToolNameSchema, ...common, input: InputSchema.optional() })
+    .strictObject({
+      tool: ToolNameSchema,
+      actions: ActionsSchema.optional(),
+      ...common,
+      input: InputSchema.optional(),
+    })
     .superRefine((rule, ctx) => checkToolRule('denied_tools', rule, ctx), ALWAYS),
 );
 export type DenyToolRuleSpec = z.infer<typeof DenyToolRuleSchema>;

@@ -1,7 +1,7 @@
 import {
   CALL_SERVICE_TOOL,
+  CALLABLE_NAME_PATTERN,
   SELECTOR_KINDS,
-  TOOL_NAME_PATTERN,
   type SelectorKind,
 } from '../protocol/index.js';
 
@@ -9,8 +9,11 @@ import {
 // before the policy judges a call, and by the worker); the policy names its parts.
 export { CALL_SERVICE_TOOL, SELECTOR_KINDS };
 
-/** Tool ids, as the wire protocol checks them (its one definition, `src/protocol/names.ts`). */
-export const TOOL_NAME_RE: RegExp = TOOL_NAME_PATTERN;
+/**
+ * Tool ids (a tool's name, or an action's `tool.action`), as the wire protocol checks them
+ * (its one definition, `src/protocol/names.ts`).
+ */
+export const TOOL_NAME_RE: RegExp = CALLABLE_NAME_PATTERN;
 
 /** `target` of a Home Assistant service call: each selector one id or a list of ids. */
 type ServiceTarget = { readonly [K in SelectorKind]?: string | readonly string[] };

@@ -1,4 +1,6 @@
+import { splitCallable } from '../protocol/index.js';
 import { closest, isRecord } from '../text/index.js';
+import { actionKeys } from './compile-tools.js';
 import type { CompileContext } from './compile-context.js';
 import type { PolicyIssue } from './issues.js';
 
@@ -23,7 +25,12 @@ export const SERVED_BY_NONE = 'is served by no worker and listed in no catalog';
 /** Every tool the file's tool rules name, in file order, with the place of its name. */
 export function toolMentions(
   ctx: CompileContext,
-  spec: { readonly [L in ToolMention['list']]: readonly { readonly tool: string }[] },
+  spec: {
+    readonly [L in ToolMention['list']]: readonly {
+      readonly tool: string;
+      readonly actions?: readonly string[];
+    }[];
+  },
 ): ToolMention[] {
   const doc = isRecord(ctx.source.value) ? ctx.source.value : {};
   return TOOL_LISTS.flatMap((list) => {
@@ -32,9 +39,10 @@ export function toolMentions(
       const item: unknown = Array.isArray(raw) ? raw[index] : undefined;
       // `- tool: calculator`: the value; the shorthand `- calculator`: the item itself
       const at = ctx.source.locate(isRecord(item) ? [list, index, 'tool'] : [list, index]);
-      return { list, index, tool: rule.tool, ...at };
+      // `actions: [a, b]`: each action is a tool id of its own (ADR 0092)
+      return actionKeys(rule).map((tool) => ({ list, index, tool, ...at }));
     });
-  });
+  }).flat();
 }
 
 /**
@@ -50,7 +58,8 @@ export function unknownToolWarnings(
   unknown: string = SERVED_BY_NONE,
 ): PolicyIssue[] {
   const names = [...new Set(known)].sort();
-  const have = new Set(names);
+  // a rule naming a tool with actions covers them all: the tool's own name is known too
+  const have = new Set([...names, ...names.map((n) => splitCallable(n).tool)]);
   return mentions
     .filter((m) => !have.has(m.tool))
     .map((m) => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_NESTING_DEPTH, readJsonText } from '../text/index.js';
 import { WIRE_ERROR_CODES } from './errors.js';
-import { ToolNameSchema } from './names.js';
+import { CallableNameSchema } from './names.js';
 
 /** Largest encoded dispatch request or reply a CAESAR peer accepts (bytes). */
 export const MAX_ENVELOPE_BYTES = 1024 * 1024;
@@ -33,7 +33,7 @@ export function readWireJson(data: Uint8Array | string): { value: unknown } | { 
 /** The brain's request to run one tool call: `caesar.dispatch.tool.<tool>`. */
 export const DispatchRequestSchema = z.object({
   v: z.literal(1),
-  tool: ToolNameSchema,
+  tool: CallableNameSchema,
   input: z.unknown(),
   decision_id: z.string().min(1).max(128),
   /** Absolute deadline, epoch milliseconds. */

@@ -1,4 +1,15 @@
-export { TOOL_NAME_PATTERN, ToolNameSchema, InstanceIdSchema, suggestToolName } from './names.js';
+export {
+  TOOL_NAME_PATTERN,
+  ToolNameSchema,
+  CALLABLE_NAME_PATTERN,
+  CallableNameSchema,
+  ACTION_SEPARATOR,
+  MAX_CALLABLE_NAME_CHARS,
+  actionName,
+  splitCallable,
+  InstanceIdSchema,
+  suggestToolName,
+} from './names.js';
 export {
   REGISTRY_HELLO_SUBJECT,
   REGISTRY_BYE_SUBJECT,

@@ -10,6 +10,41 @@ export const ToolNameSchema = z
   .string()
   .regex(TOOL_NAME_PATTERN, 'tool names match ^[a-z][a-z0-9_]{0,63}$');
 
+/** How an action's full name joins its tool's name and its own: `home_assistant.entities`. */
+export const ACTION_SEPARATOR = '.';
+
+/** The most characters a callable name may have, so a model's function name can carry it. */
+export const MAX_CALLABLE_NAME_CHARS = 64;
+
+/**
+ * What a call names (ADR 0092): a one-action tool's name (`calculator`), or an action's full
+ * name `<tool>.<action>` (`home_assistant.call_service`), each part a tool name, together at
+ * most 64 characters. The subjects, the wire, the registry, the policy and the audit log all
+ * carry it.
+ */
+export const CALLABLE_NAME_PATTERN = /^(?=[a-z0-9_.]{1,64}$)[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)?$/;
+
+export const CallableNameSchema = z
+  .string()
+  .regex(
+    CALLABLE_NAME_PATTERN,
+    'expected a tool name (^[a-z][a-z0-9_]*$) or an action tool.action, at most 64 characters',
+  );
+
+/** An action's full name: `actionName('home_assistant', 'entities')`. */
+export function actionName(tool: string, action: string): string {
+  return `${tool}${ACTION_SEPARATOR}${action}`;
+}
+
+/**
+ * The tool part and the action part of a callable name (`action` undefined for a one-action
+ * tool). Only for names already checked against {@link CALLABLE_NAME_PATTERN}.
+ */
+export function splitCallable(name: string): { tool: string; action?: string } {
+  const at = name.indexOf(ACTION_SEPARATOR);
+  return at < 0 ? { tool: name } : { tool: name.slice(0, at), action: name.slice(at + 1) };
+}
+
 export const InstanceIdSchema = z.string().regex(INSTANCE_ID_PATTERN);
 
 /**

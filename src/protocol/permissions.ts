@@ -1,4 +1,5 @@
 import {
+  actionsSubject,
   DISPATCH_QUEUE_GROUP,
   REGISTRY_BYE_SUBJECT,
   REGISTRY_HELLO_SUBJECT,
@@ -18,8 +19,8 @@ export interface NatsPermissions {
 }
 
 /**
- * Least privilege for a worker host serving `tools`: receive only its own tools'
- * dispatches and preflights (queue-group subscriptions), answer discovery for its own
+ * Least privilege for a worker host serving `tools` (tool names, not actions): receive only
+ * its own tools' dispatches and preflights, each action's included (queue-group subscriptions), answer discovery for its own
  * services, announce hello/bye, and reply to requests it received (`allow_responses`).
  * Derived from the same builders the code uses, so docs and code cannot drift.
  */
@@ -30,6 +31,9 @@ export function workerPermissions(tools: readonly string[]): NatsPermissions {
     subscribe.push(
       `${dispatchSubject(tool)} ${DISPATCH_QUEUE_GROUP}`,
       `${preflightSubject(tool)} ${DISPATCH_QUEUE_GROUP}`,
+      // its actions, if it has several (ADR 0092): `caesar.dispatch.tool.<tool>.*`
+      `${actionsSubject('dispatch', tool)} ${DISPATCH_QUEUE_GROUP}`,
+      `${actionsSubject('preflight', tool)} ${DISPATCH_QUEUE_GROUP}`,
       srvSubject('*', service),
       srvSubject('*', service, '*'),
     );
@@ -49,7 +53,7 @@ export function workerPermissions(tools: readonly string[]): NatsPermissions {
  * allowed to the reply inboxes of `inboxOwners` (the brains' and operators' public keys)
  * only. And it checks a queue subscription made after the link is up as the text
  * `<subject> <queue>`, which no per-tool subject matches, so the dispatch and preflight
- * subjects are allowed for any tool (`caesar.dispatch.tool.*`): per tool, a worker started on
+ * subjects are allowed for any tool (`caesar.dispatch.tool.>`): per tool, a worker started on
  * the site after its leaf server connected would never get a call.
  */
 export function leafPermissions(

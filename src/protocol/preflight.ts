@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolNameSchema } from './names.js';
+import { CallableNameSchema } from './names.js';
 import { ExecutionLocalitySchema, ResourceRequirementsSchema } from './toolspec.js';
 
 const PreflightCheckSchema = z.object({
@@ -12,7 +12,7 @@ export type PreflightCheck = z.infer<typeof PreflightCheckSchema>;
 /** Reply on `caesar.preflight.tool.<tool>`: is the backend configured and reachable? */
 export const PreflightReplySchema = z.object({
   v: z.literal(1),
-  tool: ToolNameSchema,
+  tool: CallableNameSchema,
   ok: z.boolean(),
   warnings: z.array(z.string().max(2000)).max(50),
   checks: z.array(PreflightCheckSchema).max(50),

@@ -1,4 +1,9 @@
-import { INSTANCE_ID_PATTERN, TOOL_NAME_PATTERN } from './names.js';
+import {
+  CALLABLE_NAME_PATTERN,
+  TOOL_NAME_PATTERN,
+  INSTANCE_ID_PATTERN,
+  splitCallable,
+} from './names.js';
 import { errorClass } from '../errors/index.js';
 
 /**
@@ -36,12 +41,19 @@ export type SubjectTokenError = InstanceType<typeof SubjectTokenError>;
 const SERVICE_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 const INBOX_IDENTITY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** A callable name (a tool's, or an action's `tool.action`: two subject tokens). */
 function checkTool(tool: string): string {
-  if (!TOOL_NAME_PATTERN.test(tool)) {
-    throw new SubjectTokenError('tool name', tool, TOOL_NAME_PATTERN);
+  if (!CALLABLE_NAME_PATTERN.test(tool)) {
+    throw new SubjectTokenError('tool name', tool, CALLABLE_NAME_PATTERN);
   }
   return tool;
 }
+
+/**
+ * The wildcard over every tool's subjects under `prefix`: `>`, since an action's subject has
+ * one token more than a one-action tool's (`caesar.dispatch.tool.home_assistant.entities`).
+ */
+const ANY_TOOL = '>';
 
 function checkInstance(id: string): string {
   if (!INSTANCE_ID_PATTERN.test(id)) {
@@ -50,19 +62,27 @@ function checkInstance(id: string): string {
   return id;
 }
 
-/** `caesar.dispatch.tool.<tool>`; `'*'` gives the wildcard for permissions and monitoring. */
+/**
+ * `caesar.dispatch.tool.<tool>`, or `caesar.dispatch.tool.<tool>.<action>` for an action;
+ * `'*'` gives the wildcard over every tool and action, for permissions and monitoring.
+ */
 export function dispatchSubject(tool: string): string {
-  return `${DISPATCH_PREFIX}.${tool === '*' ? '*' : checkTool(tool)}`;
+  return `${DISPATCH_PREFIX}.${tool === '*' ? ANY_TOOL : checkTool(tool)}`;
 }
 
-/** `caesar.preflight.tool.<tool>`; `'*'` gives the wildcard. */
+/** `caesar.preflight.tool.<tool>` (`.<action>` for an action); `'*'` gives the wildcard. */
 export function preflightSubject(tool: string): string {
-  return `${PREFLIGHT_PREFIX}.${tool === '*' ? '*' : checkTool(tool)}`;
+  return `${PREFLIGHT_PREFIX}.${tool === '*' ? ANY_TOOL : checkTool(tool)}`;
 }
 
-/** The ADR-32 service name of a tool: `caesar-<tool>`. */
+/**
+ * The ADR-32 service name of a tool: `caesar-<tool>`. An action is an instance of its tool's
+ * service (`caesar-home_assistant` serves `home_assistant.entities` and
+ * `home_assistant.call_service`, each instance with its own id and spec), so a tool's
+ * identity owns the discovery subjects of all its actions (ADR 0092).
+ */
 export function serviceName(tool: string): string {
-  return `${SERVICE_NAME_PREFIX}${checkTool(tool)}`;
+  return `${SERVICE_NAME_PREFIX}${splitCallable(checkTool(tool)).tool}`;
 }
 
 /** The tool a CAESAR service name stands for, or undefined for any other service. */
@@ -70,6 +90,17 @@ export function toolFromServiceName(name: string): string | undefined {
   if (!name.startsWith(SERVICE_NAME_PREFIX)) return undefined;
   const tool = name.slice(SERVICE_NAME_PREFIX.length);
   return TOOL_NAME_PATTERN.test(tool) ? tool : undefined;
+}
+
+/**
+ * The subjects of every action of `tool` under dispatch or preflight:
+ * `caesar.dispatch.tool.<tool>.*`. For permissions: a tool's identity may serve each of its
+ * actions, and nothing of another tool's.
+ */
+export function actionsSubject(kind: 'dispatch' | 'preflight', tool: string): string {
+  if (!TOOL_NAME_PATTERN.test(tool))
+    throw new SubjectTokenError('tool name', tool, TOOL_NAME_PATTERN);
+  return `${kind === 'dispatch' ? DISPATCH_PREFIX : PREFLIGHT_PREFIX}.${tool}.*`;
 }
 
 /**

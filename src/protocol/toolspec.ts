@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from './canonical.js';
-import { ToolNameSchema } from './names.js';
+import { CallableNameSchema } from './names.js';
 
 /** MCP-compatible behaviour hints. Shown to planners and operators, never trusted for security. */
 const ToolAnnotationsSchema = z.strictObject({
@@ -113,7 +113,8 @@ const JsonSchemaObject = z.record(z.string(), z.unknown());
  * sha256), while `defineTool` always fills them in.
  */
 export const ToolSpecSchema = z.strictObject({
-  name: ToolNameSchema,
+  /** The callable's name: a tool's, or an action's `tool.action` (ADR 0092). */
+  name: CallableNameSchema,
   version: z.string().regex(/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/, 'semver such as 1.2.0'),
   title: z.string().min(1).max(100),
   description: z.string().min(1).max(2000),

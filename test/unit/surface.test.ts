@@ -38,6 +38,13 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     // which a tool sizes its `maxRunMs` against (docs/legion.md).
     'ThreadRunOptions',
     'DEADLINE_RESERVE_MS',
+    // A tool with actions (ADR 0092): the helper that types one action's handler, the most
+    // actions a tool may have, and the types a tool author declares and serves them with.
+    'action',
+    'MAX_ACTIONS',
+    'ActionInput',
+    'ActionToolDefinition',
+    'ActionToolInput',
   ],
   // The intents library API docs/intents.md shows; the brain itself now keeps its live rules
   // in an IntentStore, which reloads the file on save.

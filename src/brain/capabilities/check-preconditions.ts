@@ -6,7 +6,7 @@ import { LOCAL_LABEL } from '../gateway/provenance.js';
 import type { PreflightResult } from '../preflight/index.js';
 import {
   describeFirstIssue,
-  ToolNameSchema,
+  CallableNameSchema,
   type ExecutionLocality,
   type ResourceRequirements,
   type ToolSpec,
@@ -33,7 +33,7 @@ export interface Preconditions {
   readonly warnings: readonly string[];
 }
 
-const InputSchema = z.strictObject({ tool: ToolNameSchema });
+const InputSchema = z.strictObject({ tool: CallableNameSchema });
 
 /** The action as the planner is offered it, its `tool` limited to the tools offered. */
 export function preconditionsTool(offered: readonly string[]): PlannerTool {

@@ -100,7 +100,7 @@ export class BrainServiceAdapter implements BrainService {
     const tools = this.#p.registry.tools().filter((t) => matchesTags(t.spec.tags, filter));
     const preflights = await Promise.all(tools.map((t) => this.#p.preflight.get(t.name)));
     const served = tools.map((t, i): ToolView => {
-      const d = this.#p.policy.explain({ tool: t.name, input: {} }).decision;
+      const d = this.#p.policy.explain({ tool: t.name, input: {} }, { action: true }).decision;
       return {
         name: t.name,
         state: 'served',
@@ -125,7 +125,7 @@ export class BrainServiceAdapter implements BrainService {
       (p) => this.#p.registry.tool(p.name) === undefined && matchesTags(p.tags, filter),
     );
     return planned.map((p) => {
-      const d = this.#p.policy.explain({ tool: p.name, input: {} }).decision;
+      const d = this.#p.policy.explain({ tool: p.name, input: {} }, { action: true }).decision;
       return {
         name: p.name,
         state: 'planned',

@@ -245,6 +245,7 @@ export class ToolGateway {
     }
     const service = admitted.call.service?.normalized;
     const ctx: EvaluateContext = service === undefined ? {} : { service };
+    if (admitted.call.live !== undefined) ctx.action = true;
     if (flow === undefined) return this.#o.policy.explain({ tool, input }, ctx);
     const context: FlowContext = {
       afterUntrusted: flow.after_untrusted,
@@ -277,6 +278,8 @@ export class ToolGateway {
     if (flow !== undefined) ctx.flow = flow;
     // normalised once, at the edge: the policy judges the view the audit row records
     if (call.service !== undefined) ctx.service = call.service.normalized;
+    // a registered tool's dotted name is one of its actions, never a Home Assistant service
+    if (call.live !== undefined) ctx.action = true;
     let d = this.#o.policy.evaluate({ tool: call.tool, input: call.input }, ctx);
     if (d.outcome === 'allow' && !confirmed && call.live?.spec.hitl === 'confirm') {
       d = {
@@ -376,7 +379,8 @@ export class ToolGateway {
   async #invalid(arrived: CallContext, problems: FieldIssue[]): Promise<ToolCallReport> {
     const ctx = { ...arrived, provenance: auditProvenance(arrived.origin) };
     const call = { tool: ctx.tool, input: ctx.input };
-    const d = this.#o.policy.explain(call, { decisionId: ctx.decisionId }).decision;
+    const action = this.#o.tools.tool(ctx.tool) !== undefined;
+    const d = this.#o.policy.explain(call, { decisionId: ctx.decisionId, action }).decision;
     this.#o.metrics?.decision(d.rule.id, d.outcome);
     const denied = await this.#denial(ctx, d);
     if (denied) return denied;

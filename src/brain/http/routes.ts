@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { recordToJsonLine } from '../../audit/index.js';
-import { ToolNameSchema, ToolTagSchema } from '../../protocol/index.js';
+import { CallableNameSchema, ToolTagSchema } from '../../protocol/index.js';
 import {
   ChatRequestSchema,
   ConfirmRequestSchema,
@@ -37,7 +37,7 @@ interface RouteDeps {
   readonly tail: AuditTail;
 }
 
-const ToolParams = z.strictObject({ name: ToolNameSchema });
+const ToolParams = z.strictObject({ name: CallableNameSchema });
 /** A tag list in a query: `home,network`, or the parameter repeated; at most 32 tags. */
 const TagList = z
   .union([z.string(), z.array(z.string())])

@@ -8,6 +8,7 @@ import { parseCallArguments } from './arguments.js';
 import type { LlmMessage, LlmTool, LlmToolCall, LlmUsage } from './types.js';
 import {
   check,
+  functionName,
   newCallId,
   toolParameters,
   WireFormatError,
@@ -66,7 +67,7 @@ function assistantBlocks(
     blocks.push({
       type: 'tool_use',
       id,
-      name: c.name,
+      name: functionName(c.name),
       input: 'input' in parsed ? parsed.input : {},
     });
   }
@@ -75,7 +76,7 @@ function assistantBlocks(
 
 export function anthropicTools(tools: readonly LlmTool[]): Tool[] {
   return tools.map((t) => ({
-    name: t.name,
+    name: functionName(t.name),
     description: t.description,
     input_schema: toolParameters(t.inputSchema),
   }));

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { LlmMessage, LlmTool, LlmUsage } from './types.js';
 import {
   check,
+  functionName,
   newCallId,
   toolParameters,
   WireFormatError,
@@ -46,7 +47,7 @@ export function openAiMessages(
         tool_calls: m.calls.map((c) => ({
           id: wireCallId(c.id),
           type: 'function' as const,
-          function: { name: c.name, arguments: c.arguments },
+          function: { name: functionName(c.name), arguments: c.arguments },
         })),
       });
     }
@@ -58,7 +59,7 @@ export function openAiTools(tools: readonly LlmTool[]): ChatCompletionTool[] {
   return tools.map((t) => ({
     type: 'function' as const,
     function: {
-      name: t.name,
+      name: functionName(t.name),
       description: t.description,
       parameters: toolParameters(t.inputSchema),
     },

@@ -1,7 +1,7 @@
 import { llmError, toLlmError, type ErrorContext, type SdkErrors } from './errors.js';
 import { RequestScope } from './request-scope.js';
-import type { LlmRequest, LlmResponse } from './types.js';
-import type { ParsedAnswer } from './wire.js';
+import type { LlmRequest, LlmResponse, LlmTool, LlmToolCall } from './types.js';
+import { offeredByFunctionName, type ParsedAnswer } from './wire.js';
 
 /** Who is asked: what every provider's errors and answers name. */
 interface ProviderIdentity {
@@ -62,13 +62,22 @@ export async function completeWith(
       provider: who.name,
       model: answer.model ?? who.model,
       text: answer.text,
-      calls: answer.calls,
+      calls: callablesCalled(answer.calls, request.tools),
       usage: answer.usage,
       stopReason: answer.stopReason ?? 'unknown',
     };
   } catch (err) {
     throw toLlmError(err, who.sdk, contextOf(who, scope));
   }
+}
+
+/** The model's calls under the callables' own names (`home_assistant-entities` read back). */
+function callablesCalled(calls: readonly LlmToolCall[], tools: readonly LlmTool[]): LlmToolCall[] {
+  const offered = offeredByFunctionName(tools);
+  return calls.map((c) => {
+    const name = offered.get(c.name);
+    return name === undefined || name === c.name ? c : { ...c, name };
+  });
 }
 
 async function streamed(

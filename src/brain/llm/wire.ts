@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { firstFieldIssue } from '../../protocol/index.js';
-import type { LlmToolCall, LlmUsage } from './types.js';
+import { ACTION_SEPARATOR, firstFieldIssue } from '../../protocol/index.js';
+import type { LlmTool, LlmToolCall, LlmUsage } from './types.js';
 
 /**
  * Small rules both providers' wire formats share: call ids every API accepts, a tool's
@@ -22,6 +22,25 @@ const SAFE_ID = /^[A-Za-z0-9_-]{1,40}$/;
 export function wireCallId(id: string): string {
   if (SAFE_ID.test(id)) return id;
   return `call_${createHash('sha256').update(id).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * A callable's name as a model API's function name. OpenAI and Anthropic take
+ * `^[a-zA-Z0-9_-]{1,64}$`, no dot: an action `home_assistant.entities` goes out as
+ * `home_assistant-entities` (a tool name holds no `-`, so no two callables meet). A
+ * one-action tool's name goes out as it is. ADR 0092.
+ */
+export function functionName(callable: string): string {
+  return callable.replace(ACTION_SEPARATOR, '-');
+}
+
+/**
+ * The offered callables by the function names they went out under. A model's call is read
+ * back through this table, never by taking its name apart: a name the table lacks stays as
+ * the model wrote it, and the agent judges it as the unknown tool it is.
+ */
+export function offeredByFunctionName(tools: readonly LlmTool[]): ReadonlyMap<string, string> {
+  return new Map(tools.map((t) => [functionName(t.name), t.name]));
 }
 
 /** An id for a call a server sent without one (some OpenAI-compatible servers do). */

@@ -1,5 +1,7 @@
 import {
+  CALLABLE_NAME_PATTERN,
   describeFirstIssue,
+  splitCallable,
   InstanceIdSchema,
   SRV_METADATA,
   parseHostCapacity,
@@ -21,8 +23,9 @@ import { NKEY_USER_PUBLIC_KEY } from '../../protocol/nkey-shape.js';
 export interface ToolInstanceInfo {
   /** ADR-32 service instance id (also the `worker.id` in its replies). */
   readonly id: string;
+  /** The callable it serves: a tool's name, or an action's `tool.action` (ADR 0092). */
   readonly tool: string;
-  /** ADR-32 service name, `caesar-<tool>`. */
+  /** ADR-32 service name, `caesar-<tool>` (an action's is its tool's, ADR 0092). */
   readonly service: string;
   readonly host: string;
   /** The instance's ToolSpec version. */
@@ -111,14 +114,18 @@ export function parseInfoReply(data: Uint8Array, specs: SpecCache): ParsedInfo {
 
 /** Checks a schema-valid INFO against the CAESAR metadata rules. */
 function instanceFromInfo(info: SrvInfo, specs: SpecCache): ParsedInfo {
-  const tool = toolFromServiceName(info.name);
-  if (tool === undefined) return { kind: 'foreign' };
+  const service = toolFromServiceName(info.name);
+  if (service === undefined) return { kind: 'foreign' };
   const meta = info.metadata ?? {};
+  // the callable it serves: the tool itself, or one of its actions (ADR 0092), never another's
+  const tool = meta[SRV_METADATA.tool] ?? '';
+  if (!CALLABLE_NAME_PATTERN.test(tool) || splitCallable(tool).tool !== service) {
+    return invalid(info, `metadata does not name tool ${service} or one of its actions`);
+  }
   const host = meta[SRV_METADATA.host];
   const sha = meta[SRV_METADATA.specSha256];
   const specJson = meta[SRV_METADATA.spec];
   const replyKey = meta[SRV_METADATA.replyKey];
-  if (meta[SRV_METADATA.tool] !== tool) return invalid(info, `metadata does not name tool ${tool}`);
   if (replyKey !== undefined && !NKEY_USER_PUBLIC_KEY.test(replyKey)) {
     return invalid(info, 'its reply key is not an NKEY public key');
   }

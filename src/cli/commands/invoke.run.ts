@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { TOOL_NAME_PATTERN } from '../../protocol/index.js';
+import { CALLABLE_NAME_PATTERN } from '../../protocol/index.js';
 import { jsonRefusal, readJsonText } from '../../text/json-text.js';
 import {
   consoleIo,
@@ -32,7 +32,7 @@ export async function runInvoke(
   io: ApiCliIo = consoleIo,
 ): Promise<number> {
   const usage = (msg: string) => (io.err(`caesar invoke: ${msg}`), EXIT_USAGE);
-  if (!TOOL_NAME_PATTERN.test(tool)) return usage(`'${tool}' is not a tool name`);
+  if (!CALLABLE_NAME_PATTERN.test(tool)) return usage(`'${tool}' is not a tool name`);
   if (json !== undefined && flags.inputFile !== undefined) {
     return usage('give the input as an argument or with --input-file, not both');
   }

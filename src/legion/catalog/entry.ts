@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { specSha256, ToolNameSchema, ToolTagSchema, type ToolSpec } from '../../protocol/index.js';
+import {
+  CallableNameSchema,
+  specSha256,
+  ToolTagSchema,
+  type ToolSpec,
+} from '../../protocol/index.js';
 
 /**
  * The tool catalog (ADR 0090): `<data_dir>/catalog.yaml`, one ToolEntry per tool an operator
@@ -33,7 +38,8 @@ const KEY = /^[a-z][a-z0-9_]{0,31}$/;
 
 export const ToolEntrySchema = z
   .strictObject({
-    name: ToolNameSchema,
+    /** The callable's name: one entry per action of a tool with several (ADR 0092). */
+    name: CallableNameSchema,
     /** One sentence an operator reads: what the tool is for. */
     purpose: z.string().min(1).max(CATALOG_LIMITS.purposeChars),
     location: z.enum(LOCATIONS),

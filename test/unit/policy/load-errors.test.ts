@@ -80,8 +80,9 @@ describe('a bad policy is refused with file:line:column', () => {
       { path: 'allowed_tools[0].tool', message: /\^\[a-z\]\[a-z0-9_\]\*\$/ },
     ],
     [
-      'a tool id with a dot',
-      'denied_tools: [web.search]\n',
+      // `tool.action` names an action (ADR 0092); a second dot names nothing
+      'a tool id with two dots',
+      'denied_tools: [web.search.deep]\n',
       { path: 'denied_tools[0].tool', message: /expected a tool id/ },
     ],
     [

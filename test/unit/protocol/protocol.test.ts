@@ -17,7 +17,10 @@ describe('subject builders', () => {
     ['calculator', 'caesar.dispatch.tool.calculator'],
     ['web_search', 'caesar.dispatch.tool.web_search'],
     ['a', 'caesar.dispatch.tool.a'],
-    ['*', 'caesar.dispatch.tool.*'],
+    // an action of a tool with several (ADR 0092): one token more
+    ['home_assistant.entities', 'caesar.dispatch.tool.home_assistant.entities'],
+    // every tool and every action: `>`, since `*` would miss the actions
+    ['*', 'caesar.dispatch.tool.>'],
   ])('dispatchSubject(%s) is %s', (tool, subject) => {
     expect(dispatchSubject(tool)).toBe(subject);
   });
@@ -25,7 +28,15 @@ describe('subject builders', () => {
   test.each([
     '',
     'Calculator',
-    'calc.evil',
+    'calc.evil.more',
+    'calc.',
+    '.evil',
+    'calc..evil',
+    'calc.Evil',
+    'calc.1x',
+    'calc.*',
+    'calc.>',
+    `calc.${'x'.repeat(60)}`,
     'calc>',
     'calc *',
     '1calc',
@@ -36,6 +47,15 @@ describe('subject builders', () => {
     expect(() => dispatchSubject(tool)).toThrow(SubjectTokenError);
     expect(() => preflightSubject(tool)).toThrow(SubjectTokenError);
     expect(() => serviceName(tool)).toThrow(SubjectTokenError);
+  });
+
+  test("an action is an instance of its tool's service; preflight has the same shape", () => {
+    expect(serviceName('home_assistant.entities')).toBe('caesar-home_assistant');
+    expect(serviceName('home_assistant.call_service')).toBe('caesar-home_assistant');
+    expect(preflightSubject('home_assistant.entities')).toBe(
+      'caesar.preflight.tool.home_assistant.entities',
+    );
+    expect(preflightSubject('*')).toBe('caesar.preflight.tool.>');
   });
 
   test('service names round-trip to tool names and ignore foreign services', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../../../src/legion/define.js';
+import { defineTool } from '../../../../src/legion/index.js';
 import { describeDrift, driftOf } from '../../../../src/legion/catalog/drift.js';
 import { entryOfSpec, plannedEntry } from '../../../../src/legion/catalog/entry.js';
 import type { ToolSpec } from '../../../../src/protocol/index.js';
