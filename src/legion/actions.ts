@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import {
   actionName,
   MAX_CALLABLE_NAME_CHARS,
+  MAX_ACTIONS_PER_TOOL,
   TOOL_NAME_PATTERN,
   type FieldIssue,
 } from '../protocol/index.js';
@@ -84,7 +85,7 @@ export function callablesOf(tool: AnyToolDefinition): readonly ToolDefinition[] 
 }
 
 /** The most actions one tool may have (each is a service instance and a subject). */
-export const MAX_ACTIONS = 16;
+export const MAX_ACTIONS = MAX_ACTIONS_PER_TOOL;
 
 /**
  * The hooks of a tool run once for the tool, not once per action: `start` before the first
@@ -94,25 +95,33 @@ function sharedHooks<C>(def: {
   start?: (ctx: ToolStartContext<C>) => Promise<void> | void;
   stop?: () => Promise<void> | void;
 }): Pick<ToolDefinitionInput<z.ZodType, z.ZodType>, 'start' | 'stop'> {
+  if (def.start === undefined && def.stop === undefined) return {};
   let started: Promise<void> | undefined;
   let users = 0;
   return {
-    ...(def.start === undefined
-      ? {}
-      : {
-          start: (ctx: ToolStartContext<unknown>) => {
-            users += 1;
-            return (started ??= Promise.resolve(def.start!(ctx as ToolStartContext<C>)));
-          },
-        }),
-    ...(def.stop === undefined
-      ? {}
-      : {
-          stop: async () => {
-            users = Math.max(0, users - 1);
-            if (users === 0 || started === undefined) await def.stop!();
-          },
-        }),
+    start: async (ctx: ToolStartContext<unknown>) => {
+      users += 1;
+      started ??= Promise.resolve()
+        .then(() => def.start?.(ctx as ToolStartContext<C>))
+        .catch((err: unknown) => {
+          // a start that failed is tried again by the next action's start, not remembered
+          started = undefined;
+          throw err;
+        });
+      try {
+        await started;
+      } catch (err) {
+        users -= 1;
+        throw err;
+      }
+    },
+    stop: async () => {
+      users = Math.max(0, users - 1);
+      if (users > 0) return;
+      // the last action stopped: a later start runs the tool's start again
+      started = undefined;
+      await def.stop?.();
+    },
   };
 }
 

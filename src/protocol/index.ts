@@ -5,6 +5,7 @@ export {
   CallableNameSchema,
   ACTION_SEPARATOR,
   MAX_CALLABLE_NAME_CHARS,
+  MAX_ACTIONS_PER_TOOL,
   actionName,
   splitCallable,
   InstanceIdSchema,

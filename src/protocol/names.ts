@@ -13,6 +13,12 @@ export const ToolNameSchema = z
 /** How an action's full name joins its tool's name and its own: `home_assistant.entities`. */
 export const ACTION_SEPARATOR = '.';
 
+/**
+ * The most actions one tool may have: each is a service instance, a subject and, on the
+ * worker's connection, one more answer to each discovery sweep (ADR 0092).
+ */
+export const MAX_ACTIONS_PER_TOOL = 16;
+
 /** The most characters a callable name may have, so a model's function name can carry it. */
 export const MAX_CALLABLE_NAME_CHARS = 64;
 

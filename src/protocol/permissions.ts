@@ -10,19 +10,26 @@ import {
   serviceName,
   srvSubject,
 } from './subjects.js';
+import { MAX_ACTIONS_PER_TOOL } from './names.js';
 
 /** A nats-server `permissions` block (JSON is valid nats-server configuration syntax). */
 export interface NatsPermissions {
   publish: { allow: string[] };
   subscribe: { allow: string[] };
-  allow_responses?: boolean | { max: number; expires: string };
+  allow_responses?: boolean | { max: number; expires?: string };
 }
 
 /**
  * Least privilege for a worker host serving `tools` (tool names, not actions): receive only
- * its own tools' dispatches and preflights, each action's included (queue-group subscriptions), answer discovery for its own
- * services, announce hello/bye, and reply to requests it received (`allow_responses`).
- * Derived from the same builders the code uses, so docs and code cannot drift.
+ * its own tools' dispatches and preflights, each action's included (queue-group
+ * subscriptions), answer discovery for its own services, announce hello/bye, and reply to
+ * requests it received (`allow_responses`). Derived from the same builders the code uses, so
+ * docs and code cannot drift.
+ *
+ * Replies: nats-server counts them per connection and request, and every service instance on
+ * the connection answers the generic `$SRV.INFO` sweep, so one reply per request would let
+ * only the first instance be found (a second tool, or a second action, never would). The
+ * bound is the most instances the identity may run: {@link MAX_ACTIONS_PER_TOOL} per tool.
  */
 export function workerPermissions(tools: readonly string[]): NatsPermissions {
   const subscribe: string[] = SRV_VERBS.map((v) => srvSubject(v));
@@ -41,7 +48,7 @@ export function workerPermissions(tools: readonly string[]): NatsPermissions {
   return {
     publish: { allow: [REGISTRY_HELLO_SUBJECT, REGISTRY_BYE_SUBJECT] },
     subscribe: { allow: subscribe },
-    allow_responses: true,
+    allow_responses: { max: Math.max(1, tools.length) * MAX_ACTIONS_PER_TOOL },
   };
 }
 
