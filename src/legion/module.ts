@@ -6,6 +6,7 @@ import { CaesarError, errorClass, type CodeAndParams, type ErrorParts } from '..
 import { fieldIssuesOf, summariseFieldIssues, type FieldIssue } from '../protocol/index.js';
 import { formatDuration, isModulePath } from '../text/index.js';
 import type { compileJsonSchema } from '../json-schema/index.js';
+import { defineActionTool, type ActionToolInput, type AnyAction } from './actions.js';
 import { defineCallable, ToolDefinitionError, type ToolDefinition } from './define.js';
 
 type CompileJsonSchema = typeof compileJsonSchema;
@@ -13,7 +14,8 @@ type CompileJsonSchema = typeof compileJsonSchema;
 /**
  * A tool that lives outside the repository (ADR 0055): a module, a file or an installed
  * package, whose default export is a plain definition (or an array of them) with the fields
- * of `defineTool`. It imports nothing of CAESAR's, so it needs no build step and no copy of
+ * of `defineTool`, or with `actions` in place of `input`, `output`, `annotations` and
+ * `handler` for a tool with several (ADR 0092). It imports nothing of CAESAR's, so it needs no build step and no copy of
  * CAESAR where it lives; its `input`, `output` and `config` are JSON Schemas (or zod schemas,
  * when the author has zod). A JSON Schema is checked on the brain's own engine (ajv, patterns
  * on RE2; ADR 0079) and announced as written. `defineTool` then checks the whole declaration,
@@ -75,24 +77,41 @@ const WIRE_SPELLINGS: Readonly<Record<string, string>> = {
   inputs_schema: 'input',
   outputs_schema: 'output',
 };
+/** Refuses a field spelt with its wire name, which the definition would silently ignore. */
+function refuseWireSpellings(def: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  for (const [wire, field] of Object.entries(WIRE_SPELLINGS)) {
+    if (!Object.hasOwn(def, wire)) continue;
+    const message = `the definition spells it ${field} (${wire} is the spec's name on the wire)`;
+    ctx.addIssue({ code: 'custom', path: [wire], message });
+  }
+}
+const hooks = {
+  preflight: isFunction('expected a function: async preflight(ctx)').optional(),
+  start: isFunction('expected a function: start(ctx)').optional(),
+  stop: isFunction('expected a function: stop()').optional(),
+};
+const call = {
+  input: SchemaValue,
+  output: SchemaValue,
+  handler: isFunction('expected a function: async handler(input, ctx) returning the output'),
+};
+const toolName = z.string({ error: 'expected a string: the tool name, e.g. "weather"' });
 const PlainDefinitionSchema = z
+  .looseObject({ name: toolName, ...call, config: SchemaValue.optional(), ...hooks })
+  .superRefine(refuseWireSpellings);
+/** A tool with actions (ADR 0092): each action its own schemas and handler. */
+const PlainActionToolSchema = z
   .looseObject({
-    name: z.string({ error: 'expected a string: the tool name, e.g. "weather"' }),
-    input: SchemaValue,
-    output: SchemaValue,
+    name: toolName,
     config: SchemaValue.optional(),
-    handler: isFunction('expected a function: async handler(input, ctx) returning the output'),
-    preflight: isFunction('expected a function: async preflight(ctx)').optional(),
-    start: isFunction('expected a function: start(ctx)').optional(),
-    stop: isFunction('expected a function: stop()').optional(),
+    ...hooks,
+    actions: z.record(
+      z.string(),
+      z.looseObject(call).superRefine(refuseWireSpellings),
+      'expected a map of action names to {description, input, output, annotations, handler}',
+    ),
   })
-  .superRefine((def, ctx) => {
-    for (const [wire, field] of Object.entries(WIRE_SPELLINGS)) {
-      if (!Object.hasOwn(def, wire)) continue;
-      const message = `the definition spells it ${field} (${wire} is the spec's name on the wire)`;
-      ctx.addIssue({ code: 'custom', path: [wire], message });
-    }
-  });
+  .superRefine(refuseWireSpellings);
 
 export interface LoadToolModuleOptions {
   /**
@@ -130,14 +149,13 @@ export async function loadToolModule(
   const defs = Array.isArray(loaded.default) ? loaded.default : [loaded.default];
   // the JSON Schema engine loads with the first module (ADR 0048: a shipped tool never needs it)
   const { compileJsonSchema } = await import('../json-schema/index.js');
-  return defs.map((def: unknown, i) =>
-    toolOf(
-      def,
-      Array.isArray(loaded.default) ? `default[${i}]` : 'default',
-      specifier,
-      compileJsonSchema,
-    ),
-  );
+  return defs.flatMap((def: unknown, i) => {
+    const where = Array.isArray(loaded.default) ? `default[${i}]` : 'default';
+    const hasActions = typeof def === 'object' && def !== null && Object.hasOwn(def, 'actions');
+    return hasActions
+      ? actionToolOf(def, where, specifier, compileJsonSchema)
+      : [toolOf(def, where, specifier, compileJsonSchema)];
+  });
 }
 
 /**
@@ -187,28 +205,28 @@ function resolveModule(specifier: string, cwd: string): string {
   }
 }
 
-/** One exported definition as a checked tool. */
-function toolOf(
-  def: unknown,
-  where: string,
-  specifier: string,
+/** The error for a definition that cannot be served, its fields under `where`. */
+function invalidDefinition(specifier: string, where: string, tool: string, issues: FieldIssue[]) {
+  const listed = issues.map((i) => ({ path: `${where}.${i.path}`, message: i.message }));
+  const reason = `tool '${tool}' is not a valid definition: ${summariseFieldIssues(listed)}`;
+  return new ToolModuleError('tool_module_invalid', { module: specifier, reason }, { tool });
+}
+
+function nameOf(def: unknown): string {
+  const name = (def as { name?: unknown } | null)?.name;
+  return typeof name === 'string' ? name : '?';
+}
+
+/**
+ * A definition's `input`, `output` and `config` (under `path`) as zod types: a zod schema as
+ * it is, a JSON Schema through {@link announcedType}; an unusable one is an issue.
+ */
+function schemasOf(
   compile: CompileJsonSchema,
-): ToolDefinition {
-  const invalid = (tool: string, issues: FieldIssue[]) => {
-    const listed = issues.map((i) => ({ path: `${where}.${i.path}`, message: i.message }));
-    const reason = `tool '${tool}' is not a valid definition: ${summariseFieldIssues(listed)}`;
-    return new ToolModuleError('tool_module_invalid', { module: specifier, reason }, { tool });
-  };
-  const parsed = PlainDefinitionSchema.safeParse(def);
-  const name =
-    typeof (def as { name?: unknown } | null)?.name === 'string'
-      ? (def as { name: string }).name
-      : '?';
-  if (!parsed.success) {
-    throw invalid(name, fieldIssuesOf(parsed.error));
-  }
-  const plain = parsed.data;
-  const issues: FieldIssue[] = [];
+  plain: Record<string, unknown>,
+  path: string,
+  issues: FieldIssue[],
+): { input?: z.ZodType; output?: z.ZodType; config?: z.ZodType } {
   const schema = (key: 'input' | 'output' | 'config'): z.ZodType | undefined => {
     const value = plain[key];
     if (value === undefined) return undefined;
@@ -216,31 +234,96 @@ function toolOf(
     try {
       return announcedType(compile, value as Record<string, unknown>);
     } catch (err) {
-      issues.push({ path: key, message: `not a usable JSON Schema: ${(err as Error).message}` });
+      const message = `not a usable JSON Schema: ${(err as Error).message}`;
+      issues.push({ path: `${path}${key}`, message });
       return undefined;
     }
   };
-  const input = schema('input');
-  const output = schema('output');
-  const config = schema('config');
-  if (issues.length > 0 || input === undefined || output === undefined) throw invalid(name, issues);
-  const handler = plain.handler;
+  const out: { input?: z.ZodType; output?: z.ZodType; config?: z.ZodType } = {};
+  for (const key of ['input', 'output', 'config'] as const) {
+    const type = schema(key);
+    if (type !== undefined) out[key] = type;
+  }
+  return out;
+}
+
+/** A module's handler, whose coded errors become CAESAR's (see {@link codedError}). */
+function coded(handler: (...args: unknown[]) => unknown) {
+  return async (...args: unknown[]) => {
+    try {
+      return await handler(...args);
+    } catch (err) {
+      throw codedError(err);
+    }
+  };
+}
+
+/** One exported definition as a checked tool. */
+function toolOf(
+  def: unknown,
+  where: string,
+  specifier: string,
+  compile: CompileJsonSchema,
+): ToolDefinition {
+  const name = nameOf(def);
+  const parsed = PlainDefinitionSchema.safeParse(def);
+  if (!parsed.success) {
+    throw invalidDefinition(specifier, where, name, fieldIssuesOf(parsed.error));
+  }
+  const plain = parsed.data;
+  const issues: FieldIssue[] = [];
+  const { input, output, config } = schemasOf(compile, plain, '', issues);
+  if (issues.length > 0 || input === undefined || output === undefined) {
+    throw invalidDefinition(specifier, where, name, issues);
+  }
   try {
     return defineCallable({
       ...(plain as unknown as Parameters<typeof defineCallable>[0]),
-      handler: async (...args: unknown[]) => {
-        try {
-          return await handler(...args);
-        } catch (err) {
-          throw codedError(err);
-        }
-      },
+      handler: coded(plain.handler),
       input,
       output,
       ...(config === undefined ? {} : { config }),
     });
   } catch (err) {
-    if (err instanceof ToolDefinitionError) throw invalid(name, err.issues);
+    if (err instanceof ToolDefinitionError)
+      throw invalidDefinition(specifier, where, name, err.issues);
+    throw err;
+  }
+}
+
+/** One exported tool with actions (ADR 0092) as its checked callables, one per action. */
+function actionToolOf(
+  def: unknown,
+  where: string,
+  specifier: string,
+  compile: CompileJsonSchema,
+): ToolDefinition[] {
+  const name = nameOf(def);
+  const parsed = PlainActionToolSchema.safeParse(def);
+  if (!parsed.success) {
+    throw invalidDefinition(specifier, where, name, fieldIssuesOf(parsed.error));
+  }
+  const plain = parsed.data;
+  const issues: FieldIssue[] = [];
+  const { config } = schemasOf(compile, plain, '', issues);
+  const actions: Record<string, AnyAction> = {};
+  for (const [action, a] of Object.entries(plain.actions)) {
+    const { input, output } = schemasOf(compile, a, `actions.${action}.`, issues);
+    if (input === undefined || output === undefined) continue;
+    actions[action] = { ...(a as unknown as AnyAction), input, output, handler: coded(a.handler) };
+  }
+  if (issues.length > 0) throw invalidDefinition(specifier, where, name, issues);
+  try {
+    return [
+      ...defineActionTool({
+        ...(plain as unknown as ActionToolInput),
+        actions,
+        ...(config === undefined ? {} : { config }),
+      }).actions,
+    ];
+  } catch (err) {
+    if (err instanceof ToolDefinitionError)
+      throw invalidDefinition(specifier, where, name, err.issues);
     throw err;
   }
 }
