@@ -321,6 +321,9 @@ export function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<FakeLl
   });
 }
 
+/** What both APIs take as a tool's (function's) name: no dot, at most 64 characters. */
+const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
 function masked(key: string): string {
   return `${key.slice(0, 3)}${'*'.repeat(Math.max(0, key.length - 7))}${key.slice(-4)}`;
 }
@@ -355,6 +358,13 @@ function openAiCheck(
     return bad("Invalid 'messages': empty array. Expected an array with minimum length 1.");
   if (body.stream_options !== undefined && body.stream !== true)
     return bad('The stream_options parameter is only allowed when stream is enabled.');
+  for (const [i, t] of ((body.tools ?? []) as { function?: { name?: unknown } }[]).entries()) {
+    const name = t.function?.name;
+    if (typeof name !== 'string' || !FUNCTION_NAME.test(name))
+      return bad(
+        `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+      );
+  }
   return openAiOrder(body.messages as Record<string, unknown>[], bad);
 }
 
@@ -580,6 +590,8 @@ function anthropicCheck(
   if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system))
     return bad('system: Input should be a valid string');
   for (const [i, t] of ((body.tools ?? []) as Record<string, unknown>[]).entries()) {
+    if (typeof t.name !== 'string' || !FUNCTION_NAME.test(t.name))
+      return bad(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`);
     if ((t.input_schema as { type?: unknown } | undefined)?.type !== 'object')
       return bad(`tools.${i}.custom.input_schema.type: Input should be 'object'`);
   }

@@ -1,7 +1,7 @@
 import { llmError, toLlmError, type ErrorContext, type SdkErrors } from './errors.js';
 import { RequestScope } from './request-scope.js';
 import type { LlmRequest, LlmResponse, LlmTool, LlmToolCall } from './types.js';
-import { offeredByFunctionName, type ParsedAnswer } from './wire.js';
+import { callableOfFunction, offeredByFunctionName, type ParsedAnswer } from './wire.js';
 
 /** Who is asked: what every provider's errors and answers name. */
 interface ProviderIdentity {
@@ -75,8 +75,8 @@ export async function completeWith(
 function callablesCalled(calls: readonly LlmToolCall[], tools: readonly LlmTool[]): LlmToolCall[] {
   const offered = offeredByFunctionName(tools);
   return calls.map((c) => {
-    const name = offered.get(c.name);
-    return name === undefined || name === c.name ? c : { ...c, name };
+    const name = callableOfFunction(c.name, offered);
+    return name === c.name ? c : { ...c, name };
   });
 }
 

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { ACTION_SEPARATOR, firstFieldIssue } from '../../protocol/index.js';
+import { ACTION_SEPARATOR, CALLABLE_NAME_PATTERN, firstFieldIssue } from '../../protocol/index.js';
 import type { LlmTool, LlmToolCall, LlmUsage } from './types.js';
 
 /**
@@ -35,10 +35,21 @@ export function functionName(callable: string): string {
 }
 
 /**
- * The offered callables by the function names they went out under. A model's call is read
- * back through this table, never by taking its name apart: a name the table lacks stays as
- * the model wrote it, and the agent judges it as the unknown tool it is.
+ * The callable a model's function name stands for: an offered one by the name it went out
+ * under; else a name in the function form of an action (`notes-write`, which no tool name can
+ * be: a tool name holds no `-`) as that action, so a call of an action the model was not
+ * offered is judged, and audited, under its real name like any other call nobody offered.
+ * Any other name stays as the model wrote it. The name is data either way: the policy judges
+ * whatever it becomes.
  */
+export function callableOfFunction(name: string, offered: ReadonlyMap<string, string>): string {
+  const known = offered.get(name);
+  if (known !== undefined) return known;
+  const dotted = name.replace('-', ACTION_SEPARATOR);
+  return dotted !== name && CALLABLE_NAME_PATTERN.test(dotted) ? dotted : name;
+}
+
+/** The offered callables by the function names they went out under. */
 export function offeredByFunctionName(tools: readonly LlmTool[]): ReadonlyMap<string, string> {
   return new Map(tools.map((t) => [functionName(t.name), t.name]));
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import {
   anthropicMessages,
+  anthropicTools,
   EventAssembler,
   parseMessage,
 } from '../../../../src/brain/llm/anthropic-wire.js';
@@ -8,10 +9,16 @@ import type { LlmMessage } from '../../../../src/brain/llm/types.js';
 import {
   ChunkAssembler,
   openAiMessages,
+  openAiTools,
   parseCompletion,
 } from '../../../../src/brain/llm/openai-wire.js';
 import { ollamaV1 } from '../../../../src/brain/llm/openai.js';
-import { toolParameters, wireCallId } from '../../../../src/brain/llm/wire.js';
+import {
+  callableOfFunction,
+  offeredByFunctionName,
+  toolParameters,
+  wireCallId,
+} from '../../../../src/brain/llm/wire.js';
 
 const chunk = (delta: object, finish: string | null = null) => ({
   choices: [{ index: 0, delta, finish_reason: finish }],
@@ -291,5 +298,40 @@ describe('shared wire rules', () => {
     ['https://proxy.lan/ollama', 'https://proxy.lan/ollama/v1'],
   ])('ollama base %s -> %s', (base, v1) => {
     expect(ollamaV1(base)).toBe(v1);
+  });
+});
+
+// ADR 0092: a model API's function name holds no dot; an action goes out with a `-`
+describe('action names on the wire', () => {
+  const tools = [
+    { name: 'calculator', description: 'c', inputSchema: { type: 'object' } },
+    { name: 'notes.read', description: 'r', inputSchema: { type: 'object' } },
+  ];
+  const offered = offeredByFunctionName(tools);
+
+  test('go out under a name both APIs accept, in the tools and in the history', () => {
+    const functions = openAiTools(tools) as unknown as { function: { name: string } }[];
+    expect(functions.map((t) => t.function.name)).toEqual(['calculator', 'notes-read']);
+    expect(anthropicTools(tools).map((t) => t.name)).toEqual(['calculator', 'notes-read']);
+    const history: LlmMessage[] = [
+      { role: 'user', text: 'hi' },
+      { role: 'assistant', text: '', calls: [{ id: 'c1', name: 'notes.read', arguments: '{}' }] },
+    ];
+    const [, assistant] = openAiMessages('', history) as {
+      tool_calls?: { function: { name: string } }[];
+    }[];
+    expect(assistant?.tool_calls?.[0]?.function.name).toBe('notes-read');
+    expect(JSON.stringify(anthropicMessages(history))).toContain('"name":"notes-read"');
+  });
+
+  test.each([
+    ['an offered function name', 'notes-read', 'notes.read'],
+    ['a one-action tool', 'calculator', 'calculator'],
+    ['an action nobody offered, so the policy judges it by its name', 'notes-write', 'notes.write'],
+    ['a name already dotted', 'notes.write', 'notes.write'],
+    ['a name no callable has', 'rm-rf-slash', 'rm-rf-slash'],
+    ['a capital', 'Notes-write', 'Notes-write'],
+  ])('%s: %s reads back as %s', (_name, fn, callable) => {
+    expect(callableOfFunction(fn, offered)).toBe(callable);
   });
 });
