@@ -1,25 +1,13 @@
 import type { HostCapacity, ResourceRequirements } from '../protocol/index.js';
 
+type GpuRequirement = NonNullable<ResourceRequirements['gpu']>;
+
 /**
  * The requirements of a tool's spec that the serving host does not meet, one preflight
  * warning each, naming the requirement, the value asked for and the host's (ADR 0091). A
  * value the host cannot tell cheaply (a GPU's memory) is not compared: no warning claims what
  * was not measured.
  */
-
-type GpuRequirement = NonNullable<ResourceRequirements['gpu']>;
-
-/**
- * A GPU requirement's `count` and `memory_gb` (issue 31 adds them to the spec): read here
- * only, so the spec's own fields replace this accessor in one line.
- */
-export function gpuCountAndMemory(gpu: GpuRequirement): { count?: number; memory_gb?: number } {
-  const extra = gpu as GpuRequirement & { count?: unknown; memory_gb?: unknown };
-  return {
-    ...(typeof extra.count === 'number' ? { count: extra.count } : {}),
-    ...(typeof extra.memory_gb === 'number' ? { memory_gb: extra.memory_gb } : {}),
-  };
-}
 
 export function hostShortfalls(req: ResourceRequirements, host: HostCapacity): string[] {
   const out: string[] = [];
@@ -51,7 +39,7 @@ function gpuShortfalls(gpu: GpuRequirement, host: HostCapacity): string[] {
     const field = gpu.kind === undefined ? 'gpu.required' : 'gpu.kind';
     return [`${field}: the tool needs ${what}; this host has ${found}`];
   }
-  const wanted = gpuCountAndMemory(gpu).count;
+  const wanted = gpu.count;
   if (wanted !== undefined && wanted > count) {
     const kind = gpu.kind === undefined ? '' : ` ${gpu.kind}`;
     return [`gpu.count: the tool asks for ${wanted}${kind} GPUs; this host has ${found}`];

@@ -45,34 +45,59 @@ export function toolMentions(
   }).flat();
 }
 
+/** What not being known means where it is asked, and the tools only planned there. */
+export interface UnknownToolOptions {
+  /** What not being known means where it is asked. @default {@link SERVED_BY_NONE} */
+  readonly unknown?: string;
+  /**
+   * Tools the catalog lists as planned stubs (ADR 0090): known by name, not callable yet. A
+   * rule naming one (or a tool of its actions) is told so instead of "unknown".
+   */
+  readonly planned?: Iterable<string>;
+}
+
+/** What the brain and `caesar policy check` say of a rule naming a planned stub. */
+export const PLANNED =
+  'is planned in the catalog: not callable yet, no worker serves it; the rule applies once one does';
+
 /**
  * A warning for each tool rule naming a tool that is not `known` (the shipped tools, the
- * tools live workers serve: whatever the caller knows), with a "did you mean" to the closest
- * known name. A warning, not an error: a worker that serves the tool may come later, and then
- * the rule applies as written. `unknown` says what not being known means where it is asked
- * (default {@link SERVED_BY_NONE}).
+ * tools live workers serve, the catalog's: whatever the caller knows), with a "did you mean"
+ * to the closest known name. A warning, not an error: a worker that serves the tool may come
+ * later, and then the rule applies as written. A rule naming a planned stub says so instead.
+ * A known `tool.action` makes its tool's name known too (ADR 0092).
  */
 export function unknownToolWarnings(
   mentions: readonly ToolMention[],
   known: Iterable<string>,
-  unknown: string = SERVED_BY_NONE,
+  options: UnknownToolOptions = {},
 ): PolicyIssue[] {
   const names = [...new Set(known)].sort();
-  // a rule naming a tool with actions covers them all: the tool's own name is known too
-  const have = new Set([...names, ...names.map((n) => splitCallable(n).tool)]);
+  const planned = [...new Set(options.planned)].sort();
+  const have = withToolNames(names);
+  const stubs = withToolNames(planned);
+  // the hint may point at a planned stub too: it is a name the operator wrote down
+  const hinted = [...new Set([...names, ...planned])].sort();
   return mentions
     .filter((m) => !have.has(m.tool))
     .map((m) => {
-      const near = closest(m.tool, names);
-      const hint =
-        near !== undefined
-          ? `did you mean '${near}'?`
-          : names.length === 0
-            ? 'no tool is known here'
-            : `known tools: ${listOf(names)}`;
       const path = `${m.list}[${m.index}].tool`;
-      return { path, line: m.line, column: m.column, message: `'${m.tool}' ${unknown}; ${hint}` };
+      const at = { path, line: m.line, column: m.column };
+      if (stubs.has(m.tool)) return { ...at, message: `'${m.tool}' ${PLANNED}` };
+      const unknown = options.unknown ?? SERVED_BY_NONE;
+      return { ...at, message: `'${m.tool}' ${unknown}; ${hintFor(m.tool, hinted)}` };
     });
+}
+
+/** The names, and the tool of each `tool.action` among them: a rule naming it covers them all. */
+function withToolNames(names: readonly string[]): Set<string> {
+  return new Set([...names, ...names.map((n) => splitCallable(n).tool)]);
+}
+
+function hintFor(tool: string, names: readonly string[]): string {
+  const near = closest(tool, names);
+  if (near !== undefined) return `did you mean '${near}'?`;
+  return names.length === 0 ? 'no tool is known here' : `known tools: ${listOf(names)}`;
 }
 
 /**

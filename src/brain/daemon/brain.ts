@@ -227,9 +227,11 @@ async function assemble(
     ...(signer === undefined ? {} : { grantKey: signer.publicKey }),
     busAuth: config.busOptions.auth.kind !== 'none',
   };
-  // the catalog's planned stubs (ADR 0090), read once at start: listed, never callable
+  // the catalog (ADR 0090), read once at start: its planned stubs are listed, never callable;
+  // every entry is a tool the policy may name without a warning that nobody knows it
   const catalog = { file: catalogPath(config.dataDir) };
-  const planned = (await readCatalog(catalog.file)).tools.filter(isPlanned);
+  const entries = (await readCatalog(catalog.file)).tools;
+  const planned = entries.filter(isPlanned);
   // one cache of preflight answers: the gateway holds a call whose tool warns, the planner
   // is offered only ready tools, and the API shows them (with `tools.limits` merged in)
   const preflight = new PreflightCache(nc, { limits: config.toolLimits });
@@ -316,6 +318,8 @@ async function assemble(
     preflight,
     known: {
       ...(launch.shipped === undefined ? {} : { shipped: launch.shipped }),
+      catalogued: entries.filter((e) => !isPlanned(e)).map((e) => e.name),
+      planned: planned.map((p) => p.name),
       trusted: config.brain.trustedWorkers,
     },
     ...(options.model === undefined ? {} : { model: options.model }),

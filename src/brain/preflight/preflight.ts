@@ -86,6 +86,14 @@ export function preflightView(r: PreflightResult): ToolView['preflight'] {
   return { ok: r.reply.ok, state, detail, checked_at: checkedAt };
 }
 
+/**
+ * Whether the answer carries warnings (a requirement the host does not meet, or beyond
+ * `tools.limits`): each call the policy allows then waits for a human (ADR 0091).
+ */
+export function preflightWarns(r: PreflightResult): boolean {
+  return 'reply' in r && r.reply.warnings.length > 0;
+}
+
 /** The name of the check a tool fails when its backend is not configured (SDK `notConfigured`). */
 const CONFIGURED_CHECK = 'configured';
 
@@ -99,12 +107,16 @@ export function preflightState(r: PreflightResult): PreflightState {
   return unconfigured ? 'not_configured' : 'not_ready';
 }
 
-/** One line for `caesar up`: "web_search: not configured: set …". */
+/**
+ * One line for `caesar up` and `caesar legion list`: "web_search: not configured: set …", or
+ * "big_render: ready, warns: min_vcpus: …" for a ready tool whose calls will wait for a human.
+ */
 export function describePreflight(tool: string, r: PreflightResult): string {
   const view = preflightView(r);
   const detail = view.detail.join('; ');
   switch (preflightState(r)) {
     case 'ready':
+      if (preflightWarns(r)) return `${tool}: ready, warns: ${detail}`;
       return `${tool}: ready${detail ? ` (${detail})` : ''}`;
     case 'unknown':
       return `${tool}: preflight failed: ${detail}`;

@@ -97,9 +97,9 @@ function preflight(t: ChildEventTargets, name: string, message: WorkerPreflight)
     const what = other === undefined ? 'a preflight' : `tool ${other.tool}`;
     return malformed(t, name, `type: worker_preflight: ${name} cannot report for ${what}`);
   }
-  t.preflight.report(message.replies);
+  const replies = t.preflight.report(message.replies);
   if (t.gate.starting) return;
-  for (const r of message.replies) {
+  for (const r of replies) {
     t.say(statusLine('preflight', describePreflight(r.tool, { reply: r, at: Date.now() })));
   }
 }

@@ -1,4 +1,9 @@
-import { describePreflight, type PreflightResult } from '../../brain/preflight/index.js';
+import {
+  describePreflight,
+  withLimitWarnings,
+  type PreflightResult,
+} from '../../brain/preflight/index.js';
+import type { ToolLimits } from '../../config/index.js';
 import type { PreflightReply } from '../../protocol/preflight.js';
 
 /** How long `caesar up` waits for each tool's preflight once every child is ready. */
@@ -9,17 +14,29 @@ export const PREFLIGHT_TIMEOUT_MS = 5000;
  * workers report it over their IPC channel (`worker_preflight`) once they serve: one line per
  * tool for `caesar up` to print before `ready:` (`calculator: ready`, `web_search: not
  * configured: set …`). The supervisor holds no NATS client to ask (ADR 0048, addendum 2); the
- * brain asks over NATS for `GET /v1/tools`.
+ * brain asks over NATS for `GET /v1/tools`. Each answer carries a warning per requirement
+ * beyond the operator's `tools.limits` after the worker's own, as the brain's answers do
+ * (ADR 0091): `caesar up` says what the brain will ask a human about.
  */
 export class PreflightBoard {
+  readonly #limits: ToolLimits;
   readonly #results = new Map<string, PreflightResult>();
   readonly #waiters = new Set<() => void>();
 
-  /** A worker's replies, one per tool it serves; a later report replaces an earlier one. */
-  report(replies: readonly PreflightReply[]): void {
+  constructor(limits: ToolLimits) {
+    this.#limits = limits;
+  }
+
+  /**
+   * A worker's replies, one per tool it serves; a later report replaces an earlier one.
+   * Returns them as kept, the operator's warnings added.
+   */
+  report(replies: readonly PreflightReply[]): PreflightReply[] {
     const at = Date.now();
-    for (const reply of replies) this.#results.set(reply.tool, { reply, at });
+    const kept = replies.map((reply) => withLimitWarnings(reply, this.#limits));
+    for (const reply of kept) this.#results.set(reply.tool, { reply, at });
     for (const wake of this.#waiters) wake();
+    return kept;
   }
 
   /**

@@ -176,7 +176,7 @@ function startChildren(
 ): Stack {
   const { config, tools, modules, nats, mailbox } = started;
   const gate = new StartupGate([BRAIN, ...tools]);
-  const preflight = new PreflightBoard();
+  const preflight = new PreflightBoard(config.toolLimits);
   const record = new RuntimeRecord(config.dataDir, out.say);
   const events = childEvents({
     ...out,

@@ -5,6 +5,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PolicyStatusSchema } from '../../../src/brain/api/index.js';
 import {
+  catalogPath,
+  plannedEntry,
+  writeCatalog,
+  type ToolEntry,
+} from '../../../src/legion/catalog/index.js';
+import {
   callBrain,
   pollBrain,
   startBrainProcess,
@@ -36,6 +42,18 @@ const GOOD = [
 const BROKEN = 'version: 1\nallowed_tools:\n  - tool: calculator\n    bogus: 1\n';
 /** The fix moves the rule: `calc` now starts at 3:5. */
 const FIXED = 'version: 1\nallowed_tools:\n  - id: calc\n    tool: calculator\n';
+/** A catalog entry for a tool another host serves: no worker of it runs here. */
+const WEATHER: ToolEntry = {
+  name: 'weather',
+  purpose: 'Current weather for a city.',
+  location: 'host',
+  capability: 'current_weather',
+  module: 'weather',
+  version: '1.0.0',
+  tags: ['tool', 'web'],
+  spec_sha256: '',
+};
+const HPC_SOLVER = plannedEntry('hpc_solver', 'Run FDTD jobs on the cluster', { tags: ['hpc'] });
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const short = (text: string) => sha(text).slice(0, 12);
 
@@ -62,6 +80,8 @@ describe('policy state of a running brain', () => {
     dir = mkdtempSync(join(tmpdir(), 'caesar-policy-status-'));
     policyFile = join(dir, 'policy.yaml');
     writeFileSync(policyFile, GOOD);
+    // a tool served from another host and a planned stub (ADR 0090), read by the brain at start
+    await writeCatalog(catalogPath(dir), { version: 1, tools: [WEATHER, HPC_SOLVER] });
     calculator = startCalculatorProcess(nats.url);
     brain = await startBrainProcess({ natsUrl: nats.url, dataDir: dir, policyFile });
     await pollBrain(
@@ -290,5 +310,31 @@ describe('policy state of a running brain', () => {
         "allowed_tools lists 'calculater' (line 3): did you mean calculator? correct it there",
       );
     }, 30_000);
+  });
+  // Issue 31 (ADR 0090): the catalog's tools are no names nobody knows.
+  describe("after an edit naming the catalog's tools", () => {
+    /** `weather` (catalogued, no worker here) and `hpc_solver` (planned, 4:11). */
+    const CATALOGUED = 'version: 1\nallowed_tools:\n  - weather\n  - tool: hpc_solver\n';
+
+    beforeAll(async () => {
+      save(CATALOGUED);
+      await pollBrain(
+        async () => (await status()).enforced.sha256 === sha(CATALOGUED),
+        "the policy naming the catalog's tools enforced",
+        30_000,
+      );
+    }, 60_000);
+
+    test('a catalogued tool gets no warning; a planned stub is told as planned', async () => {
+      expect((await status()).warnings).toEqual([
+        {
+          path: 'allowed_tools[1].tool',
+          line: 4,
+          column: 11,
+          message:
+            "'hpc_solver' is planned in the catalog: not callable yet, no worker serves it; the rule applies once one does",
+        },
+      ]);
+    });
   });
 });

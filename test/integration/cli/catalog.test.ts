@@ -2,10 +2,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runCli } from '../../helpers/cli.js';
+import { discoverServices } from '../../../src/brain/registry/index.js';
+import { runCli, startCli, type RunningCli } from '../../helpers/cli.js';
+import { startNats } from '../../helpers/nats.js';
+import { waitFor } from '../../helpers/wait.js';
 
-// Issue 31, scope 2 (ADR 0090): `caesar catalog add|remove|list|check`, and `caesar up`
-// refusing a catalog entry that drifted from its module, with both values.
+// Issue 31, scope 2 (ADR 0090): `caesar catalog add|remove|list|check`, `caesar up`
+// refusing a catalog entry that drifted from its module, with both values, and starting the
+// catalog's modules beside worker.modules; `serve-tool --module` offering or adding the entry.
 
 let root: string;
 beforeAll(async () => {
@@ -16,21 +20,30 @@ afterAll(async () => {
 });
 const cli = (args: string[]) => runCli(args, {}, { cwd: root });
 
-async function writeWeather(tags: string[], version = '1.0.0'): Promise<void> {
+/** A tool module in `dir`: `<name>.mjs`, a plain definition the SDK's loader reads. */
+async function writeModule(
+  dir: string,
+  name: string,
+  more: { tags?: string[]; version?: string; memoryMb?: number } = {},
+): Promise<void> {
   const def = {
-    name: 'weather',
-    version,
-    description: 'Current weather for a city. Example: {"city": "Lyon"}.',
-    tags,
-    capabilities: ['current_weather'],
+    name,
+    version: more.version ?? '1.0.0',
+    description: `The ${name} for a city. Example: {"city": "Lyon"}.`,
+    tags: more.tags ?? ['tool', 'web'],
+    capabilities: [`current_${name}`],
     input: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
     output: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
     annotations: { readOnly: true, openWorld: true },
     executionLocality: 'remote_api',
-    resourceRequirements: { cpu: 'low', memory_mb: 64, network: true },
+    resourceRequirements: { cpu: 'low', memory_mb: more.memoryMb ?? 64, network: true },
   };
   const text = `export default { ...${JSON.stringify(def)}, handler: async () => ({ text: 'sunny' }) };\n`;
-  await writeFile(join(root, 'weather.mjs'), text);
+  await writeFile(join(dir, `${name}.mjs`), text);
+}
+
+async function writeWeather(tags: string[], version = '1.0.0'): Promise<void> {
+  await writeModule(root, 'weather', { tags, version });
 }
 
 describe('caesar catalog', () => {
@@ -94,4 +107,120 @@ describe('caesar catalog', () => {
     );
     await writeFile(file, good);
   });
+});
+
+describe('caesar legion serve-tool --module', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'caesar-catalog-serve-'));
+    await writeModule(dir, 'weather');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Starts serving `./weather.mjs` on `url`, with the data dir `var` of `dir`. */
+  function serveWeather(url: string, flags: string[]): RunningCli {
+    const args = ['legion', 'serve-tool', '--module', './weather.mjs', '--nats-url', url];
+    const env = { CAESAR_WORKER__REQUIRE_GRANT: 'false', CAESAR_LOG__LEVEL: 'warn' };
+    return startCli([...args, '--data-dir', join(dir, 'var'), ...flags], env, { cwd: dir });
+  }
+
+  test('without --catalog it names the catalog add step; with it, the entry is added and the tool served', async () => {
+    await using nats = await startNats();
+    const nc = await nats.connect();
+    const served = async () => (await discoverServices(nc, { windowMs: 200 })).length === 1;
+    const file = join(dir, 'var', 'catalog.yaml');
+
+    const offered = serveWeather(nats.url, []);
+    try {
+      await waitFor(served, 'the weather worker to be discovered', 60_000);
+      expect(offered.stderr()).toContain(
+        `list it in the catalog (${file}): caesar catalog add ./weather.mjs --data-dir ${join(dir, 'var')}`,
+      );
+    } finally {
+      offered.child.kill('SIGTERM');
+      await offered.closed;
+    }
+    await waitFor(async () => !(await served()), 'the first worker to be gone', 30_000);
+
+    const added = serveWeather(nats.url, ['--catalog']);
+    try {
+      await waitFor(served, 'the weather worker to be discovered again', 60_000);
+      expect(added.lines).toContain(`added weather (path ${join(dir, 'weather.mjs')}) in ${file}`);
+      expect(added.stderr()).not.toContain('list it in the catalog');
+    } finally {
+      added.child.kill('SIGTERM');
+      await added.closed;
+    }
+    const listed = await runCli(['catalog', 'list', '--json'], {}, { cwd: dir });
+    expect(JSON.parse(listed.stdout)).toMatchObject([
+      { name: 'weather', location: 'path', module: join(dir, 'weather.mjs'), version: '1.0.0' },
+    ]);
+  }, 120_000);
+});
+
+describe('caesar up with a catalog', () => {
+  let dir: string;
+  let up: RunningCli;
+  const cliIn = (args: string[]) => runCli(args, {}, { cwd: dir });
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'caesar-catalog-up-'));
+    // weather: only in the catalog, asking for more memory than tools.limits allows;
+    // almanac: in the catalog and in worker.modules
+    await writeModule(dir, 'weather', { memoryMb: 512 });
+    await writeModule(dir, 'almanac');
+    await writeFile(
+      join(dir, 'caesar.yaml'),
+      'worker:\n  modules: [./almanac.mjs]\ntools:\n  limits:\n    max_memory_gb: 0.4\n',
+    );
+    for (const m of ['./weather.mjs', './almanac.mjs']) {
+      expect(await cliIn(['catalog', 'add', m])).toMatchObject({ code: 0 });
+    }
+    const stub = ['--planned', 'hpc_solver', '--purpose', 'Run FDTD jobs', '--tags', 'hpc'];
+    expect(await cliIn(['catalog', 'add', ...stub])).toMatchObject({ code: 0 });
+    up = startCli(
+      ['up', '--tools', 'calculator', '--nats-port', '0', '--api-port', '0'],
+      { CAESAR_LOG__LEVEL: 'warn' },
+      { cwd: dir },
+    );
+    await up.waitForLine(/^ready: /, 90_000);
+  }, 150_000);
+
+  afterAll(async () => {
+    if (up !== undefined && up.child.exitCode === null) {
+      up.child.kill('SIGINT');
+      await up.closed;
+    }
+    await rm(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  test('starts a catalog-only module, and a module in both lists once', async () => {
+    const output = up.lines.join('\n');
+    expect(output).toMatch(/^ready: .* with 3 tool\(s\): calculator, almanac, weather;/m);
+    expect(up.lines.filter((l) => /^almanac\s+serving\s/.test(l))).toHaveLength(1);
+    expect(up.lines.filter((l) => /^weather\s+serving\s/.test(l))).toHaveLength(1);
+    // a planned stub is listed, never started
+    expect(output).not.toMatch(/^hpc_solver\s+serving/m);
+    const list = await cliIn(['legion', 'list', '--json']);
+    expect(list.code).toBe(0);
+    const tools = JSON.parse(list.stdout) as { tool: string; instances: unknown[] }[];
+    expect(tools.map((t) => [t.tool, t.instances.length]).sort()).toEqual([
+      ['almanac', 1],
+      ['calculator', 1],
+      ['weather', 1],
+    ]);
+  });
+
+  test("up's preflight lines and legion list apply tools.limits: the catalog's weather warns", async () => {
+    const warning =
+      'memory_mb: the tool asks for 0.5 GB of memory; tools.limits.max_memory_gb is 0.4';
+    expect(up.lines).toContain(`preflight     weather: ready, warns: ${warning}`);
+    expect(up.lines).toContain('preflight     calculator: ready');
+    const table = await cliIn(['legion', 'list']);
+    expect(table.stdout).toMatch(/^weather\s+1\.0\.0\s+1\s.*\sready, warns\s+0$/m);
+    expect(table.stdout).toMatch(/^almanac\s+1\.0\.0\s+1\s.*\sready\s+0$/m);
+    expect(table.stdout).toContain(`weather: ready, warns: ${warning}`);
+  }, 60_000);
 });

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXIT_FAILED, EXIT_OK, type PolicyCliIo } from '../../../src/cli/commands/policy/load.js';
 import { EXIT_USAGE } from '../../../src/cli/program/exit.js';
+import { catalogPath, plannedEntry, writeCatalog } from '../../../src/legion/catalog/index.js';
 import { runPolicyCheck } from '../../../src/cli/commands/policy/check.run.js';
 import { runPolicyExplain } from '../../../src/cli/commands/policy/explain.run.js';
 import { runPolicyTest } from '../../../src/cli/commands/policy/test.run.js';
@@ -113,13 +114,55 @@ describe('caesar policy check', () => {
     expect(await runPolicyCheck(path('misspelt.yaml'), {}, io)).toBe(EXIT_OK);
     expect(io.stdout[0]).toMatch(/misspelt\.yaml: ok, 2 rules/);
     expect(io.stdout).toContain(
-      `warning: ${path('misspelt.yaml')}:3:11: allowed_tools[1].tool: 'calculater' is not a shipped tool ` +
+      `warning: ${path('misspelt.yaml')}:3:11: allowed_tools[1].tool: 'calculater' is neither a shipped tool nor in the catalog ` +
         "(an offline check; `caesar policy status` also knows the running workers); did you mean 'calculator'?",
     );
     const json = collector();
     expect(await runPolicyCheck(path('misspelt.yaml'), { json: true }, json)).toBe(EXIT_OK);
     const parsed = JSON.parse(json.stdout.join('\n')) as { warnings: { path: string }[] };
     expect(parsed.warnings.map((w) => w.path)).toEqual(['allowed_tools[1].tool']);
+  });
+
+  // Issue 31 (ADR 0090): the catalog in the data dir, read without importing its modules
+  test('a tool the catalog lists is known; a planned stub is told as planned, not unknown', async () => {
+    const dataDir = path('catalogued');
+    await mkdir(dataDir, { recursive: true });
+    await writeCatalog(catalogPath(dataDir), {
+      version: 1,
+      tools: [
+        {
+          name: 'weather',
+          purpose: 'Current weather for a city.',
+          location: 'host',
+          capability: 'current_weather',
+          module: 'weather',
+          version: '1.0.0',
+          tags: ['tool', 'web'],
+          spec_sha256: '',
+        },
+        plannedEntry('hpc_solver', 'Run FDTD jobs on the cluster', { tags: ['hpc'] }),
+      ],
+    });
+    const policy = path('catalogued.yaml');
+    await writeFile(policy, 'allowed_tools:\n  - weather\n  - tool: hpc_solver\n  - wether\n');
+    const io = collector();
+    expect(await runPolicyCheck(policy, { dataDir }, io)).toBe(EXIT_OK);
+    expect(io.stdout.filter((l) => l.startsWith('warning: '))).toEqual([
+      `warning: ${policy}:3:11: allowed_tools[1].tool: 'hpc_solver' is planned in the catalog: not callable yet, no worker serves it; the rule applies once one does`,
+      `warning: ${policy}:4:5: allowed_tools[2].tool: 'wether' is neither a shipped tool nor in the catalog ` +
+        "(an offline check; `caesar policy status` also knows the running workers); did you mean 'weather'?",
+    ]);
+  });
+
+  test('a catalog that does not load fails the check, naming the file and the field', async () => {
+    const dataDir = path('broken-catalog');
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(catalogPath(dataDir), 'version: 1\ntools:\n  - name: weather\n');
+    const io = collector();
+    expect(await runPolicyCheck(path('good.yaml'), { dataDir }, io)).toBe(EXIT_FAILED);
+    expect(io.stderr.join('\n')).toContain(
+      `${catalogPath(dataDir)}:3:5: tools[0].purpose (entry 'weather')`,
+    );
   });
 
   test('--strict exits 1 when the policy loads with warnings, 0 when it has none', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { gpuCountAndMemory, hostShortfalls } from '../../../src/legion/host-shortfalls.js';
+import { hostShortfalls } from '../../../src/legion/host-shortfalls.js';
 import type { HostCapacity, ResourceRequirements } from '../../../src/protocol/index.js';
 
 // Issue 31: a preflight warning for each requirement the serving host does not meet.
@@ -36,10 +36,7 @@ describe('hostShortfalls', () => {
   });
 
   test('a GPU count beyond the host warns; a GPU memory the host cannot tell does not', () => {
-    const gpu = { required: true, kind: 'rocm', count: 2, memory_gb: 80 } as NonNullable<
-      ResourceRequirements['gpu']
-    >;
-    expect(gpuCountAndMemory(gpu)).toEqual({ count: 2, memory_gb: 80 });
+    const gpu = { required: true, kind: 'rocm', count: 2, min_vram_gb: 80 };
     expect(hostShortfalls({ ...BASE, gpu }, HOST)).toEqual([
       'gpu.count: the tool asks for 2 rocm GPUs; this host has 1 rocm',
     ]);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { formatIssue, unknownToolWarnings } from '../../../src/policy/index.js';
+import { PLANNED } from '../../../src/policy/tool-names.js';
 import { engineOf, policyOf, tool } from './helpers.js';
 
 const SHIPPED = ['calculator', 'calendar_read', 'call_service', 'ha_entities', 'web_search'];
@@ -30,12 +31,37 @@ describe('tools the policy names that no one knows', () => {
   });
 
   test('the caller says what unknown means where it asks', () => {
-    const [first] = unknownToolWarnings(
-      policyOf(MISSPELT).toolMentions,
-      SHIPPED,
-      'is no shipped tool',
-    );
+    const [first] = unknownToolWarnings(policyOf(MISSPELT).toolMentions, SHIPPED, {
+      unknown: 'is no shipped tool',
+    });
     expect(first?.message).toBe("'calculater' is no shipped tool; did you mean 'calculator'?");
+  });
+
+  test("a known tool.action makes its tool's name known (ADR 0092)", () => {
+    const policy = policyOf(
+      'allowed_tools:\n  - tool: home_assistant\n  - home_assistant.entities\n',
+    );
+    expect(unknownToolWarnings(policy.toolMentions, ['home_assistant.entities'])).toEqual([]);
+  });
+
+  test('a rule naming a planned stub says it is planned, not callable yet, and not unknown', () => {
+    const policy = policyOf('allowed_tools:\n  - tool: hpc_solver\n  - tool: hpc_solvr\n');
+    const warnings = unknownToolWarnings(policy.toolMentions, SHIPPED, {
+      planned: ['hpc_solver'],
+    });
+    expect(warnings.map((w) => formatIssue('policy.yaml', w))).toEqual([
+      "policy.yaml:2:11: allowed_tools[0].tool: 'hpc_solver' is planned in the catalog: not callable yet, no worker serves it; the rule applies once one does",
+      // a misspelling is pointed at the stub the operator wrote down
+      "policy.yaml:3:11: allowed_tools[1].tool: 'hpc_solvr' is served by no worker and listed in no catalog; did you mean 'hpc_solver'?",
+    ]);
+  });
+
+  test("a planned tool.action stub plans its tool's name; a worker serving a stub wins", () => {
+    const policy = policyOf('allowed_tools:\n  - tool: em\n    actions: [run_fdtd]\n  - em\n');
+    const planned = { planned: ['em.run_fdtd'] };
+    const warnings = unknownToolWarnings(policy.toolMentions, SHIPPED, planned);
+    expect(warnings.map((w) => w.message)).toEqual([`'em.run_fdtd' ${PLANNED}`, `'em' ${PLANNED}`]);
+    expect(unknownToolWarnings(policy.toolMentions, ['em.run_fdtd'], planned)).toEqual([]);
   });
 
   test('a policy that loads with unknown tools still loads: the warning is not a load error', () => {

@@ -4,6 +4,7 @@ import {
   PreflightCache,
   preflightState,
   preflightView,
+  preflightWarns,
   type PreflightState,
 } from '../../../brain/preflight/index.js';
 import { discoverServices, type DiscoveredTool } from '../../../brain/registry/index.js';
@@ -14,7 +15,7 @@ import {
   refusalsDuring,
   type Refusal,
 } from '../../../bus/index.js';
-import type { BusAuth, RunningStack } from '../../../config/index.js';
+import type { BusAuth, RunningStack, ToolLimits } from '../../../config/index.js';
 import { CaesarError } from '../../../errors/index.js';
 import { formatPolicyWarning } from '../../../policy/index.js';
 import { terminalLine } from '../../../text/index.js';
@@ -56,7 +57,7 @@ export async function runList(flags: ListFlags): Promise<void> {
   try {
     let tools: ListedTool[] = [];
     const refused = await refusalsDuring(nc, async () => {
-      tools = await listTools(nc, Number(flags.wait));
+      tools = await listTools(nc, Number(flags.wait), config.toolLimits);
       await nc.flush();
     });
     // an identity the server knows but that may not ask discovery (a worker's or a brain's
@@ -117,21 +118,29 @@ function pick(flags: ListFlags): { config?: string; dataDir?: string } {
 /** What `caesar legion list --json` prints per tool (the full spec is left out). */
 type ListedTool = Omit<DiscoveredTool, 'spec'> & {
   title: string;
-  /** The tool's own preflight: is its backend configured and reachable? */
-  preflight: { state: PreflightState; detail: string[]; line: string };
+  /**
+   * The tool's own preflight (is its backend configured and reachable?), with the operator's
+   * `tools.limits` applied as the brain applies them; `warns`: each call waits for a human.
+   */
+  preflight: { state: PreflightState; warns: boolean; detail: string[]; line: string };
 };
 
 /** How long `legion list` waits for each tool's preflight answer. */
 const PREFLIGHT_TIMEOUT_MS = 5000;
 
-async function listTools(nc: NatsConnection, windowMs: number): Promise<ListedTool[]> {
+async function listTools(
+  nc: NatsConnection,
+  windowMs: number,
+  limits: ToolLimits,
+): Promise<ListedTool[]> {
   const tools = await discoverServices(nc, { windowMs });
-  const cache = new PreflightCache(nc, { timeoutMs: PREFLIGHT_TIMEOUT_MS });
+  const cache = new PreflightCache(nc, { timeoutMs: PREFLIGHT_TIMEOUT_MS, limits });
   const preflights = await Promise.all(tools.map((t) => cache.get(t.tool)));
   return tools.map(({ spec, ...rest }, i) => {
     const r = preflights[i]!;
     const preflight = {
       state: preflightState(r),
+      warns: preflightWarns(r),
       detail: preflightView(r).detail,
       line: describePreflight(rest.tool, r),
     };
@@ -145,6 +154,11 @@ const STATE_TEXT: Record<PreflightState, string> = {
   not_ready: 'not ready',
   unknown: 'no answer',
 };
+
+/** The PREFLIGHT cell: `ready, warns` for a ready tool whose calls wait for a human. */
+function stateText(p: ListedTool['preflight']): string {
+  return p.state === 'ready' && p.warns ? 'ready, warns' : STATE_TEXT[p.state];
+}
 
 /**
  * A row per tool. Each cell is what a worker said about itself (its host name, its version,
@@ -178,7 +192,7 @@ function printInstancesTable(tools: ListedTool[]): void {
         String(t.inFlight),
         String(t.requests),
         String(t.errors),
-        STATE_TEXT[t.preflight.state],
+        stateText(t.preflight),
         String(t.instances.reduce((n, i) => n + (i.restarts?.count ?? 0), 0)),
       ].map(terminalLine),
     ),
@@ -187,10 +201,11 @@ function printInstancesTable(tools: ListedTool[]): void {
   const restarted = tools.flatMap((t) => t.instances.flatMap((i) => restartLine(t.tool, i)));
   if (restarted.length > 0) terminal.out('');
   for (const line of restarted) terminal.out(line);
-  const notReady = tools.filter((t) => t.preflight.state !== 'ready');
-  if (notReady.length === 0) return;
+  // what keeps a tool from being ready, or makes its calls wait for a human
+  const told = tools.filter((t) => t.preflight.state !== 'ready' || t.preflight.warns);
+  if (told.length === 0) return;
   terminal.out('');
-  for (const t of notReady) terminal.out(terminalLine(t.preflight.line));
+  for (const t of told) terminal.out(terminalLine(t.preflight.line));
 }
 
 /**

@@ -1,3 +1,6 @@
+import { ConfigError, RuntimeFileError } from '../../../config/index.js';
+import { CaesarError } from '../../../errors/index.js';
+import { catalogPath, isPlanned, readCatalog } from '../../../legion/catalog/index.js';
 import {
   flowSummary,
   formatPolicySummary,
@@ -5,20 +8,26 @@ import {
   type CompiledPolicy,
 } from '../../../policy/index.js';
 import { shippedToolNames } from '../../../../workers/index.js';
-import { consoleIo, EXIT_USAGE, withPolicy, type PolicyCliIo } from './load.js';
+import { consoleIo, EXIT_USAGE, loadPolicyConfig, withPolicy, type PolicyCliIo } from './load.js';
 import type { PolicyCheckOptions } from './flags.js';
 
 /**
- * What the offline check says of a tool that is not shipped: it cannot see workers of the
- * operator's own (`worker.modules`, another host); the running brain can.
+ * What the offline check says of a tool neither shipped nor catalogued: it cannot see
+ * workers the catalog does not list (`worker.modules`, another host); the running brain can.
  */
-const NOT_SHIPPED =
-  'is not a shipped tool (an offline check; `caesar policy status` also knows the running workers)';
+const NOT_KNOWN_OFFLINE =
+  'is neither a shipped tool nor in the catalog (an offline check; `caesar policy status` also knows the running workers)';
+
+/** The catalog's names (ADR 0090): the tools it lists with a module or a host, and its stubs. */
+interface CatalogNames {
+  readonly catalogued: readonly string[];
+  readonly planned: readonly string[];
+}
 
 /**
  * `caesar policy check [file]`: loads the policy and reports problems with file:line:column.
- * Warnings (a rule that never applies, a tool no shipped worker serves) leave the exit code
- * 0; `--strict` makes them exit 1.
+ * Warnings (a rule that never applies, a tool neither shipped nor catalogued, a tool the
+ * catalog only plans) leave the exit code 0; `--strict` makes them exit 1.
  */
 export async function runPolicyCheck(
   file: string | undefined,
@@ -29,8 +38,10 @@ export async function runPolicyCheck(
     io.err('caesar policy check: give the policy file as an argument or as --policy, not both');
     return EXIT_USAGE;
   }
-  return withPolicy({ ...opts, policy: file ?? opts.policy }, io, (loaded) => {
-    const checked = withToolWarnings(loaded);
+  return withPolicy({ ...opts, policy: file ?? opts.policy }, io, async (loaded) => {
+    const catalog = await catalogNames(opts, io);
+    if (catalog === null) return false;
+    const checked = withToolWarnings(loaded, catalog);
     if (opts.json) {
       const { file: path, sha256, rules, warnings } = checked;
       const flow = flowSummary(checked);
@@ -42,9 +53,42 @@ export async function runPolicyCheck(
   });
 }
 
-/** The policy with a warning for each tool it names that no shipped worker serves. */
-function withToolWarnings(policy: CompiledPolicy): CompiledPolicy {
-  const tools = unknownToolWarnings(policy.toolMentions, shippedToolNames(), NOT_SHIPPED);
+/**
+ * The catalog in the config's data dir, read without importing a module; null once a config
+ * or catalog that does not load has been reported.
+ */
+async function catalogNames(
+  opts: PolicyCheckOptions,
+  io: PolicyCliIo,
+): Promise<CatalogNames | null> {
+  try {
+    const { dataDir } = await loadPolicyConfig(opts, io);
+    const { tools } = await readCatalog(catalogPath(dataDir));
+    return {
+      catalogued: tools.filter((t) => !isPlanned(t)).map((t) => t.name),
+      planned: tools.filter(isPlanned).map((t) => t.name),
+    };
+  } catch (err) {
+    const reported =
+      err instanceof ConfigError ||
+      err instanceof RuntimeFileError ||
+      (err instanceof CaesarError && err.code === 'catalog_invalid');
+    if (!reported) throw err;
+    io.err(err.message);
+    return null;
+  }
+}
+
+/**
+ * The policy with a warning for each tool it names that is neither shipped nor catalogued,
+ * and for each it names that the catalog only plans.
+ */
+function withToolWarnings(policy: CompiledPolicy, catalog: CatalogNames): CompiledPolicy {
+  const known = [...shippedToolNames(), ...catalog.catalogued];
+  const tools = unknownToolWarnings(policy.toolMentions, known, {
+    unknown: NOT_KNOWN_OFFLINE,
+    planned: catalog.planned,
+  });
   if (tools.length === 0) return policy;
   const warnings = [...policy.warnings, ...tools].sort(
     (a, b) => a.line - b.line || a.column - b.column,

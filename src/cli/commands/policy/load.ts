@@ -1,5 +1,10 @@
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig, RuntimeFileError } from '../../../config/index.js';
+import {
+  ConfigError,
+  loadConfig,
+  RuntimeFileError,
+  type CaesarConfig,
+} from '../../../config/index.js';
 import {
   PolicyError,
   PolicyLoadError,
@@ -43,11 +48,11 @@ export const consoleIo: PolicyCliIo = { out: terminal.out, err: terminal.err };
 export async function withPolicy(
   opts: PolicyFileOptions,
   io: PolicyCliIo,
-  use: (policy: CompiledPolicy) => boolean,
+  use: (policy: CompiledPolicy) => boolean | Promise<boolean>,
 ): Promise<number> {
   const policy = await loadPolicy(opts, io);
   if (policy === null) return EXIT_FAILED;
-  return use(policy) ? EXIT_OK : EXIT_FAILED;
+  return (await use(policy)) ? EXIT_OK : EXIT_FAILED;
 }
 
 /**
@@ -88,14 +93,26 @@ async function policyPath(
 ): Promise<{ path: string; maxBytes?: number }> {
   const cwd = io.cwd ?? process.cwd();
   if (opts.policy !== undefined) return { path: resolve(cwd, opts.policy) };
-  const config = await loadConfig({
-    cwd,
+  const config = await loadPolicyConfig(opts, io);
+  return { path: config.policy.file, maxBytes: config.policy.maxFileBytes };
+}
+
+/**
+ * The config a `caesar policy ...` subcommand reads: `--config` (else env and
+ * `./caesar.yaml`), `--data-dir`, and the running stack's runtime.json in that data dir.
+ * @throws {ConfigError | RuntimeFileError} a config or runtime.json that does not load
+ */
+export async function loadPolicyConfig(
+  opts: PolicyFileOptions,
+  io: PolicyCliIo,
+): Promise<CaesarConfig> {
+  return loadConfig({
+    cwd: io.cwd ?? process.cwd(),
     ...(opts.config === undefined ? {} : { file: opts.config }),
     ...(io.env === undefined ? {} : { env: io.env }),
     ...(opts.dataDir === undefined ? {} : { overrides: { data_dir: opts.dataDir } }),
     runningStack: true,
   });
-  return { path: config.policy.file, maxBytes: config.policy.maxFileBytes };
 }
 
 function reportLoadError(path: string, err: PolicyError, opts: PolicyFileOptions, io: PolicyCliIo) {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PendingConfirmationSchema } from '../../../../src/brain/api/contract.js';
+import { catalogPath, plannedEntry, writeCatalog } from '../../../../src/legion/catalog/index.js';
 import { serveTools, type ToolWorker } from '../../../../src/legion/index.js';
 import { createEchoTool, createPageTool } from '../../../fixtures/tools.js';
 import {
@@ -54,6 +55,13 @@ denied_tools:
   - tool: web_search
     id: no-web-search
 `;
+
+/** A planned stub whose purpose is markup: the dashboard shows it as text. */
+const PLANNED = plannedEntry(
+  'hpc_solver',
+  'Run FDTD jobs on the cluster <img src=x id=planned-img><b id=planned-b>now</b>',
+  { tags: ['hpc'] },
+);
 
 /** What the page the model reads says: an instruction for it, and markup that must stay text. */
 const INJECTED =
@@ -164,6 +172,9 @@ describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
     dir = mkdtempSync(join(tmpdir(), 'caesar-dashboard-'));
     policyFile = join(dir, 'policy.yaml');
     writeFileSync(policyFile, POLICY);
+    // a catalog-only stub (ADR 0090), read by the brain at start: listed, never callable
+    mkdirSync(join(dir, 'var'), { mode: 0o700 });
+    await writeCatalog(catalogPath(join(dir, 'var')), { version: 1, tools: [PLANNED] });
     nats = await startNats();
     model = await startFakeOpenAi();
     calculator = startCalculatorProcess(nats.url);
@@ -505,6 +516,29 @@ describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
       await restarted.stop();
     }
   });
+  test("a catalog's planned stub shows with a planned badge and its purpose as text, nothing to call", async () => {
+    const page = await context.newPage();
+    const problems = watch(page);
+    await loggedIn(page, brain.url, brain.token);
+    const stub = page.locator('#tools li[data-tool="hpc_solver"]');
+    await stub.waitFor();
+    expect(await stub.getAttribute('data-state')).toBe('planned');
+    const badge = stub.locator('.badge');
+    expect(await badge.count()).toBe(1);
+    expect(await badge.textContent()).toBe('planned');
+    expect(await badge.getAttribute('class')).toBe('badge warn');
+    expect(await stub.textContent()).toContain(
+      `${PLANNED.purpose} (planned: the catalog lists it, nothing serves it)`,
+    );
+    // no policy or preflight badge, no instances: nothing serves it
+    expect(await stub.textContent()).not.toMatch(/policy:|preflight:|instance/);
+    expect(await page.locator('#planned-img, #planned-b').count()).toBe(0);
+    expect(problems.console.filter((l) => !/status of 404.*\/v1\/policy\)$/.test(l))).toEqual([]);
+    expect(problems.pageErrors).toEqual([]);
+    expect(await cspViolations(page)).toEqual([]);
+    await page.close();
+  });
+
   test('on a phone (390x844): the chat grows with the page, identifiers wrap at separators, the header names the token, a waiting call stays at the top', async () => {
     const ENV = 'CAESAR_TOOLS__WEB_SEARCH__SEARXNG_URL';
     const ENTITY = 'light.living_room_ceiling_lamp_2';

@@ -65,7 +65,8 @@ beforeEach(async () => {
   said = [];
   logged = [];
   gate = new StartupGate(['brain', 'calculator']);
-  preflight = new PreflightBoard();
+  // a limit none of the replies below reach, unless a test asks for more
+  preflight = new PreflightBoard({ allowGpu: true, maxVcpus: 8 });
   record = new RuntimeRecord(dir, (l) => said.push(l));
   toBrain = [];
   brainTakes = true;
@@ -172,6 +173,21 @@ describe("caesar up's handling of its children", () => {
     said = [];
     events.onMessage!('calculator', preflightOf('calculator', true));
     expect(said).toEqual(['preflight     calculator: ready']);
+  });
+
+  test("a restarted worker's preflight line carries the operator's limits", async () => {
+    events.onMessage!('calculator', calculator);
+    events.onMessage!('brain', brain);
+    await gate.wait(30_000);
+    gate.close();
+    said = [];
+    const report = preflightOf('calculator', true);
+    const reply = { ...report.replies[0]! };
+    reply.resource_requirements = { ...reply.resource_requirements, min_vcpus: 16 };
+    events.onMessage!('calculator', { ...report, replies: [reply] });
+    expect(said).toEqual([
+      'preflight     calculator: ready, warns: min_vcpus: the tool asks for 16 vCPUs; tools.limits.max_vcpus is 8',
+    ]);
   });
 
   test("a child's output lines are logged with its name", () => {
