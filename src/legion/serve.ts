@@ -124,7 +124,16 @@ export async function serveTools(
   const inflight = new Set<Promise<void>>();
   const replies = options.replies ?? ReplySigner.ephemeral();
   const capacity = options.capacity ?? readHostCapacity();
-  const shared: Shared = { host, logger, cutoff: cutoff.signal, inflight, replies, capacity };
+  const configs = new Map<unknown, Map<string, unknown>>();
+  const shared: Shared = {
+    host,
+    logger,
+    cutoff: cutoff.signal,
+    inflight,
+    replies,
+    capacity,
+    configs,
+  };
   const running: Running[] = [];
   try {
     for (const tool of tools) running.push(await startOne(tool, options, shared));
@@ -193,19 +202,24 @@ interface Shared {
   inflight: Set<Promise<void>>;
   replies: ReplySigner;
   capacity: HostCapacity;
+  /**
+   * Each config section as parsed, by the schema that parsed it: the actions of one tool share
+   * its schema and section, so their hooks and handlers see one config object (ADR 0092).
+   */
+  configs: Map<unknown, Map<string, unknown>>;
 }
 
 async function startOne(
   tool: ToolDefinition,
   options: ServeOptions,
-  { host, logger: parentLogger, cutoff, inflight, replies, capacity }: Shared,
+  { host, logger: parentLogger, cutoff, inflight, replies, capacity, configs }: Shared,
 ): Promise<Running> {
   const name = tool.spec.name;
   const worker: WorkerRef = { id: nuid.next(), host };
   const logger = parentLogger.child({ tool: name, workerId: worker.id });
   const ctx: ToolStartContext = {
     logger,
-    config: parseConfig(tool, options.config?.[tool.configSection]),
+    config: sharedConfig(configs, tool, options.config?.[tool.configSection]),
     worker,
   };
   await tool.start?.(ctx);
@@ -272,6 +286,20 @@ function assertSubscribed(running: readonly Running[]): void {
     why: `its identity may not receive ${tools.join(', ')}'s calls`,
     next: `Give it the permissions that \`caesar legion permissions ${tools.join(' ')}\` prints (docs/operations.md)`,
   });
+}
+
+/** The tool's config section, parsed once per schema and section (see `Shared.configs`). */
+function sharedConfig(
+  configs: Map<unknown, Map<string, unknown>>,
+  tool: ToolDefinition,
+  section: unknown,
+): unknown {
+  const bySection = configs.get(tool.config) ?? new Map<string, unknown>();
+  configs.set(tool.config, bySection);
+  if (bySection.has(tool.configSection)) return bySection.get(tool.configSection);
+  const parsed = parseConfig(tool, section);
+  bySection.set(tool.configSection, parsed);
+  return parsed;
 }
 
 function parseConfig(tool: ToolDefinition, section: unknown): unknown {

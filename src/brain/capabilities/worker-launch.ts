@@ -1,3 +1,4 @@
+import { splitCallable } from '../../protocol/index.js';
 /**
  * How a tool's worker is started where this brain runs: the words of the "start it" step the
  * brain's replies give for a tool no worker serves. The CLI knows the deployment, the brain
@@ -38,7 +39,9 @@ function shellWord(word: string): string {
  * the NATS URL, the stack's identity for the tool and the brain's key); for another, where to
  * read how its worker starts.
  */
-export function startStep(launch: WorkerLaunch, tool: string): string {
+export function startStep(launch: WorkerLaunch, callable: string): string {
+  // an action is served by its tool's worker (ADR 0092)
+  const tool = splitCallable(callable).tool;
   if (launch.shipped !== undefined && !launch.shipped.includes(tool)) {
     return `start the worker that serves ${tool} (it is not a shipped tool; docs/legion.md)`;
   }

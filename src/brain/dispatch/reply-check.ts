@@ -6,6 +6,7 @@ import {
   MAX_ENVELOPE_BYTES,
   MAX_ENVELOPE_DEPTH,
   type DispatchReply,
+  splitCallable,
 } from '../../protocol/index.js';
 import { nkeyPublicKey } from '../../protocol/nkey-ed25519.js';
 import { verifyReplySignature, type SignedOutcome } from '../../protocol/reply-signature.js';
@@ -146,12 +147,14 @@ export class ReplyBinding {
     if (declared === undefined) {
       return refusal('no_key', `a reply naming ${who}, which declared no reply key`, id);
     }
-    const pinned = this.#trusted[tool];
+    // an action is served by its tool's identity, which the pins name (ADR 0092)
+    const owner = splitCallable(tool).tool;
+    const pinned = this.#trusted[tool] ?? this.#trusted[owner];
     if (pinned !== undefined && !pinned.includes(declared)) {
       return refusal(
         'untrusted_key',
         `a reply naming ${who}, whose reply key ${declared} is not one brain.trusted_workers ` +
-          `lists for ${tool}`,
+          `lists for ${owner}`,
         id,
       );
     }

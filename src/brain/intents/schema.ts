@@ -1,3 +1,4 @@
+import { CallableNameSchema } from '../../protocol/index.js';
 import { CALL_OUTCOMES, type CallOutcome } from '../api/index.js';
 import { z } from 'zod';
 import { DATE_PHRASES } from './dates.js';
@@ -96,7 +97,8 @@ export const IntentSpecSchema = z.strictObject({
   description: z.string().trim().min(1).max(120).optional(),
   /** A message the rule matches, for the "I can ..." list. */
   example: z.string().trim().min(1).max(200).optional(),
-  tool: name('tool'),
+  // a tool, or an action of one: `home_assistant.call_service` (ADR 0092)
+  tool: CallableNameSchema,
   sentences: z.array(z.string()).min(1).max(50),
   slots: z.record(z.string().regex(SLOT_NAME_RE, 'expected a slot name'), SlotSchema).optional(),
   /** The tool input: JSON-like data whose strings may hold `{slot}` placeholders. */

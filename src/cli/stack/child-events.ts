@@ -8,6 +8,7 @@ import type { PreflightBoard } from './preflight.js';
 import type { RuntimeRecord } from './runtime-record.js';
 import type { ReadyMessage, StartupGate } from './startup.js';
 import { statusLine, type Say } from './status.js';
+import { splitCallable } from '../../protocol/index.js';
 import type { RestartInfo, SupervisorEvents } from './supervisor.js';
 
 /** What `caesar up` does with what its children say and do. */
@@ -92,7 +93,8 @@ function onMessage(t: ChildEventTargets, name: string, message: ChildMessage): v
 
 /** A worker reports for the tool it serves (its name under `caesar up`), and for no other. */
 function preflight(t: ChildEventTargets, name: string, message: WorkerPreflight): void {
-  const other = message.replies.find((r) => r.tool !== name);
+  // a tool with actions reports for each of them (ADR 0092)
+  const other = message.replies.find((r) => splitCallable(r.tool).tool !== name);
   if (name === BRAIN || other !== undefined) {
     const what = other === undefined ? 'a preflight' : `tool ${other.tool}`;
     return malformed(t, name, `type: worker_preflight: ${name} cannot report for ${what}`);

@@ -1,4 +1,5 @@
 import { CaesarError, errorMessage } from '../../errors/index.js';
+import { splitCallable } from '../../protocol/index.js';
 import { runFile } from '../../process/index.js';
 import { jsonRefusal, readJsonText } from '../../text/index.js';
 import { MAIN } from './children.js';
@@ -24,7 +25,8 @@ export async function moduleTools(
   );
   const tools = new Map<string, string>();
   for (const [module, names] of checked) {
-    for (const tool of names) {
+    // a tool with actions is one worker serving them all, under the tool's identity (ADR 0092)
+    for (const tool of new Set(names.map((n) => splitCallable(n).tool))) {
       const other = tools.get(tool);
       if (other !== undefined) {
         const clash = `which module ${other} defines too: rename one of them`;

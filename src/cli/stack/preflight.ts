@@ -5,6 +5,7 @@ import {
 } from '../../brain/preflight/index.js';
 import type { ToolLimits } from '../../config/index.js';
 import type { PreflightReply } from '../../protocol/preflight.js';
+import { splitCallable } from '../../protocol/index.js';
 
 /** How long `caesar up` waits for each tool's preflight once every child is ready. */
 export const PREFLIGHT_TIMEOUT_MS = 5000;
@@ -40,22 +41,31 @@ export class PreflightBoard {
   }
 
   /**
-   * One line per tool, in the order given, once every tool has reported or `timeoutMs` has
-   * passed; a tool that has not reported by then says so.
+   * One line per tool, in the order given (a tool with actions: one per action, ADR 0092),
+   * once every tool has reported or `timeoutMs` has passed; a tool that has not reported by
+   * then says so.
    */
   async lines(tools: readonly string[], timeoutMs = PREFLIGHT_TIMEOUT_MS): Promise<string[]> {
     await this.#allReported(tools, timeoutMs);
     const seconds = timeoutMs / 1000;
-    return tools.map((tool) =>
-      describePreflight(
-        tool,
-        this.#results.get(tool) ?? { error: `no answer within ${seconds} s`, at: Date.now() },
-      ),
-    );
+    return tools.flatMap((tool) => {
+      const reported = this.#reportedFor(tool);
+      if (reported.length === 0) {
+        return [
+          describePreflight(tool, { error: `no answer within ${seconds} s`, at: Date.now() }),
+        ];
+      }
+      return reported.map((callable) => describePreflight(callable, this.#results.get(callable)!));
+    });
+  }
+
+  /** The callables `tool` reported for: itself, or each of its actions. */
+  #reportedFor(tool: string): string[] {
+    return [...this.#results.keys()].filter((k) => splitCallable(k).tool === tool);
   }
 
   #allReported(tools: readonly string[], timeoutMs: number): Promise<void> {
-    const done = () => tools.every((t) => this.#results.has(t));
+    const done = () => tools.every((t) => this.#reportedFor(t).length > 0);
     if (done()) return Promise.resolve();
     return new Promise((resolve) => {
       const finish = () => {

@@ -5,6 +5,7 @@ import {
   type LoadToolModuleOptions,
   type ToolDefinition,
 } from '../../../legion/index.js';
+import { splitCallable } from '../../../protocol/index.js';
 import { loadShippedTools } from '../../../../workers/index.js';
 import { takenToolName } from './own-tool-name.js';
 
@@ -32,13 +33,23 @@ export async function loadServedTools(
       }
       fromModules.set(tool.name, { tool, module });
     }
-    if (names.length > 0 && !tools.some((t) => names.includes(t.name))) {
+    if (names.length > 0 && !tools.some((t) => isNamed(t.name, names))) {
       throw unpicked(module, tools, names);
     }
   }
-  if (names.length === 0) return [...fromModules.values()].map((m) => m.tool);
-  const shipped = await loadShippedTools(names.filter((n) => !fromModules.has(n)));
-  return names.map((n) => fromModules.get(n)?.tool ?? shipped.find((t) => t.name === n)!);
+  const own = [...fromModules.values()].map((m) => m.tool);
+  if (names.length === 0) return own;
+  const fromModule = own.filter((t) => isNamed(t.name, names));
+  const shipped = await loadShippedTools(
+    names.filter((n) => !fromModule.some((t) => isNamed(t.name, [n]))),
+  );
+  // in the order named; a tool with actions brings each of them (ADR 0092)
+  return names.flatMap((n) => [...fromModule, ...shipped].filter((t) => isNamed(t.name, [n])));
+}
+
+/** Whether `callable` is one of `names`, or an action of a tool among them. */
+function isNamed(callable: string, names: readonly string[]): boolean {
+  return names.includes(callable) || names.includes(splitCallable(callable).tool);
 }
 
 function clashOf(tool: string, otherModule: string | undefined): string | undefined {
