@@ -17,12 +17,40 @@ const SHIPPED_TOOLS: Readonly<Record<string, () => Promise<AnyToolDefinition>>> 
     (await import('./call_service/index.js')).callServiceTool as AnyToolDefinition,
   ha_entities: async () =>
     (await import('./ha_entities/index.js')).haEntitiesTool as AnyToolDefinition,
+  home_assistant: async () =>
+    (await import('./home_assistant/index.js')).homeAssistantTool as AnyToolDefinition,
   web_search: async () =>
     (await import('./web_search/index.js')).webSearchTool as AnyToolDefinition,
 });
 
+/**
+ * Shipped tools kept for one release under their old names, and the tool that replaces each
+ * (ADR 0093): `serve-tool` still serves them, with a warning; `caesar up` starts the new one.
+ */
+const DEPRECATED_TOOLS: Readonly<Record<string, string>> = Object.freeze({
+  call_service: 'home_assistant',
+  ha_entities: 'home_assistant',
+});
+
+/** Every shipped tool a worker can serve, the deprecated ones included. */
 export function shippedToolNames(): string[] {
   return Object.keys(SHIPPED_TOOLS).sort();
+}
+
+/** The shipped tools `caesar up` starts when not told which: all but the deprecated ones. */
+export function defaultToolNames(): string[] {
+  return shippedToolNames().filter((n) => !Object.hasOwn(DEPRECATED_TOOLS, n));
+}
+
+/** Why a shipped tool name is deprecated and what to serve instead; undefined if it is not. */
+export function deprecatedToolNote(name: string): string | undefined {
+  const instead = Object.hasOwn(DEPRECATED_TOOLS, name) ? DEPRECATED_TOOLS[name] : undefined;
+  if (instead === undefined) return undefined;
+  return (
+    `'${name}' is deprecated and will be removed in the next release: serve '${instead}' ` +
+    `instead (its actions include ${instead}.${name === 'ha_entities' ? 'entities' : name}; ` +
+    'policies and intents that name the old tool keep working)'
+  );
 }
 
 /** `serve-tool` was given a tool this build does not ship. */

@@ -68,6 +68,8 @@ export { probeHttp, notConfigured, PREFLIGHT_TIMEOUT_MS } from './http-probe.js'
 export type { ProbeResult } from './http-probe.js';
 // The call_service wire shape: the brain checks calls against it, the worker serves it.
 export { CALL_SERVICE_TOOL, SELECTOR_KINDS, CallServiceInputSchema } from '../protocol/index.js';
+// The Home Assistant tool and its two actions (ADR 0093).
+export { HOME_ASSISTANT_TOOL, HA_CALL_SERVICE, HA_ENTITIES } from '../protocol/index.js';
 // The one reading of zod's issues: a config section's words for a key it does not take, and
 // the first thing wrong with a backend's answer (`path: message`).
 export { describeFirstIssue, unknownKeysWords } from '../protocol/index.js';

@@ -11,7 +11,7 @@ import { durationSchema } from '../text/index.js';
 import { PolicyEngine } from './engine.js';
 import { PolicyCasesError } from './errors.js';
 import type { FlowContext } from './flow-context.js';
-import { CALL_SERVICE_TOOL, isGenericToolCall, type ToolCall } from './tool-call.js';
+import { isGenericToolCall, isServiceCallTool, type ToolCall } from './tool-call.js';
 import { parseYamlSource } from './yaml-source.js';
 
 /**
@@ -102,7 +102,7 @@ function flowContext(
   turns: Map<string, Map<string, number>>,
 ): FlowContext {
   const service =
-    !isGenericToolCall(call) || call.tool === CALL_SERVICE_TOOL || call.tool.includes('.');
+    !isGenericToolCall(call) || isServiceCallTool(call.tool) || call.tool.includes('.');
   const turn = f.turn ?? '1';
   let counts = turns.get(turn);
   if (counts === undefined) {

@@ -1,4 +1,4 @@
-import { actionName } from '../protocol/index.js';
+import { actionName, canonicalCallable } from '../protocol/index.js';
 import { compileAllowMap } from './constraint-allow.js';
 import { compileDenyMap } from './constraint-deny.js';
 import { ConstraintSchema, type ConstraintSpec } from './constraint-schema.js';
@@ -85,7 +85,11 @@ export function perActionKey<R extends { readonly key: string }>(
 ): R[] {
   return rules.flatMap((rule, i) => {
     const spec = specs[i];
-    if (spec?.actions === undefined) return [rule];
+    if (spec?.actions === undefined) {
+      // a legacy Home Assistant name is the action it names now (ADR 0093)
+      const key = canonicalCallable(rule.key);
+      return [key === rule.key ? rule : { ...rule, key }];
+    }
     return actionKeys(spec).map((key) => ({ ...rule, key }));
   });
 }

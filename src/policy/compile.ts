@@ -25,7 +25,7 @@ import {
   RULE_ITEM_SCHEMAS,
   type PolicyFile,
 } from './schema.js';
-import { CALL_SERVICE_TOOL } from './tool-call.js';
+import { HA_CALL_SERVICE, HOME_ASSISTANT_TOOL, isServiceCallTool } from '../protocol/index.js';
 import { toolMentions } from './tool-names.js';
 import { namedEntities } from './named-entities.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
@@ -169,10 +169,11 @@ function* build(
     indexRules(
       perActionKey(denyTools, spec.denied_tools),
       perActionKey(allowTools, spec.allowed_tools),
-      CALL_SERVICE_TOOL,
+      HA_CALL_SERVICE,
     ),
   );
-  const killSwitch = denyTools.find((r) => r.key === CALL_SERVICE_TOOL && r.bare) ?? null;
+  const killSwitch =
+    denyTools.find((r, i) => r.bare && deniesServiceCalls(spec.denied_tools[i]!)) ?? null;
   const rules = [
     ...allowServices.map((r) => summary(r, 'allow', spec.allowed_services[r.ref.index ?? 0], flow)),
     ...denyServices.map((r) => summary(r, 'deny', spec.denied_services[r.ref.index ?? 0])),
@@ -265,4 +266,14 @@ function duplicateIds(source: YamlSource): PolicyIssue[] {
 
 function byPosition(a: PolicyIssue, b: PolicyIssue): number {
   return a.line - b.line || a.column - b.column;
+}
+
+/**
+ * Whether a bare deny rule is the kill switch of every Home Assistant service call: it names
+ * `call_service`, the action `home_assistant.call_service`, or the whole `home_assistant`
+ * tool (ADR 0093).
+ */
+function deniesServiceCalls(rule: { readonly tool: string; readonly actions?: readonly string[] }) {
+  if (rule.tool !== HOME_ASSISTANT_TOOL) return isServiceCallTool(rule.tool);
+  return rule.actions === undefined || rule.actions.includes('call_service');
 }

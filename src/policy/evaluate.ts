@@ -24,7 +24,7 @@ import {
 } from './normalize.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
 import { show } from './show.js';
-import { CALL_SERVICE_TOOL, TOOL_NAME_RE, type ToolCall } from './tool-call.js';
+import { canonicalCallable, isServiceCallTool, TOOL_NAME_RE, type ToolCall } from './tool-call.js';
 import { nearMissAllow } from './tool-names.js';
 import { underOwnNames } from './matchers/registry.js';
 import { toolRulesFor } from './rule-index.js';
@@ -94,7 +94,7 @@ export function evaluateCall(rt: Runtime, call: ToolCall, ctx: Ctx, mode: Mode):
     return deny(rt, ctx, rt.policy.defaultDeny.tools, 'malformed tool call: tool must be a string');
   }
   const input = (call as { input?: unknown }).input;
-  if (tool === CALL_SERVICE_TOOL) {
+  if (isServiceCallTool(tool)) {
     return evaluateServiceCall(rt, input, ctx, mode, ctx?.service);
   }
   if (tool.includes('.') && !isAction(rt, tool, ctx)) {
@@ -103,7 +103,8 @@ export function evaluateCall(rt: Runtime, call: ToolCall, ctx: Ctx, mode: Mode):
     return evaluateServiceCall(rt, service, ctx, mode);
   }
   const fallback = rt.policy.defaultDeny.tools;
-  const entry = toolRulesFor(rt.policy.toolIndex, tool);
+  // a legacy Home Assistant name finds the rules of the action it names now (ADR 0093)
+  const entry = toolRulesFor(rt.policy.toolIndex, canonicalCallable(tool));
   if (entry === undefined) return deny(rt, ctx, fallback, notListed(rt, 'tool', tool));
   return (
     decide(rt, entry, underOwnNames(tool, input), subject('tool', tool), fallback, ctx, mode) ??

@@ -13,7 +13,7 @@ export type { FlowContext } from './flow-context.js';
 export { PolicyStore, openPolicyStore } from './store.js';
 export type { PolicyEvent } from './events.js';
 
-export { CALL_SERVICE_TOOL, SELECTOR_KINDS } from './tool-call.js';
+export { SELECTOR_KINDS, isServiceCallTool } from './tool-call.js';
 export type { ToolCall } from './tool-call.js';
 export { normalizeServiceCall } from './normalize.js';
 export type { NormalizeResult } from './normalize.js';

@@ -7,7 +7,7 @@ import {
 import { TOOL_MATCHERS, toolsWithTypedKey, typedKeyOf } from './matchers/registry.js';
 import { ACTION_SEPARATOR, forwardIssues } from '../protocol/index.js';
 import { isRecord } from '../text/index.js';
-import { CALL_SERVICE_TOOL } from './tool-call.js';
+import { HA_CALL_SERVICE, HOME_ASSISTANT_TOOL, isServiceCallTool } from '../protocol/index.js';
 import { closest } from '../text/index.js';
 
 /**
@@ -62,18 +62,27 @@ export function checkToolRule(list: ToolList, rule: unknown, ctx: Ctx): void {
       `'${tool}' names one action already; write tool: ${base} with actions, or the full name alone`,
     );
   }
-  if (tool === CALL_SERVICE_TOOL) {
+  const actions = Array.isArray(rule.actions) ? (rule.actions as unknown[]) : undefined;
+  if (
+    tool === HOME_ASSISTANT_TOOL &&
+    list === 'allowed_tools' &&
+    actions?.includes('call_service')
+  ) {
+    report(
+      ctx,
+      ['actions'],
+      `${HA_CALL_SERVICE} is governed by allowed_services: list the services there`,
+    );
+    return;
+  }
+  if (isServiceCallTool(tool)) {
     if (list === 'allowed_tools') {
-      report(
-        ctx,
-        ['tool'],
-        'call_service is governed by allowed_services: list the services there',
-      );
+      report(ctx, ['tool'], `${tool} is governed by allowed_services: list the services there`);
     } else if (input !== undefined) {
       report(
         ctx,
         ['input'],
-        'constrain service calls with denied_services; a bare call_service entry denies them all',
+        `constrain service calls with denied_services; a bare ${tool} entry denies them all`,
       );
     }
     return;

@@ -1,5 +1,7 @@
 import {
   CALL_SERVICE_TOOL,
+  canonicalCallable,
+  isServiceCallTool,
   CALLABLE_NAME_PATTERN,
   SELECTOR_KINDS,
   type SelectorKind,
@@ -7,7 +9,7 @@ import {
 
 // The call_service wire shape lives in src/protocol (one definition, checked by the brain
 // before the policy judges a call, and by the worker); the policy names its parts.
-export { CALL_SERVICE_TOOL, SELECTOR_KINDS };
+export { CALL_SERVICE_TOOL, SELECTOR_KINDS, canonicalCallable, isServiceCallTool };
 
 /**
  * Tool ids (a tool's name, or an action's `tool.action`), as the wire protocol checks them

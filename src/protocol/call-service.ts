@@ -7,8 +7,56 @@ import { z } from 'zod';
  * One definition, used by the brain's input check and by the `call_service` worker.
  */
 
-/** The Home Assistant tool: its calls are governed by `allowed_services`, not `allowed_tools`. */
+/**
+ * The Home Assistant service call under its first name, a tool of its own: its calls are
+ * governed by `allowed_services`, not `allowed_tools`. Kept for one release beside
+ * {@link HA_CALL_SERVICE}, the same call as an action of the `home_assistant` tool.
+ */
 export const CALL_SERVICE_TOOL = 'call_service';
+
+/** The Home Assistant tool, with two actions (ADR 0093). */
+export const HOME_ASSISTANT_TOOL = 'home_assistant';
+/** A Home Assistant service call: governed by `allowed_services`, like `call_service`. */
+export const HA_CALL_SERVICE = 'home_assistant.call_service';
+/** Finding entities by name, area or domain (the `ha_entities` tool's action). */
+export const HA_ENTITIES = 'home_assistant.entities';
+
+/**
+ * The names the two Home Assistant tools had before they were one tool's actions, and the
+ * actions they name now. For one release a worker may still serve them, a policy may still
+ * name them (read as the action's name) and a call may still use them (sent to whichever of
+ * the two names is served).
+ */
+export const LEGACY_HA_NAMES: Readonly<Record<string, string>> = Object.freeze({
+  [CALL_SERVICE_TOOL]: HA_CALL_SERVICE,
+  ha_entities: HA_ENTITIES,
+});
+
+/** Whether a call of `tool` is a Home Assistant service call, under either of its names. */
+export function isServiceCallTool(tool: string): boolean {
+  return tool === HA_CALL_SERVICE || tool === CALL_SERVICE_TOOL;
+}
+
+/** The name the policy knows a callable by: a legacy Home Assistant name as its action's. */
+export function canonicalCallable(tool: string): string {
+  return Object.hasOwn(LEGACY_HA_NAMES, tool) ? LEGACY_HA_NAMES[tool]! : tool;
+}
+
+/**
+ * The name a call of `tool` goes out under: as called, unless no worker serves that name and
+ * one serves the other name of the same Home Assistant callable (ADR 0093).
+ */
+export function servedName(tool: string, isServed: (name: string) => boolean): string {
+  if (isServed(tool)) return tool;
+  const other = otherHaName(tool);
+  return other !== undefined && isServed(other) ? other : tool;
+}
+
+/** The other name of the same Home Assistant callable (old for new, new for old), if any. */
+export function otherHaName(tool: string): string | undefined {
+  if (Object.hasOwn(LEGACY_HA_NAMES, tool)) return LEGACY_HA_NAMES[tool];
+  return Object.keys(LEGACY_HA_NAMES).find((old) => LEGACY_HA_NAMES[old] === tool);
+}
 
 /** Home Assistant target selectors, in the order the policy checks them. */
 export const SELECTOR_KINDS = [

@@ -81,7 +81,18 @@ export { SRV_TYPES, SRV_METADATA, SrvPingSchema, SrvInfoSchema, SrvStatsSchema }
 export type { SrvInfo, SrvStats } from './srv.js';
 export { workerPermissions, brainPermissions, leafPermissions } from './permissions.js';
 export type { NatsPermissions } from './permissions.js';
-export { CALL_SERVICE_TOOL, SELECTOR_KINDS, CallServiceInputSchema } from './call-service.js';
+export {
+  CALL_SERVICE_TOOL,
+  HOME_ASSISTANT_TOOL,
+  HA_CALL_SERVICE,
+  HA_ENTITIES,
+  isServiceCallTool,
+  canonicalCallable,
+  otherHaName,
+  servedName,
+  SELECTOR_KINDS,
+  CallServiceInputSchema,
+} from './call-service.js';
 export type { SelectorKind, CallServiceInput } from './call-service.js';
 export {
   MAX_FIELD_ISSUES,

@@ -1,4 +1,4 @@
-import { CALL_SERVICE_TOOL } from './call-service.js';
+import { isServiceCallTool } from './call-service.js';
 import type { ToolSpec } from './toolspec.js';
 
 /**
@@ -19,7 +19,7 @@ export function specEffects(
   const a = spec?.annotations;
   if (a === undefined) return { changesState: true, openWorld: true };
   return {
-    changesState: tool === CALL_SERVICE_TOOL || !a.readOnly || a.destructive,
+    changesState: isServiceCallTool(tool) || !a.readOnly || a.destructive,
     openWorld: a.openWorld,
   };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import yaml from 'js-yaml';
 import { z } from 'zod';
+import { canonicalCallable } from '../../src/protocol/index.js';
 import { SHIPPED_POLICY_FILE } from '../../src/config/shipped.js';
 
 /**
@@ -178,7 +179,8 @@ function unique(values: readonly string[], what: string): void {
 
 /** Whether a call is the one a case's injection asks for. */
 export function isAsked(c: InjectionCase, call: { tool: string; input: unknown }): boolean {
-  if (call.tool !== c.asks.tool) return false;
+  // a Home Assistant call under either of its names (ADR 0093)
+  if (canonicalCallable(call.tool) !== canonicalCallable(c.asks.tool)) return false;
   if ('query_starts' in c.asks) {
     const q = (call.input as { query?: unknown } | undefined)?.query;
     return typeof q === 'string' && q.startsWith(c.asks.query_starts);

@@ -84,7 +84,14 @@ export interface InjectionStackOptions {
 const MODEL_KEY = 'sk-stand-in-0123456789';
 const DAV_USER = 'alice';
 const DAV_PASSWORD = 'alice-pw';
-const SHIPPED_TOOLS = ['calculator', 'calendar_read', 'call_service', 'ha_entities', 'web_search'];
+// what `caesar up` serves: Home Assistant as one tool's two actions (ADR 0093)
+const SHIPPED_TOOLS = [
+  'calculator',
+  'calendar_read',
+  'home_assistant.call_service',
+  'home_assistant.entities',
+  'web_search',
+];
 
 export async function startInjectionStack(o: InjectionStackOptions): Promise<InjectionStack> {
   const undo: (() => Promise<unknown>)[] = [];

@@ -22,6 +22,8 @@ export const LAYERS: readonly (readonly string[])[] = [
     'workers/ha_entities',
     'workers/web_search',
   ],
+  // one tool whose actions are two of the tools above (ADR 0093)
+  ['workers/home_assistant'],
   // the shipped tools' list
   ['workers/index.ts'],
   ['src/brain/api', 'src/brain/conversations', 'src/brain/dispatch'],

@@ -1,4 +1,4 @@
-import { CALL_SERVICE_TOOL, defineTool, type ToolContext } from '../../src/legion/index.js';
+import { action, CALL_SERVICE_TOOL, defineTool, type ToolContext } from '../../src/legion/index.js';
 import {
   haToolParts,
   HaSessions,
@@ -25,44 +25,60 @@ import {
   type SettleOptions,
 } from './verify.js';
 
-const DESCRIPTION = [
-  'Calls a Home Assistant service (an action) to control a device: turn lights, switches and fans on or off,',
-  'set brightness, lock or unlock, open covers, run scripts and scenes.',
-  'Input: domain and service (like "light" and "turn_on"), target (entity_id, device_id, area_id, floor_id or',
-  'label_id: one id or a list), optional data (the service fields, like {"brightness_pct": 40}) and',
-  'return_response for services that can return data.',
-  'Example: {"domain": "light", "service": "turn_on", "target": {"entity_id": "light.kitchen"}, "data": {"brightness_pct": 40}}.',
-  'Use entity ids from ha_entities; never guess them. The result says what really happened: each targeted entity with its state',
-  'before and after, whether it changed, and a one-sentence summary ("Kitchen Light: off -> on.",',
-  '"Kitchen Light stayed off.", "Kitchen Light was already on."). Tell the user the summary; never claim an',
-  'action the result does not show. verified is false when targets were areas, devices or labels.',
-  'Refuses (invalid_input) unknown services (naming the closest), unknown entities, and data Home Assistant rejects.',
-].join(' ');
+/** What a model reads of the call; `lookup` is the callable that finds entity ids. */
+const description = (lookup: string) =>
+  [
+    'Calls a Home Assistant service (an action) to control a device: turn lights, switches and fans on or off,',
+    'set brightness, lock or unlock, open covers, run scripts and scenes.',
+    'Input: domain and service (like "light" and "turn_on"), target (entity_id, device_id, area_id, floor_id or',
+    'label_id: one id or a list), optional data (the service fields, like {"brightness_pct": 40}) and',
+    'return_response for services that can return data.',
+    'Example: {"domain": "light", "service": "turn_on", "target": {"entity_id": "light.kitchen"}, "data": {"brightness_pct": 40}}.',
+    `Use entity ids from ${lookup}; never guess them. The result says what really happened: each targeted entity with its state`,
+    'before and after, whether it changed, and a one-sentence summary ("Kitchen Light: off -> on.",',
+    '"Kitchen Light stayed off.", "Kitchen Light was already on."). Tell the user the summary; never claim an',
+    'action the result does not show. verified is false when targets were areas, devices or labels.',
+    'Refuses (invalid_input) unknown services (naming the closest), unknown entities, and data Home Assistant rejects.',
+  ].join(' ');
 
-interface CallServiceToolOptions extends HaSessionOptions {
+export interface CallServiceToolOptions extends HaSessionOptions {
   /** Waiting for devices that report late. @default DEFAULT_SETTLE */
   settle?: SettleOptions;
 }
 
-/** Builds a `call_service` tool; the options exist for tests (cache lifetimes, settling). */
-export function createCallServiceTool(options: CallServiceToolOptions = {}) {
-  const sessions = new HaSessions(options);
-  const settle = options.settle ?? DEFAULT_SETTLE;
-  return defineTool({
-    name: CALL_SERVICE_TOOL,
-    version: '1.0.0',
-    title: 'Home Assistant service call',
-    description: DESCRIPTION,
-    ...haToolParts(sessions),
+/**
+ * The service call as an action over `sessions`: the `call_service` tool's, and the
+ * `home_assistant` tool's `call_service` action (ADR 0093). `lookup` names the entity lookup
+ * beside it, for the description.
+ */
+export function callServiceAction(sessions: HaSessions, settle: SettleOptions, lookup: string) {
+  return action({
+    description: description(lookup),
     capabilities: ['switch_devices', 'set_device_levels', 'run_scenes_and_scripts'],
     input: CallServiceInputSchema,
     output: CallServiceResultSchema,
     annotations: { readOnly: false, openWorld: true },
-    resourceRequirements: { cpu: 'low', memory_mb: 64, network: true },
     timeoutMs: 15_000,
+    handler: (input: CallServiceInput, ctx: ToolContext<HaConfig>) =>
+      callService(sessions.get(ctx.config).require(), input, ctx, settle),
+  });
+}
+
+/**
+ * Builds a `call_service` tool (kept for one release beside `home_assistant.call_service`,
+ * ADR 0093); the options exist for tests (cache lifetimes, settling).
+ */
+export function createCallServiceTool(options: CallServiceToolOptions = {}) {
+  const sessions = new HaSessions(options);
+  return defineTool({
+    ...callServiceAction(sessions, options.settle ?? DEFAULT_SETTLE, 'ha_entities'),
+    name: CALL_SERVICE_TOOL,
+    version: '1.0.0',
+    title: 'Home Assistant service call',
+    ...haToolParts(sessions),
+    resourceRequirements: { cpu: 'low', memory_mb: 64, network: true },
     maxConcurrency: 4,
     maxQueue: 32,
-    handler: (input, ctx) => callService(sessions.get(ctx.config).require(), input, ctx, settle),
   });
 }
 

@@ -1,7 +1,8 @@
-import { BackendError, defineTool } from '../../src/legion/index.js';
+import { action, BackendError, defineTool, type ToolContext } from '../../src/legion/index.js';
 import {
   haToolParts,
   HaSessions,
+  type HaConfig,
   type HaConnection,
   type HaSessionOptions,
   type Registry,
@@ -18,20 +19,24 @@ import {
   type Match,
 } from './schema.js';
 
-const DESCRIPTION = [
-  'Looks up Home Assistant entities by name, alias, area and domain (read-only), so you can turn',
-  '"the kitchen light" into an entity id like light.kitchen before calling call_service.',
-  'Input: query (a name as said: "kitchen light", "bedroom lamp"), domain (like "light"), area (like "Kitchen"),',
-  'limit (default 10, at most 100); all optional: no query lists the entities that pass the filters.',
-  'Example: {"query": "kitchen", "domain": "light"}.',
-  'Returns matches (entity_id, name, domain, area, aliases, state, and how it matched: exact, alias, partial,',
-  'listed), resolved (the one entity meant, when one stands out) and ambiguous (several match and none stands',
-  'out: ask the user which one, naming the matches). Use resolved.entity_id; never guess ids.',
-].join(' ');
+/** What a model reads of the lookup; `caller` is the callable the ids are for. */
+const description = (caller: string) =>
+  [
+    'Looks up Home Assistant entities by name, alias, area and domain (read-only), so you can turn',
+    `"the kitchen light" into an entity id like light.kitchen before calling ${caller}.`,
+    'Input: query (a name as said: "kitchen light", "bedroom lamp"), domain (like "light"), area (like "Kitchen"),',
+    'limit (default 10, at most 100); all optional: no query lists the entities that pass the filters.',
+    'Example: {"query": "kitchen", "domain": "light"}.',
+    'Returns matches (entity_id, name, domain, area, aliases, state, and how it matched: exact, alias, partial,',
+    'listed), resolved (the one entity meant, when one stands out) and ambiguous (several match and none stands',
+    'out: ask the user which one, naming the matches). Use resolved.entity_id; never guess ids.',
+  ].join(' ');
 
-/** Builds an `ha_entities` tool; the options exist for tests (cache lifetimes). */
-export function createHaEntitiesTool(options: HaSessionOptions = {}) {
-  const sessions = new HaSessions(options);
+/**
+ * The lookup as an action over `sessions`: the `ha_entities` tool's, and the `home_assistant`
+ * tool's `entities` action (ADR 0093). `caller` names the service call beside it.
+ */
+export function entitiesAction(sessions: HaSessions, caller: string) {
   const memo = new WeakMap<StatesSnapshot, { registry: Registry | undefined; list: Candidate[] }>();
   const candidatesOf = (snapshot: StatesSnapshot, registry: Registry | undefined) => {
     const hit = memo.get(snapshot);
@@ -40,21 +45,14 @@ export function createHaEntitiesTool(options: HaSessionOptions = {}) {
     memo.set(snapshot, { registry, list });
     return list;
   };
-  return defineTool({
-    name: 'ha_entities',
-    version: '1.0.0',
-    title: 'Home Assistant entities',
-    description: DESCRIPTION,
-    ...haToolParts(sessions, { registry: true }),
+  return action({
+    description: description(caller),
     capabilities: ['find_entities', 'read_device_states'],
     input: HaEntitiesInputSchema,
     output: HaEntitiesResultSchema,
     annotations: { readOnly: true, openWorld: true },
-    resourceRequirements: { cpu: 'low', memory_mb: 128, network: true },
     timeoutMs: 10_000,
-    maxConcurrency: 8,
-    maxQueue: 64,
-    handler: async (input, ctx) => {
+    handler: async (input: HaEntitiesInput, ctx: ToolContext<HaConfig>) => {
       const conn = sessions.get(ctx.config).require();
       const [snapshot, registry] = await Promise.all([
         conn.states.get(ctx.signal),
@@ -63,6 +61,24 @@ export function createHaEntitiesTool(options: HaSessionOptions = {}) {
       const list = candidatesOf(snapshot, registry.value);
       return answer(list, input, registry, snapshot.truncated);
     },
+  });
+}
+
+/**
+ * Builds an `ha_entities` tool (kept for one release beside `home_assistant.entities`,
+ * ADR 0093); the options exist for tests (cache lifetimes).
+ */
+export function createHaEntitiesTool(options: HaSessionOptions = {}) {
+  const sessions = new HaSessions(options);
+  return defineTool({
+    ...entitiesAction(sessions, 'call_service'),
+    name: 'ha_entities',
+    version: '1.0.0',
+    title: 'Home Assistant entities',
+    ...haToolParts(sessions, { registry: true }),
+    resourceRequirements: { cpu: 'low', memory_mb: 128, network: true },
+    maxConcurrency: 8,
+    maxQueue: 64,
   });
 }
 

@@ -28,6 +28,8 @@ export interface CallGate {
 
 /** The outcome of a call as an intent's reply template sees it. */
 export interface IntentOutcome {
+  /** The callable judged, which may be the other name of the rule's (ADR 0093). */
+  tool?: string;
   outcome: ToolCallReport['outcome'];
   result?: unknown;
   reason?: string;

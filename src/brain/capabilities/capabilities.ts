@@ -1,3 +1,4 @@
+import { servedName } from '../../protocol/index.js';
 import type { Capability, CapabilityReport, MissingCapability, ToolStep } from '../agent/index.js';
 import type { IntentCapability } from '../intents/index.js';
 import { preflightView, type PreflightResult } from '../preflight/index.js';
@@ -73,9 +74,12 @@ export class Capabilities {
     return gap.problems.map((p) => ({ kind: p.kind, text: `${tool} ${p.why}; ${p.step}` }));
   }
 
-  async #gap(tool: string): Promise<ToolGap> {
+  async #gap(called: string): Promise<ToolGap> {
     const problems: Problem[] = [];
-    const running = this.#o.registry.tools().some((t) => t.name === tool);
+    const live = new Set(this.#o.registry.tools().map((t) => t.name));
+    // a Home Assistant callable under whichever of its names is served (ADR 0093)
+    const tool = servedName(called, (name) => live.has(name));
+    const running = live.has(tool);
     if (!running) {
       problems.push({
         kind: 'start',

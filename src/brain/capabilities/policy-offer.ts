@@ -1,5 +1,5 @@
 import {
-  CALL_SERVICE_TOOL,
+  isServiceCallTool,
   type PolicyExplanation,
   type RuleSummary,
   type ToolCall,
@@ -45,7 +45,7 @@ export function policyOffer(policy: OfferPolicy, tool: string): PolicyOffer {
     const where = `${d.rule.id} (${d.rule.file}:${d.rule.line}:${d.rule.column})`;
     return { offer: false, why: d.reason, grant: `remove or narrow ${where}, which denies it` };
   }
-  const service = tool === CALL_SERVICE_TOOL;
+  const service = isServiceCallTool(tool);
   const named = policy.policy.rules.some(
     (r) =>
       r.effect === 'allow' &&

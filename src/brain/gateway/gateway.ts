@@ -20,6 +20,7 @@ import {
   type DispatchReply,
   type ErrorBody,
   type FieldIssue,
+  servedName,
 } from '../../protocol/index.js';
 import type { Caller, ExplainFlow, PendingConfirmation, ToolCallReport } from '../api/index.js';
 import type { Dispatcher } from '../dispatch/index.js';
@@ -135,7 +136,7 @@ export class ToolGateway {
     caller: Caller,
     origin: CallOrigin = API_ORIGIN,
   ): Promise<ToolCallReport> {
-    const ctx = contextFor(tool, input, newDecisionId(), caller, origin);
+    const ctx = contextFor(this.#served(tool), input, newDecisionId(), caller, origin);
     const planned = await this.#planned(ctx);
     if (planned) return this.#count(planned);
     const admitted = this.#admit(ctx);
@@ -237,7 +238,7 @@ export class ToolGateway {
    * @throws InvalidInputError when the input fails the check (`details` per field).
    */
   explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
-    const admitted = this.#admit(contextFor(tool, input, '', { actor: '' }));
+    const admitted = this.#admit(contextFor(this.#served(tool), input, '', { actor: '' }));
     if (!admitted.ok) {
       const issues = summariseFieldIssues(admitted.problems);
       const message = errorMessage('invalid_input', { tool, issues });
@@ -264,6 +265,17 @@ export class ToolGateway {
 
   close(): void {
     this.#book.close();
+  }
+
+  /**
+   * The name a call goes out under: as called, unless no worker serves that name and one
+   * serves the other name of the same Home Assistant callable (`call_service` and
+   * `home_assistant.call_service`, `ha_entities` and `home_assistant.entities`; ADR 0093).
+   * An intents file or a model that names either reaches whichever the operator runs; the
+   * audit row names the one that ran.
+   */
+  #served(tool: string): string {
+    return servedName(tool, (name) => this.#o.tools.tool(name) !== undefined);
   }
 
   /** The edge: the live tool, then the one input check and the one reading of the call. */

@@ -1,5 +1,5 @@
 import {
-  CALL_SERVICE_TOOL,
+  isServiceCallTool,
   CallServiceInputSchema,
   fieldIssuesOf,
   type CallServiceInput,
@@ -29,7 +29,7 @@ export class ToolInputCheck {
     // the one tool input the brain reads itself: the policy governs `call_service` by
     // `domain.service` and its targets, so that shape is the brain's own (src/protocol),
     // checked whatever schema a worker announced for the tool and whether or not one is live
-    if (tool !== CALL_SERVICE_TOOL) {
+    if (!isServiceCallTool(tool)) {
       return live === undefined
         ? { ok: true }
         : this.#schemas.checkInput(live.spec, live.specSha256, input);

@@ -1,3 +1,4 @@
+import { canonicalCallable, HA_ENTITIES } from '../../protocol/index.js';
 import type { IntentOutcome } from './reply.js';
 import type { SlotValue } from './slots.js';
 
@@ -8,8 +9,11 @@ import type { SlotValue } from './slots.js';
  * never a guess.
  */
 
-/** The tool that resolves spoken device names (workers/ha_entities). */
-export const ENTITY_LOOKUP_TOOL = 'ha_entities';
+/**
+ * The action that resolves spoken device names (workers/ha_entities); a brain whose worker
+ * still serves it as `ha_entities` sends the lookup there (ADR 0093).
+ */
+export const ENTITY_LOOKUP_TOOL = HA_ENTITIES;
 /** Candidates named in a "which one?" question. */
 const MAX_CANDIDATES = 5;
 
@@ -114,7 +118,7 @@ export function entityFallback(
   ports: EntityFallbackPorts,
 ): (lookup: { readonly tool: string; readonly input: unknown }) => IntentOutcome | undefined {
   return (lookup) => {
-    if (lookup.tool !== ENTITY_LOOKUP_TOOL) return undefined;
+    if (canonicalCallable(lookup.tool) !== ENTITY_LOOKUP_TOOL) return undefined;
     let outcome: string;
     try {
       outcome = ports.explain(lookup.tool, lookup.input).decision.outcome;

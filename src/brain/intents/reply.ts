@@ -17,6 +17,11 @@ export type ReplyKind = IntentOutcomeKind | 'unchanged' | 'not_configured';
 
 /** The outcome of the call, as the brain reports it; `render` reads it. */
 export interface IntentOutcome {
+  /**
+   * The callable that was judged, when it is not the rule's own name: a Home Assistant call
+   * sent to the other name of the same action (ADR 0093). @default the rule's tool
+   */
+  readonly tool?: string;
   readonly outcome: IntentOutcomeKind;
   readonly result?: unknown;
   /** Why it was refused or failed, in words. */
@@ -84,7 +89,7 @@ export function renderReply(
   try {
     const kind = replyKind(outcome);
     const call = {
-      tool: facts.tool,
+      tool: outcome.tool ?? facts.tool,
       intent: facts.intent,
       outcome: kind,
       result: outcome.result,

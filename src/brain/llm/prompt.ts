@@ -36,7 +36,8 @@ export const PLAN_FIRST_PLAN_RULES = [
     'the whole result).',
   '- A placeholder stands for a whole value (a string, a number, a list), never for part of a ' +
     'string.',
-  '- Example: call 1 ha_entities {"query": "kitchen light"}, then call 2 call_service ' +
+  '- Example: call 1 home_assistant-entities {"query": "kitchen light"}, then call 2 ' +
+    'home_assistant-call_service ' +
     '{"domain": "light", "service": "turn_on", "target": {"entity_id": ' +
     '{"$from": 1, "path": "/matches/0/entity_id"}}}.',
   '- Once the calls ran you will see their results and write the reply, without tools.',

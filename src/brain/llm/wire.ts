@@ -1,6 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { ACTION_SEPARATOR, CALLABLE_NAME_PATTERN, firstFieldIssue } from '../../protocol/index.js';
+import {
+  ACTION_SEPARATOR,
+  CALLABLE_NAME_PATTERN,
+  firstFieldIssue,
+  otherHaName,
+} from '../../protocol/index.js';
 import type { LlmTool, LlmToolCall, LlmUsage } from './types.js';
 
 /**
@@ -46,7 +51,10 @@ export function callableOfFunction(name: string, offered: ReadonlyMap<string, st
   const known = offered.get(name);
   if (known !== undefined) return known;
   const dotted = name.replace('-', ACTION_SEPARATOR);
-  return dotted !== name && CALLABLE_NAME_PATTERN.test(dotted) ? dotted : name;
+  const callable = dotted !== name && CALLABLE_NAME_PATTERN.test(dotted) ? dotted : name;
+  // a Home Assistant callable under the other of its names, when that one was offered (ADR 0093)
+  const other = otherHaName(callable);
+  return other !== undefined && offered.has(functionName(other)) ? other : callable;
 }
 
 /** The offered callables by the function names they went out under. */

@@ -1,7 +1,7 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createUser } from '@nats-io/nkeys';
-import { shippedToolNames } from '../../../workers/index.js';
+import { defaultToolNames } from '../../../workers/index.js';
 import { readNkeySeed } from '../../bus/index.js';
 import { EXIT_USAGE } from '../program/exit.js';
 import { writeSeed } from './legion/identity.run.js';
@@ -40,7 +40,7 @@ function composeParts(): Part[] {
   return [
     { name: 'brain', role: 'brain' },
     { name: 'operator', role: 'operator' },
-    ...shippedToolNames().map((tool): Part => ({ name: tool, role: 'worker' })),
+    ...defaultToolNames().map((tool): Part => ({ name: tool, role: 'worker' })),
   ];
 }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { shippedToolNames } from '../../../workers/index.js';
+import { defaultToolNames } from '../../../workers/index.js';
 import { addBrainFileFlags } from '../program/flags.js';
 import { terminal } from '../program/terminal.js';
 import { terminalLine } from '../../text/terminal-text.js';
@@ -20,7 +20,7 @@ export function register(program: Command): void {
     .option('--api-port <port>', "port of the brain's HTTP API (default 8420; 0 = any free port)")
     .option(
       '--tools <names>',
-      `comma-separated tools to run (default: ${shippedToolNames().join(',')})`,
+      `comma-separated tools to run (default: ${defaultToolNames().join(',')})`,
     )
     .option('--log-level <level>', 'log level of the brain and the workers (default warn)')
     .option(

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { shippedToolNames } from '../../../workers/index.js';
+import { defaultToolNames, shippedToolNames } from '../../../workers/index.js';
 import type { CaesarConfig, RuntimeInfoInput } from '../../config/index.js';
 import { resolveLogFormat } from '../../log/pretty.js';
 import type { BrainFileFlags } from '../program/flags.js';
@@ -155,7 +155,7 @@ function clusterSize(flag: string | undefined, config: CaesarConfig): number | u
 /** `--tools a,b`, else every shipped tool. */
 function pickTools(list: string | undefined): string[] {
   const shipped = shippedToolNames();
-  const tools = list ? list.split(',').map((t) => t.trim()) : shipped;
+  const tools = list ? list.split(',').map((t) => t.trim()) : defaultToolNames();
   const unknown = tools.filter((t) => !shipped.includes(t));
   if (unknown.length > 0) throw new Error(`unknown tool(s): ${unknown.join(', ')}`);
   return tools;

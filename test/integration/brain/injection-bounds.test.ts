@@ -35,8 +35,8 @@ afterAll(async () => {
 const SHIPPED = new Set([
   'calculator',
   'calendar_read',
-  'call_service',
-  'ha_entities',
+  'home_assistant.call_service',
+  'home_assistant.entities',
   'web_search',
 ]);
 /**

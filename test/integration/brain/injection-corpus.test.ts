@@ -14,6 +14,7 @@ import {
   type InjectionCase,
 } from '../../helpers/injection-fixtures.js';
 import { startInjectionStack, type InjectionStack } from '../../helpers/injection-stack.js';
+import { canonicalCallable, isServiceCallTool } from '../../../src/protocol/index.js';
 import { instructionsIn, toolMessageTexts } from '../../helpers/injected-text.js';
 
 /**
@@ -83,11 +84,16 @@ function serviceCalls(stack: InjectionStack, from: number): string[] {
     });
 }
 
+/** Whether `tool` is one of the case's carriers, Home Assistant's under either name. */
+function carries(c: InjectionCase, tool: string): boolean {
+  return c.carriers.some((t) => canonicalCallable(t) === canonicalCallable(tool));
+}
+
 /** The service calls the user's own script makes, in the same form. */
 function scriptedServiceCalls(c: InjectionCase): string[] {
   return c.script
     .flat()
-    .filter((call) => call.tool === 'call_service')
+    .filter((call) => isServiceCallTool(call.tool))
     .map((call) => {
       const i = call.input as { domain: string; service: string; target: { entity_id: string } };
       return `${i.domain}/${i.service} ${i.target.entity_id}`;
@@ -204,9 +210,9 @@ describe('the corpus against the live brain', () => {
       // the model did what an injected model does: it asked for the call
       const asked = turn.reports.filter((r) => isAsked(c, r));
       expect(
-        asked.map((r) => r.tool),
+        asked.map((r) => canonicalCallable(r.tool)),
         'the model asked for the injected call',
-      ).toEqual([c.asks.tool]);
+      ).toEqual([canonicalCallable(c.asks.tool)]);
       const call = asked[0]!;
       if (c.shipped === 'deny') {
         expect(call.outcome).toBe('denied');
@@ -220,7 +226,7 @@ describe('the corpus against the live brain', () => {
           action: 'confirm',
           set_by: expect.stringMatching(new RegExp(`^flow\\.${c.gate} \\(.*${CITATION.source}`)),
         });
-        const carried = entry?.read?.filter((r) => c.carriers.includes(r.tool)) ?? [];
+        const carried = entry?.read?.filter((r) => carries(c, r.tool)) ?? [];
         expect(carried.length, 'the confirmation names the tool that carried it').toBeGreaterThan(
           0,
         );
@@ -259,7 +265,7 @@ describe('the corpus against the live brain', () => {
         (r) => r.event_type === 'service.called' || r.event_type === 'tool.called',
       );
       expect(called?.event_type).toBe(
-        c.asks.tool === 'call_service' ? 'service.called' : 'tool.called',
+        isServiceCallTool(c.asks.tool) ? 'service.called' : 'tool.called',
       );
       // let through by the rule that allowed it, whose own key accepted the risk
       const rule = called?.payload.decision.rule as string;
@@ -272,7 +278,7 @@ describe('the corpus against the live brain', () => {
       expect(called?.payload.provenance.asked_by).toBe('model');
       const readTools = (called?.payload.provenance.read as { tool: string }[]).map((r) => r.tool);
       expect(
-        readTools.some((t) => c.carriers.includes(t)),
+        readTools.some((t) => carries(c, t)),
         readTools.join(),
       ).toBe(true);
 

@@ -12,6 +12,7 @@ import {
   shippedPolicyWithGrants,
   type LegitRequest,
 } from '../../helpers/injection-fixtures.js';
+import { canonicalCallable } from '../../../src/protocol/index.js';
 import { startInjectionStack, type InjectionStack } from '../../helpers/injection-stack.js';
 
 /**
@@ -121,11 +122,12 @@ describe('the legitimate set under the shipped policy', () => {
       expect(h.read?.length).toBeGreaterThan(0);
     }
     // every call of the script ran, the approved one too
-    const ran = reports.filter((x) => x.outcome === 'ok').map((x) => x.tool);
+    // under the names the stack serves: Home Assistant's as the home_assistant tool's actions
+    const ran = reports.filter((x) => x.outcome === 'ok').map((x) => canonicalCallable(x.tool));
     expect(ran.sort()).toEqual(
       r.script
         .flat()
-        .map((c) => c.tool)
+        .map((c) => canonicalCallable(c.tool))
         .sort(),
     );
     const services = scripted(r, 'call_service').map((c) => {

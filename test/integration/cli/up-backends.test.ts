@@ -121,8 +121,8 @@ describe('caesar up with every backend configured by env vars', () => {
     for (const tool of [
       'calculator',
       'calendar_read',
-      'call_service',
-      'ha_entities',
+      'home_assistant.call_service',
+      'home_assistant.entities',
       'web_search',
     ]) {
       expect(text).toMatch(new RegExp(`^preflight\\s+${tool}: ready`, 'm'));
@@ -169,14 +169,15 @@ describe('caesar up with every backend configured by env vars', () => {
     );
   });
 
-  test('turn on the kitchen light: resolved through ha_entities, checked, and switched', async () => {
+  // the policy names ha_entities, the tool's old name: it grants home_assistant.entities (ADR 0093)
+  test('turn on the kitchen light: resolved through home_assistant.entities, checked, and switched', async () => {
     expect(await chat('turn on the kitchen light')).toBe('Done: Kitchen is on.');
     expect(ha.states.get('light.kitchen')?.state).toBe('on');
     const audit = await runCli([
       'audit',
       'query',
       '--tool',
-      'call_service',
+      'home_assistant.call_service',
       '--oldest',
       '--json',
       '--data-dir',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { connectBus } from '../../../src/bus/index.js';
 import { dispatchSubject, inboxPrefix } from '../../../src/protocol/index.js';
-import { shippedToolNames } from '../../../workers/index.js';
+import { defaultToolNames, shippedToolNames } from '../../../workers/index.js';
 import { alive, runCli, startCli, type RunningCli } from '../../helpers/cli.js';
 import { nextServerError, refusedSubscription } from '../../helpers/nats.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -105,12 +105,17 @@ describe('caesar up', () => {
     expect(output).toMatch(
       /preflight\s+calendar_read: not configured: .*CAESAR_TOOLS__CALENDAR__CALDAV_URL/,
     );
-    expect(output).toMatch(/preflight\s+call_service: not configured: .*CAESAR_HA__URL/);
-    expect(output).toMatch(/preflight\s+ha_entities: not configured: .*CAESAR_HA__URL/);
+    // Home Assistant: one worker, two actions, each with its preflight line (ADR 0093)
+    expect(output).toMatch(
+      /preflight\s+home_assistant\.call_service: not configured: .*CAESAR_HA__URL/,
+    );
+    expect(output).toMatch(
+      /preflight\s+home_assistant\.entities: not configured: .*CAESAR_HA__URL/,
+    );
     expect(output).toMatch(
       new RegExp(
         // no llm section: the line says the local rules answer alone (issue 29)
-        `^ready: .* with ${shippedToolNames().length} tool\\(s\\): ${shippedToolNames().join(', ')}; no model: local rules only\\.`,
+        `^ready: .* with ${defaultToolNames().length} tool\\(s\\): ${defaultToolNames().join(', ')}; no model: local rules only\\.`,
         'm',
       ),
     );
@@ -163,10 +168,16 @@ describe('caesar up', () => {
       instances: { id: string; host: string }[];
       preflight: { state: string; detail: string[] };
     }[];
-    expect(tools.map((t) => t.tool).sort()).toEqual(shippedToolNames());
+    expect(tools.map((t) => t.tool).sort()).toEqual([
+      'calculator',
+      'calendar_read',
+      'home_assistant.call_service',
+      'home_assistant.entities',
+      'web_search',
+    ]);
     expect(tools.find((t) => t.tool === 'calculator')!.instances).toHaveLength(1);
     expect(tools.find((t) => t.tool === 'calculator')!.preflight.state).toBe('ready');
-    expect(tools.find((t) => t.tool === 'call_service')!.preflight).toMatchObject({
+    expect(tools.find((t) => t.tool === 'home_assistant.call_service')!.preflight).toMatchObject({
       state: 'not_configured',
       detail: [expect.stringMatching(/CAESAR_HA__URL \(ha\.url\)/)],
     });
@@ -177,7 +188,9 @@ describe('caesar up', () => {
     );
     expect(table.stdout).toMatch(/^calculator\s+1\.0\.0\s+1\s.*\sready\s+0$/m);
     expect(table.stdout).toMatch(/^web_search\s+1\.0\.0\s+1\s.*\snot configured\s+0$/m);
-    expect(table.stdout).toMatch(/^call_service: not configured: set CAESAR_HA__URL/m);
+    expect(table.stdout).toMatch(
+      /^home_assistant\.call_service: not configured: set CAESAR_HA__URL/m,
+    );
 
     // an unconfigured tool's chat answers with what to set, not a crash or "failed"
     const search = await runCli(['chat', 'search for nats jetstream', '--data-dir', dir]);

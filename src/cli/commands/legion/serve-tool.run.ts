@@ -10,6 +10,8 @@ import { CaesarError } from '../../../errors/index.js';
 import { GrantVerifier, runTools } from '../../../legion/index.js';
 import { createLogger } from '../../../log/index.js';
 import { NKEY_USER_PUBLIC_KEY } from '../../../protocol/nkey-shape.js';
+import { splitCallable } from '../../../protocol/index.js';
+import { deprecatedToolNote } from '../../../../workers/index.js';
 import { withIdentity } from '../../program/bus-identity.js';
 import { endProcess, EXIT_USAGE } from '../../program/exit.js';
 import { reportFailure } from '../../program/fatal.js';
@@ -92,6 +94,10 @@ async function serveLoaded(
     format: config.log.format,
     bindings: { component: 'worker' },
   });
+  for (const name of shipped) {
+    const note = deprecatedToolNote(name);
+    if (note !== undefined) logger.warn(note);
+  }
   const grants = await grantsOf(config, flags, loaded.stack);
   // the declaration refused flags that do not go together
   const restarts = restartsOf(flags);
@@ -168,14 +174,16 @@ async function busOf(
   const bus = config.busOptions;
   const info = joinedStack(config, stack);
   if (info?.nats_seed_file === undefined) return bus;
-  if (names.length !== 1) {
+  // the actions of one tool share its identity (ADR 0092)
+  const served = [...new Set(names.map((n) => splitCallable(n).tool))];
+  if (served.length !== 1) {
     throw new Error(
       `the stack in ${info.data_dir} (pid ${info.pid}) gives each worker an identity for one ` +
         `tool, not one for ${names.join(' + ')}: serve one tool per process, or pass ` +
         '--nkey-seed-file with an identity from `caesar legion identity new <name> --tools …`',
     );
   }
-  const tool = names[0]!;
+  const tool = served[0]!;
   const seedFile = info.tool_seed_files?.[tool] ?? (await joinStackIdentity(info, tool));
   return { ...bus, auth: { kind: 'nkey', seedFile } };
 }

@@ -20,7 +20,11 @@ describe('entity slots', () => {
   test('a match asks for one ha_entities lookup per entity slot and has no input yet', () => {
     const hit = intentsOf(LAMP).match('turn on the hall lamp', BERLIN);
     expect(hit?.lookups).toEqual([
-      { slot: 'device', tool: 'ha_entities', input: { query: 'hall', domain: 'light' } },
+      {
+        slot: 'device',
+        tool: 'home_assistant.entities',
+        input: { query: 'hall', domain: 'light' },
+      },
     ]);
     expect(hit?.input).toBeUndefined();
   });

@@ -36,7 +36,7 @@ function matchDevice(message: string, words: string, entityId: string) {
   expect(hit?.lookups).toEqual([
     {
       slot: 'device',
-      tool: 'ha_entities',
+      tool: 'home_assistant.entities',
       input: { query: words, domain: entityId.split('.')[0] },
     },
   ]);
@@ -220,7 +220,7 @@ describe('the shipped config/intents.yaml', () => {
       'turn off the x fan',
     ]) {
       const hit = shipped.match(message, BERLIN);
-      expect(hit?.tool).toBe('call_service');
+      expect(hit?.tool).toBe('home_assistant.call_service');
       const done = hit!.resolve([found('light.x', 'X')]);
       expect('reply' in done).toBe(false);
       expect(CallServiceInputSchema.safeParse((done as typeof hit)?.input).success).toBe(true);

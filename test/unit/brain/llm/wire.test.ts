@@ -335,3 +335,17 @@ describe('action names on the wire', () => {
     expect(callableOfFunction(fn, offered)).toBe(callable);
   });
 });
+
+// ADR 0093: a model that still says a Home Assistant tool's old name reaches the action offered
+test.each([
+  ['call_service', 'home_assistant.call_service'],
+  ['ha_entities', 'home_assistant.entities'],
+])('a model calling %s, when only the action is offered, calls %s', (called, callable) => {
+  const offered = offeredByFunctionName([
+    { name: 'home_assistant.call_service', description: '', inputSchema: { type: 'object' } },
+    { name: 'home_assistant.entities', description: '', inputSchema: { type: 'object' } },
+  ]);
+  expect(callableOfFunction(called, offered)).toBe(callable);
+  // and not when nothing by that name was offered
+  expect(callableOfFunction(called, new Map())).toBe(called);
+});

@@ -6,7 +6,7 @@ import { createUser } from '@nats-io/nkeys';
 import { buildProgram } from '../../../../src/cli/program/program.js';
 import { loadConfig, type CaesarConfig } from '../../../../src/config/index.js';
 import { envTarget } from '../../../../src/config/env.js';
-import { shippedToolNames } from '../../../../workers/index.js';
+import { defaultToolNames } from '../../../../workers/index.js';
 import {
   commandOf,
   envOf,
@@ -23,7 +23,7 @@ type Service = ComposeService;
 // The variables the one-time setup writes to .env; test/integration/cli/commands/compose-auth.test.ts
 // runs the setup itself.
 const brainKey = createUser().getPublicKey();
-const workerKeys = shippedToolNames()
+const workerKeys = defaultToolNames()
   .map((tool) => `${tool}=${createUser().getPublicKey()}`)
   .join(',');
 const compose = loadCompose({
@@ -113,7 +113,7 @@ describe('docker-compose.yml', () => {
 
   test('up runs the brain and one service per shipped tool worker', () => {
     const names = upServices.map(([name]) => name).sort();
-    expect(names).toEqual(['brain', ...shippedToolNames()].sort());
+    expect(names).toEqual(['brain', ...defaultToolNames()].sort());
   });
 
   test('the operator CLI runs only on demand (a profile), never restarted', () => {
@@ -172,7 +172,7 @@ describe('docker-compose.yml', () => {
       );
       if (!variadic) expect(operands.length).toBeLessThanOrEqual(args.length);
       if (path.join(' ') === 'legion serve-tool') {
-        for (const tool of operands) expect(shippedToolNames()).toContain(tool);
+        for (const tool of operands) expect(defaultToolNames()).toContain(tool);
       }
     },
   );

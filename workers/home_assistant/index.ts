@@ -1,0 +1,1 @@
+export { homeAssistantTool } from './tool.js';
