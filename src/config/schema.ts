@@ -412,7 +412,7 @@ const BrainSchema = z
       .describe(
         "Reply keys per tool (ADR 0060): `<tool>=<public key>` entries, the NKEY identities that serve each tool (several for one tool when its workers run under several). A listed tool's replies count only when signed by one of its keys; an unlisted tool's, when signed by the key its instance declared on its own discovery subject. `caesar up` lists the identity it minted for each of its tools.",
       )
-      .register(fieldMeta, { example: '[call_service=UKITCHEN…]' }),
+      .register(fieldMeta, { example: '[home_assistant=UKITCHEN…]' }),
     conversations_file: pathField()
       .optional()
       .describe('SQLite file of the server-side conversations.')
@@ -577,7 +577,7 @@ const LlmSchema = z
 
 /** Home Assistant: the one definition is `./ha-section.ts`, which the client library reads too. */
 const HaSchema = HaSectionSchema.prefault({}).describe(
-  'Home Assistant, for the `call_service` and `ha_entities` tools.',
+  'Home Assistant, for the `home_assistant` tool (and the `call_service` and `ha_entities` tools it replaces, ADR 0093).',
 );
 
 /** One tool's settings; `web_search:` with nothing under it counts as not set. */
