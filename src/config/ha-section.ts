@@ -4,9 +4,9 @@ import { fieldMeta, httpUrlField, secretField } from './fields.js';
 /**
  * The one definition of the Home Assistant settings (issue 30), for the `home_assistant` tool
  * (its actions `call_service` and `entities`): the config file's `ha:` section
- * ({@link ConfigSchema}) and the client library's reader (`src/clients/home-assistant/config.ts`) are both this schema. A top-level
- * section (not under `tools`) so that the reference project's `CAESAR_HA__*` env names keep
- * working.
+ * ({@link ConfigSchema}) and the client library's reader (`src/clients/home-assistant/config.ts`)
+ * are both this schema. A top-level section (not under `tools`) so that the reference project's
+ * `CAESAR_HA__*` env names keep working.
  */
 export const HA_SECTION = 'ha';
 
