@@ -32,9 +32,16 @@ export function newDecisionId(now: number = Date.now()): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** Confirmation ids: 128 random bits, base64url. Unguessable, single-use. */
+/**
+ * Confirmation ids: 128 random bits, base64url. Unguessable, single-use. Never one that starts
+ * with `-`: `caesar reject -NyO…` would read it as an option (1 id in 64 did), so such a draw
+ * is drawn again (the ids left are as unguessable: 6 bits of 128 lose 1/64 of their values).
+ */
 export function newConfirmationId(): string {
-  return randomBytes(16).toString('base64url');
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 /**

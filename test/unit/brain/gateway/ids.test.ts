@@ -1,5 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { newDecisionId, traceparentFor } from '../../../../src/brain/gateway/ids.js';
+import {
+  newConfirmationId,
+  newDecisionId,
+  traceparentFor,
+} from '../../../../src/brain/gateway/ids.js';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -18,4 +22,12 @@ describe('call ids', () => {
     for (const t of spans) expect(t).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
     expect(new Set(spans).size).toBe(spans.length);
   });
+});
+
+test('a confirmation id never starts with "-", which the CLI would read as an option', () => {
+  // without the redraw, one id in 64 did: 10,000 draws would hold some 156 such ids
+  const ids = Array.from({ length: 10_000 }, () => newConfirmationId());
+  expect(ids.filter((id) => id.startsWith('-'))).toEqual([]);
+  for (const id of ids.slice(0, 100)) expect(id).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]{21}$/);
+  expect(new Set(ids).size).toBe(ids.length);
 });
