@@ -211,17 +211,18 @@ const DenyServiceRuleSchema = z.preprocess(
 );
 export type DenyServiceRuleSpec = z.infer<typeof DenyServiceRuleSchema>;
 
+/** What an allow and a deny rule for tools both take. */
+const toolRule = {
+  tool: ToolNameSchema,
+  actions: ActionsSchema.optional(),
+  ...common,
+  input: InputSchema.optional(),
+};
+
 const AllowToolRuleSchema = z.preprocess(
   toolShorthand,
   z
-    .strictObject({
-      tool: ToolNameSchema,
-      actions: ActionsSchema.optional(),
-      ...common,
-      input: InputSchema.optional(),
-      additional_input: z.boolean().optional(),
-      ...grants,
-    })
+    .strictObject({ ...toolRule, additional_input: z.boolean().optional(), ...grants })
     .superRefine((rule, ctx) => checkToolRule('allowed_tools', rule, ctx), ALWAYS),
 );
 export type AllowToolRuleSpec = z.infer<typeof AllowToolRuleSchema>;
@@ -229,12 +230,7 @@ export type AllowToolRuleSpec = z.infer<typeof AllowToolRuleSchema>;
 const DenyToolRuleSchema = z.preprocess(
   toolShorthand,
   z
-    .strictObject({
-      tool: ToolNameSchema,
-      actions: ActionsSchema.optional(),
-      ...common,
-      input: InputSchema.optional(),
-    })
+    .strictObject(toolRule)
     .superRefine((rule, ctx) => checkToolRule('denied_tools', rule, ctx), ALWAYS),
 );
 export type DenyToolRuleSpec = z.infer<typeof DenyToolRuleSchema>;
