@@ -109,6 +109,34 @@ describe('caesar legion serve-tool beside a running caesar up', () => {
     expect(users).toHaveLength(2 + shippedToolNames().length + 1);
   }, 60_000);
 
+  // ADR 0093: home_assistant's two actions share its one identity; an old tool still serves, and says so
+  test('home_assistant joins with both actions under one identity; call_service joins with a warning', async () => {
+    const ha = startCli(['legion', 'serve-tool', 'home_assistant', '--data-dir', dir]);
+    const old = startCli(['legion', 'serve-tool', 'call_service', '--data-dir', dir]);
+    try {
+      const listed = await waitFor(
+        async () => {
+          const r = await runCli(['legion', 'list', '--data-dir', dir, '--json']);
+          if (r.code !== 0) return undefined;
+          const names = (JSON.parse(r.stdout) as { tool: string }[]).map((t) => t.tool);
+          const want = ['call_service', 'home_assistant.call_service', 'home_assistant.entities'];
+          return want.every((n) => names.includes(n)) ? names : undefined;
+        },
+        'home_assistant and call_service to be listed by the running stack',
+        30_000,
+        250,
+      );
+      expect(listed).toBeDefined();
+      expect(ha.stderr()).not.toMatch(/permissions violation|deprecated/i);
+      expect(old.stderr()).toMatch(
+        /'call_service' is deprecated and will be removed in the next release: serve 'home_assistant' instead/,
+      );
+    } finally {
+      for (const p of [ha, old]) p.child.kill('SIGKILL');
+      await Promise.all([ha.exited, old.exited]);
+    }
+  }, 60_000);
+
   test('two tools in one process are refused: the stack has one identity per tool', async () => {
     const r = await runCli([
       'legion',
