@@ -1,4 +1,5 @@
-import { actionName, canonicalCallable } from '../protocol/index.js';
+import { canonicalCallable } from '../protocol/index.js';
+import { actionKeys } from './action-keys.js';
 import { compileAllowMap } from './constraint-allow.js';
 import { compileDenyMap } from './constraint-deny.js';
 import { ConstraintSchema, type ConstraintSpec } from './constraint-schema.js';
@@ -62,16 +63,6 @@ export function compileDenyTool(
   const matches = bare ? () => true : compileDenyMap(input.constraints);
   const key = actionKeys(spec).join(', ');
   return { ref, label, bare, matches, reason: `denied by ${label}`, glob: null, key };
-}
-
-/**
- * The ids a tool rule applies to: its tool (and so every action of it), or with `actions:`
- * each listed action's full name `tool.action` (ADR 0092).
- */
-export function actionKeys(spec: { readonly tool: string; readonly actions?: readonly string[] }) {
-  return spec.actions === undefined
-    ? [spec.tool]
-    : spec.actions.map((a) => actionName(spec.tool, a));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { splitCallable } from '../protocol/index.js';
 import { closest, isRecord } from '../text/index.js';
-import { actionKeys } from './compile-tools.js';
+import { actionKeys } from './action-keys.js';
 import type { CompileContext } from './compile-context.js';
 import type { PolicyIssue } from './issues.js';
 
