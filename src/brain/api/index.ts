@@ -31,6 +31,12 @@ export type {
   ToolView,
   Whoami,
 } from './contract.js';
-export type { BrainService, ChatOptions, CompletionRequest, ConfirmOptions } from './service.js';
+export type {
+  BrainService,
+  ChatOptions,
+  CompletionRequest,
+  ConfirmOptions,
+  OfferedToolView,
+} from './service.js';
 export { API_SCOPES, ensureTokensFile, readTokensFile, TokensFileError } from './tokens-file.js';
 export type { ApiScope, ApiToken } from './tokens-file.js';

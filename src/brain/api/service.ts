@@ -1,6 +1,6 @@
 import type { AuditCounts, AuditFilter, AuditQuery, AuditRecord } from '../../audit/index.js';
 import type { PolicyExplanation } from '../../policy/index.js';
-import type { TagFilter } from '../../protocol/index.js';
+import type { TagFilter, ToolSpec } from '../../protocol/index.js';
 import type {
   CapabilitiesView,
   Caller,
@@ -26,6 +26,19 @@ export interface ChatOptions {
   readonly onEvent?: (event: ChatEvent) => void;
   /** Aborts the turn's model requests (the client went away). */
   readonly signal?: AbortSignal;
+}
+
+/**
+ * A tool a client is offered now: discovered, allowed by the policy, ready, within the tag
+ * filter, as a model is offered it (its card as description) with the spec it was served
+ * under (MCP `tools/list`, ADR 0094).
+ */
+export interface OfferedToolView {
+  readonly name: string;
+  /** The tool card (src/brain/llm/card.ts). */
+  readonly description: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  readonly spec: ToolSpec;
 }
 
 /** How a confirmation is decided beyond approve or reject. */
@@ -58,6 +71,8 @@ export interface BrainService {
   ): Promise<ChatResponse>;
   /** Every discovered tool, or those passing `filter` (`GET /v1/tools?include_tags=…`). */
   listTools(filter?: TagFilter): Promise<ToolView[]>;
+  /** The tools a client may call now, as a model is offered them (`POST /mcp` `tools/list`). */
+  offeredTools(): Promise<OfferedToolView[]>;
   /** `GET /v1/capabilities`: what works offline now, what could, and the steps (ADR 0074). */
   capabilities(): Promise<CapabilitiesView>;
   /** Runs one tool call through the gate. */

@@ -324,6 +324,7 @@ async function assemble(
     },
     ...(options.model === undefined ? {} : { model: options.model }),
     planned,
+    offered: () => offered.tools(),
     capabilities: async () => {
       const report = await capabilities.report();
       const offline = planner === undefined;

@@ -6,7 +6,7 @@ import {
   type PolicyStore,
 } from '../../policy/index.js';
 import { CaesarError, matchesTags, type TagFilter } from '../../protocol/index.js';
-import type { Agent } from '../agent/index.js';
+import type { Agent, PlannerTool } from '../agent/index.js';
 import type {
   BrainService,
   CapabilitiesView,
@@ -18,6 +18,7 @@ import type {
   ConfirmOptions,
   ConfirmResponse,
   ExplainFlow,
+  OfferedToolView,
   PendingConfirmation,
   PolicyStatusView,
   Readiness,
@@ -48,6 +49,8 @@ interface BrainCoreParts {
   capabilities: () => Promise<CapabilitiesView>;
   /** The catalog's planned stubs (ADR 0090): listed, never served. @default none */
   planned?: readonly PlannedTool[];
+  /** The tools a model is offered now, with their cards (`OfferedTools`). @default none */
+  offered?: () => Promise<readonly PlannerTool[]>;
 }
 
 /** A catalog-only stub as `GET /v1/tools` lists it. */
@@ -94,6 +97,14 @@ export class BrainServiceAdapter implements BrainService {
 
   capabilities(): Promise<CapabilitiesView> {
     return this.#p.capabilities();
+  }
+
+  async offeredTools(): Promise<OfferedToolView[]> {
+    const offered = (await this.#p.offered?.()) ?? [];
+    return offered.flatMap((t) => {
+      const spec = this.#p.registry.tool(t.name)?.spec;
+      return spec === undefined ? [] : [{ ...t, spec }];
+    });
   }
 
   async listTools(filter?: TagFilter): Promise<ToolView[]> {

@@ -21,6 +21,7 @@ import { isLoopbackHost } from './loopback.js';
 import type { BrainMetrics } from './metrics.js';
 import { openAiRoutes } from './openai-routes.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
+import { registerMcp } from './mcp.js';
 import { PUBLIC_ROUTES, QUIET_ROUTES, registerRoutes } from './routes.js';
 import { DEFAULT_HEARTBEAT_MS } from './sse.js';
 import { CHAT_STREAMS, EVENT_STREAMS, StreamSlots, type StreamSlotLimits } from './stream-slots.js';
@@ -192,6 +193,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     done();
   });
   registerRoutes(app, { service, metrics, messageMaxChars, chatStreams, tail });
+  registerMcp(app, service);
   registerDashboard(app, options.dashboardDir ?? SHIPPED_DASHBOARD_DIR);
   await app.register(openAiRoutes, { service, messageMaxChars, bodyLimitBytes, chatStreams });
   app.setNotFoundHandler(rateLimitPerMinute > 0 ? { preHandler: app.rateLimit() } : {}, (req) => {

@@ -20,6 +20,7 @@ import type {
   Readiness,
   ToolCallReport,
   ToolView,
+  OfferedToolView,
 } from '../../../../src/brain/api/index.js';
 import type { PolicyExplanation } from '../../../../src/policy/index.js';
 import type { TagFilter } from '../../../../src/protocol/index.js';
@@ -116,6 +117,12 @@ export class RecordingBrain implements BrainService {
         policy: { outcome: 'allow', rule: 'allowed_tools[0]', reason: 'listed' },
       },
     ];
+  }
+
+  async offeredTools(): Promise<OfferedToolView[]> {
+    this.record('offeredTools');
+    await Promise.resolve();
+    return [];
   }
 
   async capabilities(): Promise<CapabilitiesView> {

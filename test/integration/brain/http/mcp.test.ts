@@ -1,0 +1,188 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startBrain } from '../../../../src/brain/daemon/index.js';
+import type { RunningBrain } from '../../../../src/brain/daemon/brain.js';
+import { loadConfig } from '../../../../src/config/index.js';
+import { SHIPPED_INTENTS_FILE } from '../../../../src/config/shipped.js';
+import { serveTools, type ToolWorker } from '../../../../src/legion/index.js';
+import { calculatorTool } from '../../../../workers/calculator/index.js';
+import { createEchoTool } from '../../../fixtures/tools.js';
+import { startNats, type TestNats } from '../../../helpers/nats.js';
+import { writeTokensFile } from '../../../helpers/tokens.js';
+import { waitFor } from '../../../helpers/wait.js';
+
+/**
+ * CAESAR as an MCP server (ADR 0094), to the official TypeScript SDK's client over Streamable
+ * HTTP: a real brain, real workers over a real nats-server, the policy file and the audit
+ * log. What the client lists is what the policy allows; each call is the gateway's, judged and
+ * audited under the token's name.
+ */
+
+const POLICY = `version: 1
+allowed_tools:
+  - calculator
+  - tool: shout
+    id: shout-asks
+    confirm: true
+denied_tools:
+  - tool: echo
+    id: no-echo
+`;
+const AGENT = 'agent-0123456789abcdefghijklmnopqrstu';
+const READER = 'reader-0123456789abcdefghijklmnopqrst';
+
+let dir: string;
+let nats: TestNats;
+let worker: ToolWorker;
+let brain: RunningBrain;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'caesar-mcp-'));
+  await writeFile(join(dir, 'policy.yaml'), POLICY);
+  const tokensFile = join(dir, 'var', 'api-tokens.yaml');
+  await writeTokensFile(tokensFile, [
+    { name: 'coding_agent', token: AGENT },
+    { name: 'reader', token: READER, scopes: ['read'] },
+  ]);
+  nats = await startNats();
+  worker = await serveTools([calculatorTool, createEchoTool(), createEchoTool({ name: 'shout' })], {
+    nc: await nats.connect(),
+    host: 'test',
+  });
+  const config = await loadConfig({
+    env: {
+      CAESAR_BUS__URL: nats.url,
+      CAESAR_DATA_DIR: join(dir, 'var'),
+      CAESAR_POLICY__FILE: join(dir, 'policy.yaml'),
+      CAESAR_BRAIN__INTENTS_FILE: SHIPPED_INTENTS_FILE,
+      CAESAR_API__PORT: '0',
+      CAESAR_LOG__LEVEL: 'silent',
+    },
+    cwd: dir,
+  });
+  brain = await startBrain(config, { sweepIntervalMs: 500 });
+}, 60_000);
+
+afterAll(async () => {
+  await brain?.close();
+  await worker?.stop();
+  await nats?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function connected(token: string): Promise<Client & AsyncDisposable> {
+  const client = new Client({ name: 'caesar-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${brain.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
+}
+
+const textOf = (r: unknown) =>
+  (((r as { content?: unknown }).content ?? []) as { text?: string }[])
+    .map((c) => c.text ?? '')
+    .join('');
+
+interface Row {
+  readonly event_type: string;
+  readonly actor: string;
+}
+/** The audit rows of `tool`, oldest first, as `GET /v1/audit` exports them. */
+async function rowsOf(tool: string): Promise<Row[]> {
+  const res = await fetch(`${brain.url}/v1/audit?tool=${tool}&order=oldest`, {
+    headers: { authorization: `Bearer ${AGENT}` },
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Row[];
+}
+
+describe('the brain as an MCP server', () => {
+  test('tools/list shows what the policy allows and is ready, with the spec as hints', async () => {
+    await using client = await connected(AGENT);
+    expect(client.getServerVersion()).toMatchObject({ name: 'caesar' });
+    const tools = await waitFor(
+      async () => {
+        const { tools } = await client.listTools();
+        return tools.some((t) => t.name === 'calculator') && tools.some((t) => t.name === 'shout')
+          ? tools
+          : undefined;
+      },
+      'calculator and shout to be offered',
+      15_000,
+      100,
+    );
+    // echo is served but denied: not listed
+    expect(tools.map((t) => t.name).sort()).toEqual(['calculator', 'shout']);
+    const calc = tools.find((t) => t.name === 'calculator')!;
+    expect(calc.inputSchema).toMatchObject({ type: 'object', required: ['expression'] });
+    expect(calc.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    // the card a model reads, facts and status included
+    expect(calc.description).toMatch(/Status: ready/);
+  });
+
+  test('tools/call runs through the gateway and is audited under the token name', async () => {
+    await using client = await connected(AGENT);
+    const r = await client.callTool({ name: 'calculator', arguments: { expression: '17 * 23' } });
+    expect(r.isError).not.toBe(true);
+    expect(r.structuredContent).toMatchObject({ value: 391 });
+    expect(JSON.parse(textOf(r))).toMatchObject({ result: '391' });
+    const rows = await rowsOf('calculator');
+    expect(rows.filter((x) => x.event_type === 'tool.called').map((x) => x.actor)).toContain(
+      'coding_agent',
+    );
+  });
+
+  test('a denied call is an error result that names the rule, and never runs', async () => {
+    await using client = await connected(AGENT);
+    const r = await client.callTool({ name: 'echo', arguments: { id: 'x', text: 'hi' } });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/^echo denied: .*no-echo/);
+    const denied = (await rowsOf('echo')).map((x) => x.event_type);
+    expect(denied).toEqual(['tool.denied']);
+  });
+
+  test('a call the policy holds says it waits and how to approve it; approved, it runs', async () => {
+    await using client = await connected(AGENT);
+    const r = await client.callTool({ name: 'shout', arguments: { id: 'y', text: 'hey' } });
+    expect(r.isError).not.toBe(true);
+    const id = /caesar confirm (\S+)`/.exec(textOf(r))?.[1];
+    expect(textOf(r)).toMatch(/^shout was not run yet: waiting for a person to approve it/);
+    expect(id).toBeDefined();
+    const res = await fetch(`${brain.url}/v1/confirmations/${id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${AGENT}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ approve: true }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { outcome: string }).outcome).toBe('ok');
+  });
+
+  test('the bearer token and its scope are checked; the server is stateless', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const none = await fetch(`${brain.url}/mcp`, { method: 'POST', headers, body });
+    expect(none.status).toBe(401);
+    const reader = await fetch(`${brain.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${READER}` },
+      body,
+    });
+    expect(reader.status).toBe(403);
+    const get = await fetch(`${brain.url}/mcp`, { headers: { authorization: `Bearer ${AGENT}` } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+});
