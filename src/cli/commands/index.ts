@@ -7,6 +7,7 @@ import { register as registerConfig } from './config.js';
 import { register as registerConfirm } from './confirm.js';
 import { register as registerInvoke } from './invoke.js';
 import { register as registerLegion } from './legion/index.js';
+import { register as registerMcp } from './mcp.js';
 import { register as registerNats } from './nats.js';
 import { register as registerPolicy } from './policy/index.js';
 import { register as registerUp } from './up.js';
@@ -27,5 +28,6 @@ export function registerCommandGroups(program: Command): void {
   registerChat(program);
   registerInvoke(program);
   registerConfirm(program);
+  registerMcp(program);
   registerConfig(program);
 }

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startBrain } from '../../../../src/brain/daemon/index.js';
@@ -11,6 +12,7 @@ import { SHIPPED_INTENTS_FILE } from '../../../../src/config/shipped.js';
 import { serveTools, type ToolWorker } from '../../../../src/legion/index.js';
 import { calculatorTool } from '../../../../workers/calculator/index.js';
 import { createEchoTool } from '../../../fixtures/tools.js';
+import { CLI, runCli } from '../../../helpers/cli.js';
 import { startNats, type TestNats } from '../../../helpers/nats.js';
 import { writeTokensFile } from '../../../helpers/tokens.js';
 import { waitFor } from '../../../helpers/wait.js';
@@ -185,4 +187,55 @@ describe('the brain as an MCP server', () => {
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
   });
+});
+
+describe('caesar mcp serve --stdio', () => {
+  test('a client that launches a process lists and calls the same tools, judged by the brain', async () => {
+    const client = new Client({ name: 'caesar-test-stdio', version: '1.0.0' });
+    const stderr: string[] = [];
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        CLI,
+        'mcp',
+        'serve',
+        '--stdio',
+        '--api-url',
+        brain.url,
+        '--token-file',
+        join(dir, 'var', 'api-tokens.yaml'),
+        '--token-name',
+        'coding_agent',
+      ],
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort(), stderr.join('')).toEqual(['calculator', 'shout']);
+      const r = await client.callTool({ name: 'calculator', arguments: { expression: '2 + 3' } });
+      expect(r.structuredContent).toMatchObject({ value: 5 });
+      const denied = await client.callTool({ name: 'echo', arguments: { id: 'z', text: 'x' } });
+      expect(denied.isError).toBe(true);
+      expect(textOf(denied)).toMatch(/no-echo/);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
+  test('a brain it cannot reach is said on stderr, exit 1, nothing on stdout', async () => {
+    const r = await runCli([
+      'mcp',
+      'serve',
+      '--stdio',
+      '--api-url',
+      'http://127.0.0.1:9/',
+      '--token-file',
+      join(dir, 'var', 'api-tokens.yaml'),
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^caesar mcp serve: cannot reach the brain's \/mcp: /);
+  }, 30_000);
 });

@@ -1,0 +1,52 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { resolveApiTarget } from '../brain-client/target.js';
+import { EXIT_FAILED, EXIT_OK } from '../brain-client/command.js';
+import type { ApiFlags } from '../program/flags.js';
+import { terminal } from '../program/terminal.js';
+
+/** `caesar mcp serve`'s flags. */
+export interface McpServeFlags extends ApiFlags {
+  stdio: boolean;
+}
+
+/**
+ * `caesar mcp serve --stdio` (ADR 0094): an MCP server on stdin/stdout for a client that
+ * launches a process, forwarding `tools/list` and `tools/call` to the brain's `POST /mcp`
+ * under the token the flags (or the running stack's runtime.json) name. The brain judges,
+ * audits and answers each call; this process holds no policy and no tool. stdout carries the
+ * protocol alone; what goes wrong is said on stderr. Ends when the client closes stdin.
+ */
+export async function runMcpServe(flags: McpServeFlags): Promise<number> {
+  let brain: Client;
+  try {
+    const target = await resolveApiTarget(flags);
+    brain = new Client({ name: 'caesar-mcp-stdio', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', target.url), {
+      requestInit: { headers: { authorization: `Bearer ${target.token}` } },
+    });
+    await brain.connect(transport);
+  } catch (err) {
+    terminal.err(`caesar mcp serve: cannot reach the brain's /mcp: ${(err as Error).message}`);
+    return EXIT_FAILED;
+  }
+  const server = new Server(
+    { name: 'caesar', version: '1.0.0' },
+    {
+      capabilities: { tools: { listChanged: false } },
+      ...(brain.getInstructions() === undefined ? {} : { instructions: brain.getInstructions() }),
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, (request) => brain.listTools(request.params));
+  server.setRequestHandler(CallToolRequestSchema, (request) => brain.callTool(request.params));
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = resolve;
+  });
+  await server.connect(new StdioServerTransport());
+  await closed;
+  await brain.close();
+  return EXIT_OK;
+}
