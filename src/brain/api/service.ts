@@ -73,6 +73,12 @@ export interface BrainService {
   listTools(filter?: TagFilter): Promise<ToolView[]>;
   /** The tools a client may call now, as a model is offered them (`POST /mcp` `tools/list`). */
   offeredTools(): Promise<OfferedToolView[]>;
+  /**
+   * Calls `listener` each time the tools `offeredTools` answers change (a worker came, went,
+   * changed its spec, became ready; the policy changed), at most one sweep late. Returns the
+   * unsubscribe. For MCP's `notifications/tools/list_changed`.
+   */
+  onToolsChanged(listener: () => void): () => void;
   /** `GET /v1/capabilities`: what works offline now, what could, and the steps (ADR 0074). */
   capabilities(): Promise<CapabilitiesView>;
   /** Runs one tool call through the gate. */

@@ -74,6 +74,11 @@ export class BrainServiceAdapter implements BrainService {
 
   /** The model check's problem lines, once it has finished; none before. */
   #modelProblems: readonly string[] = [];
+  readonly #toolListeners = new Set<() => void>();
+  #watching = false;
+  #toolsTimer: NodeJS.Timeout | undefined;
+  /** What `offeredTools` answered at the last comparison, as text. */
+  #offeredNow: string | undefined;
 
   constructor(parts: BrainCoreParts) {
     this.#p = parts;
@@ -97,6 +102,43 @@ export class BrainServiceAdapter implements BrainService {
 
   capabilities(): Promise<CapabilitiesView> {
     return this.#p.capabilities();
+  }
+
+  onToolsChanged(listener: () => void): () => void {
+    this.#toolListeners.add(listener);
+    this.#watchTools();
+    return () => this.#toolListeners.delete(listener);
+  }
+
+  /** Compares the offered tools after each registry change or sweep, once anyone listens. */
+  #watchTools(): void {
+    if (this.#watching) return;
+    this.#watching = true;
+    const changed = () => {
+      clearTimeout(this.#toolsTimer);
+      // one comparison for a burst of events (a worker's actions come together)
+      this.#toolsTimer = setTimeout(() => void this.#compareTools(), 50);
+      this.#toolsTimer.unref();
+    };
+    for (const event of ['instance_added', 'instance_removed', 'spec_changed', 'sweep'] as const) {
+      this.#p.registry.on(event, changed);
+    }
+    void this.#compareTools();
+  }
+
+  async #compareTools(): Promise<void> {
+    if (this.#toolListeners.size === 0) return;
+    let now: string;
+    try {
+      const tools = await this.offeredTools();
+      now = JSON.stringify(tools.map((t) => [t.name, t.description, t.inputSchema]));
+    } catch {
+      return; // compared again at the next sweep
+    }
+    const before = this.#offeredNow;
+    this.#offeredNow = now;
+    if (before === undefined || before === now) return;
+    for (const listener of this.#toolListeners) listener();
   }
 
   async offeredTools(): Promise<OfferedToolView[]> {

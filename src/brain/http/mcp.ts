@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
+  isInitializeRequest,
   ListToolsRequestSchema,
   type CallToolResult,
   type Tool,
@@ -26,37 +28,145 @@ const INSTRUCTIONS =
   'written to an audit log; a call the policy holds for a person returns a confirmation id ' +
   'and runs only once someone approves it.';
 
+/** Sessions held at once; a new one past this ends the one idle longest. */
+const MAX_SESSIONS = 64;
+/** A session no request has used for this long is ended. */
+const SESSION_IDLE_MS = 30 * 60_000;
+
+interface Session {
+  readonly actor: string;
+  readonly server: Server;
+  readonly transport: StreamableHTTPServerTransport;
+  lastSeen: number;
+}
+
 export function registerMcp(app: FastifyInstance, service: BrainService): void {
-  app.post('/mcp', { config: { scope: 'invoke' } }, (req, reply) => serveMcp(req, reply, service));
-  // stateless: no server-sent stream to open, no session to end (MCP: "405 Method Not Allowed")
-  for (const method of ['GET', 'DELETE'] as const) {
-    app.route({
-      method,
-      url: '/mcp',
-      config: { scope: 'invoke' },
-      handler: (_req, reply) =>
-        reply
-          .code(405)
-          .header('allow', 'POST')
-          .send({
-            error: {
-              code: 'method_not_allowed',
-              message: 'this MCP server is stateless: POST only',
-            },
-          }),
+  const sessions = new McpSessions(service);
+  app.addHook('onClose', () => sessions.closeAll());
+  const config = { config: { scope: 'invoke' as const } };
+  app.post('/mcp', config, (req, reply) => sessions.post(req, reply));
+  app.get('/mcp', config, (req, reply) => sessions.stream(req, reply));
+  app.delete('/mcp', config, (req, reply) => sessions.stream(req, reply));
+}
+
+/**
+ * The MCP sessions of this brain (ADR 0094): a client that sends `initialize` gets one
+ * (`Mcp-Session-Id`), with a server-sent stream on `GET /mcp` where `tools/list_changed`
+ * arrives; any other request without a session is answered statelessly. A session belongs to
+ * the token that opened it: another token's request naming it is answered as if it did not
+ * exist. Bounded in number and in idle time.
+ */
+class McpSessions {
+  readonly #service: BrainService;
+  readonly #byId = new Map<string, Session>();
+  readonly #sweep: NodeJS.Timeout;
+
+  constructor(service: BrainService) {
+    this.#service = service;
+    this.#sweep = setInterval(() => void this.#endIdle(Date.now() - SESSION_IDLE_MS), 60_000);
+    this.#sweep.unref();
+  }
+
+  async post(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const caller = callerOf(req);
+    const id = sessionIdOf(req);
+    if (id !== undefined) return this.#inSession(id, caller.actor, req, reply);
+    if (isInitializeRequest(req.body)) return this.#open(caller, req, reply);
+    return serveStateless(req, reply, this.#service, caller);
+  }
+
+  /** `GET` (the session's stream) and `DELETE` (its end): a session's only. */
+  async stream(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const id = sessionIdOf(req);
+    if (id === undefined) {
+      return void reply
+        .code(405)
+        .header('allow', 'POST')
+        .send({
+          error: {
+            code: 'method_not_allowed',
+            message: 'GET and DELETE /mcp need an Mcp-Session-Id',
+          },
+        });
+    }
+    return this.#inSession(id, callerOf(req).actor, req, reply);
+  }
+
+  closeAll(): Promise<void> {
+    clearInterval(this.#sweep);
+    return this.#endIdle(Infinity);
+  }
+
+  async #inSession(id: string, actor: string, req: FastifyRequest, reply: FastifyReply) {
+    const session = this.#byId.get(id);
+    if (session === undefined || session.actor !== actor) {
+      return void reply.code(404).send({
+        jsonrpc: '2.0',
+        error: { code: -32001, message: 'Session not found: initialize a new one' },
+        id: null,
+      });
+    }
+    session.lastSeen = Date.now();
+    reply.hijack();
+    await session.transport.handleRequest(req.raw, reply.raw, req.body);
+  }
+
+  async #open(caller: McpCaller, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (this.#byId.size >= MAX_SESSIONS) {
+      const oldest = [...this.#byId.values()].sort((a, b) => a.lastSeen - b.lastSeen)[0];
+      await oldest?.transport.close();
+    }
+    const server = mcpServer(this.#service, caller, true);
+    let unsubscribe = () => {};
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => {
+        this.#byId.set(id, { actor: caller.actor, server, transport, lastSeen: Date.now() });
+        unsubscribe = this.#service.onToolsChanged(() => void server.sendToolListChanged());
+      },
     });
+    transport.onclose = () => {
+      unsubscribe();
+      if (transport.sessionId !== undefined) this.#byId.delete(transport.sessionId);
+      void server.close();
+    };
+    await server.connect(transport);
+    reply.hijack();
+    await transport.handleRequest(req.raw, reply.raw, req.body);
+  }
+
+  async #endIdle(before: number): Promise<void> {
+    const idle = [...this.#byId.values()].filter((s) => s.lastSeen < before);
+    await Promise.allSettled(idle.map((s) => s.transport.close()));
   }
 }
 
-async function serveMcp(
+interface McpCaller {
+  readonly actor: string;
+  readonly requestId: string;
+}
+
+function callerOf(req: FastifyRequest): McpCaller {
+  const actor = actorOf(req);
+  // The auth hook runs first on every non-public route; reaching here without it is a bug.
+  if (actor === undefined) throw new Error(`${req.method} /mcp ran unauthenticated`);
+  return { actor, requestId: req.id };
+}
+
+function sessionIdOf(req: FastifyRequest): string | undefined {
+  const id = req.headers['mcp-session-id'];
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** A request outside any session: a server and a transport for it alone. */
+async function serveStateless(
   req: FastifyRequest,
   reply: FastifyReply,
   service: BrainService,
+  caller: McpCaller,
 ): Promise<void> {
-  const actor = actorOf(req);
-  // The auth hook runs first on every non-public route; reaching here without it is a bug.
-  if (actor === undefined) throw new Error('POST /mcp ran unauthenticated');
-  const server = mcpServer(service, { actor, requestId: req.id });
+  const server = mcpServer(service, caller, false);
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -70,9 +180,9 @@ async function serveMcp(
   await transport.handleRequest(req.raw, reply.raw, req.body);
 }
 
-function mcpServer(service: BrainService, caller: { actor: string; requestId: string }): Server {
+function mcpServer(service: BrainService, caller: McpCaller, listChanged: boolean): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged } },
     instructions: INSTRUCTIONS,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({

@@ -2,7 +2,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { resolveApiTarget } from '../brain-client/target.js';
 import { EXIT_FAILED, EXIT_OK } from '../brain-client/command.js';
 import type { ApiFlags } from '../program/flags.js';
@@ -36,12 +40,16 @@ export async function runMcpServe(flags: McpServeFlags): Promise<number> {
   const server = new Server(
     { name: 'caesar', version: '1.0.0' },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: true } },
       ...(brain.getInstructions() === undefined ? {} : { instructions: brain.getInstructions() }),
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, (request) => brain.listTools(request.params));
   server.setRequestHandler(CallToolRequestSchema, (request) => brain.callTool(request.params));
+  // the brain's session says when the tools change; the client hears it from here
+  brain.setNotificationHandler(ToolListChangedNotificationSchema, () =>
+    server.sendToolListChanged(),
+  );
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve;
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startBrain } from '../../../../src/brain/daemon/index.js';
 import type { RunningBrain } from '../../../../src/brain/daemon/brain.js';
@@ -30,12 +31,14 @@ allowed_tools:
   - tool: shout
     id: shout-asks
     confirm: true
+  - late
 denied_tools:
   - tool: echo
     id: no-echo
 `;
 const AGENT = 'agent-0123456789abcdefghijklmnopqrstu';
 const READER = 'reader-0123456789abcdefghijklmnopqrst';
+const OTHER = 'other-0123456789abcdefghijklmnopqrstuv';
 
 let dir: string;
 let nats: TestNats;
@@ -49,6 +52,7 @@ beforeAll(async () => {
   await writeTokensFile(tokensFile, [
     { name: 'coding_agent', token: AGENT },
     { name: 'reader', token: READER, scopes: ['read'] },
+    { name: 'other_agent', token: OTHER, scopes: ['invoke'] },
   ]);
   nats = await startNats();
   worker = await serveTools([calculatorTool, createEchoTool(), createEchoTool({ name: 'shout' })], {
@@ -238,4 +242,60 @@ describe('caesar mcp serve --stdio', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^caesar mcp serve: cannot reach the brain's \/mcp: /);
   }, 30_000);
+});
+
+describe('a session', () => {
+  test('hears tools/list_changed when a worker starts, and lists the new tool', async () => {
+    await using client = await connected(AGENT);
+    let heard = 0;
+    const changed = new Promise<void>((resolve) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        heard += 1;
+        resolve();
+      });
+    });
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('late');
+    const late = await serveTools([createEchoTool({ name: 'late' })], {
+      nc: await nats.connect(),
+      host: 'test',
+    });
+    try {
+      await changed;
+      expect(heard).toBeGreaterThanOrEqual(1);
+      const tools = await waitFor(
+        async () => {
+          const names = (await client.listTools()).tools.map((t) => t.name);
+          return names.includes('late') ? names : undefined;
+        },
+        'the new tool to be listed',
+        15_000,
+        100,
+      );
+      expect(tools.sort()).toEqual(['calculator', 'late', 'shout']);
+    } finally {
+      await late.stop();
+    }
+  }, 30_000);
+
+  test('a session answers only the token that opened it', async () => {
+    await using client = await connected(AGENT);
+    await client.listTools();
+    const id = (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const res = await fetch(`${brain.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${OTHER}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': id!,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    // another client's token may call tools, but finds no session by this id
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: -32001 } });
+    // and the owner's session still answers
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
 });

@@ -125,6 +125,11 @@ export class RecordingBrain implements BrainService {
     return [];
   }
 
+  onToolsChanged(): () => void {
+    this.record('onToolsChanged');
+    return () => undefined;
+  }
+
   async capabilities(): Promise<CapabilitiesView> {
     this.record('capabilities');
     await Promise.resolve();
