@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -36,6 +39,15 @@ denied_tools:
   - tool: echo
     id: no-echo
 `;
+const execFileAsync = promisify(execFile);
+/** The MCP Inspector's CLI, `mcp-inspector-cli`, from node_modules. */
+const INSPECTOR = join(
+  dirname(
+    createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/package.json'),
+  ),
+  'build',
+  'cli.js',
+);
 const AGENT = 'agent-0123456789abcdefghijklmnopqrstu';
 const READER = 'reader-0123456789abcdefghijklmnopqrst';
 const OTHER = 'other-0123456789abcdefghijklmnopqrstuv';
@@ -298,4 +310,39 @@ describe('a session', () => {
     // and the owner's session still answers
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
+});
+
+describe('the MCP Inspector CLI', () => {
+  test('lists the tools and calls one, over Streamable HTTP with the bearer token', async () => {
+    const inspector = async (...args: string[]) => {
+      const { stdout } = await execFileAsync(
+        process.execPath,
+        [
+          INSPECTOR,
+          '--cli',
+          `${brain.url}/mcp`,
+          '--transport',
+          'http',
+          '--header',
+          `Authorization: Bearer ${AGENT}`,
+          ...args,
+        ],
+        // 1.0.3 reads its own version from `../package.json`, tested against the working
+        // directory but imported from its module: run it from its own build folder
+        { timeout: 20_000, cwd: dirname(INSPECTOR) },
+      );
+      return JSON.parse(stdout) as Record<string, unknown>;
+    };
+    const listed = (await inspector('--method', 'tools/list')) as { tools: { name: string }[] };
+    expect(listed.tools.map((t) => t.name).sort()).toEqual(['calculator', 'shout']);
+    const called = (await inspector(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'calculator',
+      '--tool-arg',
+      'expression=6*7',
+    )) as { structuredContent?: { value?: number } };
+    expect(called.structuredContent?.value).toBe(42);
+  }, 60_000);
 });
