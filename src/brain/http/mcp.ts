@@ -107,8 +107,7 @@ class McpSessions {
       });
     }
     session.lastSeen = Date.now();
-    reply.hijack();
-    await session.transport.handleRequest(req.raw, reply.raw, req.body);
+    await handOver(req, reply, session.transport);
   }
 
   async #open(caller: McpCaller, req: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -132,8 +131,7 @@ class McpSessions {
       void server.close();
     };
     await server.connect(transport);
-    reply.hijack();
-    await transport.handleRequest(req.raw, reply.raw, req.body);
+    await handOver(req, reply, transport);
   }
 
   async #endIdle(before: number): Promise<void> {
@@ -177,7 +175,38 @@ async function serveStateless(
     void server.close();
   });
   await server.connect(transport);
-  await transport.handleRequest(req.raw, reply.raw, req.body);
+  await handOver(req, reply, transport, true);
+}
+
+/**
+ * The request to the SDK's transport, which answers on the raw response. A failure there
+ * (fastify no longer answers a hijacked reply) ends the response with a JSON-RPC internal
+ * error rather than leave the client waiting; the reason goes to the log, not the client.
+ */
+async function handOver(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  transport: StreamableHTTPServerTransport,
+  hijacked = false,
+): Promise<void> {
+  if (!hijacked) reply.hijack();
+  try {
+    await transport.handleRequest(req.raw, reply.raw, req.body);
+  } catch (err) {
+    req.log.error({ err }, 'MCP request failed');
+    if (!reply.raw.headersSent) {
+      reply.raw.writeHead(500, { 'content-type': 'application/json' });
+      reply.raw.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: -32603, message: 'Internal error' },
+          id: null,
+        }),
+      );
+    } else if (!reply.raw.writableEnded) {
+      reply.raw.end();
+    }
+  }
 }
 
 function mcpServer(service: BrainService, caller: McpCaller, listChanged: boolean): Server {
