@@ -24,12 +24,13 @@ const SHIPPED_TOOLS: Readonly<Record<string, () => Promise<AnyToolDefinition>>> 
 });
 
 /**
- * Shipped tools kept for one release under their old names, and the tool that replaces each
- * (ADR 0093): `serve-tool` still serves them, with a warning; `caesar up` starts the new one.
+ * Shipped tools kept for one release under their old names, and the action that replaces
+ * each (ADR 0093; `LEGACY_HA_NAMES` in src/protocol, which this list must not load):
+ * `serve-tool` still serves them, with a warning; `caesar up` starts the new tool.
  */
 const DEPRECATED_TOOLS: Readonly<Record<string, string>> = Object.freeze({
-  call_service: 'home_assistant',
-  ha_entities: 'home_assistant',
+  call_service: 'home_assistant.call_service',
+  ha_entities: 'home_assistant.entities',
 });
 
 /** Every shipped tool a worker can serve, the deprecated ones included. */
@@ -44,11 +45,12 @@ export function defaultToolNames(): string[] {
 
 /** Why a shipped tool name is deprecated and what to serve instead; undefined if it is not. */
 export function deprecatedToolNote(name: string): string | undefined {
-  const instead = Object.hasOwn(DEPRECATED_TOOLS, name) ? DEPRECATED_TOOLS[name] : undefined;
-  if (instead === undefined) return undefined;
+  const action = Object.hasOwn(DEPRECATED_TOOLS, name) ? DEPRECATED_TOOLS[name] : undefined;
+  if (action === undefined) return undefined;
+  const instead = action.slice(0, action.indexOf('.'));
   return (
     `'${name}' is deprecated and will be removed in the next release: serve '${instead}' ` +
-    `instead (its actions include ${instead}.${name === 'ha_entities' ? 'entities' : name}; ` +
+    `instead (its actions include ${action}; ` +
     'policies and intents that name the old tool keep working)'
   );
 }

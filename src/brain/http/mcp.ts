@@ -9,8 +9,8 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { BrainService, OfferedToolView, ToolCallReport } from '../api/index.js';
-import { actorOf } from './auth.js';
+import type { BrainService, Caller, OfferedToolView, ToolCallReport } from '../api/index.js';
+import { callerOf } from './routes.js';
 
 /**
  * CAESAR as an MCP server (ADR 0094): `POST /mcp`, the Streamable HTTP transport of the
@@ -110,7 +110,7 @@ class McpSessions {
     await handOver(req, reply, session.transport);
   }
 
-  async #open(caller: McpCaller, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async #open(caller: Caller, req: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (this.#byId.size >= MAX_SESSIONS) {
       const oldest = [...this.#byId.values()].sort((a, b) => a.lastSeen - b.lastSeen)[0];
       await oldest?.transport.close();
@@ -140,18 +140,6 @@ class McpSessions {
   }
 }
 
-interface McpCaller {
-  readonly actor: string;
-  readonly requestId: string;
-}
-
-function callerOf(req: FastifyRequest): McpCaller {
-  const actor = actorOf(req);
-  // The auth hook runs first on every non-public route; reaching here without it is a bug.
-  if (actor === undefined) throw new Error(`${req.method} /mcp ran unauthenticated`);
-  return { actor, requestId: req.id };
-}
-
 function sessionIdOf(req: FastifyRequest): string | undefined {
   const id = req.headers['mcp-session-id'];
   return typeof id === 'string' && id !== '' ? id : undefined;
@@ -162,7 +150,7 @@ async function serveStateless(
   req: FastifyRequest,
   reply: FastifyReply,
   service: BrainService,
-  caller: McpCaller,
+  caller: Caller,
 ): Promise<void> {
   const server = mcpServer(service, caller, false);
   const transport = new StreamableHTTPServerTransport({
@@ -209,7 +197,7 @@ async function handOver(
   }
 }
 
-function mcpServer(service: BrainService, caller: McpCaller, listChanged: boolean): Server {
+function mcpServer(service: BrainService, caller: Caller, listChanged: boolean): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged } },
     instructions: INSTRUCTIONS,

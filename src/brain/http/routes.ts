@@ -80,7 +80,7 @@ function chatSchema(maxChars: number) {
   });
 }
 
-function callerOf(req: FastifyRequest, sessionId?: string): Caller {
+export function callerOf(req: FastifyRequest, sessionId?: string): Caller {
   const actor = actorOf(req);
   // The auth hook runs first on every non-public route; reaching here without it is a bug.
   if (actor === undefined) throw new Error(`route ${req.routeOptions.url} ran unauthenticated`);
