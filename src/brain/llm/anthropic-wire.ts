@@ -6,15 +6,7 @@ import type {
 import { z } from 'zod';
 import { parseCallArguments } from './arguments.js';
 import type { LlmMessage, LlmTool, LlmToolCall, LlmUsage } from './types.js';
-import {
-  check,
-  functionName,
-  newCallId,
-  toolParameters,
-  WireFormatError,
-  wireCallId,
-  type ParsedAnswer,
-} from './wire.js';
+import * as wire from './wire.js';
 
 const FORMAT = 'the Messages API format';
 
@@ -40,7 +32,7 @@ export function anthropicMessages(messages: readonly LlmMessage[]): MessageParam
       add('user', [{ type: 'text', text: m.text === '' ? '(empty)' : m.text }]);
     else if (m.role === 'assistant') add('assistant', assistantBlocks(m.text, m.calls, notes));
     else {
-      const id = wireCallId(m.callId);
+      const id = wire.wireCallId(m.callId);
       const note = notes.get(id);
       const content = note === undefined ? m.content : `${note}\n${m.content}`;
       add('user', [{ type: 'tool_result', tool_use_id: id, content, is_error: m.isError }]);
@@ -60,14 +52,14 @@ function assistantBlocks(
 ): ContentBlockParam[] {
   const blocks: ContentBlockParam[] = text.trim() === '' ? [] : [{ type: 'text', text }];
   for (const c of calls) {
-    const id = wireCallId(c.id);
+    const id = wire.wireCallId(c.id);
     const parsed = parseCallArguments(c.name, c.arguments);
     if ('problem' in parsed)
       notes.set(id, `Note: this call was sent as {} because ${parsed.problem}`);
     blocks.push({
       type: 'tool_use',
       id,
-      name: functionName(c.name),
+      name: wire.functionName(c.name),
       input: 'input' in parsed ? parsed.input : {},
     });
   }
@@ -76,9 +68,9 @@ function assistantBlocks(
 
 export function anthropicTools(tools: readonly LlmTool[]): Tool[] {
   return tools.map((t) => ({
-    name: functionName(t.name),
+    name: wire.functionName(t.name),
     description: t.description,
-    input_schema: toolParameters(t.inputSchema),
+    input_schema: wire.toolParameters(t.inputSchema),
   }));
 }
 
@@ -112,14 +104,14 @@ function inputTokens(u: Usage | null | undefined): number | undefined {
 }
 
 function toolCall(b: z.infer<typeof BlockShape>, json: string | undefined): LlmToolCall {
-  if (!b.name) throw new WireFormatError('a tool_use block came without a name');
+  if (!b.name) throw new wire.WireFormatError('a tool_use block came without a name');
   const args = json !== undefined && json !== '' ? json : JSON.stringify(b.input ?? {});
-  return { id: b.id || newCallId(), name: b.name, arguments: args };
+  return { id: b.id || wire.newCallId(), name: b.name, arguments: args };
 }
 
 /** A non-streamed answer (a `message`). */
-export function parseMessage(body: unknown): ParsedAnswer {
-  const m = check(MessageShape, body, 'the answer', FORMAT);
+export function parseMessage(body: unknown): wire.ParsedAnswer {
+  const m = wire.check(MessageShape, body, 'the answer', FORMAT);
   return {
     ...(m.model ? { model: m.model } : {}),
     text: m.content.map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join(''),
@@ -159,7 +151,7 @@ export class EventAssembler {
   #stopped = false;
 
   push(event: unknown, onText?: (delta: string) => void): void {
-    const e = check(EventShape, event, 'a stream event', FORMAT);
+    const e = wire.check(EventShape, event, 'a stream event', FORMAT);
     if (e.type === 'message_start') {
       if (e.message?.model) this.#model = e.message.model;
       this.#addUsage(e.message?.usage);
@@ -177,7 +169,9 @@ export class EventAssembler {
   #delta(e: z.infer<typeof EventShape>, onText?: (delta: string) => void): void {
     const open = this.#blocks.get(e.index ?? -1);
     if (!open)
-      throw new WireFormatError(`a content_block_delta for block ${e.index} that never started`);
+      throw new wire.WireFormatError(
+        `a content_block_delta for block ${e.index} that never started`,
+      );
     if (e.delta?.type === 'text_delta' && e.delta.text) {
       open.text += e.delta.text;
       onText?.(e.delta.text);
@@ -193,7 +187,7 @@ export class EventAssembler {
   }
 
   /** Undefined `stopReason` when the stream ended before `message_stop`. */
-  result(): ParsedAnswer {
+  result(): wire.ParsedAnswer {
     const blocks = [...this.#blocks.entries()].sort(([a], [b]) => a - b).map(([, v]) => v);
     const usage: LlmUsage = {
       inputTokens: this.#usage.input ?? 0,

@@ -4,15 +4,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import type { LlmMessage, LlmTool, LlmUsage } from './types.js';
-import {
-  check,
-  functionName,
-  newCallId,
-  toolParameters,
-  WireFormatError,
-  wireCallId,
-  type ParsedAnswer,
-} from './wire.js';
+import * as wire from './wire.js';
 
 const FORMAT = 'the chat completions format';
 
@@ -38,16 +30,16 @@ export function openAiMessages(
     if (m.role === 'user') out.push({ role: 'user', content: m.text });
     else if (m.role === 'tool') {
       const content = m.isError ? `${OPENAI_ERROR_MARK}\n${m.content}` : m.content;
-      out.push({ role: 'tool', tool_call_id: wireCallId(m.callId), content });
+      out.push({ role: 'tool', tool_call_id: wire.wireCallId(m.callId), content });
     } else if (m.calls.length === 0) out.push({ role: 'assistant', content: m.text });
     else {
       out.push({
         role: 'assistant',
         content: m.text === '' ? null : m.text,
         tool_calls: m.calls.map((c) => ({
-          id: wireCallId(c.id),
+          id: wire.wireCallId(c.id),
           type: 'function' as const,
-          function: { name: functionName(c.name), arguments: c.arguments },
+          function: { name: wire.functionName(c.name), arguments: c.arguments },
         })),
       });
     }
@@ -59,9 +51,9 @@ export function openAiTools(tools: readonly LlmTool[]): ChatCompletionTool[] {
   return tools.map((t) => ({
     type: 'function' as const,
     function: {
-      name: functionName(t.name),
+      name: wire.functionName(t.name),
       description: t.description,
-      parameters: toolParameters(t.inputSchema),
+      parameters: wire.toolParameters(t.inputSchema),
     },
   }));
 }
@@ -133,14 +125,14 @@ function argumentsText(a: z.infer<typeof ArgumentsShape>): string {
 }
 
 /** A non-streamed answer (`chat.completion`). */
-export function parseCompletion(body: unknown): ParsedAnswer {
-  const c = check(CompletionShape, body, 'the answer', FORMAT);
+export function parseCompletion(body: unknown): wire.ParsedAnswer {
+  const c = wire.check(CompletionShape, body, 'the answer', FORMAT);
   const choice = c.choices[0]!;
   return {
     ...(c.model ? { model: c.model } : {}),
     text: choice.message.content ?? '',
     calls: (choice.message.tool_calls ?? []).map((t) => ({
-      id: t.id || newCallId(),
+      id: t.id || wire.newCallId(),
       name: t.function.name,
       arguments: argumentsText(t.function.arguments),
     })),
@@ -171,7 +163,7 @@ export class ChunkAssembler {
   #stop: string | undefined;
 
   push(chunk: unknown, onText?: (delta: string) => void): void {
-    const c = check(ChunkShape, chunk, 'a stream chunk', FORMAT);
+    const c = wire.check(ChunkShape, chunk, 'a stream chunk', FORMAT);
     if (c.model) this.#model = c.model;
     if (c.usage) this.#usage = usageOf(c.usage);
     for (const choice of c.choices ?? []) {
@@ -202,14 +194,15 @@ export class ChunkAssembler {
     call.arguments += argumentsText(d.function?.arguments);
   }
 
-  result(): ParsedAnswer {
+  result(): wire.ParsedAnswer {
     const unnamed = this.#calls.find((c) => c.name === '');
-    if (unnamed) throw new WireFormatError('a streamed tool call came without a function name');
+    if (unnamed)
+      throw new wire.WireFormatError('a streamed tool call came without a function name');
     return {
       ...(this.#model ? { model: this.#model } : {}),
       text: this.#text,
       calls: this.#calls.map((c) => ({
-        id: c.id || newCallId(),
+        id: c.id || wire.newCallId(),
         name: c.name,
         arguments: c.arguments,
       })),
