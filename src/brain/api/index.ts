@@ -40,3 +40,4 @@ export type {
 } from './service.js';
 export { API_SCOPES, ensureTokensFile, readTokensFile, TokensFileError } from './tokens-file.js';
 export type { ApiScope, ApiToken } from './tokens-file.js';
+export { heldCallLines, type HeldCall } from './held-call-text.js';

@@ -2,14 +2,25 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
+  ElicitResultSchema,
   isInitializeRequest,
   ListToolsRequestSchema,
   type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { BrainService, Caller, OfferedToolView, ToolCallReport } from '../api/index.js';
+import { askFor, asksForms } from './mcp-elicit.js';
+import {
+  type BrainService,
+  type Caller,
+  type OfferedToolView,
+  type ToolCallReport,
+} from '../api/index.js';
+import { tokenHasScope } from './auth.js';
 import { callerOf } from './routes.js';
 
 /**
@@ -32,6 +43,18 @@ const INSTRUCTIONS =
 const MAX_SESSIONS = 64;
 /** A session no request has used for this long is ended. */
 const SESSION_IDLE_MS = 30 * 60_000;
+
+/** What a server of one request or one session may do beyond listing and calling. */
+interface ServerRole {
+  /** Send `notifications/tools/list_changed` (a session, which has a stream for it). */
+  readonly listChanged: boolean;
+  /**
+   * Ask the client's user to decide a held call (elicitation): a session whose token may
+   * decide confirmations anyway (scope `confirm`), so asking gives the client nothing its
+   * token could not do over `POST /v1/confirmations/{id}`.
+   */
+  readonly mayAsk: boolean;
+}
 
 interface Session {
   readonly actor: string;
@@ -115,11 +138,14 @@ class McpSessions {
       const oldest = [...this.#byId.values()].sort((a, b) => a.lastSeen - b.lastSeen)[0];
       await oldest?.transport.close();
     }
-    const server = mcpServer(this.#service, caller, true);
+    const mayAsk = tokenHasScope(req, 'confirm');
+    const server = mcpServer(this.#service, caller, { listChanged: true, mayAsk });
     let unsubscribe = () => {};
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: true,
+      // a call's answer comes as a server-sent stream, so that a question about it
+      // (elicitation of a held call) can go to the client before the answer
+      enableJsonResponse: false,
       onsessioninitialized: (id) => {
         this.#byId.set(id, { actor: caller.actor, server, transport, lastSeen: Date.now() });
         unsubscribe = this.#service.onToolsChanged(() => void server.sendToolListChanged());
@@ -152,7 +178,7 @@ async function serveStateless(
   service: BrainService,
   caller: Caller,
 ): Promise<void> {
-  const server = mcpServer(service, caller, false);
+  const server = mcpServer(service, caller, { listChanged: false, mayAsk: false });
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -197,23 +223,69 @@ async function handOver(
   }
 }
 
-function mcpServer(service: BrainService, caller: Caller, listChanged: boolean): Server {
+function mcpServer(service: BrainService, caller: Caller, role: ServerRole): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged } },
+    capabilities: { tools: { listChanged: role.listChanged } },
     instructions: INSTRUCTIONS,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await service.offeredTools()).map(mcpTool),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const report = await service.invoke(
       request.params.name,
       request.params.arguments ?? {},
       caller,
     );
-    return callResult(report);
+    if (report.outcome !== 'confirmation_required' || !role.mayAsk) return callResult(report);
+    if (!asksForms(server.getClientCapabilities())) return callResult(report);
+    return callResult(await askPerson(server, service, caller, report, extra));
   });
   return server;
+}
+
+/**
+ * A held call put to the client's user (MCP elicitation, form mode): the account of who asked
+ * and why it is held, and one yes/no. Yes approves it through the same path as
+ * `POST /v1/confirmations/{id}` (audited as decided by this token), no rejects it; no answer
+ * (cancel, the client gone, the confirmation's time up) leaves it waiting, and the result says
+ * how else to approve it.
+ */
+async function askPerson(
+  server: Server,
+  service: BrainService,
+  caller: Caller,
+  report: ToolCallReport,
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+): Promise<ToolCallReport> {
+  const ticket = report.confirmation;
+  const timeout = ticket === undefined ? 0 : Date.parse(ticket.expires_at) - Date.now();
+  if (ticket === undefined || !(timeout > 0)) return report;
+  let answer;
+  try {
+    // `request`, not `elicitInput`: that one wants `elicitation.form`, which a client of an
+    // earlier revision says as `elicitation: {}`; the answer is checked below either way
+    answer = await server.request(
+      { method: 'elicitation/create', params: askFor(report) },
+      ElicitResultSchema,
+      {
+        relatedRequestId: extra.requestId,
+        signal: extra.signal,
+        timeout,
+      },
+    );
+  } catch {
+    return report;
+  }
+  if (answer.action === 'cancel') return report;
+  const approve = answer.action === 'accept' && answer.content?.['approve'] === true;
+  try {
+    return await service.confirm(ticket.id, approve, caller);
+  } catch (err) {
+    // decided meanwhile by someone else, or expired: the report says it was held; the
+    // reason says what became of it
+    return { ...report, reason: `${report.reason ?? 'held'}; ${(err as Error).message}` };
+  }
 }
 
 /** A tool as MCP lists it: the card, the input schema, the spec's hints. */

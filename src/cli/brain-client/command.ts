@@ -1,6 +1,8 @@
 import {
+  heldCallLines,
   TokensFileError,
   type ConfirmationTicket,
+  type HeldCall,
   type ToolCallReport,
 } from '../../brain/api/index.js';
 import { ConfigError, RuntimeFileError } from '../../config/index.js';
@@ -8,7 +10,7 @@ import { ApiError, type ApiClient } from './client.js';
 import { ApiTargetError, openApiClient, type ApiTarget } from './target.js';
 import { EXIT_USAGE } from '../program/exit.js';
 import type { ApiFlags } from '../program/flags.js';
-import { decideLines, heldCallLines, type HeldCall } from './held-call-lines.js';
+import { decideLines } from './held-call-lines.js';
 import { terminal } from '../program/terminal.js';
 import { terminalLine } from '../../text/terminal-text.js';
 

@@ -4,13 +4,24 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   CallToolRequestSchema,
+  ElicitRequestSchema,
+  ElicitResultSchema,
   ListToolsRequestSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { asksForms } from '../../brain/http/mcp-elicit.js';
 import { resolveApiTarget } from '../brain-client/target.js';
 import { EXIT_FAILED, EXIT_OK } from '../brain-client/command.js';
 import type { ApiFlags } from '../program/flags.js';
 import { terminal } from '../program/terminal.js';
+
+/**
+ * How long a forwarded `tools/call` may take. The brain bounds each call itself (the call's
+ * deadline, or a held call's confirmation time while its question is open), so this only
+ * keeps a brain that never answers from holding the client for ever; the SDK's 60 s default
+ * would cut off a person still deciding a held call.
+ */
+const CALL_TIMEOUT_MS = 30 * 60_000;
 
 /** `caesar mcp serve`'s flags. */
 export interface McpServeFlags extends ApiFlags {
@@ -28,7 +39,12 @@ export async function runMcpServe(flags: McpServeFlags): Promise<number> {
   let brain: Client;
   try {
     const target = await resolveApiTarget(flags);
-    brain = new Client({ name: 'caesar-mcp-stdio', version: '1.0.0' });
+    // elicitation: the brain may put a held call to this client's user, which is passed on
+    // to the client that launched this process if it takes questions (below)
+    brain = new Client(
+      { name: 'caesar-mcp-stdio', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
     const transport = new StreamableHTTPClientTransport(new URL('/mcp', target.url), {
       requestInit: { headers: { authorization: `Bearer ${target.token}` } },
     });
@@ -45,7 +61,16 @@ export async function runMcpServe(flags: McpServeFlags): Promise<number> {
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, (request) => brain.listTools(request.params));
-  server.setRequestHandler(CallToolRequestSchema, (request) => brain.callTool(request.params));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    brain.callTool(request.params, undefined, { timeout: CALL_TIMEOUT_MS }),
+  );
+  // a question about a held call goes to this client's user; a client that takes none
+  // leaves the call waiting, as the brain's answer then says
+  brain.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+    asksForms(server.getClientCapabilities())
+      ? server.request(request, ElicitResultSchema, { signal: extra.signal })
+      : { action: 'cancel' as const },
+  );
   // the brain's session says when the tools change; the client hears it from here
   brain.setNotificationHandler(ToolListChangedNotificationSchema, () =>
     server.sendToolListChanged(),

@@ -7,9 +7,16 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+  type ClientCapabilities,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startBrain } from '../../../../src/brain/daemon/index.js';
+import type { PendingConfirmation } from '../../../../src/brain/api/index.js';
 import type { RunningBrain } from '../../../../src/brain/daemon/brain.js';
 import { loadConfig } from '../../../../src/config/index.js';
 import { SHIPPED_INTENTS_FILE } from '../../../../src/config/shipped.js';
@@ -92,8 +99,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function connected(token: string): Promise<Client & AsyncDisposable> {
-  const client = new Client({ name: 'caesar-test', version: '1.0.0' });
+async function connected(
+  token: string,
+  capabilities: ClientCapabilities = {},
+): Promise<Client & AsyncDisposable> {
+  const client = new Client({ name: 'caesar-test', version: '1.0.0' }, { capabilities });
   const transport = new StreamableHTTPClientTransport(new URL(`${brain.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
@@ -240,6 +250,44 @@ describe('caesar mcp serve --stdio', () => {
     }
   }, 30_000);
 
+  test("a held call's question reaches the client that launched it, and its yes runs the call", async () => {
+    const client = new Client(
+      { name: 'caesar-test-stdio', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { approve: true } };
+    });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        CLI,
+        'mcp',
+        'serve',
+        '--stdio',
+        '--api-url',
+        brain.url,
+        '--token-file',
+        join(dir, 'var', 'api-tokens.yaml'),
+        '--token-name',
+        'coding_agent',
+      ],
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    try {
+      const r = await client.callTool({ name: 'shout', arguments: { id: 's1', text: 'relayed' } });
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('asked by: token `coding_agent` directly');
+      expect(r.isError, textOf(r)).not.toBe(true);
+      expect(textOf(r)).toContain('relayed');
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
   test('a brain it cannot reach is said on stderr, exit 1, nothing on stdout', async () => {
     const r = await runCli([
       'mcp',
@@ -309,6 +357,87 @@ describe('a session', () => {
     expect(await res.json()).toMatchObject({ error: { code: -32001 } });
     // and the owner's session still answers
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+});
+
+/** A client that takes questions and answers each with `answer`, keeping what it was asked. */
+async function asking(
+  token: string,
+  answer: ElicitResult,
+  capabilities: ClientCapabilities = { elicitation: { form: {} } },
+) {
+  const client = await connected(token, capabilities);
+  const asked: ElicitRequest['params'][] = [];
+  client.setRequestHandler(ElicitRequestSchema, (request) => {
+    asked.push(request.params);
+    return answer;
+  });
+  return Object.assign(client, { asked });
+}
+
+/** `GET /v1/confirmations`: the calls waiting for a person. */
+const pending = async (): Promise<PendingConfirmation[]> => {
+  const res = await fetch(`${brain.url}/v1/confirmations`, {
+    headers: { authorization: `Bearer ${AGENT}` },
+  });
+  return (await res.json()) as PendingConfirmation[];
+};
+
+describe('a held call put to the client (elicitation)', () => {
+  test('the question says who asked and why; approved there, the call runs and answers', async () => {
+    await using client = await asking(AGENT, { action: 'accept', content: { approve: true } });
+    const r = await client.callTool({ name: 'shout', arguments: { id: 'e1', text: 'approved' } });
+    expect(client.asked).toHaveLength(1);
+    const q = client.asked[0]!;
+    expect(q.message).toMatch(/^shout is held for a person: /);
+    expect(q.message).toContain('asked by: token `coding_agent` directly');
+    expect(q.message).toMatch(/held by: rule shout-asks \(.*policy\.yaml:\d+:\d+\)/);
+    expect(q).toMatchObject({ requestedSchema: { required: ['approve'] } });
+    // the answer is the call's own, not "waiting"
+    expect(r.isError, textOf(r)).not.toBe(true);
+    expect(textOf(r)).toContain('approved');
+    const rows = (await rowsOf('shout')).filter((x) => x.event_type === 'tool.confirmed');
+    expect(rows.map((x) => x.actor)).toContain('coding_agent');
+  });
+
+  test('a "no" rejects the call: it never runs, and nothing stays pending', async () => {
+    await using client = await asking(AGENT, { action: 'decline' });
+    const r = await client.callTool({ name: 'shout', arguments: { id: 'e2', text: 'declined' } });
+    expect(client.asked).toHaveLength(1);
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/^shout rejected/);
+    expect((await pending()).filter((c) => c.summary.includes('declined'))).toEqual([]);
+  });
+
+  test('no answer (cancel) leaves the call waiting, and the result says how to approve it', async () => {
+    await using client = await asking(AGENT, { action: 'cancel' });
+    const r = await client.callTool({ name: 'shout', arguments: { id: 'e3', text: 'later' } });
+    expect(client.asked).toHaveLength(1);
+    const id = /caesar confirm (\S+)`/.exec(textOf(r))?.[1];
+    expect(id).toBeDefined();
+    expect((await pending()).map((c) => c.id)).toContain(id);
+  });
+
+  test('a client of an earlier revision (elicitation: {}) is asked too', async () => {
+    await using client = await asking(
+      AGENT,
+      { action: 'accept', content: { approve: false } },
+      { elicitation: {} },
+    );
+    const r = await client.callTool({ name: 'shout', arguments: { id: 'e4', text: 'no' } });
+    expect(client.asked).toHaveLength(1);
+    // accepted with approve: false is a no
+    expect(textOf(r)).toMatch(/^shout rejected/);
+  });
+
+  test('a token that may not decide confirmations is never asked: its call waits for a person', async () => {
+    await using client = await asking(OTHER, { action: 'accept', content: { approve: true } });
+    const r = await client.callTool({ name: 'shout', arguments: { id: 'e5', text: 'self' } });
+    expect(client.asked).toEqual([]);
+    expect(textOf(r)).toMatch(/^shout was not run yet: waiting for a person to approve it/);
+    expect(
+      (await rowsOf('shout')).filter((x) => x.event_type === 'tool.confirmed'),
+    ).not.toContainEqual(expect.objectContaining({ actor: 'other_agent' }));
   });
 });
 

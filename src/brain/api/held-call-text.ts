@@ -1,0 +1,62 @@
+import type { ConfirmationTicket, PendingConfirmation } from './contract.js';
+import { terminalLine } from '../../text/terminal-text.js';
+
+/**
+ * A call waiting for a human, in words (ADR 0068): who asked (a model in a turn opened by
+ * token X, a local rule, the token itself), why it is held (the rule, each flow gate with the
+ * policy line that set it) and what the model had read (tool, trust, sources, the excerpt
+ * with the injected text visible). The terminal (`caesar confirm`, `chat`, `invoke`) and an
+ * MCP client's confirmation prompt (ADR 0094) say it with the same lines. Every line holds
+ * text from outside and is escaped on its own.
+ */
+
+/** What a ticket or a pending entry says about a held call; all of it optional. */
+export type HeldCall = Pick<
+  ConfirmationTicket,
+  'asked_by' | 'gated_by' | 'read' | 'preflight_warnings'
+> &
+  Partial<Pick<PendingConfirmation, 'requested_by' | 'rule' | 'rule_at' | 'reason'>>;
+
+/** Who asked, in words: "a model, in a turn opened by token `kids-tablet` (session s-1)". */
+export function askedByText(held: HeldCall): string {
+  const a = held.asked_by;
+  if (a === undefined) return `token \`${held.requested_by ?? '?'}\``;
+  if (a.kind === 'api') return `token \`${a.actor}\` directly`;
+  if (a.kind === 'intent') {
+    return `the local rule \`${a.intent ?? '?'}\`, on a message of token \`${a.actor}\``;
+  }
+  const session = a.session_id === undefined ? '' : ` (session ${a.session_id})`;
+  return `a model, in a turn opened by token \`${a.actor}\`${session}`;
+}
+
+/** The account of a held call: who asked, what held it, what the model had read. */
+export function heldCallLines(held: HeldCall): string[] {
+  const lines: string[] = [];
+  if (held.asked_by !== undefined || held.requested_by !== undefined) {
+    lines.push(`asked by: ${askedByText(held)}`);
+  }
+  if (held.rule !== undefined) {
+    const at = held.rule_at === undefined ? '' : ` (${held.rule_at})`;
+    lines.push(`held by: rule ${held.rule}${at}: ${held.reason ?? ''}`);
+  }
+  for (const g of held.gated_by ?? []) {
+    lines.push(`held by: flow gate ${g.gate} (${g.action}), set by ${g.set_by}`);
+  }
+  for (const w of held.preflight_warnings ?? []) lines.push(`held by: the tool's preflight: ${w}`);
+  if (held.asked_by?.kind === 'model') lines.push(...readLines(held.read ?? []));
+  return lines.map(terminalLine);
+}
+
+function readLines(read: NonNullable<HeldCall['read']>): string[] {
+  if (read.length === 0) return ['the model had read: nothing untrusted or private'];
+  const lines = ['the model had read:'];
+  for (const r of read) {
+    const what = [r.trust === 'untrusted' ? 'untrusted' : '', r.private ? 'private' : '']
+      .filter((w) => w !== '')
+      .join(', ');
+    const from = r.sources.length === 0 ? '' : ` from ${r.sources.join(', ')}`;
+    lines.push(`  ${r.tool} (${what || 'trusted'})${from}`);
+    if (r.excerpt !== '') lines.push(`    "${r.excerpt}"`);
+  }
+  return lines;
+}
