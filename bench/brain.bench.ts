@@ -14,7 +14,8 @@
  *
  * Issue 30's baseline, in the same rounds: a bare MCP SDK server (bench/mcp-bare.ts,
  * stateless Streamable HTTP, no auth, policy or audit) answering `tools/call` for the same
- * arithmetic, driven by the same wrk at the same concurrency.
+ * arithmetic, driven by the same wrk at the same concurrency. The brain's own `POST /mcp`
+ * against it is bench/mcp.bench.ts.
  *
  *   npm run bench -- brain
  *   BENCH_BRAIN_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- brain
@@ -63,9 +64,6 @@ interface Rounds {
   direct: LoadResult[];
   /** The bare MCP SDK server at c=32, and its CPU per call. */
   bare: LoadResult[];
-  /** The same `tools/call` through the brain's own `POST /mcp` (issue 32), and the brain's CPU. */
-  governedMcp: LoadResult[];
-  cpuMcp: number[];
   cpuBare: number[];
   governed1: LoadResult[];
   direct1: LoadResult[];
@@ -125,12 +123,6 @@ export async function run(ctx: BenchContext): Promise<void> {
       expect: '"outcome":"ok"',
       authorization: `Bearer ${token}`,
     };
-    // issue 32: the same JSON-RPC call through the brain's /mcp (stateless: no session)
-    const mcpTarget: WrkTarget = {
-      ...bareTarget,
-      url: `${url}/mcp`,
-      authorization: `Bearer ${token}`,
-    };
     const http = {
       run: async (cmd: { concurrency: number; seconds: number; rate?: number }) =>
         checked(await runWrk(governedTarget, cmd)),
@@ -141,14 +133,11 @@ export async function run(ctx: BenchContext): Promise<void> {
     await direct.run(WARMUP);
     await http.run({ concurrency: CONCURRENCY, seconds: 2 });
     checked(await runWrk(bareTarget, { concurrency: CONCURRENCY, seconds: 2 }));
-    checked(await runWrk(mcpTarget, { concurrency: CONCURRENCY, seconds: 2 }));
     const r: Rounds = {
       governed: [],
       direct: [],
       bare: [],
       cpuBare: [],
-      governedMcp: [],
-      cpuMcp: [],
       governed1: [],
       direct1: [],
       after1: [],
@@ -181,9 +170,6 @@ export async function run(ctx: BenchContext): Promise<void> {
       const b32 = await cpuPerCallOf(bareCpu, async () => checked(await runWrk(bareTarget, w32)));
       r.bare.push(b32.result);
       r.cpuBare.push(b32.cpu.bare);
-      const m32 = await cpuPerCallOf(pids, async () => checked(await runWrk(mcpTarget, w32)));
-      r.governedMcp.push(m32.result);
-      r.cpuMcp.push(m32.cpu.brain);
       // the same load at half the rate the brain just sustained: the log commits all along,
       // but the brain has CPU to spare, so a stall would be the log's
       const half = Math.max(50, Math.round(g32.result.rate / 2));
@@ -299,16 +285,6 @@ function reportIssue30(ctx: BenchContext, r: Rounds): void {
     baseline: bare,
     target: '>= 2.50x',
   });
-  ctx.figure(
-    `governed MCP tools/call (POST /mcp), c=${CONCURRENCY}`,
-    m(r.governedMcp, 'rate'),
-    'req/s',
-    {
-      baseline: bare,
-      target: '>= 2.00x (issue 32)',
-    },
-  );
-  ctx.figure(`  brain CPU per call through /mcp`, median(r.cpuMcp), 'us');
   const budget = m(r.direct1, 'p50') + 2 * median(r.fsync);
   ctx.figure('direct dispatch p50, c=1, + 2 fsync', budget, 'us');
   ctx.figure('governed HTTP p50, c=1', m(r.governed1, 'p50'), 'us', {

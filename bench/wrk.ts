@@ -16,6 +16,8 @@ export interface WrkTarget {
   /** The marker every successful answer contains. */
   readonly expect: string;
   readonly authorization?: string;
+  /** An MCP session's id, sent as `Mcp-Session-Id`. */
+  readonly session?: string;
 }
 
 export interface WrkRun {
@@ -53,6 +55,7 @@ export async function runWrk(
       WRK_BODY: target.body,
       WRK_EXPECT: target.expect,
       WRK_AUTH: target.authorization ?? '',
+      WRK_SESSION: target.session ?? '',
       WRK_DELAY_MS: String(delayMs),
     },
   });
