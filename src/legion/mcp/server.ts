@@ -86,7 +86,7 @@ export class McpServer {
   #restarts = 0;
   #closed = false;
   #tools: readonly Tool[] = [];
-  #served: { tools: readonly Tool[]; picked: boolean } | undefined;
+  #served: { tools: readonly Tool[]; picked: boolean; unserved: string[] } | undefined;
   #info = { name: '?', version: '0.0.0' };
   #changes: string | undefined;
   #check: { at: number; result: Promise<PreflightResult> } | undefined;
@@ -128,12 +128,14 @@ export class McpServer {
    * answers are held against. @default every tool it listed at start
    */
   watch(tools: readonly Tool[], picked: boolean): void {
-    this.#served = { tools, picked };
+    const served = new Set(tools);
+    const unserved = this.#tools.filter((t) => !served.has(t)).map((t) => t.name);
+    this.#served = { tools, picked, unserved };
   }
 
   #changesIn(tools: readonly Tool[]): string | undefined {
-    const served = this.#served ?? { tools: this.#tools, picked: false };
-    return toolListChanges(served.tools, tools, { picked: served.picked });
+    const { tools: served, ...o } = this.#served ?? { tools: this.#tools };
+    return toolListChanges(served, tools, o);
   }
 
   /** The server's own name and version (`initialize`'s serverInfo), outside text. */

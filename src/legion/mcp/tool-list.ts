@@ -20,18 +20,21 @@ const few = (names: string[]) =>
 /**
  * How a server's tool list differs from the tools served from it (after a restart, or at a
  * preflight): undefined when it does not. `picked`: the served tools were chosen with
- * `--tools`, so a tool the server adds is no change to them. The served specs stay the ones from the
+ * `--tools`, so a tool the server adds is no change to them; `unserved`: tools it listed
+ * that were left out (run only as tasks), which are no addition either. The served specs stay the ones from the
  * start (a spec is frozen per instance, ADR 0089): the words say to restart serve-mcp.
  */
 export function toolListChanges(
   served: readonly Tool[],
   now: readonly Tool[],
-  { picked = false }: { picked?: boolean } = {},
+  { picked = false, unserved = [] }: { picked?: boolean; unserved?: readonly string[] } = {},
 ): string | undefined {
   const before = new Map(served.map((t) => [t.name, specPart(t)]));
   const after = new Map(now.map((t) => [t.name, specPart(t)]));
   // with --tools, a tool the server adds is one the operator did not pick: nothing to serve
-  const added = picked ? [] : [...after.keys()].filter((n) => !before.has(n));
+  const added = picked
+    ? []
+    : [...after.keys()].filter((n) => !before.has(n) && !unserved.includes(n));
   const removed = [...before.keys()].filter((n) => !after.has(n));
   const changed = [...before.keys()].filter((n) => after.has(n) && before.get(n) !== after.get(n));
   if (added.length + removed.length + changed.length === 0) return undefined;
