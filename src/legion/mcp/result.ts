@@ -123,7 +123,8 @@ export function resultOfMcp(
   for (const b of blocks.slice(0, MCP_RESULT_LIMITS.blocks)) {
     const block = defined(blockOf(b, budget));
     const used = block.text?.length ?? 0;
-    const whole = b.type === 'text' ? b.text.length : used;
+    const own = b.type === 'text' ? b.text : b.type === 'resource' ? b.resource.text : undefined;
+    const whole = typeof own === 'string' ? own.length : used;
     if (used < whole) truncated = true;
     budget -= used;
     content.push(block);
