@@ -123,7 +123,8 @@ export function resultOfMcp(
   for (const b of blocks.slice(0, MCP_RESULT_LIMITS.blocks)) {
     const block = defined(blockOf(b, budget));
     const used = block.text?.length ?? 0;
-    const own = b.type === 'text' ? b.text : b.type === 'resource' ? b.resource.text : undefined;
+    const res = b.type === 'resource' ? (b.resource as { text?: unknown }) : undefined;
+    const own = b.type === 'text' ? b.text : res?.text;
     const whole = typeof own === 'string' ? own.length : used;
     if (used < whole) truncated = true;
     budget -= used;
