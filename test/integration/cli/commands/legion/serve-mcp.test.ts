@@ -9,8 +9,9 @@ import { startNats } from '../../../../helpers/nats.js';
 import { ROOT } from '../../../../helpers/sources.js';
 import { waitFor } from '../../../../helpers/wait.js';
 
-// `caesar legion serve-mcp` as a real process (ADR 0095): the filesystem MCP server (a pinned
-// dev dependency) started from node_modules, its tools checked, refused, catalogued and served.
+// `caesar legion serve-mcp` as a real process (ADR 0095; docs/legion.md, "MCP servers as
+// tools"): the filesystem MCP server (a pinned dev dependency) started from node_modules, its
+// tools checked, refused, catalogued and served.
 
 /** Each spawn of the CLI takes about a second of CPU, several on a loaded machine. */
 const SPAWNING_TEST_MS = 90_000;
