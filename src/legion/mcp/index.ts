@@ -2,7 +2,5 @@
 // an MCP server and serves its tools as the actions of one CAESAR tool. Not part of the SDK's
 // index: a shipped worker never loads the MCP client.
 export { McpServer } from './server.js';
-export type { McpServerOptions, McpTarget } from './server.js';
+export type { McpTarget } from './server.js';
 export { mcpToolOf } from './tool.js';
-export type { McpToolDefinition, McpToolOptions } from './tool.js';
-export { McpServerError } from './errors.js';

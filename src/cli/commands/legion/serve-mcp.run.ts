@@ -1,5 +1,6 @@
 import { McpServer, mcpToolOf, type McpTarget } from '../../../legion/mcp/index.js';
-import { endProcess } from '../../program/exit.js';
+import { TOOL_NAME_PATTERN } from '../../../protocol/index.js';
+import { endProcess, EXIT_USAGE } from '../../program/exit.js';
 import { reportFailure } from '../../program/fatal.js';
 import { terminal } from '../../program/terminal.js';
 import { serveDefined, workerContext, type ServeFlags } from './serve-tool.run.js';

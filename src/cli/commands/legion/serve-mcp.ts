@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-// the file, not protocol/index.js: the flags are declared without loading zod (ADR 0047)
-import { TOOL_NAME_PATTERN } from '../../../protocol/names.js';
 import { addBusFlags, durationFlag } from '../../program/flags.js';
 import { addRestartFlags, restartsOf } from './restart-flags.js';
 import { takenToolName } from './own-tool-name.js';
@@ -84,9 +82,7 @@ export function addServeMcp(legion: Command): void {
 
 /** What is wrong with the arguments, in words that name the flag and the next step. */
 function usageProblem(name: string, command: string[], flags: ServeMcpFlags): string | undefined {
-  if (!TOOL_NAME_PATTERN.test(name)) {
-    return `<name> ${JSON.stringify(name)} is not a tool name: lower-case letters, digits and _, a letter first (e.g. files)`;
-  }
+  // the tool-name pattern itself is checked by the runner (protocol/names.ts loads zod)
   const taken = takenToolName(name);
   if (taken !== undefined) return `<name> '${name}' is ${taken.why}; try '${taken.suggestion}'`;
   if (flags.url !== undefined && command.length > 0) {
