@@ -29,6 +29,13 @@ export async function serveMcp(
   command: string[],
   flags: ServeMcpFlags,
 ): Promise<number> {
+  if (!TOOL_NAME_PATTERN.test(name)) {
+    terminal.err(
+      `caesar legion serve-mcp: <name> ${JSON.stringify(name)} is not a tool name: lower-case ` +
+        'letters, digits and _, a letter first, at most 64 (e.g. files)',
+    );
+    return EXIT_USAGE;
+  }
   try {
     return await endProcess(await serveServer(name, command, flags));
   } catch (err) {
