@@ -2,3 +2,5 @@
 // workers (through the SDK) read and word it. node: built-ins only.
 export { msSince, roundMs, secondsText } from './elapsed.js';
 export { formatInstant, hostTimeZone, intlClock, isTimeZone, spokenNow } from './wall-clock.js';
+export { nextRestart } from './restart-backoff.js';
+export type { BackoffOptions } from './restart-backoff.js';

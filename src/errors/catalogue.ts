@@ -60,6 +60,25 @@ export const ERROR_CATALOGUE = {
     summary: 'the handler ran past its deadline (or was cut off at shutdown)',
     fix: 'retry with a longer deadline, or simplify the request',
   },
+  mcp_tool_error: {
+    name: 'McpToolError',
+    kind: 'worker',
+    status: 502,
+    retryable: false,
+    message: '{tool} answered with an error: {reason}',
+    summary:
+      'the MCP server behind the tool (`caesar legion serve-mcp`) ran the tool and answered `isError: true`; the reason is its own words, outside content',
+    fix: 'read the reason (a missing file, a refused path, bad arguments the schema let through); the call is not retried',
+  },
+  mcp_server_unavailable: {
+    kind: 'worker',
+    status: 503,
+    retryable: true,
+    message: 'the MCP server behind {tool} is not running: {reason}',
+    summary:
+      'the MCP server behind the tool exited (or its connection closed) before or during the call; `serve-mcp` starts it again with backoff',
+    fix: "retry in a moment; if it keeps failing, read the worker log (the server's own stderr is in it, escaped)",
+  },
   overloaded: {
     kind: 'worker',
     status: 429,
@@ -733,6 +752,16 @@ export const ERROR_CATALOGUE = {
     message: "tool module {module} defines '{tool}', {clash}",
     summary: 'a tool module uses the name of a shipped tool or of another module',
     fix: 'rename the tool (its `name` field); names are unique across a stack',
+  },
+  mcp_server_refused: {
+    name: 'McpServerError',
+    kind: 'local',
+    status: 400,
+    retryable: false,
+    message: 'MCP server {server}: {reason}',
+    summary:
+      '`caesar legion serve-mcp` cannot serve the MCP server: it did not start or answer `initialize` and `tools/list` in time, or its tools cannot become actions (a name that collides or is too long, too many tools, a schema too large or unusable)',
+    fix: 'the message names the tool and the flag to use: `--tools a,b` serves only those, `--start-timeout` waits longer',
   },
   catalog_invalid: {
     name: 'CatalogError',

@@ -5,11 +5,9 @@ import { z } from 'zod';
 import { CaesarError, errorClass, type CodeAndParams, type ErrorParts } from '../errors/index.js';
 import { fieldIssuesOf, summariseFieldIssues, type FieldIssue } from '../protocol/index.js';
 import { formatDuration, isModulePath } from '../text/index.js';
-import type { compileJsonSchema } from '../json-schema/index.js';
 import { defineActionTool, type ActionToolInput, type AnyAction } from './actions.js';
 import { defineCallable, ToolDefinitionError, type ToolDefinition } from './define.js';
-
-type CompileJsonSchema = typeof compileJsonSchema;
+import { announcedType, type CompileJsonSchema } from './announced-type.js';
 
 /**
  * A tool that lives outside the repository (ADR 0055): a module, a file or an installed
@@ -326,32 +324,6 @@ function actionToolOf(
       throw invalidDefinition(specifier, where, name, err.issues);
     throw err;
   }
-}
-
-/**
- * An operator's JSON Schema as the zod type `defineTool` takes (ADR 0079): a value is checked,
- * and its declared `default`s filled, by the same engine the brain checks the announced
- * schema with, so the two never disagree; the schema rides along as metadata, so the spec
- * announces it as written. Throws when the schema is unusable, naming why.
- */
-function announcedType(compile: CompileJsonSchema, schema: Record<string, unknown>): z.ZodType {
-  const check = compile(schema);
-  // `id` is zod's registry key in metadata, not a 2020-12 keyword: it would move the schema
-  const { id: _id, ...written } = schema;
-  return z
-    .unknown()
-    .check((ctx) => {
-      const checked = check(ctx.value);
-      if (checked.ok) {
-        ctx.value = checked.value;
-        return;
-      }
-      for (const p of checked.problems) {
-        const path = p.path === '' ? [] : p.path.split('.');
-        ctx.issues.push({ code: 'custom', message: p.message, path, input: ctx.value });
-      }
-    })
-    .meta(written);
 }
 
 /** The codes whose template takes an author's words as its one `{reason}`. */

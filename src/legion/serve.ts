@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { nuid, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { BusPermissionError, flushWhenConnected } from '../bus/index.js';
@@ -121,6 +122,8 @@ export async function serveTools(
   assertUnique(tools);
 
   const cutoff = new AbortController();
+  // each callable's call handler listens for the cutoff: a tool with 16 actions is 16 listeners
+  setMaxListeners(Math.max(10, tools.length + 1), cutoff.signal);
   const inflight = new Set<Promise<void>>();
   const replies = options.replies ?? ReplySigner.ephemeral();
   const capacity = options.capacity ?? readHostCapacity();

@@ -17,7 +17,12 @@ export { closest } from './suggest.js';
 // which light readers such as the CLI's flags import directly (ADR 0047)
 export { DURATION_UNITS, formatDuration, MAX_DURATION_MS } from './duration.js';
 export { durationSchema } from './duration-schema.js';
-export { MAX_NESTING_DEPTH, MAX_WRAPPED_DEPTH, MAX_YAML_BYTES } from './bounds.js';
+export {
+  jsonTextTooDeepAt,
+  MAX_NESTING_DEPTH,
+  MAX_WRAPPED_DEPTH,
+  MAX_YAML_BYTES,
+} from './bounds.js';
 export {
   isSecretKey,
   redactSecretKeys,

@@ -2,9 +2,8 @@
 // client (ADR 0048, addendum 2); the index would bring the client's chunk into its process.
 import type { NatsExit, NatsServer } from '../../bus/launcher.js';
 import { natsAnswers } from '../../bus/nats-probe.js';
-import { secondsText } from '../../clock/index.js';
 import { heartbeatIntervalMs, signalGroup } from '../../process/index.js';
-import { nextRestart, type BackoffOptions } from './backoff.js';
+import { nextRestart, secondsText, type BackoffOptions } from '../../clock/index.js';
 
 /** Why the keeper ended a server itself. */
 export interface KeeperKill {

@@ -1,5 +1,4 @@
 import { createInterface } from 'node:readline';
-import { secondsText } from '../../clock/index.js';
 import {
   descendantsOf,
   heartbeatIntervalMs,
@@ -12,7 +11,7 @@ import {
   type ChildExit,
   type ChildProcess,
 } from '../../process/index.js';
-import { nextRestart, type BackoffOptions } from './backoff.js';
+import { nextRestart, secondsText, type BackoffOptions } from '../../clock/index.js';
 import { parseChildMessage, type ChildMessage, type RestartReason } from './messages.js';
 
 export interface ChildSpec {

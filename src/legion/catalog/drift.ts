@@ -20,10 +20,12 @@ const sameSet = (a: readonly string[], b: readonly string[]) =>
 /**
  * Where `entry` has drifted from `spec`, the spec its module defines now (undefined: the
  * module defines no tool of the entry's name); empty when they agree. A planned stub has no
- * module and never drifts. Pure: the caller imported the module.
+ * module and never drifts, nor does an MCP server's entry (its tools are the server's to
+ * change; serve-mcp's preflight warns when they did, ADR 0095). Pure: the caller imported the
+ * module.
  */
 export function driftOf(entry: ToolEntry, spec: ToolSpec | undefined): Drift[] {
-  if (entry.location === 'planned') return [];
+  if (entry.location === 'planned' || entry.location === 'mcp') return [];
   const at = (field: Drift['field'], catalog: string, module: string): Drift => ({
     entry: entry.name,
     field,

@@ -29,12 +29,34 @@ export const CATALOG_LIMITS = {
 /**
  * Where an entry's tool comes from: `shipped` (this build's, `module` is its name), `path` (a
  * file, `./weather/tool.js`), `package` (an installed npm package), `host` (served by a worker
- * on another host: nothing here imports it), `planned` (a catalog-only stub, no module).
+ * on another host: nothing here imports it), `planned` (a catalog-only stub, no module), `mcp`
+ * (an MCP server's tools served by `caesar legion serve-mcp`, ADR 0095: the entry's `mcp`
+ * says where the server is).
  */
-export const LOCATIONS = ['shipped', 'path', 'package', 'host', 'planned'] as const;
+export const LOCATIONS = ['shipped', 'path', 'package', 'host', 'planned', 'mcp'] as const;
 export type CatalogLocation = (typeof LOCATIONS)[number];
 
 const KEY = /^[a-z][a-z0-9_]{0,31}$/;
+
+/**
+ * Where an `mcp` entry's server is (ADR 0095): the stdio command `serve-mcp` starts (after
+ * `--`), or the Streamable HTTP URL it connects to; and the server's tools it serves
+ * (`--tools`), all when absent. No environment: values there would be secrets in a file an
+ * operator shares; the server's settings belong in its own files.
+ */
+export const McpServerEntrySchema = z
+  .strictObject({
+    command: z.array(z.string().min(1).max(CATALOG_LIMITS.moduleChars)).min(1).max(64).optional(),
+    url: z
+      .url({ protocol: /^https?$/, error: 'expected an http or https URL' })
+      .max(CATALOG_LIMITS.moduleChars)
+      .optional(),
+    tools: z.array(z.string().min(1).max(128)).min(1).max(16).optional(),
+  })
+  .refine((m) => (m.command === undefined) !== (m.url === undefined), {
+    message: 'expected one of command: [program, args…] or url: <streamable-http-url>',
+  });
+export type McpServerEntry = z.infer<typeof McpServerEntrySchema>;
 
 export const ToolEntrySchema = z
   .strictObject({
@@ -67,16 +89,26 @@ export const ToolEntrySchema = z
       )
       .refine((m) => Object.keys(m).length <= CATALOG_LIMITS.extraEntries, 'too many entries')
       .optional(),
+    /** An `mcp` entry's server (ADR 0095); no other entry has one. */
+    mcp: McpServerEntrySchema.optional(),
   })
   .superRefine((e, ctx) => {
     const stub = e.location === 'planned';
-    if (stub !== (e.module === '')) {
-      const message = stub
-        ? 'a planned entry has no module: module: ""'
-        : `a ${e.location} entry names its module (a path, a package or a shipped name)`;
+    const mcp = e.location === 'mcp';
+    if (stub || mcp ? e.module !== '' : e.module === '') {
+      const message =
+        stub || mcp
+          ? `a ${e.location} entry has no module: module: ""`
+          : `a ${e.location} entry names its module (a path, a package or a shipped name)`;
       ctx.addIssue({ code: 'custom', path: ['module'], message });
     }
-    if (!stub && e.location !== 'host' && e.spec_sha256 === '') {
+    if (mcp !== (e.mcp !== undefined)) {
+      const message = mcp
+        ? 'an mcp entry says where its server is: mcp: {command: [program, args…]} or mcp: {url: …}'
+        : `only an mcp entry has mcp (this one is ${e.location})`;
+      ctx.addIssue({ code: 'custom', path: ['mcp'], message });
+    }
+    if (!stub && !mcp && e.location !== 'host' && e.spec_sha256 === '') {
       const message = 'expected the sha256 of its spec: `caesar catalog add` writes it';
       ctx.addIssue({ code: 'custom', path: ['spec_sha256'], message });
     }
@@ -132,6 +164,35 @@ export function entryOfSpec(
     tags: tagsOf(spec),
     spec_sha256: specSha256(spec),
   };
+}
+
+/**
+ * The entry of an MCP server served as the tool `name` (`serve-mcp --catalog`): its version
+ * and tags from the tool, no sha256 (the server's tool list may change under it; serve-mcp's
+ * preflight says when it did).
+ */
+export function mcpEntry(
+  tool: { name: string; version: string; description: string },
+  mcp: McpServerEntry,
+): ToolEntry {
+  return {
+    name: tool.name,
+    purpose: firstSentence(tool.description),
+    location: 'mcp',
+    capability: tool.name.slice(0, 32),
+    module: '',
+    version: tool.version,
+    tags: ['tool', 'mcp'],
+    spec_sha256: '',
+    mcp,
+  };
+}
+
+/** Where an entry's tool is, as a table cell shows it: `path /x/tool.js`, `mcp npx server`. */
+export function entryWhere(e: ToolEntry): string {
+  if (e.location === 'planned') return '-';
+  if (e.mcp !== undefined) return `mcp ${e.mcp.url ?? (e.mcp.command ?? []).join(' ')}`;
+  return `${e.location} ${e.module}`;
 }
 
 /** A planned stub: a name and a purpose, nothing served (`caesar catalog add --planned`). */

@@ -2,6 +2,8 @@ import { CaesarError } from '../../../errors/index.js';
 import {
   catalogPath,
   entryOfSpec,
+  entryWhere,
+  mcpEntry,
   plannedEntry,
   readCatalog,
   ToolEntrySchema,
@@ -104,6 +106,20 @@ export async function addModules(modules: readonly string[], flags: AddFlags): P
 }
 
 /**
+ * `serve-mcp --catalog`: the server as an `mcp` entry under its tool's name, its command (as
+ * given after `--`) or URL, and its `--tools`. The caller ends the process.
+ */
+export async function addMcpEntry(
+  tool: { name: string; version: string; description: string },
+  command: readonly string[],
+  flags: CatalogFlags & { url?: string; tools?: string[] },
+): Promise<number> {
+  const where = flags.url === undefined ? { command: [...command] } : { url: flags.url };
+  const tools = flags.tools === undefined ? {} : { tools: [...flags.tools] };
+  return save(flags, [mcpEntry(tool, { ...where, ...tools })]);
+}
+
+/**
  * The next step for tools served from `modules` that the catalog does not list yet: the
  * exact `caesar catalog add` command per module (`serve-tool --module`, `legion new`);
  * undefined when every one is listed. An unreadable catalog is not this command's business.
@@ -140,7 +156,7 @@ async function save(flags: CatalogFlags, entries: readonly ToolEntry[]): Promise
   await writeCatalog(file, { version: 1, tools });
   for (const e of entries) {
     const was = catalog.tools.some((t) => t.name === e.name) ? 'updated' : 'added';
-    const what = e.location === 'planned' ? 'planned' : `${e.location} ${e.module}`;
+    const what = e.location === 'planned' ? 'planned' : entryWhere(e);
     terminal.out(terminalLine(`${was} ${e.name} (${what}) in ${file}`));
   }
   return 0;
@@ -191,7 +207,7 @@ function printTable(tools: readonly ToolEntry[]): void {
       [
         t.name,
         t.location === 'planned' ? 'planned' : 'catalogued',
-        t.location === 'planned' ? '-' : `${t.location} ${t.module}`,
+        entryWhere(t),
         t.version || '-',
         t.capability,
         t.tags.join(','),

@@ -33,7 +33,8 @@ export async function loadModule(
 }
 
 /**
- * The live tools of every entry that names a module here (not planned, not on another host),
+ * The live tools of every entry that names a module here (not planned, not on another host,
+ * not an MCP server's),
  * by module, each module imported once.
  */
 export async function liveToolsOf(
@@ -42,7 +43,9 @@ export async function liveToolsOf(
   importTimeoutMs: number,
 ): Promise<Map<string, readonly ToolDefinition[]>> {
   const modules = new Set(
-    entries.filter((e) => !isPlanned(e) && e.location !== 'host').map((e) => e.module),
+    entries
+      .filter((e) => !isPlanned(e) && e.location !== 'host' && e.location !== 'mcp')
+      .map((e) => e.module),
   );
   const out = new Map<string, readonly ToolDefinition[]>();
   for (const m of modules) out.set(m, (await loadModule(m, cwd, importTimeoutMs)).tools);

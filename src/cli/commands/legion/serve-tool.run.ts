@@ -7,8 +7,8 @@ import {
   type RuntimeInfo,
 } from '../../../config/index.js';
 import { CaesarError } from '../../../errors/index.js';
-import { GrantVerifier, runTools } from '../../../legion/index.js';
-import { createLogger } from '../../../log/index.js';
+import { GrantVerifier, runTools, type AnyToolDefinition } from '../../../legion/index.js';
+import { createLogger, type Logger } from '../../../log/index.js';
 import { NKEY_USER_PUBLIC_KEY } from '../../../protocol/nkey-shape.js';
 import { splitCallable } from '../../../protocol/index.js';
 import { deprecatedToolNote } from '../../../../workers/index.js';
@@ -86,18 +86,51 @@ async function serveLoaded(
     terminal.out(JSON.stringify({ tools: names }));
     return 0;
   }
+  return serveDefined(tools, flags, {
+    warnings: shipped.flatMap((name) => deprecatedToolNote(name) ?? []),
+  });
+}
+
+/** What `serveDefined` adds for its caller. */
+export interface ServeDefinedExtras {
+  /** Warn lines for the worker's log once its logger exists (a deprecated name). */
+  readonly warnings?: readonly string[];
+  /** The config and logger, when the caller needed them first (serve-mcp). */
+  readonly context?: WorkerContext;
+}
+
+/** A worker's config (as a client command loads it, runtime.json included) and its logger. */
+export interface WorkerContext {
+  readonly loaded: Awaited<ReturnType<typeof loadClientConfig>>;
+  readonly logger: Logger;
+}
+
+/** Loads the config and makes the worker's logger. */
+export async function workerContext(flags: ServeFlags): Promise<WorkerContext> {
   const loaded = await loadClientConfig(flags);
-  const config = loaded.config;
-  const bus = await busOf(config, loaded.stack, names);
   const logger = createLogger({
-    level: config.log.level,
-    format: config.log.format,
+    level: loaded.config.log.level,
+    format: loaded.config.log.format,
     bindings: { component: 'worker' },
   });
-  for (const name of shipped) {
-    const note = deprecatedToolNote(name);
-    if (note !== undefined) logger.warn(note);
-  }
+  return { loaded, logger };
+}
+
+/**
+ * Serves defined tools until stopped: the identity (the flags', the config's, or the one a
+ * joined stack minted for the tool), the grant check, the watchdog, `caesar up`'s messages.
+ * `serve-tool` and `serve-mcp` both end here, so a tool of either is run alike.
+ */
+export async function serveDefined(
+  tools: readonly AnyToolDefinition[],
+  flags: ServeFlags,
+  extras: ServeDefinedExtras = {},
+): Promise<number> {
+  const names = tools.map((t) => t.name);
+  const { loaded, logger } = extras.context ?? (await workerContext(flags));
+  const config = loaded.config;
+  const bus = await busOf(config, loaded.stack, names);
+  for (const warning of extras.warnings ?? []) logger.warn(warning);
   const grants = await grantsOf(config, flags, loaded.stack);
   // the declaration refused flags that do not go together
   const restarts = restartsOf(flags);

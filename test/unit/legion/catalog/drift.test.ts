@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../../../src/legion/index.js';
 import { describeDrift, driftOf } from '../../../../src/legion/catalog/drift.js';
-import { entryOfSpec, plannedEntry } from '../../../../src/legion/catalog/entry.js';
+import { entryOfSpec, mcpEntry, plannedEntry } from '../../../../src/legion/catalog/entry.js';
 import type { ToolSpec } from '../../../../src/protocol/index.js';
 
 function spec(over: { tags?: string[]; version?: string; description?: string } = {}): ToolSpec {
@@ -63,4 +63,12 @@ describe('driftOf', () => {
   test('a planned stub never drifts', () => {
     expect(driftOf(plannedEntry('weather', 'Weather.'), undefined)).toEqual([]);
   });
+});
+
+test('an mcp entry never drifts: its tools are the server’s to change (ADR 0095)', () => {
+  const entry = mcpEntry(
+    { name: 'files', version: '0.2.0', description: 'Files.' },
+    { url: 'https://mcp.example.org/mcp' },
+  );
+  expect(driftOf(entry, undefined)).toEqual([]);
 });

@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { plannedEntry, ToolEntrySchema } from '../../../../src/legion/catalog/entry.js';
+import {
+  entryWhere,
+  mcpEntry,
+  plannedEntry,
+  ToolEntrySchema,
+} from '../../../../src/legion/catalog/entry.js';
 
 const ok = {
   name: 'weather',
@@ -31,5 +36,45 @@ describe('ToolEntrySchema', () => {
     const r = ToolEntrySchema.safeParse({ ...ok, ...change });
     expect(r.success).toBe(false);
     expect(r.error!.issues.map((i) => String(i.path[0] ?? ''))).toContain(field);
+  });
+});
+
+describe('an mcp entry (ADR 0095)', () => {
+  const mcp = mcpEntry(
+    { name: 'files', version: '0.2.0', description: 'The tools of the MCP server fs. More.' },
+    { command: ['npx', '@modelcontextprotocol/server-filesystem', '/srv/share'] },
+  );
+
+  test('names its server and no module, and needs no sha256', () => {
+    expect(ToolEntrySchema.safeParse(mcp).success).toBe(true);
+    expect(mcp).toMatchObject({
+      location: 'mcp',
+      module: '',
+      spec_sha256: '',
+      tags: ['tool', 'mcp'],
+    });
+    expect(mcp.purpose).toBe('The tools of the MCP server fs.');
+    expect(entryWhere(mcp)).toBe('mcp npx @modelcontextprotocol/server-filesystem /srv/share');
+    const url = { ...mcp, mcp: { url: 'https://mcp.example.org/mcp', tools: ['search'] } };
+    expect(ToolEntrySchema.safeParse(url).success).toBe(true);
+  });
+
+  test.each([
+    ['no server', { mcp: undefined }, 'mcp'],
+    ['both a command and a url', { mcp: { command: ['x'], url: 'https://a.b/' } }, 'mcp'],
+    ['a url that is not http', { mcp: { url: 'file:///etc/passwd' } }, 'mcp.url'],
+    ['a module', { module: './x.js' }, 'module'],
+    ['more than 16 tools', { mcp: { command: ['x'], tools: Array(17).fill('t') } }, 'mcp.tools'],
+  ])('is refused with %s', (_what, change, path) => {
+    const r = ToolEntrySchema.safeParse({ ...mcp, ...change });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues.map((i) => i.path.join('.'))).toContain(path);
+  });
+
+  test('only an mcp entry has mcp', () => {
+    const r = ToolEntrySchema.safeParse({ ...mcp, location: 'host', module: 'h' });
+    expect(r.error?.issues.map((i) => i.message)).toContain(
+      'only an mcp entry has mcp (this one is host)',
+    );
   });
 });

@@ -1,4 +1,7 @@
-/** When a crashed part of `caesar up` (a supervised child, the nats-server) starts again. */
+/**
+ * When a crashed part starts again: a supervised child or the nats-server under `caesar up`,
+ * an MCP server under `caesar legion serve-mcp` (ADR 0095).
+ */
 export interface BackoffOptions {
   /** First restart delay; doubles per crash up to `maxBackoffMs`. @default 500 */
   backoffMs?: number;
@@ -10,8 +13,8 @@ export interface BackoffOptions {
 
 /**
  * The next restart of a part that crashed after running `ranMs`, having crashed `failures`
- * times in a row before: the new failure count and the delay. Shared by the supervisor
- * and the nats-server keeper, so every part of `caesar up` backs off alike.
+ * times in a row before: the new failure count and the delay. Shared by the supervisor,
+ * the nats-server keeper and serve-mcp's server keeper, so every restarted part backs off alike.
  */
 export function nextRestart(
   failures: number,
