@@ -87,16 +87,24 @@ function spinnerPid(after = 0): number | undefined {
 }
 
 /**
- * Whether `pid` uses most of a core over a 200 ms sample within `ms`; false once the watchdog
- * has killed it (it is gone, or `caesar up` said it restarted the spinner after `mark`).
+ * Whether `pid` spins within `ms`: it has used 150 ms of CPU since the call, which an idle
+ * worker never does. Counted from the start rather than per sample, so a machine whose other
+ * load leaves the spinner a third of a core still shows it (a 200 ms sample needing half a
+ * core did not, at load 7). False once the watchdog has killed it (it is gone, or `caesar up`
+ * said it restarted the spinner after `mark`).
  */
 async function spinsWithin(pid: number, ms: number, mark: number): Promise<boolean> {
   const until = Date.now() + ms;
+  let t0: number;
+  try {
+    t0 = cpuTimeMs(pid);
+  } catch {
+    return false;
+  }
   while (Date.now() < until && isAlive(pid) && spinnerPid(mark) === undefined) {
+    await new Promise((r) => setTimeout(r, 50));
     try {
-      const t0 = cpuTimeMs(pid);
-      await new Promise((r) => setTimeout(r, 200));
-      if (cpuTimeMs(pid) - t0 > 100) return true;
+      if (cpuTimeMs(pid) - t0 > 150) return true;
     } catch {
       return false; // its /proc entry went away mid-sample: killed
     }
