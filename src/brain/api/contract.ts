@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorBodySchema, HostCapacitySchema, WorkerRestartsSchema } from '../../protocol/index.js';
+import type { Principal } from '../../policy/principal.js';
 
 /**
  * The brain's HTTP API, as shapes: request and response bodies of `/v1/*`. The server
@@ -16,6 +17,17 @@ export interface Caller {
   readonly requestId?: string;
   /** The conversation the call belongs to, when it came from chat. */
   readonly sessionId?: string;
+  /**
+   * Whom the policy judges (ADR 0096): the verified token's principal and groups, set by the
+   * HTTP layer from the token alone. Absent: the principal named `actor`, with no groups, as
+   * a token without a principal is.
+   */
+  readonly principal?: Principal;
+}
+
+/** The principal a caller is judged as: its own, else the one named `actor` (ADR 0096). */
+export function principalOf(caller: Caller): Principal {
+  return caller.principal ?? { name: caller.actor, groups: [] };
 }
 
 /**

@@ -38,5 +38,13 @@ export type {
   ConfirmOptions,
   OfferedToolView,
 } from './service.js';
-export { API_SCOPES, ensureTokensFile, readTokensFile, TokensFileError } from './tokens-file.js';
+export {
+  API_SCOPES,
+  ensureTokensFile,
+  principalOfToken,
+  readTokensFile,
+  TokensFileError,
+} from './tokens-file.js';
+export { principalOf } from './contract.js';
+export type { Principal } from '../../policy/principal.js';
 export type { ApiScope, ApiToken } from './tokens-file.js';

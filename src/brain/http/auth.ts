@@ -11,11 +11,16 @@ declare module 'fastify' {
 }
 
 const BEARER = /^Bearer +(\S+) *$/i;
-const actors = new WeakMap<FastifyRequest, string>();
+const identities = new WeakMap<FastifyRequest, TokenIdentity>();
 
 /** The authenticated token name of a request, once the auth hook accepted it. */
 export function actorOf(req: FastifyRequest): string | undefined {
-  return actors.get(req);
+  return identities.get(req)?.name;
+}
+
+/** The verified token of a request (name, scopes, principal), once the auth hook accepted it. */
+export function identityOf(req: FastifyRequest): TokenIdentity | undefined {
+  return identities.get(req);
 }
 
 /**
@@ -48,7 +53,7 @@ export function authHook(tokens: TokenStore, publicRoutes: ReadonlySet<string>) 
       done(new HttpApiError('forbidden', { token: identity.name, scope, has }));
       return;
     }
-    actors.set(req, identity.name);
+    identities.set(req, identity);
     done();
   };
 }

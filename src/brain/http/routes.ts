@@ -14,7 +14,7 @@ import type { BrainService } from '../api/index.js';
 import { AuditFilterParams, AuditQueryParams } from './audit-query.js';
 import type { AuditTail } from './audit-tail.js';
 import { DASHBOARD_ROUTES } from './dashboard.js';
-import { actorOf } from './auth.js';
+import { identityOf } from './auth.js';
 import { chatTurn } from './chat-stream.js';
 import { clientGoneSignal } from './client-gone.js';
 import type { BrainMetrics } from './metrics.js';
@@ -80,13 +80,18 @@ function chatSchema(maxChars: number) {
   });
 }
 
+/**
+ * Who asked: the verified token's name as the actor and its principal (ADR 0096), taken from
+ * the token alone, never from the request's body.
+ */
 export function callerOf(req: FastifyRequest, sessionId?: string): Caller {
-  const actor = actorOf(req);
+  const identity = identityOf(req);
   // The auth hook runs first on every non-public route; reaching here without it is a bug.
-  if (actor === undefined) throw new Error(`route ${req.routeOptions.url} ran unauthenticated`);
-  return sessionId === undefined
-    ? { actor, requestId: req.id }
-    : { actor, requestId: req.id, sessionId };
+  if (identity === undefined) {
+    throw new Error(`route ${req.routeOptions.url} ran unauthenticated`);
+  }
+  const caller = { actor: identity.name, requestId: req.id, principal: identity.principal };
+  return sessionId === undefined ? caller : { ...caller, sessionId };
 }
 
 /** Registers every route of the API (docs/api.md). */

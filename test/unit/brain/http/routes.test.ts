@@ -32,7 +32,12 @@ describe('chat', () => {
     const [call] = h.brain.callsTo('chat');
     expect(call?.args).toEqual([
       { message: 'what is 1+1', session_id: 'kitchen_1' },
-      { actor: 'ci', requestId: 'req-42', sessionId: 'kitchen_1' } satisfies Caller,
+      {
+        actor: 'ci',
+        requestId: 'req-42',
+        sessionId: 'kitchen_1',
+        principal: { name: 'ci', groups: [] },
+      } satisfies Caller,
       { signal: expect.any(AbortSignal) as AbortSignal },
     ]);
   });
