@@ -172,8 +172,11 @@ function* build(
       HA_CALL_SERVICE,
     ),
   );
-  const killSwitch =
-    denyTools.find((r, i) => r.bare && deniesServiceCalls(spec.denied_tools[i]!)) ?? null;
+  const killSwitches = denyTools.filter(
+    (r, i) => r.bare && deniesServiceCalls(spec.denied_tools[i]!),
+  );
+  // the lint's: a switch that names principals or groups kills only their calls
+  const killSwitch = killSwitches.find((r) => r.who === null) ?? null;
   const rules = [
     ...allowServices.map((r) => summary(r, 'allow', spec.allowed_services[r.ref.index ?? 0], flow)),
     ...denyServices.map((r) => summary(r, 'deny', spec.denied_services[r.ref.index ?? 0])),
@@ -198,7 +201,7 @@ function* build(
     serviceIndex,
     serviceGlobs,
     toolIndex,
-    serviceKillSwitch: killSwitch,
+    serviceKillSwitches: killSwitches,
     rateSlots: [...ctx.rateSlots],
     entityRules,
   };
