@@ -10,14 +10,8 @@ export type { ReadPolicyOptions } from './load.js';
 export { PolicyEngine } from './engine.js';
 export type { EvaluateContext } from './evaluate.js';
 export { callerText } from './evaluate.js';
-export {
-  describeAudience,
-  inAudience,
-  MAX_GROUPS,
-  PRINCIPAL_NAME_RE,
-  PRINCIPAL_NAME_RULE,
-} from './principal.js';
-export type { Audience, Principal } from './principal.js';
+export { describeAudience, inAudience } from './principal.js';
+export type { Principal } from './principal.js';
 export type { FlowContext } from './flow-context.js';
 export { PolicyStore, openPolicyStore } from './store.js';
 export type { PolicyEvent } from './events.js';

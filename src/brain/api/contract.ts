@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { ErrorBodySchema, HostCapacitySchema, WorkerRestartsSchema } from '../../protocol/index.js';
-import type { Principal } from '../../policy/principal.js';
+import {
+  MAX_GROUPS,
+  PRINCIPAL_NAME_RE,
+  PRINCIPAL_NAME_RULE,
+  type Principal,
+} from '../../policy/principal.js';
 
 /**
  * The brain's HTTP API, as shapes: request and response bodies of `/v1/*`. The server
@@ -64,6 +69,8 @@ const HeldCallAccount = {
     .object({
       kind: z.enum(['model', 'intent', 'api']),
       actor: z.string(),
+      /** The principal of the token `actor` (ADR 0096); absent from a brain before issue 32. */
+      principal: z.string().optional(),
       session_id: z.string().optional(),
       intent: z.string().optional(),
     })
@@ -104,6 +111,11 @@ const HeldCallAccount = {
    * confirmation (or added to the policy's).
    */
   preflight_warnings: z.array(z.string()).optional(),
+  /**
+   * Who may decide it, when the rule that held it names `approvers:` (ADR 0096): a token
+   * whose principal, or one of whose groups, is listed. Absent: any token with `confirm`.
+   */
+  approvers: z.object({ principals: z.array(z.string()), groups: z.array(z.string()) }).optional(),
 };
 
 const ConfirmationTicketSchema = z.object({
@@ -253,6 +265,8 @@ export const PendingConfirmationSchema = z.object({
   summary: z.string(),
   /** The token name (or `cli`, `trigger:<name>`) that asked for the call. */
   requested_by: z.string(),
+  /** The principal of that token (ADR 0096); absent from a brain before issue 32. */
+  principal: z.string().optional(),
   session_id: z.string().optional(),
   decision_id: z.string(),
   /** The policy rule that asked for confirmation. */
@@ -288,6 +302,17 @@ export const ExplainRequestSchema = z.strictObject({
   tool: z.string().min(1),
   input: z.unknown(),
   flow: ExplainFlowSchema.optional(),
+  /**
+   * Decide as this principal would be judged (ADR 0096): its groups are the tokens file's for
+   * it, plus `groups`. Absent: as the asking token's own principal. A what-if only: no call
+   * is ever made as the principal an explanation names.
+   */
+  principal: z.string().regex(PRINCIPAL_NAME_RE, PRINCIPAL_NAME_RULE).optional(),
+  /** Further groups to judge `principal` in (a group the tokens file does not give it yet). */
+  groups: z
+    .array(z.string().regex(PRINCIPAL_NAME_RE, PRINCIPAL_NAME_RULE))
+    .max(MAX_GROUPS)
+    .optional(),
 });
 
 /** What the policy says about a tool with no particular input. */

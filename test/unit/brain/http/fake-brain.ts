@@ -253,6 +253,7 @@ export class RecordingBrain implements BrainService {
         sessionId: null,
         tool: 'calculator',
         actor: 'operator',
+        principal: 'operator',
         outcome: 'allowed',
         payload: { input: { expression: '1+1' } },
         prevHash: 'p'.repeat(64),

@@ -324,7 +324,7 @@ describe('policy explain and audit', () => {
       url:
         '/v1/audit?since=2026-11-30T00:00:00Z&until=2026-12-01T00:00:00%2B01:00&type=tool.called,tool.denied' +
         '&type=tool.result&tool=calculator&decision_id=d-1&session_id=s-1&outcome=allowed&actor=ci' +
-        '&after_seq=5&order=oldest&limit=50',
+        '&principal=kids_tablet&after_seq=5&order=oldest&limit=50',
       headers: auth(),
     });
     expect(res.statusCode).toBe(200);
@@ -337,6 +337,7 @@ describe('policy explain and audit', () => {
       sessionId: 's-1',
       outcome: 'allowed',
       actor: 'ci',
+      principal: 'kids_tablet',
       afterSeq: 5,
       order: 'oldest',
       limit: 50,
@@ -350,6 +351,7 @@ describe('policy explain and audit', () => {
         session_id: null,
         tool: 'calculator',
         actor: 'operator',
+        principal: 'operator',
         outcome: 'allowed',
         payload: { input: { expression: '1+1' } },
         prev_hash: 'p'.repeat(64),
