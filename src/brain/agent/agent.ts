@@ -1,6 +1,13 @@
 import { silentLogger, type Logger } from '../../log/index.js';
 import { hostTimeZone, roundMs } from '../../clock/index.js';
-import type { Caller, ChatEvent, ChatRequest, ChatResponse, ToolCallReport } from '../api/index.js';
+import {
+  principalOf,
+  type Caller,
+  type ChatEvent,
+  type ChatRequest,
+  type ChatResponse,
+  type ToolCallReport,
+} from '../api/index.js';
 import type { AuditSink } from '../gateway/index.js';
 import { PausedTurns } from './paused.js';
 import { PlanFirstLoop } from './plan-first.js';
@@ -443,6 +450,7 @@ export class Agent {
       await this.#o.audit.append({
         type: 'chat.completed',
         actor: caller.actor,
+        principal: principalOf(caller).name,
         outcome: r.capped || cancelled ? 'error' : 'ok',
         sessionId: r.session_id,
         payload: {

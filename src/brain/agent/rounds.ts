@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log/index.js';
 import type { AuditSink } from '../gateway/index.js';
-import type { Caller, ChatEvent, ToolCallReport } from '../api/index.js';
+import { principalOf, type Caller, type ChatEvent, type ToolCallReport } from '../api/index.js';
 import { PlannerUnavailableError } from './errors.js';
 import type { PausedTurn, PausedTurns } from './paused.js';
 import type {
@@ -179,6 +179,7 @@ export class ModelRounds {
       await this.#d.audit.append({
         type: 'llm.called',
         actor: turn.caller.actor,
+        principal: principalOf(turn.caller).name,
         outcome: row.outcome,
         sessionId: turn.session.id,
         payload: {

@@ -1,5 +1,5 @@
 import type { AuditCounts, AuditFilter, AuditQuery, AuditRecord } from '../../audit/index.js';
-import type { PolicyExplanation } from '../../policy/index.js';
+import type { PolicyExplanation, Principal } from '../../policy/index.js';
 import type { TagFilter, ToolSpec } from '../../protocol/index.js';
 import type {
   CapabilitiesView,
@@ -100,7 +100,12 @@ export interface BrainService {
    * What the policy would decide about a call, counting nothing; with `flow`, as a model's
    * call after its turn read what `flow` says, the tool's effects taken from its live spec.
    */
-  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation;
+  explain(
+    tool: string,
+    input: unknown,
+    flow?: ExplainFlow,
+    principal?: Principal,
+  ): PolicyExplanation;
   /** `GET /v1/policy`: the enforced policy, the file on disk, the last refused reload. */
   policyStatus(): Promise<PolicyStatusView>;
   auditQuery(query: AuditQuery): AuditRecord[];

@@ -4,6 +4,7 @@ import {
   type PolicyExplanation,
   type PolicyIssue,
   type PolicyStore,
+  type Principal,
 } from '../../policy/index.js';
 import { CaesarError, matchesTags, type TagFilter } from '../../protocol/index.js';
 import type { Agent, PlannerTool } from '../agent/index.js';
@@ -235,8 +236,13 @@ export class BrainServiceAdapter implements BrainService {
     return this.#p.gateway.pending();
   }
 
-  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
-    return this.#p.gateway.explain(tool, input, flow);
+  explain(
+    tool: string,
+    input: unknown,
+    flow?: ExplainFlow,
+    principal?: Principal,
+  ): PolicyExplanation {
+    return this.#p.gateway.explain(tool, input, flow, principal);
   }
 
   /** The store's answer, with the warnings about the enforced policy (see policyWarnings). */

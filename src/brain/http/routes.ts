@@ -7,7 +7,9 @@ import {
   ConfirmRequestSchema,
   ExplainRequestSchema,
   InvokeRequestSchema,
+  principalOf,
   type Caller,
+  type Principal,
   type Whoami,
 } from '../api/index.js';
 import type { BrainService } from '../api/index.js';
@@ -35,6 +37,8 @@ interface RouteDeps {
   readonly chatStreams: ChatStreamOptions;
   /** The live tail of the audit log (`GET /v1/events`). */
   readonly tail: AuditTail;
+  /** A principal as the tokens file names it, with its groups (`TokenStore.principal`). */
+  readonly principal: (name: string) => Principal | undefined;
 }
 
 const ToolParams = z.strictObject({ name: CallableNameSchema });
@@ -92,6 +96,25 @@ export function callerOf(req: FastifyRequest, sessionId?: string): Caller {
   }
   const caller = { actor: identity.name, requestId: req.id, principal: identity.principal };
   return sessionId === undefined ? caller : { ...caller, sessionId };
+}
+
+/**
+ * Whom an explanation judges (ADR 0096): the asking token's own principal, or the one the
+ * body names with the groups the tokens file gives it, plus any `groups` the body adds. A
+ * what-if: no call is made as that principal.
+ */
+function explainedFor(
+  deps: RouteDeps,
+  req: FastifyRequest,
+  name: string | undefined,
+  groups: readonly string[] | undefined,
+): Principal {
+  const base =
+    name === undefined
+      ? principalOf(callerOf(req))
+      : (deps.principal(name) ?? { name, groups: [] });
+  if (groups === undefined) return base;
+  return { name: base.name, groups: [...new Set([...base.groups, ...groups])] };
 }
 
 /** Registers every route of the API (docs/api.md). */
@@ -156,8 +179,9 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get('/v1/policy', { config: { scope: 'read' } }, () => service.policyStatus());
 
   app.post('/v1/policy/explain', { config: { scope: 'read' } }, (req) => {
-    const { tool, input, flow } = parseRequest(ExplainRequestSchema, req.body);
-    return service.explain(tool, input, flow);
+    const { tool, input, flow, principal, groups } = parseRequest(ExplainRequestSchema, req.body);
+    const who = explainedFor(deps, req, principal, groups);
+    return service.explain(tool, input, flow, who);
   });
 
   app.get('/v1/audit', { config: { scope: 'audit' } }, (req, reply) => {

@@ -550,3 +550,45 @@ describe('the built CLI (real process)', () => {
     expect(r.stderr).toContain("missing required argument 'name'");
   });
 });
+
+describe('caesar policy explain --principal (ADR 0096)', () => {
+  const KIDS = `version: 1
+denied_services:
+  - service: lock.*
+    id: kids-never-unlock
+    groups: [kids]
+allowed_services:
+  - service: lock.unlock
+    id: parents-unlock
+    groups: [parents]
+`;
+
+  test('judges the call as the principal and its groups, and says whom it judged', async () => {
+    await writeFile(path('kids.yaml'), KIDS);
+    const opts = { policy: path('kids.yaml') };
+    const kid = collector();
+    const asKid = { ...opts, principal: 'kids_tablet', group: ['kids'] };
+    expect(await runPolicyExplain('lock.unlock', undefined, asKid, kid)).toBe(EXIT_OK);
+    expect(kid.stdout[0]).toMatch(/^DENY {2}kids-never-unlock \(/);
+    expect(kid.stdout.at(-1)).toBe('as principal kids_tablet (groups kids)');
+    const mum = collector();
+    const asMum = { ...opts, principal: 'mum', group: ['parents'] };
+    expect(await runPolicyExplain('lock.unlock', undefined, asMum, mum)).toBe(EXIT_OK);
+    expect(mum.stdout[0]).toMatch(/^ALLOW {2}parents-unlock \(/);
+    const nobody = collector();
+    expect(await runPolicyExplain('lock.unlock', undefined, opts, nobody)).toBe(EXIT_OK);
+    expect(nobody.stdout[0]).toMatch(/^DENY {2}default_deny/);
+    expect(nobody.stdout.join('\n')).toContain('not allowed for a caller with no principal');
+  });
+
+  test('a --group without --principal, or a malformed name, is a usage error', async () => {
+    await writeFile(path('kids.yaml'), KIDS);
+    const io = collector();
+    const opts = { policy: path('kids.yaml'), group: ['kids'] };
+    expect(await runPolicyExplain('lock.unlock', undefined, opts, io)).toBe(EXIT_USAGE);
+    expect(io.stderr.join('\n')).toContain('--group');
+    const bad = collector();
+    const named = { policy: path('kids.yaml'), principal: 'Kids Tablet' };
+    expect(await runPolicyExplain('lock.unlock', undefined, named, bad)).toBe(EXIT_USAGE);
+  });
+});

@@ -9,7 +9,8 @@ import {
 } from '../../../../src/brain/api/index.js';
 import { PolicyStatusSchema, ReadinessSchema } from '../../../../src/brain/api/contract.js';
 import { CaesarError, InvalidInputError } from '../../../../src/protocol/index.js';
-import { auth, CI, harness } from './harness.js';
+import { TokenStore } from '../../../../src/brain/http/token-store.js';
+import { auth, CI, harness, OPERATOR } from './harness.js';
 
 /** A JSON body with the operator token. */
 const json = (payload: object) => ({
@@ -270,7 +271,35 @@ describe('policy explain and audit', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.json().decision.outcome).toBe('deny');
-    expect(h.brain.callsTo('explain')[0]?.args).toEqual(['shell', { cmd: 'ls' }]);
+    // as the asking token's own principal (ADR 0096)
+    expect(h.brain.callsTo('explain')[0]?.args).toEqual([
+      'shell',
+      { cmd: 'ls' },
+      { name: 'operator', groups: [] },
+    ]);
+  });
+
+  test('POST /v1/policy/explain for a named principal judges it with the groups the tokens file gives it, plus those asked', async () => {
+    await using h = await harness({
+      tokens: TokenStore.from([
+        { name: 'operator', token: OPERATOR },
+        { name: 'kids-tablet', token: CI, principal: 'kids_tablet', groups: ['kids'] },
+      ]),
+    });
+    const ask = (body: object) =>
+      h.app.inject({ method: 'POST', url: '/v1/policy/explain', ...json(body) });
+    expect(
+      (await ask({ tool: 'calculator', input: {}, principal: 'kids_tablet' })).statusCode,
+    ).toBe(200);
+    await ask({ tool: 'calculator', input: {}, principal: 'kids_tablet', groups: ['guests'] });
+    await ask({ tool: 'calculator', input: {}, principal: 'nobody_yet' });
+    expect(h.brain.callsTo('explain').map((c) => c.args[2])).toEqual([
+      { name: 'kids_tablet', groups: ['kids'] },
+      { name: 'kids_tablet', groups: ['kids', 'guests'] },
+      { name: 'nobody_yet', groups: [] },
+    ]);
+    const bad = await ask({ tool: 'calculator', input: {}, principal: 'Not Valid' });
+    expect(bad.statusCode).toBe(400);
   });
 
   test("POST /v1/policy/explain with flow judges a model's call: the flags reach the brain, defaults filled", async () => {
@@ -285,6 +314,7 @@ describe('policy explain and audit', () => {
       'web_search',
       { query: 'x' },
       { after_untrusted: false, after_private: true, shares_private_words: true },
+      { name: 'operator', groups: [] },
     ]);
   });
 
