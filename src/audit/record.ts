@@ -77,7 +77,7 @@ export function recordToJsonLine(rec: AuditRecord): string {
     tool: rec.tool,
     actor: rec.actor,
     // left out when null, as in the canonical row: a line re-serialised without prev_hash
-    // and hash is the text its hash covers (docs/audit.md, "Verifying without CAESAR")
+    // and hash is the text its hash covers (docs/audit.md, "Canonical JSON and the hash chain")
     ...(rec.principal === null ? {} : { principal: rec.principal }),
     outcome: rec.outcome,
     payload: rec.payload,

@@ -37,7 +37,7 @@ interface AgentOptions {
   /** Absent: no LLM is configured; unmatched messages get the offline reply. */
   planner?: Planner;
   /** The tools a planner may call (discovered, allowed, ready), computed per round. */
-  plannerTools?: () => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
+  plannerTools?: (caller: Caller) => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
   /**
    * What the local rules can do right now (discovered, allowed, ready) and the step that
    * enables each of the others, for the replies that list them.

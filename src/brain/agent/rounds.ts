@@ -105,7 +105,10 @@ export interface TurnLoopDeps {
   readonly conversations: Conversations;
   readonly audit: AuditSink;
   readonly paused: PausedTurns;
-  readonly plannerTools: () => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
+  /** The tools offered to the model in a turn opened by `caller` (ADR 0096: its principal's). */
+  readonly plannerTools: (
+    caller: Caller,
+  ) => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
   /** Rounds per turn in react (`brain.max_iterations`); plan_first asks at most two. */
   readonly maxIterations: number;
   /** Calls that run per planning round (`llm.max_calls_per_round`). */

@@ -122,7 +122,9 @@ class McpSessions {
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
         this.#byId.set(id, { actor: caller.actor, server, transport, lastSeen: Date.now() });
-        unsubscribe = this.#service.onToolsChanged(() => void server.sendToolListChanged());
+        // what this session's principal is offered (ADR 0096), compared for it alone
+        const changed = () => void server.sendToolListChanged();
+        unsubscribe = this.#service.onToolsChanged(changed, caller);
       },
     });
     transport.onclose = () => {
@@ -203,7 +205,8 @@ function mcpServer(service: BrainService, caller: Caller, listChanged: boolean):
     instructions: INSTRUCTIONS,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await service.offeredTools()).map(mcpTool),
+    // what the caller's principal is offered: discovered, allowed for it, ready, in the tags
+    tools: (await service.offeredTools(caller)).map(mcpTool),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const report = await service.invoke(

@@ -38,6 +38,9 @@ allowed_tools:
 denied_tools:
   - tool: echo
     id: no-echo
+  - tool: calculator
+    id: kids-no-calculator
+    groups: [kids]
 `;
 const execFileAsync = promisify(execFile);
 /** The MCP Inspector's CLI, `mcp-inspector-cli`, from node_modules. */
@@ -51,6 +54,7 @@ const INSPECTOR = join(
 const AGENT = 'agent-0123456789abcdefghijklmnopqrstu';
 const READER = 'reader-0123456789abcdefghijklmnopqrst';
 const OTHER = 'other-0123456789abcdefghijklmnopqrstuv';
+const KIDS = 'kids-0123456789abcdefghijklmnopqrstuvw';
 
 let dir: string;
 let nats: TestNats;
@@ -65,6 +69,7 @@ beforeAll(async () => {
     { name: 'coding_agent', token: AGENT },
     { name: 'reader', token: READER, scopes: ['read'] },
     { name: 'other_agent', token: OTHER, scopes: ['invoke'] },
+    { name: 'kids-tablet', token: KIDS, principal: 'kids_tablet', groups: ['kids'] },
   ]);
   nats = await startNats();
   worker = await serveTools([calculatorTool, createEchoTool(), createEchoTool({ name: 'shout' })], {
@@ -109,6 +114,7 @@ const textOf = (r: unknown) =>
 interface Row {
   readonly event_type: string;
   readonly actor: string;
+  readonly principal?: string;
 }
 /** The audit rows of `tool`, oldest first, as `GET /v1/audit` exports them. */
 async function rowsOf(tool: string): Promise<Row[]> {
@@ -155,9 +161,33 @@ describe('the brain as an MCP server', () => {
     expect(r.structuredContent).toMatchObject({ value: 391 });
     expect(JSON.parse(textOf(r))).toMatchObject({ result: '391' });
     const rows = await rowsOf('calculator');
-    expect(rows.filter((x) => x.event_type === 'tool.called').map((x) => x.actor)).toContain(
-      'coding_agent',
+    const called = rows.filter((x) => x.event_type === 'tool.called');
+    expect(called.map((x) => x.actor)).toContain('coding_agent');
+    // a token from before principals is its own principal (ADR 0096)
+    expect(called.find((x) => x.actor === 'coding_agent')?.principal).toBe('coding_agent');
+  });
+
+  test("tools/list and tools/call are the caller's principal's: a tool its group is denied is not listed", async () => {
+    await using agent = await connected(AGENT);
+    await using kids = await connected(KIDS);
+    await waitFor(
+      async () =>
+        (await agent.listTools()).tools.some((t) => t.name === 'calculator') ? true : undefined,
+      'calculator to be offered to coding_agent',
+      15_000,
+      100,
     );
+    const listed = (await kids.listTools()).tools.map((t) => t.name);
+    expect(listed).toContain('shout');
+    expect(listed).not.toContain('calculator');
+    const r = await kids.callTool({ name: 'calculator', arguments: { expression: '1 + 1' } });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain('kids-no-calculator');
+    const denied = (await rowsOf('calculator')).filter((x) => x.event_type === 'tool.denied');
+    expect(denied.map((x) => [x.actor, x.principal])).toContainEqual([
+      'kids-tablet',
+      'kids_tablet',
+    ]);
   });
 
   test('a denied call is an error result that names the rule, and never runs', async () => {
