@@ -27,6 +27,7 @@ import {
 } from './schema.js';
 import { HA_CALL_SERVICE, HOME_ASSISTANT_TOOL, isServiceCallTool } from '../protocol/index.js';
 import { toolMentions } from './tool-names.js';
+import { audienceMentions } from './audience-names.js';
 import { namedEntities } from './named-entities.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
 
@@ -195,6 +196,7 @@ function* build(
     warnings: [...warnings, ...lint],
     denyAllReason: null,
     toolMentions: toolMentions(ctx, spec),
+    audienceMentions: audienceMentions(ctx),
     namedEntities: namedEntities(spec),
     flow,
     defaultDeny: defaultDenyRefs(ctx),

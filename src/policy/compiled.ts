@@ -6,6 +6,7 @@ import type { PolicyIssue } from './issues.js';
 import type { Audience } from './principal.js';
 import type { NormalizedServiceCall } from './normalize.js';
 import type { ToolMention } from './tool-names.js';
+import type { AudienceMention } from './audience-names.js';
 
 /**
  * An allow rule ready for evaluation. `check` returns null when the call is inside it; `now`
@@ -144,6 +145,8 @@ export interface CompiledPolicy {
   readonly denyAllReason: string | null;
   /** Every tool the tool rules name, with where (checked against the known tools: tool-names.ts). */
   readonly toolMentions: readonly ToolMention[];
+  /** Every principal and group the rules name, with where (checked against a tokens file). */
+  readonly audienceMentions: readonly AudienceMention[];
   /** Entity ids the rules name literally (`namedEntities`): the intents' fallback list. */
   readonly namedEntities: readonly string[];
   /** The `flow:` section with its defaults (ADR 0066). */

@@ -29,6 +29,7 @@ export { PolicyError, PolicyLoadError } from './errors.js';
 export { formatIssue } from './issues.js';
 export type { PolicyIssue } from './issues.js';
 export { unknownToolWarnings } from './tool-names.js';
+export { unknownAudienceWarnings } from './audience-names.js';
 
 export { flowSummary } from './flow-summary.js';
 

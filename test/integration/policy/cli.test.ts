@@ -11,6 +11,7 @@ import { runPolicyCheck } from '../../../src/cli/commands/policy/check.run.js';
 import { runPolicyExplain } from '../../../src/cli/commands/policy/explain.run.js';
 import { runPolicyTest } from '../../../src/cli/commands/policy/test.run.js';
 import { PolicyDecisionSchema } from '../../../src/policy/decision.js';
+import { writeTokensFile } from '../../helpers/tokens.js';
 import { MAX_NESTING_DEPTH } from '../../../src/text/index.js';
 
 const run = promisify(execFile);
@@ -590,5 +591,38 @@ allowed_services:
     const bad = collector();
     const named = { policy: path('kids.yaml'), principal: 'Kids Tablet' };
     expect(await runPolicyExplain('lock.unlock', undefined, named, bad)).toBe(EXIT_USAGE);
+  });
+});
+
+describe('caesar policy check with the tokens file at hand (docs/policy.md, ADR 0096)', () => {
+  const NAMED = `version: 1
+allowed_tools:
+  - tool: calculator
+    groups: [kid]
+    approvers: {principals: [mum]}
+`;
+
+  test('warns of a principal or group no token has, with the closest one; none without the file', async () => {
+    const dataDir = path('with-tokens');
+    await writeFile(path('named.yaml'), NAMED);
+    const io = collector();
+    // no tokens file in the data dir: nothing to compare with, no warning
+    expect(await runPolicyCheck(path('named.yaml'), { dataDir }, io)).toBe(EXIT_OK);
+    expect(io.stdout.join('\n')).not.toContain('is in no token');
+    await writeTokensFile(join(dataDir, 'api-tokens.yaml'), [
+      { name: 'operator', token: 'o'.repeat(32) },
+      { name: 'tablet', token: 't'.repeat(32), principal: 'kids_tablet', groups: ['kids'] },
+    ]);
+    const again = collector();
+    expect(await runPolicyCheck(path('named.yaml'), { dataDir, json: true }, again)).toBe(EXIT_OK);
+    const { warnings } = JSON.parse(again.stdout.join('\n')) as {
+      warnings: { path: string; line: number; message: string }[];
+    };
+    expect(warnings.map((w) => [w.path, w.line])).toEqual([
+      ['allowed_tools[0].groups[0]', 4],
+      ['allowed_tools[0].approvers.principals[0]', 5],
+    ]);
+    expect(warnings[0]?.message).toContain("group 'kid' is in no token of");
+    expect(warnings[0]?.message).toContain("did you mean 'kids'?");
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { unknownAudienceWarnings } from '../../../src/policy/index.js';
 import { engineOf, issuesOf, policyOf, svc, tool } from './helpers.js';
 
 const KID = { name: 'kids_tablet', groups: ['kids'] };
@@ -180,5 +181,37 @@ allowed_tools:
   - tool: calculator
 `);
     expect(p.warnings).toEqual([]);
+  });
+});
+
+describe('names a tokens file may not have', () => {
+  test('the compiled policy lists each principal and group with its place; the check word it', () => {
+    const p = policyOf(`
+allowed_tools:
+  - tool: calculator
+    principals: [mum]
+    approvers: {groups: [parent]}
+`);
+    expect(p.audienceMentions).toEqual([
+      {
+        kind: 'principal',
+        name: 'mum',
+        path: 'allowed_tools[0].principals[0]',
+        line: 4,
+        column: 18,
+      },
+      {
+        kind: 'group',
+        name: 'parent',
+        path: 'allowed_tools[0].approvers.groups[0]',
+        line: 5,
+        column: 26,
+      },
+    ]);
+    const known = { principals: ['mum'], groups: ['parents'] };
+    const warnings = unknownAudienceWarnings(p.audienceMentions, known, 'api-tokens.yaml');
+    expect(warnings.map((w) => w.message)).toEqual([
+      "group 'parent' is in no token of api-tokens.yaml, so this names no caller yet; did you mean 'parents'?",
+    ]);
   });
 });
