@@ -175,6 +175,8 @@ function initialText(token: string): string {
     '#   - name: kitchen-tablet',
     '#     token: <32 random bytes, base64url>',
     '#     scopes: [chat]',
+    '# `principal` and `groups` say who holds a token, for policy rules that name them',
+    '# (docs/api.md, "Principals"); without them a token is its own principal.',
     'tokens:',
     '  - name: operator',
     `    token: ${token}`,
