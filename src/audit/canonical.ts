@@ -23,6 +23,8 @@ interface ChainedRow {
   readonly sessionId: string | null;
   readonly tool: string | null;
   readonly actor: string;
+  /** Null on rows written before schema version 2, and on rows of no caller. */
+  readonly principal?: string | null;
   readonly outcome: string;
   readonly payload: string;
 }
@@ -60,14 +62,18 @@ export function canonicalParts(row: Omit<ChainedRow, 'seq'>): CanonicalParts {
     head:
       `{"actor":${str(row.actor)},"decision_id":${str(row.decisionId)}` +
       `,"event_type":${str(row.eventType)},"outcome":${str(row.outcome)}` +
-      `,"payload":${row.payload},"seq":`,
+      `,"payload":${row.payload}` +
+      // absent when null, so a row from before the column hashes as it always did
+      (row.principal == null ? '' : `,"principal":${quoteJson(row.principal)}`) +
+      `,"seq":`,
     tail: `,"session_id":${str(row.sessionId)},"tool":${str(row.tool)},"ts":${str(row.ts)}}`,
   };
 }
 
 /**
- * Canonical JSON of a row: the nine columns other than `prev_hash`/`hash`, keys sorted, with
- * the stored payload text embedded verbatim as the value of `payload`.
+ * Canonical JSON of a row: the columns other than `prev_hash`/`hash`, keys sorted, with the
+ * stored payload text embedded verbatim as the value of `payload`; `principal` only when it
+ * is not null (schema version 2).
  */
 export function canonicalRow(row: ChainedRow): string {
   const parts = canonicalParts(row);

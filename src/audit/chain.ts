@@ -21,7 +21,7 @@ export interface Appended {
 
 const INSERT_SQL =
   'INSERT INTO audit_events (seq, ts, event_type, decision_id, session_id, tool, actor, ' +
-  'outcome, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'outcome, payload, prev_hash, hash, principal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 export function readTip(db: Database): ChainTip {
   const row = db.prepare('SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1').get() as
@@ -132,6 +132,7 @@ export class HashChain {
         row.payload,
         tip.hash,
         hash,
+        row.principal,
       );
       tip = { seq, hash };
       out[i] = { seq, hash, ts: row.ts };

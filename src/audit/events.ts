@@ -359,6 +359,11 @@ export interface AuditEventInput<T extends AuditEventType = AuditEventType> {
   type: T;
   /** Who asked: an API token's name (`token:ops`), `cli`, or a trigger name. */
   actor: string;
+  /**
+   * The principal the caller was judged as (ADR 0096): the verified token's, or its name for
+   * a token without one. Absent for rows of no caller (a policy reload, the retention sweep).
+   */
+  principal?: string | null;
   /** Defaults to the type's first outcome in the catalogue. */
   outcome?: AuditOutcome;
   decisionId?: string | null;

@@ -15,6 +15,7 @@ export function formatRecord(r: AuditRecord): string {
     r.outcome,
     r.tool ?? '-',
     `actor=${r.actor}`,
+    ...(r.principal !== null && r.principal !== r.actor ? [`principal=${r.principal}`] : []),
     ...(r.decisionId ? [`decision=${r.decisionId}`] : []),
     ...(r.sessionId ? [`session=${r.sessionId}`] : []),
   ];

@@ -68,6 +68,7 @@ export function prepareRow(
       sessionId: event.sessionId,
       tool: event.tool,
       actor: event.actor,
+      principal: event.principal ?? null,
       outcome,
       payload: event.payload,
     },

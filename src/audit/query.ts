@@ -23,6 +23,8 @@ export const AuditQuerySchema = z.strictObject({
   sessionId: z.string().optional(),
   outcome: z.enum(AUDIT_OUTCOMES).optional(),
   actor: z.string().optional(),
+  /** Rows of this principal (ADR 0096); rows from before schema version 2 have none. */
+  principal: z.string().optional(),
   /** Rows with `seq > afterSeq`, oldest first unless `order` says otherwise. */
   afterSeq: z.number().int().min(0).optional(),
   /** @default 'newest' (or 'oldest' when afterSeq is set) */
@@ -57,6 +59,7 @@ function where(q: Omit<ParsedQuery, 'limit'>): Where {
   if (q.sessionId !== undefined) add('session_id = ?', q.sessionId);
   if (q.outcome !== undefined) add('outcome = ?', q.outcome);
   if (q.actor !== undefined) add('actor = ?', q.actor);
+  if (q.principal !== undefined) add('principal = ?', q.principal);
   if (q.afterSeq !== undefined) add('seq > ?', q.afterSeq);
   return { sql: clauses.length ? ` WHERE ${clauses.join(' AND ')}` : '', params };
 }

@@ -11,6 +11,8 @@ export interface AuditRecord {
   readonly sessionId: string | null;
   readonly tool: string | null;
   readonly actor: string;
+  /** The principal the caller was judged as (ADR 0096); null on rows from before it. */
+  readonly principal: string | null;
   readonly outcome: AuditOutcome;
   readonly payload: unknown;
   readonly prevHash: string;
@@ -19,7 +21,8 @@ export interface AuditRecord {
 
 /** The column list every reading query selects, in this order. */
 export const RECORD_COLUMNS =
-  'seq, ts, event_type, decision_id, session_id, tool, actor, outcome, payload, prev_hash, hash';
+  'seq, ts, event_type, decision_id, session_id, tool, actor, outcome, payload, prev_hash, hash, ' +
+  'principal';
 
 /** A row as `.raw()` returns it for RECORD_COLUMNS. */
 export type RawRow = [
@@ -34,6 +37,7 @@ export type RawRow = [
   string,
   string,
   string,
+  string | null,
 ];
 
 /** A row's payload, read with the one JSON ladder (a row wraps a bounded input or result). */
@@ -51,6 +55,7 @@ export function recordFromRaw(r: RawRow): AuditRecord {
     sessionId: r[4],
     tool: r[5],
     actor: r[6],
+    principal: r[11],
     outcome: r[7] as AuditOutcome,
     payload: parsePayload(r[8]),
     prevHash: r[9],
@@ -58,7 +63,10 @@ export function recordFromRaw(r: RawRow): AuditRecord {
   };
 }
 
-/** The export shape: the stored columns under their SQL names, payload parsed. */
+/**
+ * The export shape: the stored columns under their SQL names, payload parsed; `principal`
+ * only when not null.
+ */
 export function recordToJsonLine(rec: AuditRecord): string {
   return JSON.stringify({
     seq: rec.seq,
@@ -68,6 +76,9 @@ export function recordToJsonLine(rec: AuditRecord): string {
     session_id: rec.sessionId,
     tool: rec.tool,
     actor: rec.actor,
+    // left out when null, as in the canonical row: a line re-serialised without prev_hash
+    // and hash is the text its hash covers (docs/audit.md, "Canonical JSON and the hash chain")
+    ...(rec.principal === null ? {} : { principal: rec.principal }),
     outcome: rec.outcome,
     payload: rec.payload,
     prev_hash: rec.prevHash,

@@ -21,6 +21,7 @@ export interface PreparedRow extends CanonicalParts {
   readonly sessionId: string | null;
   readonly tool: string | null;
   readonly actor: string;
+  readonly principal: string | null;
   readonly outcome: AuditOutcome;
   readonly payload: string;
 }
@@ -33,6 +34,8 @@ export interface RowFields {
   readonly sessionId?: string | null;
   readonly tool?: string | null;
   readonly actor: string;
+  /** The principal the caller was judged as (ADR 0096); none for rows of no caller. */
+  readonly principal?: string | null;
   readonly outcome: AuditOutcome;
   readonly payload: unknown;
 }
@@ -56,6 +59,7 @@ export function buildRow(fields: RowFields, limits: ClampLimits): PreparedRow {
     sessionId: column(fields.sessionId),
     tool: column(fields.tool),
     actor: column(fields.actor) as string,
+    principal: column(fields.principal),
     outcome: fields.outcome,
     payload: clampPayload(fields.payload, limits).json,
     head: '',

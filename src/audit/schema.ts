@@ -53,7 +53,20 @@ BEGIN
 END;
 `;
 
-const MIGRATIONS: readonly Migration[] = [{ version: 1, sql: V1 }];
+/**
+ * Version 2 (issue 32, ADR 0096): the principal the caller was judged as. NULL on every row
+ * written before it, and a NULL principal is left out of the canonical row, so those rows
+ * hash as they did and an older log verifies after the migration.
+ */
+const V2 = `
+ALTER TABLE audit_events ADD COLUMN principal TEXT;
+CREATE INDEX audit_events_principal ON audit_events (principal) WHERE principal IS NOT NULL;
+`;
+
+const MIGRATIONS: readonly Migration[] = [
+  { version: 1, sql: V1 },
+  { version: 2, sql: V2 },
+];
 
 /** The schema version this build writes and reads. */
 export const AUDIT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

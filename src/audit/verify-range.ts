@@ -42,7 +42,9 @@ const HASH_HEX = 64;
 export const CANONICAL_ROW_SQL =
   `concat('{"actor":', json_quote(actor), ',"decision_id":', json_quote(decision_id), ` +
   `',"event_type":', json_quote(event_type), ',"outcome":', json_quote(outcome), ` +
-  `',"payload":', payload, ',"seq":', seq, ',"session_id":', json_quote(session_id), ` +
+  `',"payload":', payload, ` +
+  `iif(principal IS NULL, '', concat(',"principal":', json_quote(principal))), ` +
+  `',"seq":', seq, ',"session_id":', json_quote(session_id), ` +
   `',"tool":', json_quote(tool), ',"ts":', json_quote(ts), '}')`;
 
 /**

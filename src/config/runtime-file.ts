@@ -53,7 +53,7 @@ const RuntimeInfoSchema = z.object({
   brain_key: nonEmpty.optional(),
   /** Base URL of the brain's HTTP API, e.g. `http://127.0.0.1:8420`. */
   api_url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
-  /** YAML file of API tokens (`tokens: [{name, token, scopes?}]`, mode 0600). */
+  /** YAML file of API tokens (`tokens: [{name, token, scopes?, principal?, groups?}]`, mode 0600). */
   token_file: nonEmpty,
   /** The token CLI commands use by default (`operator` for `caesar up`). */
   token_name: nonEmpty,

@@ -289,7 +289,7 @@ const ApiSchema = z
     tokens_file: pathField()
       .optional()
       .describe(
-        'YAML file of named API tokens (`tokens: [{name, token, scopes?}]`, mode 0600). Created with one token named `operator` (every scope) when missing. The name is what the audit log records as `actor`; `scopes` limits a token to some routes (docs/api.md).',
+        'YAML file of named API tokens (`tokens: [{name, token, scopes?, principal?, groups?}]`, mode 0600). Created with one token named `operator` (every scope) when missing. The name is what the audit log records as `actor`; `scopes` limits a token to some routes (docs/api.md).',
       )
       .register(fieldMeta, {
         defaultText: `\`<data_dir>/${DEFAULT_TOKENS_FILE_NAME}\``,

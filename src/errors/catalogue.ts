@@ -225,6 +225,16 @@ export const ERROR_CATALOGUE = {
       'no pending confirmation has this id: unknown, already used, expired, or voided by a policy reload',
     fix: 'ask again; approve within `brain.confirmation_ttl`',
   },
+  approver_required: {
+    kind: 'brain',
+    status: 403,
+    retryable: false,
+    message:
+      'confirmation {id} may be decided only by {approvers} (rule {rule}); {caller} is not: ask one of them',
+    summary:
+      "the held call's rule names `approvers:` and the deciding token's principal is not among them (ADR 0096)",
+    fix: "decide it with a token whose principal or group the rule's `approvers:` lists",
+  },
   session_not_found: {
     kind: 'brain',
     status: 404,

@@ -6,6 +6,8 @@ export interface RateSlot {
   readonly fingerprint: string;
   readonly calls: number;
   readonly windowMs: number;
+  /** The rule names principals or groups: one window per principal (ADR 0096). */
+  readonly perPrincipal: boolean;
 }
 
 /** State shared by the rule compilers while one file compiles. */
@@ -37,8 +39,8 @@ export class CompileContext {
   }
 
   /** Reserves a limiter slot for a rate-limited rule. */
-  rateSlot(fingerprint: string, calls: number, windowMs: number): number {
-    this.rateSlots.push({ fingerprint, calls, windowMs });
+  rateSlot(fingerprint: string, calls: number, windowMs: number, perPrincipal: boolean): number {
+    this.rateSlots.push({ fingerprint, calls, windowMs, perPrincipal });
     return this.rateSlots.length - 1;
   }
 }

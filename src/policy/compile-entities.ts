@@ -1,4 +1,5 @@
 import type { CompileContext } from './compile-context.js';
+import { compileAudience } from './compile-shared.js';
 import type { CompiledEntityDeny, CompiledServiceDeny, EntityRules } from './compiled.js';
 import { compileGlob, isGlob, type TextMatcher } from './glob.js';
 import type { DenyEntityRuleSpec } from './schema.js';
@@ -16,6 +17,7 @@ export function compileDenyEntity(
   return {
     ref,
     label: ctx.label(ref),
+    who: compileAudience(spec),
     matches: (id) => exact.has(id) || anyMatches(globs, id),
     reaches: (domain) =>
       domains.some((d) => (typeof d === 'string' ? d === domain : d.test(domain))),

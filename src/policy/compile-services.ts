@@ -1,7 +1,7 @@
 import { compileAllowMap } from './constraint-allow.js';
 import { compileDenyMap } from './constraint-deny.js';
 import type { CompileContext } from './compile-context.js';
-import { compileGrants } from './compile-shared.js';
+import { compileAudience, compileGrants } from './compile-shared.js';
 import type { FlowSettings } from './compile-flow.js';
 import type { CompiledAllowRule, CompiledServiceDeny, EntityRules } from './compiled.js';
 import { opaqueRefusal } from './evaluate-entities.js';
@@ -79,6 +79,7 @@ export function compileDenyService(
     ref,
     label,
     bare,
+    who: compileAudience(spec),
     matches,
     reason: `denied by ${label}`,
     glob: isGlob(spec.service) ? compileGlob(spec.service) : null,

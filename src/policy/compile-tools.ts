@@ -4,7 +4,7 @@ import { compileAllowMap } from './constraint-allow.js';
 import { compileDenyMap } from './constraint-deny.js';
 import { ConstraintSchema, type ConstraintSpec } from './constraint-schema.js';
 import type { CompileContext } from './compile-context.js';
-import { ACCEPT, compileGrants } from './compile-shared.js';
+import { ACCEPT, compileAudience, compileGrants } from './compile-shared.js';
 import type { FlowSettings } from './compile-flow.js';
 import type { CompiledAllowRule, CompiledDenyRule } from './compiled.js';
 import type { Obligation } from './decision.js';
@@ -62,7 +62,8 @@ export function compileDenyTool(
   const bare = Object.keys(input.constraints).length === 0;
   const matches = bare ? () => true : compileDenyMap(input.constraints);
   const key = actionKeys(spec).join(', ');
-  return { ref, label, bare, matches, reason: `denied by ${label}`, glob: null, key };
+  const who = compileAudience(spec);
+  return { ref, label, bare, who, matches, reason: `denied by ${label}`, glob: null, key };
 }
 
 /**

@@ -27,6 +27,7 @@ import {
 } from './schema.js';
 import { HA_CALL_SERVICE, HOME_ASSISTANT_TOOL, isServiceCallTool } from '../protocol/index.js';
 import { toolMentions } from './tool-names.js';
+import { audienceMentions } from './audience-names.js';
 import { namedEntities } from './named-entities.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
 
@@ -172,8 +173,11 @@ function* build(
       HA_CALL_SERVICE,
     ),
   );
-  const killSwitch =
-    denyTools.find((r, i) => r.bare && deniesServiceCalls(spec.denied_tools[i]!)) ?? null;
+  const killSwitches = denyTools.filter(
+    (r, i) => r.bare && deniesServiceCalls(spec.denied_tools[i]!),
+  );
+  // the lint's: a switch that names principals or groups kills only their calls
+  const killSwitch = killSwitches.find((r) => r.who === null) ?? null;
   const rules = [
     ...allowServices.map((r) => summary(r, 'allow', spec.allowed_services[r.ref.index ?? 0], flow)),
     ...denyServices.map((r) => summary(r, 'deny', spec.denied_services[r.ref.index ?? 0])),
@@ -192,13 +196,14 @@ function* build(
     warnings: [...warnings, ...lint],
     denyAllReason: null,
     toolMentions: toolMentions(ctx, spec),
+    audienceMentions: audienceMentions(ctx),
     namedEntities: namedEntities(spec),
     flow,
     defaultDeny: defaultDenyRefs(ctx),
     serviceIndex,
     serviceGlobs,
     toolIndex,
-    serviceKillSwitch: killSwitch,
+    serviceKillSwitches: killSwitches,
     rateSlots: [...ctx.rateSlots],
     entityRules,
   };

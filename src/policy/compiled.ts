@@ -3,8 +3,10 @@ import type { FlowSettings, RuleFlow } from './compile-flow.js';
 import type { FlowVerdict, Obligation, RuleRef } from './decision.js';
 import type { TextMatcher } from './glob.js';
 import type { PolicyIssue } from './issues.js';
+import type { Audience } from './principal.js';
 import type { NormalizedServiceCall } from './normalize.js';
 import type { ToolMention } from './tool-names.js';
+import type { AudienceMention } from './audience-names.js';
 
 /**
  * An allow rule ready for evaluation. `check` returns null when the call is inside it; `now`
@@ -22,6 +24,10 @@ export interface CompiledAllowRule<C> {
   readonly turnLimit: number;
   /** The flow gates for a model's call this rule allows (ADR 0066). */
   readonly flow: RuleFlow;
+  /** `principals:`/`groups:`: the callers it applies to; null: every caller (ADR 0096). */
+  readonly who: Audience | null;
+  /** `approvers:`: who may decide a call it holds; null: any `confirm` token. */
+  readonly approvers: Audience | null;
   readonly obligations: readonly Obligation[];
   /** `allowed by <rule> (<file:line:col>)`, built once at load. */
   readonly reason: string;
@@ -40,7 +46,10 @@ export interface CompiledAllowRule<C> {
 /** A deny rule ready for evaluation. */
 export interface CompiledDenyRule<C> {
   readonly ref: RuleRef;
+  /** No constraints on the call (it may still name principals or groups: `who`). */
   readonly bare: boolean;
+  /** `principals:`/`groups:`: the callers it applies to; null: every caller (ADR 0096). */
+  readonly who: Audience | null;
   readonly matches: (call: C) => boolean;
   readonly reason: string;
   readonly label: string;
@@ -65,6 +74,8 @@ export interface CompiledServiceDeny extends CompiledDenyRule<NormalizedServiceC
 export interface CompiledEntityDeny {
   readonly ref: RuleRef;
   readonly label: string;
+  /** `principals:`/`groups:`: the callers it applies to; null: every caller (ADR 0096). */
+  readonly who: Audience | null;
   /** Whether the rule names the entity `id` (exactly or by a glob). */
   matches(id: string): boolean;
   /** Whether the rule may name an entity of `domain` (its patterns' domain parts). */
@@ -134,6 +145,8 @@ export interface CompiledPolicy {
   readonly denyAllReason: string | null;
   /** Every tool the tool rules name, with where (checked against the known tools: tool-names.ts). */
   readonly toolMentions: readonly ToolMention[];
+  /** Every principal and group the rules name, with where (checked against a tokens file). */
+  readonly audienceMentions: readonly AudienceMention[];
   /** Entity ids the rules name literally (`namedEntities`): the intents' fallback list. */
   readonly namedEntities: readonly string[];
   /** The `flow:` section with its defaults (ADR 0066). */
@@ -146,8 +159,11 @@ export interface CompiledPolicy {
   readonly serviceGlobs: ServiceCandidates;
   /** @internal */
   readonly toolIndex: ReadonlyMap<string, ToolCandidates>;
-  /** @internal a bare `denied_tools: [call_service]` entry denies every service call */
-  readonly serviceKillSwitch: CompiledDenyRule<unknown> | null;
+  /**
+   * @internal bare `denied_tools: [call_service]` entries deny every service call (of the
+   * callers they name, when they name principals or groups), in file order
+   */
+  readonly serviceKillSwitches: readonly CompiledDenyRule<unknown>[];
   /** @internal */
   readonly rateSlots: readonly RateSlot[];
   /** @internal deny rules as they see the entities a call names or may reach (ADR 0061) */

@@ -103,13 +103,21 @@ export const PolicyDecisionSchema = z.object({
   matched_target: MatchedTargetSchema.optional(),
   /** The flow rules that applied to the call, when it came with a flow context. */
   flow: z.array(FlowVerdictSchema).optional(),
+  /**
+   * The allow rule's `approvers:` (ADR 0096): a call held under it may be approved or
+   * rejected only by a caller whose principal or one of whose groups is listed.
+   */
+  approvers: z.object({ principals: z.array(z.string()), groups: z.array(z.string()) }).optional(),
 });
 export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
 
 /** One rule the evaluator looked at, in the order it looked. */
 const TraceStepSchema = z.object({
   rule: RuleRefSchema,
-  /** deny rules: `matched` / `not_matched`; allow rules: `matched` / `rejected`. */
+  /**
+   * deny rules: `matched` / `not_matched`; allow rules: `matched` / `rejected`, or
+   * `not_matched` when the rule names principals or groups the caller is not in.
+   */
   result: z.enum(['matched', 'not_matched', 'rejected']),
   detail: z.string().optional(),
   /** The entity the rule matched, when it matched through one. */

@@ -7,7 +7,7 @@ import {
   type Mode,
   type Runtime,
 } from './evaluate.js';
-import { SlidingWindowLimiter } from './rate-limit.js';
+import { RuleWindows } from './rate-limit.js';
 import type { ToolCall } from './tool-call.js';
 
 /**
@@ -59,7 +59,7 @@ export class PolicyEngine implements Policy {
    * (fingerprint) is unchanged, so an unrelated edit does not reset anyone's limits.
    */
   swap(policy: CompiledPolicy): void {
-    const old = new Map<string, SlidingWindowLimiter>();
+    const old = new Map<string, RuleWindows>();
     this.rt.policy.rateSlots.forEach((slot, i) => {
       const limiter = this.rt.limiters[i];
       if (limiter) old.set(slot.fingerprint, limiter);
@@ -71,10 +71,10 @@ export class PolicyEngine implements Policy {
 function runtimeFor(
   policy: CompiledPolicy,
   now: () => number,
-  previous: ReadonlyMap<string, SlidingWindowLimiter>,
+  previous: ReadonlyMap<string, RuleWindows>,
 ): Runtime {
   const limiters = policy.rateSlots.map(
-    (s) => previous.get(s.fingerprint) ?? new SlidingWindowLimiter(s.calls, s.windowMs),
+    (s) => previous.get(s.fingerprint) ?? new RuleWindows(s.calls, s.windowMs, s.perPrincipal),
   );
   const rt: Runtime = {
     policy,

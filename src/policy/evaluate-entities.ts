@@ -3,6 +3,7 @@ import type { MatchedTarget, RuleRef, TraceStep } from './decision.js';
 import { MATCH_ALL, type NormalizedServiceCall } from './normalize.js';
 import { domainOf, GROUP_DOMAIN, inDomain, isConfined, isForwarded } from './reach.js';
 import { SELECTOR_KINDS } from './tool-call.js';
+import { inAudience, type Audience, type Principal } from './principal.js';
 
 type Call = NormalizedServiceCall;
 
@@ -32,9 +33,11 @@ export function entityDenial(
   call: Call,
   deniesFor: DeniesFor,
   trace: TraceStep[] | null,
+  who?: Principal,
 ): EntityHit | null {
   const ids = call.selectors[0] ?? NONE;
   for (const rule of rules.entities) {
+    if (!forCaller(rule.who, who)) continue;
     for (const id of ids) {
       if (id !== MATCH_ALL && rule.matches(id)) {
         return hit(
@@ -61,8 +64,8 @@ export function entityDenial(
     const domain = inDomain(id, call.domain) ? null : domainOf(id);
     if (domain === null) continue;
     const found = forwarded
-      ? forwardedDeny(call, id, domain, deniesFor, trace)
-      : domainDeny(rules, call, id, domain, trace);
+      ? forwardedDeny(call, id, domain, deniesFor, trace, who)
+      : domainDeny(rules, call, id, domain, trace, who);
     if (found !== null) return found;
   }
   return null;
@@ -92,10 +95,12 @@ function forwardedDeny(
   domain: string,
   deniesFor: DeniesFor,
   trace: TraceStep[] | null,
+  who: Principal | undefined,
 ): EntityHit | null {
   const key = `${domain}.${call.service}`;
   const view = entityView(call, domain, call.service, key, id);
   for (const rule of deniesFor(key)) {
+    if (!forCaller(rule.who, who)) continue;
     if (rule.bare || rule.matches(view)) {
       const why = `it targets ${id}, which Home Assistant runs as ${key}`;
       return hit(rule, why, { entity_id: id, service: key }, trace);
@@ -115,10 +120,12 @@ function domainDeny(
   id: string,
   domain: string,
   trace: TraceStep[] | null,
+  who: Principal | undefined,
 ): EntityHit | null {
   const listed = rules.byDomain.get(domain);
   for (const rule of listed ?? rules.globDomains) {
     if (listed === undefined && rule.domainGlob?.test(domain) !== true) continue;
+    if (!forCaller(rule.who, who)) continue;
     if (covers(rule, call, id, domain)) {
       const why = `it targets ${id}, and the policy cannot see what ${call.key} does to it`;
       return hit(rule, why, { entity_id: id, service: null }, trace);
@@ -178,3 +185,8 @@ function hit(
 }
 
 const NONE: readonly string[] = Object.freeze([]);
+
+/** Whether a rule for `audience` (null: every caller) applies to `who` (ADR 0096). */
+function forCaller(audience: Audience | null, who: Principal | undefined): boolean {
+  return audience === null || inAudience(audience, who);
+}

@@ -22,7 +22,8 @@ import {
   type NormalizedServiceCall,
   type NormalizeResult,
 } from './normalize.js';
-import type { SlidingWindowLimiter } from './rate-limit.js';
+import type { RuleWindows } from './rate-limit.js';
+import { describeAudience, inAudience, type Audience, type Principal } from './principal.js';
 import { show } from './show.js';
 import { canonicalCallable, isServiceCallTool, TOOL_NAME_RE, type ToolCall } from './tool-call.js';
 import { nearMissAllow } from './tool-names.js';
@@ -50,12 +51,18 @@ export interface EvaluateContext {
    * @default false: a dotted id no tool rule names is read as a service id
    */
   action?: boolean;
+  /**
+   * Who asks (ADR 0096): rules that name principals or groups apply only to a caller in them,
+   * and their window limits count per principal. The brain sets it from the verified token.
+   * @default none: only rules that name neither apply
+   */
+  principal?: Principal;
 }
 
 /** One consistent view for an evaluation: policy and its rate state swap together. */
 export interface Runtime {
   readonly policy: CompiledPolicy;
-  readonly limiters: readonly SlidingWindowLimiter[];
+  readonly limiters: readonly RuleWindows[];
   readonly now: () => number;
   /** Glob-only service keys seen so far (bounded), so globs are tested once per key. */
   readonly globCache: Map<string, Candidates<NormalizedServiceCall>>;
@@ -125,8 +132,10 @@ function evaluateServiceCall(
 ): PolicyDecision {
   const unconfigured = rt.policy.denyAllReason;
   if (unconfigured !== null) return deny(rt, ctx, rt.policy.defaultDeny.services, unconfigured);
-  const kill = rt.policy.serviceKillSwitch;
-  if (kill !== null) return matchedDeny(rt, kill, `service calls are`, ctx, mode);
+  const who = ctx?.principal;
+  for (const kill of rt.policy.serviceKillSwitches) {
+    if (applies(kill.who, who)) return matchedDeny(rt, kill, `service calls are`, ctx, mode);
+  }
   const fallback = rt.policy.defaultDeny.services;
   const n = read ?? normalizeServiceCall(raw);
   if (!n.ok) return deny(rt, ctx, fallback, n.reason);
@@ -135,7 +144,7 @@ function evaluateServiceCall(
   const rules = rt.policy.entityRules;
   // most calls name entities of their own domain only: no entity rule to ask, nothing allocated
   if (call.crossDomain || rules.entities.length > 0) {
-    const hit = entityDenial(rules, call, rt.deniesFor, mode.trace);
+    const hit = entityDenial(rules, call, rt.deniesFor, mode.trace, who);
     if (hit !== null) {
       const reason = `${what} is denied by ${hit.label}: ${hit.why}`;
       return withTarget(deny(rt, ctx, hit.ref, reason), hit.target);
@@ -217,12 +226,24 @@ function decide<C>(
   ctx: Ctx,
   mode: Mode,
 ): PolicyDecision | null {
+  const who = ctx?.principal;
   for (const rule of entry.denies) {
+    if (!applies(rule.who, who)) {
+      mode.trace?.push({ rule: rule.ref, result: 'not_matched', detail: notFor(rule.who!, who) });
+      continue;
+    }
     if (rule.bare || rule.matches(call)) return matchedDeny(rt, rule, `${what} is`, ctx, mode);
     mode.trace?.push({ rule: rule.ref, result: 'not_matched' });
   }
   let rejection: string | null = null;
+  let otherCallers: string | null = null;
   for (const rule of entry.allows) {
+    if (!applies(rule.who, who)) {
+      const detail = notFor(rule.who!, who);
+      mode.trace?.push({ rule: rule.ref, result: 'not_matched', detail });
+      otherCallers ??= `${rule.label} ${detail}`;
+      continue;
+    }
     const why = rule.bare ? null : rule.check(call, rt.now);
     if (why === null) {
       mode.trace?.push({ rule: rule.ref, result: 'matched' });
@@ -231,10 +252,35 @@ function decide<C>(
     mode.trace?.push({ rule: rule.ref, result: 'rejected', detail: why });
     rejection ??= `${rule.label} rejects it: ${why}`;
   }
-  if (rejection === null) return null;
+  if (rejection === null) {
+    if (otherCallers === null) return null;
+    return deny(
+      rt,
+      ctx,
+      fallback,
+      `${what} is not allowed for ${callerText(who)}: ${otherCallers}`,
+    );
+  }
   const more =
     entry.allows.length > 1 ? `; ${entry.allows.length - 1} other rule(s) rejected it too` : '';
   return deny(rt, ctx, fallback, `${what} is not allowed: ${rejection}${more}`);
+}
+
+/** Whether a rule for `audience` (null: every caller) applies to `who`. */
+function applies(audience: Audience | null, who: Principal | undefined): boolean {
+  return audience === null || inAudience(audience, who);
+}
+
+/** Why a rule for `audience` does not apply to `who`, for the trace and the reason. */
+function notFor(audience: Audience, who: Principal | undefined): string {
+  return `applies only to ${describeAudience(audience)}, not to ${callerText(who)}`;
+}
+
+/** `principal kids_tablet (groups kids)`, or `a caller with no principal`. */
+export function callerText(who: Principal | undefined): string {
+  if (who === undefined) return 'a caller with no principal';
+  const groups = who.groups.length === 0 ? 'no groups' : `groups ${who.groups.join(', ')}`;
+  return `principal ${who.name} (${groups})`;
 }
 
 function matchedDeny<C>(
@@ -270,10 +316,21 @@ function grant<C>(
     const reason = gateReason(what, rule.flow, gates, action);
     // a held call carries the obligations it will run under; a denied one, none
     const obligations = action === 'deny' ? NO_OBLIGATIONS : rule.obligations;
-    return withFlow(decision(rt, ctx, action, reason, rule.ref, obligations), gates);
+    return withFlow(
+      withApprovers(decision(rt, ctx, action, reason, rule.ref, obligations), rule),
+      gates,
+    );
   }
   const d = withFlow(confirmAndLimit(rt, rule, what, ctx, mode, flow), gates);
   if (d.outcome === 'allow') d.reason += passedNote(rule.flow, gates);
+  return d;
+}
+
+/** The decision with who may approve it, when the rule says (`approvers:`, ADR 0096). */
+function withApprovers<C>(d: PolicyDecision, rule: CompiledAllowRule<C>): PolicyDecision {
+  const a = rule.approvers;
+  if (a === null) return d;
+  d.approvers = { principals: [...a.principals], groups: [...a.groups] };
   return d;
 }
 
@@ -293,14 +350,16 @@ function confirmAndLimit<C>(
   flow: FlowContext | undefined,
 ): PolicyDecision {
   if (rule.confirm && ctx?.confirmed !== true) {
-    const reason = `${what} needs a human's approval before it runs (confirm: true on ${rule.label})`;
-    return decision(rt, ctx, 'confirm', reason, rule.ref, rule.obligations);
+    const by = rule.approvers === null ? '' : `, by ${describeAudience(rule.approvers)},`;
+    const reason = `${what} needs a human's approval${by} before it runs (confirm: true on ${rule.label})`;
+    return withApprovers(decision(rt, ctx, 'confirm', reason, rule.ref, rule.obligations), rule);
   }
   if (rule.rateSlot >= 0 || rule.turnLimit > 0) {
     const limited = limit(rt, rule, what, ctx, mode, flow);
     if (limited !== null) return limited;
   }
-  return decision(rt, ctx, 'allow', rule.reason, rule.ref, rule.obligations);
+  // a call the brain holds anyway (hitl, preflight) keeps the rule's approvers
+  return withApprovers(decision(rt, ctx, 'allow', rule.reason, rule.ref, rule.obligations), rule);
 }
 
 /**
@@ -315,12 +374,18 @@ function limit<C>(
   mode: Mode,
   flow: FlowContext | undefined,
 ): PolicyDecision | null {
-  const limiter = rule.rateSlot >= 0 ? (rt.limiters[rule.rateSlot] as SlidingWindowLimiter) : null;
+  const windows = rule.rateSlot >= 0 ? (rt.limiters[rule.rateSlot] as RuleWindows) : null;
+  // a rule for some principals counts each of them apart (ADR 0096)
+  const limiter = windows?.of(ctx?.principal?.name, mode.consume) ?? null;
   const now = limiter === null ? 0 : rt.now();
   const wait = limiter === null ? 0 : limiter.waitMs(now);
   if (limiter !== null && wait > 0) {
     const retry = Math.ceil(wait);
-    const reason = `${what} is rate-limited: ${rule.label} allows ${limiter.limit} calls per ${limiter.windowMs} ms; retry in ${retry} ms`;
+    const each =
+      windows?.perPrincipal === true
+        ? ` for each principal (${ctx?.principal?.name ?? ''} has used them)`
+        : '';
+    const reason = `${what} is rate-limited: ${rule.label} allows ${limiter.limit} calls per ${limiter.windowMs} ms${each}; retry in ${retry} ms`;
     return {
       ...decision(rt, ctx, 'rate_limited', reason, rule.ref, rule.obligations),
       retry_after_ms: retry,

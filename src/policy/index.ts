@@ -9,6 +9,9 @@ export type { ReadPolicyOptions } from './load.js';
 
 export { PolicyEngine } from './engine.js';
 export type { EvaluateContext } from './evaluate.js';
+export { callerText } from './evaluate.js';
+export { describeAudience, inAudience } from './principal.js';
+export type { Principal } from './principal.js';
 export type { FlowContext } from './flow-context.js';
 export { PolicyStore, openPolicyStore } from './store.js';
 export type { PolicyEvent } from './events.js';
@@ -26,6 +29,7 @@ export { PolicyError, PolicyLoadError } from './errors.js';
 export { formatIssue } from './issues.js';
 export type { PolicyIssue } from './issues.js';
 export { unknownToolWarnings } from './tool-names.js';
+export { unknownAudienceWarnings } from './audience-names.js';
 
 export { flowSummary } from './flow-summary.js';
 

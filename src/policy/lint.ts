@@ -69,13 +69,14 @@ function shadowed(
   warn: Warn,
   killSwitch: CompiledDenyRule<unknown> | null,
 ): void {
-  const deny = killSwitch ?? entry.denies.find((d) => d.bare);
+  // a rule that names principals or groups shadows nothing: other callers get past it
+  const deny = killSwitch ?? entry.denies.find((d) => d.bare && d.who === null);
   let earlier: string | null = null;
   for (const rule of entry.allows) {
     const at: PropertyKey[] = [rule.ref.list ?? '', rule.ref.index ?? 0];
     if (deny) warn(at, `never allows ${subject}: ${deny.ref.id} denies every such call`);
     else if (earlier !== null && !rule.listsAll)
       warn(at, `never used for ${subject}: ${earlier} already allows every such call`);
-    if (rule.unconstrained && earlier === null) earlier = rule.ref.id;
+    if (rule.unconstrained && rule.who === null && earlier === null) earlier = rule.ref.id;
   }
 }

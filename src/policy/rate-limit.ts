@@ -32,3 +32,41 @@ export class SlidingWindowLimiter {
     this.head = (this.head + 1) % this.limit;
   }
 }
+
+/** Principals with a window of their own in one rule, at most; the oldest window goes first. */
+const MAX_PRINCIPAL_WINDOWS = 4096;
+
+/**
+ * One rate-limited rule's windows: one shared by every caller, or, for a rule that names
+ * principals or groups, one per principal (ADR 0096), made at a principal's first counted call.
+ */
+export class RuleWindows {
+  readonly #shared: SlidingWindowLimiter | null;
+  readonly #each = new Map<string, SlidingWindowLimiter>();
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+    readonly perPrincipal: boolean,
+  ) {
+    this.#shared = perPrincipal ? null : new SlidingWindowLimiter(limit, windowMs);
+  }
+
+  /**
+   * The window that counts `principal`'s calls; with `make` false, null when it has made none
+   * (so an explanation for a principal leaves nothing behind).
+   */
+  of(principal: string | undefined, make: boolean): SlidingWindowLimiter | null {
+    if (this.#shared !== null) return this.#shared;
+    const key = principal ?? '';
+    const known = this.#each.get(key);
+    if (known !== undefined || !make) return known ?? null;
+    if (this.#each.size >= MAX_PRINCIPAL_WINDOWS) {
+      const oldest = this.#each.keys().next().value;
+      if (oldest !== undefined) this.#each.delete(oldest);
+    }
+    const made = new SlidingWindowLimiter(this.limit, this.windowMs);
+    this.#each.set(key, made);
+    return made;
+  }
+}

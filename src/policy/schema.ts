@@ -12,6 +12,7 @@ import {
   ActionNameSchema,
 } from './ids.js';
 import { memoized } from './memo-schema.js';
+import { PRINCIPAL_NAME_RE, PRINCIPAL_NAME_RULE } from './principal.js';
 import { checkToolRule, refuseAllowOnlyOperators } from './rule-checks.js';
 import { SELECTOR_KINDS } from './tool-call.js';
 
@@ -161,8 +162,41 @@ const InputSchema = z.record(z.string(), z.unknown());
 /** Tool rules are checked as a whole even when one of their keys is wrong. */
 const ALWAYS = { when: () => true };
 
-const common = { id: RuleIdSchema.optional(), description: DescriptionSchema.optional() };
+/** Names a rule lists under `principals:` or `groups:`; at most 64, none twice. */
+const MAX_AUDIENCE = 64;
+const NameListSchema = z
+  .array(z.string().regex(PRINCIPAL_NAME_RE, PRINCIPAL_NAME_RULE))
+  .min(1, 'list at least one name, or leave the key out')
+  .max(MAX_AUDIENCE, `at most ${MAX_AUDIENCE} names`)
+  .refine((a) => new Set(a).size === a.length, 'a name is listed twice');
+
+/**
+ * `principals:` / `groups:` (ADR 0096): the rule applies only to a caller whose principal is
+ * listed or who is in a listed group; a rule with neither applies to every caller.
+ */
+const audience = {
+  principals: NameListSchema.optional(),
+  groups: NameListSchema.optional(),
+};
+
+/**
+ * `approvers: {groups: [parents]}`: a call this rule holds for confirmation may be approved
+ * or rejected only by a caller in it (ADR 0096).
+ */
+const ApproversSchema = z
+  .strictObject(audience)
+  .refine(
+    (a) => a.principals !== undefined || a.groups !== undefined,
+    'approvers must list principals or groups',
+  );
+
+const common = {
+  id: RuleIdSchema.optional(),
+  description: DescriptionSchema.optional(),
+  ...audience,
+};
 const grants = {
+  approvers: ApproversSchema.optional(),
   confirm: z.boolean().optional(),
   rate_limit: RateLimitSchema.optional(),
   /** This rule's own flow actions, over the `flow:` section's, for calls it allows. */

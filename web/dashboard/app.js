@@ -278,12 +278,26 @@ async function refreshTools() {
 function askedByText(c) {
   const a = c.asked_by;
   if (!a) return `token \`${c.requested_by}\``;
-  if (a.kind === 'api') return `token \`${a.actor}\` directly`;
+  const who = whoText(a.actor, a.principal);
+  if (a.kind === 'api') return `${who} directly`;
   if (a.kind === 'intent') {
-    return `the local rule \`${a.intent}\`, on a message of token \`${a.actor}\``;
+    return `the local rule \`${a.intent}\`, on a message of ${who}`;
   }
   const session = a.session_id ? ` (session ${a.session_id})` : '';
-  return `a model, in a turn opened by token \`${a.actor}\`${session}`;
+  return `a model, in a turn opened by ${who}${session}`;
+}
+
+/** A token, and its principal when that is another name (ADR 0096). */
+function whoText(actor, principal) {
+  if (!principal || principal === actor) return `token \`${actor}\``;
+  return `principal \`${principal}\` (token \`${actor}\`)`;
+}
+
+/** Who may decide a held call whose rule names approvers. */
+function approversText(a) {
+  return [...a.principals.map((p) => `principal ${p}`), ...a.groups.map((g) => `group ${g}`)].join(
+    ' or ',
+  );
 }
 
 /** What the model had read before it asked: tool, trust, sources, and the excerpt as text. */
@@ -324,6 +338,10 @@ function confirmationItem(c) {
   // the tool's preflight asked (ADR 0091): a host or a limit the tool's requirements exceed
   for (const w of c.preflight_warnings ?? []) {
     li.append(el('div', `held by the tool's preflight: ${w}`, 'held-by'));
+  }
+  if (c.approvers) {
+    const only = `decided by ${approversText(c.approvers)} only (the rule's approvers)`;
+    li.append(el('div', only, 'held-by'));
   }
   const byModel = c.asked_by?.kind === 'model';
   if (byModel) li.append(readList(c.read ?? []));
@@ -642,12 +660,16 @@ async function explain(form) {
     return;
   }
   try {
+    // as another principal (ADR 0096): the brain gives it the groups the tokens file does
+    const principal = form.principal.value.trim();
     const { decision } = await api('POST', '/v1/policy/explain', {
       tool: form.tool.value.trim(),
       input,
+      ...(principal ? { principal } : {}),
     });
     out.dataset.outcome = decision.outcome;
-    out.textContent = `${decision.outcome} (rule ${decision.rule?.id})\n${decision.reason}`;
+    const as = principal ? ` for ${principal}` : '';
+    out.textContent = `${decision.outcome}${as} (rule ${decision.rule?.id})\n${decision.reason}`;
   } catch (err) {
     out.textContent = why(err);
   }

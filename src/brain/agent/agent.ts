@@ -1,6 +1,13 @@
 import { silentLogger, type Logger } from '../../log/index.js';
 import { hostTimeZone, roundMs } from '../../clock/index.js';
-import type { Caller, ChatEvent, ChatRequest, ChatResponse, ToolCallReport } from '../api/index.js';
+import {
+  principalOf,
+  type Caller,
+  type ChatEvent,
+  type ChatRequest,
+  type ChatResponse,
+  type ToolCallReport,
+} from '../api/index.js';
 import type { AuditSink } from '../gateway/index.js';
 import { PausedTurns } from './paused.js';
 import { PlanFirstLoop } from './plan-first.js';
@@ -30,7 +37,7 @@ interface AgentOptions {
   /** Absent: no LLM is configured; unmatched messages get the offline reply. */
   planner?: Planner;
   /** The tools a planner may call (discovered, allowed, ready), computed per round. */
-  plannerTools?: () => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
+  plannerTools?: (caller: Caller) => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
   /**
    * What the local rules can do right now (discovered, allowed, ready) and the step that
    * enables each of the others, for the replies that list them.
@@ -443,6 +450,7 @@ export class Agent {
       await this.#o.audit.append({
         type: 'chat.completed',
         actor: caller.actor,
+        principal: principalOf(caller).name,
         outcome: r.capped || cancelled ? 'error' : 'ok',
         sessionId: r.session_id,
         payload: {

@@ -53,7 +53,7 @@ export class PlanFirstLoop implements TurnLoop {
 
   async run(turn: TurnContext): Promise<PlanOutcome> {
     if (turn.signal.aborted) return cancelledOutcome([], 0);
-    const tools = await this.#d.plannerTools();
+    const tools = await this.#d.plannerTools(turn.caller);
     const full = this.#d.conversations.history(turn.session);
     const history = planContext(full, this.#d.specOf);
     const asked = await this.#rounds.ask(turn, {

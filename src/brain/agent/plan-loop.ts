@@ -56,7 +56,7 @@ export class PlanLoop implements TurnLoop {
     for (let iteration = from; iteration <= max; iteration++) {
       // the client left while the last round's calls ran: nobody waits for another round
       if (turn.signal.aborted) return cancelledOutcome(made, iteration - 1);
-      const tools = await this.#d.plannerTools();
+      const tools = await this.#d.plannerTools(turn.caller);
       const history = this.#d.conversations.history(turn.session);
       const asked = await this.#rounds.ask(turn, { iteration, history, tools });
       if ('cancelled' in asked) return cancelledOutcome(made, iteration);

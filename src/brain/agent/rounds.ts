@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log/index.js';
 import type { AuditSink } from '../gateway/index.js';
-import type { Caller, ChatEvent, ToolCallReport } from '../api/index.js';
+import { principalOf, type Caller, type ChatEvent, type ToolCallReport } from '../api/index.js';
 import { PlannerUnavailableError } from './errors.js';
 import type { PausedTurn, PausedTurns } from './paused.js';
 import type {
@@ -105,7 +105,10 @@ export interface TurnLoopDeps {
   readonly conversations: Conversations;
   readonly audit: AuditSink;
   readonly paused: PausedTurns;
-  readonly plannerTools: () => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
+  /** The tools offered to the model in a turn opened by `caller` (ADR 0096: its principal's). */
+  readonly plannerTools: (
+    caller: Caller,
+  ) => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
   /** Rounds per turn in react (`brain.max_iterations`); plan_first asks at most two. */
   readonly maxIterations: number;
   /** Calls that run per planning round (`llm.max_calls_per_round`). */
@@ -179,6 +182,7 @@ export class ModelRounds {
       await this.#d.audit.append({
         type: 'llm.called',
         actor: turn.caller.actor,
+        principal: principalOf(turn.caller).name,
         outcome: row.outcome,
         sessionId: turn.session.id,
         payload: {

@@ -1,5 +1,11 @@
 import { z } from 'zod';
 import { ErrorBodySchema, HostCapacitySchema, WorkerRestartsSchema } from '../../protocol/index.js';
+import {
+  MAX_GROUPS,
+  PRINCIPAL_NAME_RE,
+  PRINCIPAL_NAME_RULE,
+  type Principal,
+} from '../../policy/principal.js';
 
 /**
  * The brain's HTTP API, as shapes: request and response bodies of `/v1/*`. The server
@@ -16,6 +22,17 @@ export interface Caller {
   readonly requestId?: string;
   /** The conversation the call belongs to, when it came from chat. */
   readonly sessionId?: string;
+  /**
+   * Whom the policy judges (ADR 0096): the verified token's principal and groups, set by the
+   * HTTP layer from the token alone. Absent: the principal named `actor`, with no groups, as
+   * a token without a principal is.
+   */
+  readonly principal?: Principal;
+}
+
+/** The principal a caller is judged as: its own, else the one named `actor` (ADR 0096). */
+export function principalOf(caller: Caller): Principal {
+  return caller.principal ?? { name: caller.actor, groups: [] };
 }
 
 /**
@@ -52,6 +69,8 @@ const HeldCallAccount = {
     .object({
       kind: z.enum(['model', 'intent', 'api']),
       actor: z.string(),
+      /** The principal of the token `actor` (ADR 0096); absent from a brain before issue 32. */
+      principal: z.string().optional(),
       session_id: z.string().optional(),
       intent: z.string().optional(),
     })
@@ -92,6 +111,11 @@ const HeldCallAccount = {
    * confirmation (or added to the policy's).
    */
   preflight_warnings: z.array(z.string()).optional(),
+  /**
+   * Who may decide it, when the rule that held it names `approvers:` (ADR 0096): a token
+   * whose principal, or one of whose groups, is listed. Absent: any token with `confirm`.
+   */
+  approvers: z.object({ principals: z.array(z.string()), groups: z.array(z.string()) }).optional(),
 };
 
 const ConfirmationTicketSchema = z.object({
@@ -241,6 +265,8 @@ export const PendingConfirmationSchema = z.object({
   summary: z.string(),
   /** The token name (or `cli`, `trigger:<name>`) that asked for the call. */
   requested_by: z.string(),
+  /** The principal of that token (ADR 0096); absent from a brain before issue 32. */
+  principal: z.string().optional(),
   session_id: z.string().optional(),
   decision_id: z.string(),
   /** The policy rule that asked for confirmation. */
@@ -276,6 +302,17 @@ export const ExplainRequestSchema = z.strictObject({
   tool: z.string().min(1),
   input: z.unknown(),
   flow: ExplainFlowSchema.optional(),
+  /**
+   * Decide as this principal would be judged (ADR 0096): its groups are the tokens file's for
+   * it, plus `groups`. Absent: as the asking token's own principal. A what-if only: no call
+   * is ever made as the principal an explanation names.
+   */
+  principal: z.string().regex(PRINCIPAL_NAME_RE, PRINCIPAL_NAME_RULE).optional(),
+  /** Further groups to judge `principal` in (a group the tokens file does not give it yet). */
+  groups: z
+    .array(z.string().regex(PRINCIPAL_NAME_RE, PRINCIPAL_NAME_RULE))
+    .max(MAX_GROUPS)
+    .optional(),
 });
 
 /** What the policy says about a tool with no particular input. */

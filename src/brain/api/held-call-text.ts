@@ -13,7 +13,7 @@ import { terminalLine } from '../../text/terminal-text.js';
 /** What a ticket or a pending entry says about a held call; all of it optional. */
 export type HeldCall = Pick<
   ConfirmationTicket,
-  'asked_by' | 'gated_by' | 'read' | 'preflight_warnings'
+  'asked_by' | 'gated_by' | 'read' | 'preflight_warnings' | 'approvers'
 > &
   Partial<Pick<PendingConfirmation, 'requested_by' | 'rule' | 'rule_at' | 'reason'>>;
 
@@ -21,12 +21,30 @@ export type HeldCall = Pick<
 export function askedByText(held: HeldCall): string {
   const a = held.asked_by;
   if (a === undefined) return `token \`${held.requested_by ?? '?'}\``;
-  if (a.kind === 'api') return `token \`${a.actor}\` directly`;
+  const who = whoText(a.actor, a.principal);
+  if (a.kind === 'api') return `${who} directly`;
   if (a.kind === 'intent') {
-    return `the local rule \`${a.intent ?? '?'}\`, on a message of token \`${a.actor}\``;
+    return `the local rule \`${a.intent ?? '?'}\`, on a message of ${who}`;
   }
   const session = a.session_id === undefined ? '' : ` (session ${a.session_id})`;
-  return `a model, in a turn opened by token \`${a.actor}\`${session}`;
+  return `a model, in a turn opened by ${who}${session}`;
+}
+
+/**
+ * A token as a confirmation names it (ADR 0096): "token `ops`", or, when its principal is
+ * another name, "principal `kids_tablet` (token `kids-tablet`)".
+ */
+function whoText(actor: string, principal: string | undefined): string {
+  if (principal === undefined || principal === actor) return `token \`${actor}\``;
+  return `principal \`${principal}\` (token \`${actor}\`)`;
+}
+
+/** Who may decide a held call whose rule names approvers: "group parents or principal mum". */
+export function approversText(approvers: NonNullable<HeldCall['approvers']>): string {
+  return [
+    ...approvers.principals.map((p) => `principal ${p}`),
+    ...approvers.groups.map((g) => `group ${g}`),
+  ].join(' or ');
 }
 
 /** The account of a held call: who asked, what held it, what the model had read. */
@@ -43,6 +61,9 @@ export function heldCallLines(held: HeldCall): string[] {
     lines.push(`held by: flow gate ${g.gate} (${g.action}), set by ${g.set_by}`);
   }
   for (const w of held.preflight_warnings ?? []) lines.push(`held by: the tool's preflight: ${w}`);
+  if (held.approvers !== undefined) {
+    lines.push(`decided by: ${approversText(held.approvers)} only (the rule's approvers)`);
+  }
   if (held.asked_by?.kind === 'model') lines.push(...readLines(held.read ?? []));
   return lines.map(terminalLine);
 }

@@ -38,6 +38,14 @@ export type {
   ConfirmOptions,
   OfferedToolView,
 } from './service.js';
-export { API_SCOPES, ensureTokensFile, readTokensFile, TokensFileError } from './tokens-file.js';
+export {
+  API_SCOPES,
+  ensureTokensFile,
+  principalOfToken,
+  readTokensFile,
+  TokensFileError,
+} from './tokens-file.js';
+export { principalOf } from './contract.js';
+export type { Principal } from '../../policy/principal.js';
 export type { ApiScope, ApiToken } from './tokens-file.js';
 export { heldCallLines, type HeldCall } from './held-call-text.js';

@@ -1,5 +1,5 @@
 import type { AuditCounts, AuditFilter, AuditQuery, AuditRecord } from '../../audit/index.js';
-import type { PolicyExplanation } from '../../policy/index.js';
+import type { PolicyExplanation, Principal } from '../../policy/index.js';
 import type { TagFilter, ToolSpec } from '../../protocol/index.js';
 import type {
   CapabilitiesView,
@@ -71,14 +71,17 @@ export interface BrainService {
   ): Promise<ChatResponse>;
   /** Every discovered tool, or those passing `filter` (`GET /v1/tools?include_tags=…`). */
   listTools(filter?: TagFilter): Promise<ToolView[]>;
-  /** The tools a client may call now, as a model is offered them (`POST /mcp` `tools/list`). */
-  offeredTools(): Promise<OfferedToolView[]>;
+  /**
+   * The tools a client may call now, as a model is offered them (`POST /mcp` `tools/list`):
+   * with `caller`, those the policy does not deny its principal (ADR 0096).
+   */
+  offeredTools(caller?: Caller): Promise<OfferedToolView[]>;
   /**
    * Calls `listener` each time the tools `offeredTools` answers change (a worker came, went,
    * changed its spec, became ready; the policy changed), at most one sweep late. Returns the
    * unsubscribe. For MCP's `notifications/tools/list_changed`.
    */
-  onToolsChanged(listener: () => void): () => void;
+  onToolsChanged(listener: () => void, caller?: Caller): () => void;
   /** `GET /v1/capabilities`: what works offline now, what could, and the steps (ADR 0074). */
   capabilities(): Promise<CapabilitiesView>;
   /** Runs one tool call through the gate. */
@@ -100,7 +103,12 @@ export interface BrainService {
    * What the policy would decide about a call, counting nothing; with `flow`, as a model's
    * call after its turn read what `flow` says, the tool's effects taken from its live spec.
    */
-  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation;
+  explain(
+    tool: string,
+    input: unknown,
+    flow?: ExplainFlow,
+    principal?: Principal,
+  ): PolicyExplanation;
   /** `GET /v1/policy`: the enforced policy, the file on disk, the last refused reload. */
   policyStatus(): Promise<PolicyStatusView>;
   auditQuery(query: AuditQuery): AuditRecord[];

@@ -10,11 +10,14 @@ import {
   MAX_YAML_BYTES,
   readYaml,
 } from '../../text/index.js';
+// the file itself, not the policy's index: a client reads tokens files without the policy
+import { MAX_GROUPS, PRINCIPAL_NAME_RE, PRINCIPAL_NAME_RULE } from '../../policy/principal.js';
 
 /**
- * The API tokens file: YAML `tokens: [{name, token, scopes?}]`, mode 0600. The name is what
- * the audit log records as `actor`, so a leaked or retired token can be told apart and revoked
- * alone. Part of the API contract: the brain creates and reads it (`TokenStore`, in
+ * The API tokens file: YAML `tokens: [{name, token, scopes?, principal?, groups?}]`, mode 0600.
+ * The name is what the audit log records as `actor`, so a leaked or retired token can be told
+ * apart and revoked alone; the principal (a person, a device, an agent) and its groups are
+ * whom policy rules name (ADR 0096). Part of the API contract: the brain creates and reads it (`TokenStore`, in
  * src/brain/http), the CLI's clients read it with the same checks, so both ends accept the
  * same files, and a client loads none of the server to do so (ADR 0047).
  */
@@ -34,10 +37,20 @@ export interface ApiToken {
   readonly token: string;
   /** What the token may do; absent means every scope. */
   readonly scopes?: readonly ApiScope[];
+  /**
+   * Who holds the token (ADR 0096); absent: the token is its own principal, named `name`.
+   * Several tokens may name one principal (two phones of one person).
+   */
+  readonly principal?: string;
+  /** The principal's groups; absent means none. Every token of one principal lists the same. */
+  readonly groups?: readonly string[];
 }
 
-/** Token names: lower-case letters, digits, `_`, `.`, `-`; 1-64 characters. */
-const TOKEN_NAME_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+/**
+ * Token names: lower-case letters, digits, `_`, `.`, `-`; 1-64 characters. The principal
+ * rule, since a token without a principal is its own.
+ */
+const TOKEN_NAME_PATTERN = PRINCIPAL_NAME_RE;
 /** Shortest token value accepted. */
 const MIN_TOKEN_CHARS = 24;
 const MAX_TOKEN_CHARS = 512;
@@ -85,12 +98,7 @@ export const TokensFileError = errorClass<
 export type TokensFileError = InstanceType<typeof TokensFileError>;
 
 const TokenEntrySchema = z.strictObject({
-  name: z
-    .string()
-    .regex(
-      TOKEN_NAME_PATTERN,
-      'expected 1-64 of a-z, 0-9, `_`, `.`, `-`, starting with a-z or 0-9',
-    ),
+  name: z.string().regex(TOKEN_NAME_PATTERN, PRINCIPAL_NAME_RULE),
   token: z
     .string()
     .min(
@@ -106,11 +114,21 @@ const TokenEntrySchema = z.strictObject({
     .min(1, 'a token with no scope can do nothing: remove the token, or list its scopes')
     .refine((s) => new Set(s).size === s.length, 'a scope is listed twice')
     .optional(),
+  principal: z.string().regex(PRINCIPAL_NAME_RE, PRINCIPAL_NAME_RULE).optional(),
+  groups: z
+    .array(z.string().regex(PRINCIPAL_NAME_RE, PRINCIPAL_NAME_RULE), {
+      error: 'expected a list of group names',
+    })
+    .max(MAX_GROUPS, `at most ${MAX_GROUPS} groups`)
+    .refine((g) => new Set(g).size === g.length, 'a group is listed twice')
+    .optional(),
 });
 
 const TokensFileSchema = z.strictObject({
   tokens: z
-    .array(TokenEntrySchema, { error: 'expected a list of {name, token, scopes?}' })
+    .array(TokenEntrySchema, {
+      error: 'expected a list of {name, token, scopes?, principal?, groups?}',
+    })
     .max(MAX_TOKENS, `at most ${MAX_TOKENS} tokens`),
 });
 
@@ -157,6 +175,8 @@ function initialText(token: string): string {
     '#   - name: kitchen-tablet',
     '#     token: <32 random bytes, base64url>',
     '#     scopes: [chat]',
+    '# `principal` and `groups` say who holds a token, for policy rules that name them',
+    '# (docs/api.md, "Principals"); without them a token is its own principal.',
     'tokens:',
     '  - name: operator',
     `    token: ${token}`,
@@ -166,7 +186,8 @@ function initialText(token: string): string {
 
 /**
  * Reads and validates the tokens file: names unique and well-formed, values unique and at
- * least 24 characters, the file not accessible by group or others. Errors name the file,
+ * least 24 characters, every token of one principal with the same groups, the file not
+ * accessible by group or others. Errors name the file,
  * the line and the key path (`tokens[1].name`), never a token value.
  */
 export async function readTokensFile(path: string): Promise<ApiToken[]> {
@@ -189,11 +210,17 @@ export async function readTokensFile(path: string): Promise<ApiToken[]> {
     });
     throw new TokensFileError('tokens_file_invalid', path, issues);
   }
-  const dupes = duplicates(parsed.data.tokens).map(
+  const tokens = parsed.data.tokens;
+  const dupes = [...duplicates(tokens), ...disagreeingGroups(tokens)].map(
     (d) => `${at(d.path)}: ${formatPath(d.path)}: ${d.message}`,
   );
   if (dupes.length > 0) throw new TokensFileError('tokens_file_invalid', path, dupes);
-  return parsed.data.tokens;
+  return tokens;
+}
+
+/** The principal a token is: its `principal`, else its own name (ADR 0096). */
+export function principalOfToken(t: ApiToken): { name: string; groups: readonly string[] } {
+  return { name: t.principal ?? t.name, groups: t.groups ?? [] };
 }
 
 async function readPrivateFile(path: string): Promise<string> {
@@ -242,6 +269,28 @@ function duplicates(tokens: readonly ApiToken[]): PathIssue[] {
         path: ['tokens', i, 'token'],
         message: `same token value as tokens[${sameValue}]`,
       });
+  });
+  return out;
+}
+
+/**
+ * Tokens of one principal must agree on its groups: otherwise which phone a parent used would
+ * decide what the parent may approve. Each disagreeing entry names the first one.
+ */
+function disagreeingGroups(tokens: readonly ApiToken[]): PathIssue[] {
+  const first = new Map<string, { index: number; groups: string }>();
+  const out: PathIssue[] = [];
+  tokens.forEach((t, i) => {
+    const p = principalOfToken(t);
+    const groups = [...p.groups].sort().join(', ');
+    const seen = first.get(p.name);
+    if (seen === undefined) first.set(p.name, { index: i, groups });
+    else if (seen.groups !== groups) {
+      const path = ['tokens', i, t.groups === undefined ? 'name' : 'groups'];
+      const theirs = seen.groups === '' ? 'no groups' : `groups [${seen.groups}]`;
+      const message = `principal '${p.name}' has ${theirs} on tokens[${seen.index}]; every token of one principal lists the same groups`;
+      out.push({ path, message });
+    }
   });
   return out;
 }

@@ -1,11 +1,15 @@
 import { silentLogger, type Logger } from '../../log/index.js';
 import { matchesTags, type TagFilter } from '../../protocol/index.js';
+import type { Principal } from '../../policy/index.js';
 import type { PlannerTool } from '../agent/index.js';
 import { toolCard } from '../llm/card.js';
 import { policyOffer, type OfferPolicy } from './policy-offer.js';
 import type { RegisteredTool } from '../registry/index.js';
 import { preflightView, type PreflightResult } from '../preflight/index.js';
 import { CHECK_PRECONDITIONS, preconditionsTool } from './check-preconditions.js';
+
+/** Principals whose offered lists are kept at once (tokens name them; the list is cheap). */
+const MAX_CACHED_PRINCIPALS = 64;
 
 export interface OfferedToolsOptions {
   /** The live tools; a Registry is one. */
@@ -35,15 +39,19 @@ export class OfferedTools {
   readonly #o: OfferedToolsOptions;
   readonly #logger: Logger;
   readonly #known = new Map<string, PreflightResult>();
-  #cache: { key: string; tools: readonly PlannerTool[] } | undefined;
+  /** The last list per principal (`''`: no principal), at most MAX_CACHED_PRINCIPALS. */
+  readonly #cache = new Map<string, { key: string; tools: readonly PlannerTool[] }>();
 
   constructor(options: OfferedToolsOptions) {
     this.#o = options;
     this.#logger = options.logger ?? silentLogger();
   }
 
-  /** The tools to offer now. Never rejects for a tool's sake: a failing one is left out. */
-  async tools(): Promise<readonly PlannerTool[]> {
+  /**
+   * The tools to offer now, to `who` when given (ADR 0096: a tool the policy denies that
+   * principal is left out). Never rejects for a tool's sake: a failing one is left out.
+   */
+  async tools(who?: Principal): Promise<readonly PlannerTool[]> {
     const candidates = this.#o.registry
       .tools()
       .filter((t) => matchesTags(t.spec.tags, this.#o.tags));
@@ -56,15 +64,22 @@ export class OfferedTools {
       this.#o.policy.policy.sha256,
       candidates.map((t, i) => [t.name, t.specSha256, views[i]?.state, views[i]?.detail]),
     ]);
-    if (this.#cache?.key === key) return this.#cache.tools;
-    const tools = this.#build(candidates, views);
-    this.#cache = { key, tools };
+    const whoKey = who === undefined ? '' : JSON.stringify([who.name, [...who.groups].sort()]);
+    const cached = this.#cache.get(whoKey);
+    if (cached?.key === key) return cached.tools;
+    const tools = this.#build(candidates, views, who);
+    if (this.#cache.size >= MAX_CACHED_PRINCIPALS && cached === undefined) {
+      const oldest = this.#cache.keys().next().value;
+      if (oldest !== undefined) this.#cache.delete(oldest);
+    }
+    this.#cache.set(whoKey, { key, tools });
     return tools;
   }
 
   #build(
     candidates: readonly RegisteredTool[],
     views: readonly (ReturnType<typeof preflightView> | undefined)[],
+    who: Principal | undefined,
   ): readonly PlannerTool[] {
     const offered: PlannerTool[] = [];
     const skipped: { tool: string; why: string }[] = [];
@@ -78,7 +93,7 @@ export class OfferedTools {
         skipped.push({ tool: t.name, why: `preflight ${view?.state ?? 'unknown'}` });
         return;
       }
-      const policy = policyOffer(this.#o.policy, t.name);
+      const policy = policyOffer(this.#o.policy, t.name, who);
       if (!policy.offer) {
         skipped.push({ tool: t.name, why: policy.why });
         return;
@@ -88,7 +103,12 @@ export class OfferedTools {
     });
     if (offered.length > 0) offered.push(preconditionsTool(offered.map((t) => t.name)));
     this.#logger.debug(
-      { offered: offered.map((t) => t.name), skipped, policy: this.#o.policy.policy.sha256 },
+      {
+        offered: offered.map((t) => t.name),
+        skipped,
+        policy: this.#o.policy.policy.sha256,
+        ...(who === undefined ? {} : { principal: who.name }),
+      },
       'offered tools rebuilt',
     );
     return Object.freeze(offered);

@@ -1,6 +1,8 @@
 import {
   isServiceCallTool,
+  type EvaluateContext,
   type PolicyExplanation,
+  type Principal,
   type RuleSummary,
   type ToolCall,
 } from '../../policy/index.js';
@@ -15,7 +17,7 @@ export interface OfferPolicy {
     /** Set when every call is denied for a reason no rule states (no policy file). */
     readonly denyAllReason: string | null;
   };
-  explain(call: ToolCall): PolicyExplanation;
+  explain(call: ToolCall, ctx?: EvaluateContext): PolicyExplanation;
 }
 
 /** Whether the policy lets a tool be offered, and on what terms (see {@link CardPolicy}). */
@@ -32,8 +34,12 @@ export type PolicyOffer =
  *   call is judged again at the gate. A tool no allow rule names is never offered.
  * A tool not offered comes with the one edit of the policy file that would grant it.
  */
-export function policyOffer(policy: OfferPolicy, tool: string): PolicyOffer {
-  const d = policy.explain({ tool, input: {} }).decision;
+export function policyOffer(policy: OfferPolicy, tool: string, who?: Principal): PolicyOffer {
+  // as the caller is judged (ADR 0096): a tool its principal is denied is not offered to it
+  const d = policy.explain(
+    { tool, input: {} },
+    who === undefined ? {} : { principal: who },
+  ).decision;
   if (d.outcome !== 'deny') {
     return { offer: true, terms: d.outcome === 'confirm' ? 'confirm' : 'allow', why: d.reason };
   }

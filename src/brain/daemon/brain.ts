@@ -19,7 +19,7 @@ import { openConversationStore } from '../conversations/index.js';
 import { createDispatcher, ReplyBinding } from '../dispatch/index.js';
 import { ToolGateway } from '../gateway/index.js';
 import { BrainMetrics, buildHttpServer, loadTokens, startHttpServer } from '../http/index.js';
-import { ensureTokensFile } from '../api/index.js';
+import { ensureTokensFile, principalOf } from '../api/index.js';
 import { entityFallback, IntentStore } from '../intents/index.js';
 import { createPlanner } from '../llm/index.js';
 import { Registry } from '../registry/index.js';
@@ -295,7 +295,9 @@ async function assemble(
     }),
     conversations,
     audit: auditSink,
-    ...(planner === undefined ? {} : { planner, plannerTools: () => offered.tools() }),
+    ...(planner === undefined
+      ? {}
+      : { planner, plannerTools: (caller) => offered.tools(principalOf(caller)) }),
     maxIterations: config.brain.maxIterations,
     mode: config.llm.mode,
     maxCallsPerRound: config.llm.maxCallsPerRound,
@@ -324,7 +326,7 @@ async function assemble(
     },
     ...(options.model === undefined ? {} : { model: options.model }),
     planned,
-    offered: () => offered.tools(),
+    offered: (who) => offered.tools(who),
     capabilities: async () => {
       const report = await capabilities.report();
       const offline = planner === undefined;

@@ -4,6 +4,7 @@ import {
   type PolicyExplanation,
   type PolicyIssue,
   type PolicyStore,
+  type Principal,
 } from '../../policy/index.js';
 import { CaesarError, matchesTags, type TagFilter } from '../../protocol/index.js';
 import type { Agent, PlannerTool } from '../agent/index.js';
@@ -25,6 +26,7 @@ import type {
   ToolCallReport,
   ToolView,
 } from '../api/index.js';
+import { principalOf } from '../api/index.js';
 import type { ToolGateway } from '../gateway/index.js';
 import type { Registry } from '../registry/index.js';
 import type { LiveAuditSink } from '../audit-trail/live-sink.js';
@@ -49,8 +51,11 @@ interface BrainCoreParts {
   capabilities: () => Promise<CapabilitiesView>;
   /** The catalog's planned stubs (ADR 0090): listed, never served. @default none */
   planned?: readonly PlannedTool[];
-  /** The tools a model is offered now, with their cards (`OfferedTools`). @default none */
-  offered?: () => Promise<readonly PlannerTool[]>;
+  /**
+   * The tools a model is offered now, with their cards (`OfferedTools`), to a principal when
+   * given. @default none
+   */
+  offered?: (who?: Principal) => Promise<readonly PlannerTool[]>;
 }
 
 /** A catalog-only stub as `GET /v1/tools` lists it. */
@@ -74,11 +79,10 @@ export class BrainServiceAdapter implements BrainService {
 
   /** The model check's problem lines, once it has finished; none before. */
   #modelProblems: readonly string[] = [];
-  readonly #toolListeners = new Set<() => void>();
+  /** Each listener with the caller it lists for and what that caller was offered last. */
+  readonly #toolListeners = new Map<() => void, { caller?: Caller; offered?: string }>();
   #watching = false;
   #toolsTimer: NodeJS.Timeout | undefined;
-  /** What `offeredTools` answered at the last comparison, as text. */
-  #offeredNow: string | undefined;
 
   constructor(parts: BrainCoreParts) {
     this.#p = parts;
@@ -104,9 +108,10 @@ export class BrainServiceAdapter implements BrainService {
     return this.#p.capabilities();
   }
 
-  onToolsChanged(listener: () => void): () => void {
-    this.#toolListeners.add(listener);
+  onToolsChanged(listener: () => void, caller?: Caller): () => void {
+    this.#toolListeners.set(listener, caller === undefined ? {} : { caller });
     this.#watchTools();
+    void this.#compareTools();
     return () => this.#toolListeners.delete(listener);
   }
 
@@ -126,23 +131,25 @@ export class BrainServiceAdapter implements BrainService {
     void this.#compareTools();
   }
 
+  /** Compares what each listener's caller is offered now with what it was offered last. */
   async #compareTools(): Promise<void> {
-    if (this.#toolListeners.size === 0) return;
-    let now: string;
-    try {
-      const tools = await this.offeredTools();
-      now = JSON.stringify(tools.map((t) => [t.name, t.description, t.inputSchema]));
-    } catch {
-      return; // compared again at the next sweep
+    for (const [listener, seen] of [...this.#toolListeners]) {
+      let now: string;
+      try {
+        const tools = await this.offeredTools(seen.caller);
+        now = JSON.stringify(tools.map((t) => [t.name, t.description, t.inputSchema]));
+      } catch {
+        continue; // compared again at the next sweep
+      }
+      const before = seen.offered;
+      seen.offered = now;
+      if (before !== undefined && before !== now && this.#toolListeners.has(listener)) listener();
     }
-    const before = this.#offeredNow;
-    this.#offeredNow = now;
-    if (before === undefined || before === now) return;
-    for (const listener of this.#toolListeners) listener();
   }
 
-  async offeredTools(): Promise<OfferedToolView[]> {
-    const offered = (await this.#p.offered?.()) ?? [];
+  async offeredTools(caller?: Caller): Promise<OfferedToolView[]> {
+    const who = caller === undefined ? undefined : principalOf(caller);
+    const offered = (await this.#p.offered?.(who)) ?? [];
     return offered.flatMap((t) => {
       const spec = this.#p.registry.tool(t.name)?.spec;
       return spec === undefined ? [] : [{ ...t, spec }];
@@ -235,8 +242,13 @@ export class BrainServiceAdapter implements BrainService {
     return this.#p.gateway.pending();
   }
 
-  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
-    return this.#p.gateway.explain(tool, input, flow);
+  explain(
+    tool: string,
+    input: unknown,
+    flow?: ExplainFlow,
+    principal?: Principal,
+  ): PolicyExplanation {
+    return this.#p.gateway.explain(tool, input, flow, principal);
   }
 
   /** The store's answer, with the warnings about the enforced policy (see policyWarnings). */

@@ -1,5 +1,6 @@
 import { normalizeServiceCall, type NormalizeResult } from '../../policy/index.js';
 import type { CallServiceInput, FieldIssue } from '../../protocol/index.js';
+import type { Principal } from '../../policy/index.js';
 import type { RegisteredTool } from '../registry/index.js';
 import type { ToolInputCheck } from './input-check.js';
 import { auditProvenance, type AuditProvenance } from './provenance.js';
@@ -82,6 +83,7 @@ class Admitted implements AdmittedCall {
   readonly input: unknown;
   readonly decisionId: string;
   readonly actor: string;
+  readonly principal: Principal;
   readonly sessionId: string | undefined;
   readonly origin: CallContext['origin'];
   readonly started: number;
@@ -98,6 +100,7 @@ class Admitted implements AdmittedCall {
     this.input = ctx.input;
     this.decisionId = ctx.decisionId;
     this.actor = ctx.actor;
+    this.principal = ctx.principal;
     this.sessionId = ctx.sessionId;
     this.origin = ctx.origin;
     this.started = ctx.started;

@@ -77,6 +77,12 @@ export class ConfirmationBook {
     return [...this.#pending.values()];
   }
 
+  /** The pending call without taking it; undefined when unknown or expired. */
+  peek(id: string): PendingCall | undefined {
+    const entry = this.#pending.get(id);
+    return entry === undefined || entry.expiresAt <= this.#opts.now() ? undefined : entry;
+  }
+
   /** Removes and returns the pending call; undefined when unknown, used or expired. */
   take(id: string): PendingCall | undefined {
     const entry = this.#pending.get(id);

@@ -6,8 +6,12 @@ import {
 } from '../../audit/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import {
+  callerText,
+  describeAudience,
+  inAudience,
   OUTCOME_ERROR_CODES,
   type EvaluateContext,
+  type Principal,
   type FlowContext,
   type PolicyDecision,
   type PolicyExplanation,
@@ -22,10 +26,16 @@ import {
   type FieldIssue,
   servedName,
 } from '../../protocol/index.js';
-import type { Caller, ExplainFlow, PendingConfirmation, ToolCallReport } from '../api/index.js';
+import {
+  principalOf,
+  type Caller,
+  type ExplainFlow,
+  type PendingConfirmation,
+  type ToolCallReport,
+} from '../api/index.js';
 import type { Dispatcher } from '../dispatch/index.js';
 import { ConfirmationBook, type PendingCall, type VoidReason } from './confirmations.js';
-import { ConfirmationNotFoundError } from './errors.js';
+import { ApproverRequiredError, ConfirmationNotFoundError } from './errors.js';
 import { heldCallAccount, pendingView } from './held-call.js';
 import { newDecisionId, traceparentFor } from './ids.js';
 import { applyObligations, unknownObligation } from './obligations.js';
@@ -159,8 +169,11 @@ export class ToolGateway {
    * Approves (runs once) or rejects a call waiting for confirmation. An approved call is
    * judged again with `confirmed: true` (so rate limits still apply) and checked against
    * the tool as it is now. A rejection with `stopTurn` says so in its row and its reason:
-   * the caller stops the call's turn too (ADR 0068).
+   * the caller stops the call's turn too (ADR 0068). When the held call's rule names
+   * `approvers:`, only a caller in them decides it, either way (ADR 0096).
    * @throws ConfirmationNotFoundError when the id is unknown, used, expired or voided.
+   * @throws ApproverRequiredError when the caller is not among the rule's approvers; the call
+   * stays pending.
    */
   async confirm(
     id: string,
@@ -168,6 +181,7 @@ export class ToolGateway {
     caller: Caller,
     options: { stopTurn?: boolean } = {},
   ): Promise<ToolCallReport> {
+    this.#mayDecide(id, principalOf(caller));
     const pending = this.#book.take(id);
     if (pending === undefined) throw new ConfirmationNotFoundError(id);
     if (pending.decision.policy_sha256 !== this.#o.policy.policy.sha256) {
@@ -205,6 +219,20 @@ export class ToolGateway {
     return this.#count(await this.#run(call, decision));
   }
 
+  /** Throws ApproverRequiredError when the held call's approvers do not include `who`. */
+  #mayDecide(id: string, who: Principal): void {
+    const held = this.#book.peek(id);
+    const approvers = held?.decision.approvers;
+    if (held === undefined || approvers === undefined) return;
+    const audience = {
+      principals: new Set(approvers.principals),
+      groups: new Set(approvers.groups),
+    };
+    if (inAudience(audience, who)) return;
+    const rule = `${held.decision.rule.id} (${held.decision.rule.file}:${held.decision.rule.line})`;
+    throw new ApproverRequiredError(id, describeAudience(audience), rule, callerText(who));
+  }
+
   /**
    * Rejects a call still waiting because `by` stopped its turn with the rejection of
    * `stoppedWith` (ADR 0068): `tool.rejected` with reason `turn_stopped`. Undefined when it
@@ -237,7 +265,12 @@ export class ToolGateway {
    * comes from the live tool's spec (a tool no worker serves is taken to do everything).
    * @throws InvalidInputError when the input fails the check (`details` per field).
    */
-  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
+  explain(
+    tool: string,
+    input: unknown,
+    flow?: ExplainFlow,
+    principal?: Principal,
+  ): PolicyExplanation {
     const admitted = this.#admit(contextFor(this.#served(tool), input, '', { actor: '' }));
     if (!admitted.ok) {
       const issues = summariseFieldIssues(admitted.problems);
@@ -247,6 +280,7 @@ export class ToolGateway {
     const service = admitted.call.service?.normalized;
     const ctx: EvaluateContext = service === undefined ? {} : { service };
     if (admitted.call.live !== undefined) ctx.action = true;
+    if (principal !== undefined) ctx.principal = principal;
     if (flow === undefined) return this.#o.policy.explain({ tool, input }, ctx);
     const context: FlowContext = {
       afterUntrusted: flow.after_untrusted,
@@ -285,7 +319,11 @@ export class ToolGateway {
   }
 
   #decide(call: AdmittedCall, confirmed: boolean): PolicyDecision {
-    const ctx: EvaluateContext = { decisionId: call.decisionId, confirmed };
+    const ctx: EvaluateContext = {
+      decisionId: call.decisionId,
+      confirmed,
+      principal: call.principal,
+    };
     const flow = flowContextOf(call.origin, call.tool, call.live?.spec ?? null, call.input);
     if (flow !== undefined) ctx.flow = flow;
     // normalised once, at the edge: the policy judges the view the audit row records
@@ -392,7 +430,8 @@ export class ToolGateway {
     const ctx = { ...arrived, provenance: auditProvenance(arrived.origin) };
     const call = { tool: ctx.tool, input: ctx.input };
     const action = this.#o.tools.tool(ctx.tool) !== undefined;
-    const d = this.#o.policy.explain(call, { decisionId: ctx.decisionId, action }).decision;
+    const explained = { decisionId: ctx.decisionId, action, principal: ctx.principal };
+    const d = this.#o.policy.explain(call, explained).decision;
     this.#o.metrics?.decision(d.rule.id, d.outcome);
     const denied = await this.#denial(ctx, d);
     if (denied) return denied;
@@ -428,7 +467,11 @@ export class ToolGateway {
     preflightWarnings: readonly string[],
   ): Promise<ToolCallReport> {
     const summary = ctx.summary;
-    const caller = { actor: ctx.actor, ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) };
+    const caller = {
+      actor: ctx.actor,
+      principal: ctx.principal,
+      ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
+    };
     const pending = this.#book.add({
       tool: ctx.tool,
       input: ctx.input,
@@ -572,6 +615,7 @@ export class ToolGateway {
     const event: AuditEventInput<T> = {
       type,
       actor: by?.actor ?? ctx.actor,
+      principal: by === undefined ? ctx.principal.name : principalOf(by).name,
       outcome,
       decisionId: ctx.decisionId,
       sessionId: ctx.sessionId ?? null,

@@ -2,6 +2,7 @@ import type { ConfirmationTicket, PendingConfirmation } from '../api/index.js';
 import type { PendingCall } from './confirmations.js';
 import { excerptFor, readViews } from './provenance.js';
 import { ruleAt } from './records.js';
+import { principalOf } from '../api/index.js';
 
 /**
  * A held call as a human is shown it (ADR 0068): who asked (a model in a turn opened by
@@ -13,19 +14,22 @@ import { ruleAt } from './records.js';
 
 type HeldCallAccount = Pick<
   ConfirmationTicket,
-  'asked_by' | 'gated_by' | 'read' | 'preflight_warnings'
+  'asked_by' | 'gated_by' | 'read' | 'preflight_warnings' | 'approvers'
 >;
 
 /**
  * Who asked, the flow gates that held it, what the model had read, and the tool's preflight
  * warnings (the preflight asked, not the policy: ADR 0091).
  */
-export function heldCallAccount(call: PendingCall): Required<HeldCallAccount> {
+export function heldCallAccount(call: PendingCall): HeldCallAccount {
+  const approvers = call.decision.approvers;
   return {
     asked_by: askedBy(call),
     gated_by: (call.decision.flow ?? []).filter((v) => v.action === 'confirm'),
     read: readOf(call),
     preflight_warnings: [...(call.preflightWarnings ?? [])],
+    // the held call's rule's `approvers:` (ADR 0096); absent: any `confirm` token decides
+    ...(approvers === undefined ? {} : { approvers }),
   };
 }
 
@@ -36,6 +40,7 @@ export function pendingView(call: PendingCall): PendingConfirmation {
     tool: call.tool,
     summary: call.summary,
     requested_by: call.caller.actor,
+    principal: principalOf(call.caller).name,
     ...(call.caller.sessionId === undefined ? {} : { session_id: call.caller.sessionId }),
     decision_id: call.decisionId,
     rule: call.decision.rule.id,
@@ -50,7 +55,10 @@ export function pendingView(call: PendingCall): PendingConfirmation {
 /** Who asked for a held call, as a confirmation tells it. */
 function askedBy(call: PendingCall): NonNullable<PendingConfirmation['asked_by']> {
   const { origin, caller } = call;
-  const session = caller.sessionId === undefined ? {} : { session_id: caller.sessionId };
+  const session = {
+    principal: principalOf(caller).name,
+    ...(caller.sessionId === undefined ? {} : { session_id: caller.sessionId }),
+  };
   if (origin.kind === 'model') return { kind: 'model', actor: caller.actor, ...session };
   if (origin.kind === 'intent') {
     return { kind: 'intent', actor: caller.actor, intent: origin.intent, ...session };

@@ -4,9 +4,15 @@ import {
   type MessageParams,
   type WireErrorCode,
 } from '../../errors/index.js';
-import type { PolicyDecision } from '../../policy/index.js';
+import type { Principal, PolicyDecision } from '../../policy/index.js';
 import type { ErrorBody } from '../../protocol/index.js';
-import type { CallOutcome, Caller, ConfirmationTicket, ToolCallReport } from '../api/index.js';
+import {
+  principalOf,
+  type CallOutcome,
+  type Caller,
+  type ConfirmationTicket,
+  type ToolCallReport,
+} from '../api/index.js';
 import { API_ORIGIN, type CallOrigin } from './provenance.js';
 import { msSince } from '../../clock/index.js';
 
@@ -45,6 +51,8 @@ export interface CallContext {
   readonly input: unknown;
   readonly decisionId: string;
   readonly actor: string;
+  /** Whom the policy judges: the caller's principal (ADR 0096), recorded on every row. */
+  readonly principal: Principal;
   readonly sessionId: string | undefined;
   /** Who asked: a token directly, a local intent rule, or a model after what it read. */
   readonly origin: CallOrigin;
@@ -119,6 +127,7 @@ export function contextFor(
     input,
     decisionId,
     actor: caller.actor,
+    principal: principalOf(caller),
     sessionId: caller.sessionId,
     origin,
     started: performance.now(),

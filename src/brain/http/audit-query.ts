@@ -41,6 +41,7 @@ const filterParams = {
   session_id: once(z.string()).optional(),
   outcome: once(shape.outcome.unwrap()).optional(),
   actor: once(z.string()).optional(),
+  principal: once(z.string()).optional(),
 };
 
 const AuditFilterParamsSchema = z.strictObject(filterParams);
@@ -64,6 +65,7 @@ function toFilter(p: FilterParams): AuditFilter {
   if (p.session_id !== undefined) out.sessionId = p.session_id;
   if (p.outcome !== undefined) out.outcome = p.outcome;
   if (p.actor !== undefined) out.actor = p.actor;
+  if (p.principal !== undefined) out.principal = p.principal;
   return out;
 }
 

@@ -23,6 +23,11 @@ export function tokenHasScope(req: FastifyRequest, scope: ApiScope): boolean {
   return identities.get(req)?.scopes.has(scope) === true;
 }
 
+/** The verified token of a request (name, scopes, principal), once the auth hook accepted it. */
+export function identityOf(req: FastifyRequest): TokenIdentity | undefined {
+  return identities.get(req);
+}
+
 /**
  * `onRequest` hook: every route but the `publicRoutes` (route patterns) needs
  * `Authorization: Bearer <token>` naming a known token; otherwise 401 with

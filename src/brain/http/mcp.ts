@@ -15,11 +15,13 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { askFor, asksForms } from './mcp-elicit.js';
 import {
+  principalOf,
   type BrainService,
   type Caller,
   type OfferedToolView,
   type ToolCallReport,
 } from '../api/index.js';
+import { inAudience } from '../../policy/index.js';
 import { tokenHasScope } from './auth.js';
 import { callerOf } from './routes.js';
 
@@ -148,7 +150,9 @@ class McpSessions {
       enableJsonResponse: false,
       onsessioninitialized: (id) => {
         this.#byId.set(id, { actor: caller.actor, server, transport, lastSeen: Date.now() });
-        unsubscribe = this.#service.onToolsChanged(() => void server.sendToolListChanged());
+        // what this session's principal is offered (ADR 0096), compared for it alone
+        const changed = () => void server.sendToolListChanged();
+        unsubscribe = this.#service.onToolsChanged(changed, caller);
       },
     });
     transport.onclose = () => {
@@ -229,7 +233,8 @@ function mcpServer(service: BrainService, caller: Caller, role: ServerRole): Ser
     instructions: INSTRUCTIONS,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await service.offeredTools()).map(mcpTool),
+    // what the caller's principal is offered: discovered, allowed for it, ready, in the tags
+    tools: (await service.offeredTools(caller)).map(mcpTool),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const report = await service.invoke(
@@ -261,6 +266,9 @@ async function askPerson(
   const ticket = report.confirmation;
   const timeout = ticket === undefined ? 0 : Date.parse(ticket.expires_at) - Date.now();
   if (ticket === undefined || !(timeout > 0)) return report;
+  // a rule that names approvers (ADR 0096): a caller outside them is not asked, since its
+  // yes would be refused; the call waits for one of them
+  if (ticket.approvers !== undefined && !mayApprove(ticket.approvers, caller)) return report;
   let answer;
   try {
     // `request`, not `elicitInput`: that one wants `elicitation.form`, which a client of an
@@ -286,6 +294,11 @@ async function askPerson(
     // reason says what became of it
     return { ...report, reason: `${report.reason ?? 'held'}; ${(err as Error).message}` };
   }
+}
+
+function mayApprove(approvers: { principals: string[]; groups: string[] }, caller: Caller) {
+  const audience = { principals: new Set(approvers.principals), groups: new Set(approvers.groups) };
+  return inAudience(audience, principalOf(caller));
 }
 
 /** A tool as MCP lists it: the card, the input schema, the spec's hints. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BrainService, Caller } from '../api/index.js';
 import { chatCompletionRequestSchema } from '../api/openai.js';
-import { actorOf } from './auth.js';
+import { identityOf } from './auth.js';
 import { clientGoneSignal } from './client-gone.js';
 import { logMapped, mapError, sendMappedError } from './error-map.js';
 import {
@@ -72,8 +72,12 @@ export function openAiRoutes(
 }
 
 function compatCaller(req: FastifyRequest, user: string | null | undefined): Caller {
-  const actor = actorOf(req);
+  const identity = identityOf(req);
   // The auth hook runs first on every non-public route; reaching here without it is a bug.
-  if (actor === undefined) throw new Error(`route ${req.routeOptions.url} ran unauthenticated`);
-  return { actor: compatActor(actor, user), requestId: req.id };
+  if (identity === undefined) {
+    throw new Error(`route ${req.routeOptions.url} ran unauthenticated`);
+  }
+  // the request's `user` names the actor only: the principal is the token's (ADR 0096)
+  const actor = compatActor(identity.name, user);
+  return { actor, requestId: req.id, principal: identity.principal };
 }

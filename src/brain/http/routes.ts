@@ -7,14 +7,16 @@ import {
   ConfirmRequestSchema,
   ExplainRequestSchema,
   InvokeRequestSchema,
+  principalOf,
   type Caller,
+  type Principal,
   type Whoami,
 } from '../api/index.js';
 import type { BrainService } from '../api/index.js';
 import { AuditFilterParams, AuditQueryParams } from './audit-query.js';
 import type { AuditTail } from './audit-tail.js';
 import { DASHBOARD_ROUTES } from './dashboard.js';
-import { actorOf } from './auth.js';
+import { identityOf } from './auth.js';
 import { chatTurn } from './chat-stream.js';
 import { clientGoneSignal } from './client-gone.js';
 import type { BrainMetrics } from './metrics.js';
@@ -35,6 +37,8 @@ interface RouteDeps {
   readonly chatStreams: ChatStreamOptions;
   /** The live tail of the audit log (`GET /v1/events`). */
   readonly tail: AuditTail;
+  /** A principal as the tokens file names it, with its groups (`TokenStore.principal`). */
+  readonly principal: (name: string) => Principal | undefined;
 }
 
 const ToolParams = z.strictObject({ name: CallableNameSchema });
@@ -80,13 +84,37 @@ function chatSchema(maxChars: number) {
   });
 }
 
+/**
+ * Who asked: the verified token's name as the actor and its principal (ADR 0096), taken from
+ * the token alone, never from the request's body.
+ */
 export function callerOf(req: FastifyRequest, sessionId?: string): Caller {
-  const actor = actorOf(req);
+  const identity = identityOf(req);
   // The auth hook runs first on every non-public route; reaching here without it is a bug.
-  if (actor === undefined) throw new Error(`route ${req.routeOptions.url} ran unauthenticated`);
-  return sessionId === undefined
-    ? { actor, requestId: req.id }
-    : { actor, requestId: req.id, sessionId };
+  if (identity === undefined) {
+    throw new Error(`route ${req.routeOptions.url} ran unauthenticated`);
+  }
+  const caller = { actor: identity.name, requestId: req.id, principal: identity.principal };
+  return sessionId === undefined ? caller : { ...caller, sessionId };
+}
+
+/**
+ * Whom an explanation judges (ADR 0096): the asking token's own principal, or the one the
+ * body names with the groups the tokens file gives it, plus any `groups` the body adds. A
+ * what-if: no call is made as that principal.
+ */
+function explainedFor(
+  deps: RouteDeps,
+  req: FastifyRequest,
+  name: string | undefined,
+  groups: readonly string[] | undefined,
+): Principal {
+  const base =
+    name === undefined
+      ? principalOf(callerOf(req))
+      : (deps.principal(name) ?? { name, groups: [] });
+  if (groups === undefined) return base;
+  return { name: base.name, groups: [...new Set([...base.groups, ...groups])] };
 }
 
 /** Registers every route of the API (docs/api.md). */
@@ -151,8 +179,9 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get('/v1/policy', { config: { scope: 'read' } }, () => service.policyStatus());
 
   app.post('/v1/policy/explain', { config: { scope: 'read' } }, (req) => {
-    const { tool, input, flow } = parseRequest(ExplainRequestSchema, req.body);
-    return service.explain(tool, input, flow);
+    const { tool, input, flow, principal, groups } = parseRequest(ExplainRequestSchema, req.body);
+    const who = explainedFor(deps, req, principal, groups);
+    return service.explain(tool, input, flow, who);
   });
 
   app.get('/v1/audit', { config: { scope: 'audit' } }, (req, reply) => {

@@ -192,7 +192,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     tail.closeAll();
     done();
   });
-  registerRoutes(app, { service, metrics, messageMaxChars, chatStreams, tail });
+  const principal = (name: string) => tokens.principal(name);
+  registerRoutes(app, { service, metrics, messageMaxChars, chatStreams, tail, principal });
   registerMcp(app, service);
   registerDashboard(app, options.dashboardDir ?? SHIPPED_DASHBOARD_DIR);
   await app.register(openAiRoutes, { service, messageMaxChars, bodyLimitBytes, chatStreams });

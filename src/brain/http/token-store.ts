@@ -1,10 +1,19 @@
 import { createHash } from 'node:crypto';
-import { API_SCOPES, readTokensFile, type ApiScope, type ApiToken } from '../api/index.js';
+import {
+  API_SCOPES,
+  principalOfToken,
+  readTokensFile,
+  type ApiScope,
+  type ApiToken,
+  type Principal,
+} from '../api/index.js';
 
 /** Who a verified bearer token is. */
 export interface TokenIdentity {
   readonly name: string;
   readonly scopes: ReadonlySet<ApiScope>;
+  /** Whom policy rules see (ADR 0096): the token's principal and groups, else its own name. */
+  readonly principal: Principal;
 }
 
 const ALL_SCOPES: ReadonlySet<ApiScope> = new Set(API_SCOPES);
@@ -25,10 +34,14 @@ function digest(value: string): string {
 export class TokenStore {
   readonly #byDigest: ReadonlyMap<string, TokenIdentity>;
   readonly #names: readonly string[];
+  readonly #principals: ReadonlyMap<string, Principal>;
 
   private constructor(byDigest: Map<string, TokenIdentity>, names: string[]) {
     this.#byDigest = byDigest;
     this.#names = Object.freeze(names);
+    const principals = new Map<string, Principal>();
+    for (const id of byDigest.values()) principals.set(id.principal.name, id.principal);
+    this.#principals = principals;
   }
 
   /**
@@ -38,12 +51,19 @@ export class TokenStore {
   static from(tokens: readonly ApiToken[]): TokenStore {
     const byDigest = new Map<string, TokenIdentity>();
     const names = new Set<string>();
-    for (const { name, token, scopes } of tokens) {
+    for (const t of tokens) {
+      const { name, token, scopes } = t;
       const d = digest(token);
       if (names.has(name)) throw new Error(`duplicate API token name '${name}'`);
       if (byDigest.has(d)) throw new Error(`API token '${name}' reuses another token's value`);
       names.add(name);
-      byDigest.set(d, { name, scopes: scopes === undefined ? ALL_SCOPES : new Set(scopes) });
+      const p = principalOfToken(t);
+      const principal = Object.freeze({ name: p.name, groups: Object.freeze([...p.groups]) });
+      byDigest.set(d, {
+        name,
+        scopes: scopes === undefined ? ALL_SCOPES : new Set(scopes),
+        principal,
+      });
     }
     return new TokenStore(byDigest, [...names]);
   }
@@ -56,6 +76,14 @@ export class TokenStore {
   /** Token names, in file order (never the values). */
   get names(): readonly string[] {
     return this.#names;
+  }
+
+  /**
+   * The principal of that name as the tokens name it (with its groups), or undefined when no
+   * token is of it: what `caesar policy explain --principal` and the dashboard's form ask.
+   */
+  principal(name: string): Principal | undefined {
+    return this.#principals.get(name);
   }
 
   /** Which token `bearer` is, or undefined when it is none of them. */

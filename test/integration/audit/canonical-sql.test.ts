@@ -11,7 +11,8 @@ describe('canonical row built by SQLite for verification', () => {
     const stmt = db
       .prepare(
         `SELECT ${CANONICAL_ROW_SQL} FROM (SELECT CAST(? AS INTEGER) AS seq, ? AS ts, ? AS event_type, ` +
-          '? AS decision_id, ? AS session_id, ? AS tool, ? AS actor, ? AS outcome, ? AS payload)',
+          '? AS decision_id, ? AS session_id, ? AS tool, ? AS actor, ? AS outcome, ? AS payload, ' +
+          '? AS principal)',
       )
       .pluck();
     // Column text as prepareRow leaves it: any well-formed string, or null where allowed.
@@ -29,7 +30,8 @@ describe('canonical row built by SQLite for verification', () => {
           text,
           text,
           fc.jsonValue(),
-          (seq, ts, eventType, decisionId, sessionId, tool, actor, outcome, value) => {
+          nullable,
+          (seq, ts, eventType, decisionId, sessionId, tool, actor, outcome, value, principal) => {
             const payload = canonicalJson({ v: value as JsonValue });
             const row = {
               seq,
@@ -41,6 +43,7 @@ describe('canonical row built by SQLite for verification', () => {
               actor,
               outcome,
               payload,
+              principal,
             };
             const sql = stmt.get(
               seq,
@@ -52,6 +55,7 @@ describe('canonical row built by SQLite for verification', () => {
               actor,
               outcome,
               payload,
+              principal,
             );
             expect(sql).toBe(canonicalRow(row));
           },

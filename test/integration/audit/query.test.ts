@@ -110,7 +110,7 @@ describe('query', () => {
       lastSeq: 14,
       firstTs: '2025-03-01T00:01:00.000Z',
       lastTs: '2025-03-01T00:14:00.000Z',
-      schemaVersion: 1,
+      schemaVersion: 2,
     });
   });
 

@@ -19,6 +19,7 @@ describe('schema and migrations', () => {
     expect(indexes.trim().split('\n')).toEqual([
       'audit_events_decision_id',
       'audit_events_event_type',
+      'audit_events_principal',
       'audit_events_session_id',
       'audit_events_tool',
       'audit_events_ts',

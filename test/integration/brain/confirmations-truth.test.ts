@@ -154,7 +154,12 @@ describe('a model call held after it read an injected page', () => {
     const listed = await pending();
     expect(listed.map((c) => c.id)).toEqual([first, second]);
     for (const c of listed) {
-      expect(c.asked_by).toEqual({ kind: 'model', actor: 'tablet', session_id: turn.sessionId });
+      expect(c.asked_by).toEqual({
+        kind: 'model',
+        actor: 'tablet',
+        principal: 'tablet', // a token without a principal is its own (ADR 0096)
+        session_id: turn.sessionId,
+      });
       expect(c.rule).toBe('calc-confirm');
       expect(c.rule_at).toMatch(/policy\.yaml:\d+:\d+$/);
       expect(c.read).toEqual([
@@ -287,7 +292,11 @@ describe('stop_turn where there is no turn, or with an approval', () => {
     );
     expect(invoked.body.outcome).toBe('confirmation_required');
     const id = invoked.body.confirmation.id as string;
-    expect(invoked.body.confirmation.asked_by).toEqual({ kind: 'api', actor: 'operator' });
+    expect(invoked.body.confirmation.asked_by).toEqual({
+      kind: 'api',
+      actor: 'operator',
+      principal: 'operator',
+    });
     const [listed] = await pending();
     expect(listed).toMatchObject({ id, asked_by: { kind: 'api', actor: 'operator' }, read: [] });
 

@@ -11,6 +11,7 @@ import { runPolicyCheck } from '../../../src/cli/commands/policy/check.run.js';
 import { runPolicyExplain } from '../../../src/cli/commands/policy/explain.run.js';
 import { runPolicyTest } from '../../../src/cli/commands/policy/test.run.js';
 import { PolicyDecisionSchema } from '../../../src/policy/decision.js';
+import { writeTokensFile } from '../../helpers/tokens.js';
 import { MAX_NESTING_DEPTH } from '../../../src/text/index.js';
 
 const run = promisify(execFile);
@@ -548,5 +549,80 @@ describe('the built CLI (real process)', () => {
     const r = await caesar('policy', 'explain');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("missing required argument 'name'");
+  });
+});
+
+describe('caesar policy explain --principal (ADR 0096)', () => {
+  const KIDS = `version: 1
+denied_services:
+  - service: lock.*
+    id: kids-never-unlock
+    groups: [kids]
+allowed_services:
+  - service: lock.unlock
+    id: parents-unlock
+    groups: [parents]
+`;
+
+  test('judges the call as the principal and its groups, and says whom it judged', async () => {
+    await writeFile(path('kids.yaml'), KIDS);
+    const opts = { policy: path('kids.yaml') };
+    const kid = collector();
+    const asKid = { ...opts, principal: 'kids_tablet', group: ['kids'] };
+    expect(await runPolicyExplain('lock.unlock', undefined, asKid, kid)).toBe(EXIT_OK);
+    expect(kid.stdout[0]).toMatch(/^DENY {2}kids-never-unlock \(/);
+    expect(kid.stdout.at(-1)).toBe('as principal kids_tablet (groups kids)');
+    const mum = collector();
+    const asMum = { ...opts, principal: 'mum', group: ['parents'] };
+    expect(await runPolicyExplain('lock.unlock', undefined, asMum, mum)).toBe(EXIT_OK);
+    expect(mum.stdout[0]).toMatch(/^ALLOW {2}parents-unlock \(/);
+    const nobody = collector();
+    expect(await runPolicyExplain('lock.unlock', undefined, opts, nobody)).toBe(EXIT_OK);
+    expect(nobody.stdout[0]).toMatch(/^DENY {2}default_deny/);
+    expect(nobody.stdout.join('\n')).toContain('not allowed for a caller with no principal');
+  });
+
+  test('a --group without --principal, or a malformed name, is a usage error', async () => {
+    await writeFile(path('kids.yaml'), KIDS);
+    const io = collector();
+    const opts = { policy: path('kids.yaml'), group: ['kids'] };
+    expect(await runPolicyExplain('lock.unlock', undefined, opts, io)).toBe(EXIT_USAGE);
+    expect(io.stderr.join('\n')).toContain('--group');
+    const bad = collector();
+    const named = { policy: path('kids.yaml'), principal: 'Kids Tablet' };
+    expect(await runPolicyExplain('lock.unlock', undefined, named, bad)).toBe(EXIT_USAGE);
+  });
+});
+
+describe('caesar policy check with the tokens file at hand (docs/policy.md, ADR 0096)', () => {
+  const NAMED = `version: 1
+allowed_tools:
+  - tool: calculator
+    groups: [kid]
+    approvers: {principals: [mum]}
+`;
+
+  test('warns of a principal or group no token has, with the closest one; none without the file', async () => {
+    const dataDir = path('with-tokens');
+    await writeFile(path('named.yaml'), NAMED);
+    const io = collector();
+    // no tokens file in the data dir: nothing to compare with, no warning
+    expect(await runPolicyCheck(path('named.yaml'), { dataDir }, io)).toBe(EXIT_OK);
+    expect(io.stdout.join('\n')).not.toContain('is in no token');
+    await writeTokensFile(join(dataDir, 'api-tokens.yaml'), [
+      { name: 'operator', token: 'o'.repeat(32) },
+      { name: 'tablet', token: 't'.repeat(32), principal: 'kids_tablet', groups: ['kids'] },
+    ]);
+    const again = collector();
+    expect(await runPolicyCheck(path('named.yaml'), { dataDir, json: true }, again)).toBe(EXIT_OK);
+    const { warnings } = JSON.parse(again.stdout.join('\n')) as {
+      warnings: { path: string; line: number; message: string }[];
+    };
+    expect(warnings.map((w) => [w.path, w.line])).toEqual([
+      ['allowed_tools[0].groups[0]', 4],
+      ['allowed_tools[0].approvers.principals[0]', 5],
+    ]);
+    expect(warnings[0]?.message).toContain("group 'kid' is in no token of");
+    expect(warnings[0]?.message).toContain("did you mean 'kids'?");
   });
 });

@@ -16,6 +16,7 @@ const row = (payload: string): RawRow => [
   payload,
   '0'.repeat(64),
   '1'.repeat(64),
+  'alice',
 ];
 
 describe('recordFromRaw: the payload', () => {

@@ -21,6 +21,7 @@ export interface FilterOptions extends DbOptions {
   session?: string;
   outcome?: AuditOutcome;
   actor?: string;
+  principal?: string;
   since?: string;
   until?: string;
   json?: boolean;
@@ -51,6 +52,7 @@ export function toFilter(o: FilterOptions): AuditFilter {
     ...(o.session !== undefined ? { sessionId: o.session } : {}),
     ...(o.outcome !== undefined ? { outcome: o.outcome } : {}),
     ...(o.actor !== undefined ? { actor: o.actor } : {}),
+    ...(o.principal !== undefined ? { principal: o.principal } : {}),
     ...(o.since !== undefined ? { since: o.since } : {}),
     ...(o.until !== undefined ? { until: o.until } : {}),
   };
@@ -65,6 +67,7 @@ export function withFilters(cmd: Command): Command {
     .option('--session <id>', 'session id')
     .option('--outcome <outcome>', AUDIT_OUTCOMES.join(' | '), outcome)
     .option('--actor <actor>', 'who asked (token name, cli, trigger)')
+    .option('--principal <name>', "whose call it was (the token's principal, ADR 0096)")
     .option('--since <time>', 'ISO-8601 time or duration ago (15m, 2h, 7d)', (t) => parseTime(t))
     .option('--until <time>', 'ISO-8601 time or duration ago', (t) => parseTime(t));
 }

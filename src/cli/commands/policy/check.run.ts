@@ -4,9 +4,11 @@ import { catalogPath, isPlanned, readCatalog } from '../../../legion/catalog/ind
 import {
   flowSummary,
   formatPolicySummary,
+  unknownAudienceWarnings,
   unknownToolWarnings,
   type CompiledPolicy,
 } from '../../../policy/index.js';
+import { principalOfToken, readTokensFile } from '../../../brain/api/index.js';
 import { shippedToolNames } from '../../../../workers/index.js';
 import { consoleIo, EXIT_USAGE, loadPolicyConfig, withPolicy, type PolicyCliIo } from './load.js';
 import type { PolicyCheckOptions } from './flags.js';
@@ -22,6 +24,8 @@ const NOT_KNOWN_OFFLINE =
 interface CatalogNames {
   readonly catalogued: readonly string[];
   readonly planned: readonly string[];
+  /** The configured API tokens file (`api.tokens_file`), read when it is there. */
+  readonly tokensFile: string;
 }
 
 /**
@@ -41,7 +45,10 @@ export async function runPolicyCheck(
   return withPolicy({ ...opts, policy: file ?? opts.policy }, io, async (loaded) => {
     const catalog = await catalogNames(opts, io);
     if (catalog === null) return false;
-    const checked = withToolWarnings(loaded, catalog);
+    const checked = await withAudienceWarnings(
+      withToolWarnings(loaded, catalog),
+      catalog.tokensFile,
+    );
     if (opts.json) {
       const { file: path, sha256, rules, warnings } = checked;
       const flow = flowSummary(checked);
@@ -62,11 +69,12 @@ async function catalogNames(
   io: PolicyCliIo,
 ): Promise<CatalogNames | null> {
   try {
-    const { dataDir } = await loadPolicyConfig(opts, io);
+    const { dataDir, api } = await loadPolicyConfig(opts, io);
     const { tools } = await readCatalog(catalogPath(dataDir));
     return {
       catalogued: tools.filter((t) => !isPlanned(t)).map((t) => t.name),
       planned: tools.filter(isPlanned).map((t) => t.name),
+      tokensFile: api.tokensFile,
     };
   } catch (err) {
     const reported =
@@ -77,6 +85,31 @@ async function catalogNames(
     io.err(err.message);
     return null;
   }
+}
+
+/**
+ * The policy with a warning for each principal or group its rules name that the tokens file
+ * does not define (ADR 0096), when that file is at hand and readable; otherwise as it is: the
+ * check never fails for want of a tokens file.
+ */
+async function withAudienceWarnings(
+  policy: CompiledPolicy,
+  tokensFile: string,
+): Promise<CompiledPolicy> {
+  if (policy.audienceMentions.length === 0) return policy;
+  const tokens = await readTokensFile(tokensFile).catch(() => undefined);
+  if (tokens === undefined) return policy;
+  const principals = tokens.map(principalOfToken);
+  const known = {
+    principals: principals.map((p) => p.name),
+    groups: principals.flatMap((p) => p.groups),
+  };
+  const extra = unknownAudienceWarnings(policy.audienceMentions, known, tokensFile);
+  if (extra.length === 0) return policy;
+  const warnings = [...policy.warnings, ...extra].sort(
+    (a, b) => a.line - b.line || a.column - b.column,
+  );
+  return { ...policy, warnings };
 }
 
 /**

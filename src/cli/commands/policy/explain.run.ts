@@ -1,9 +1,12 @@
 import {
+  callerText,
   PolicyEngine,
   formatExplanation,
   type FlowContext,
+  type Principal,
   type ToolCall,
 } from '../../../policy/index.js';
+import { PRINCIPAL_NAME_RE, PRINCIPAL_NAME_RULE } from '../../../policy/principal.js';
 import { readYaml, terminalLine } from '../../../text/index.js';
 import { consoleIo, EXIT_USAGE, withPolicy, type PolicyCliIo } from './load.js';
 import type { PolicyFileOptions } from './flags.js';
@@ -22,6 +25,10 @@ export interface ExplainOptions extends PolicyFileOptions {
   openWorld?: boolean;
   /** `--no-shared-words` sets it false. @default true */
   sharedWords?: boolean;
+  /** Judge the call as this principal (ADR 0096). @default none: rules naming one skip it */
+  principal?: string;
+  /** Its groups (`--group`, repeated). */
+  group?: string[];
 }
 
 /** A call that cannot be built from the arguments: exit 2 with the reason. */
@@ -40,8 +47,10 @@ export async function runPolicyExplain(
   io: PolicyCliIo = consoleIo,
 ): Promise<number> {
   let call: ToolCall;
+  let principal: Principal | undefined;
   try {
     call = buildCall(name, input, opts);
+    principal = principalOf(opts);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     io.err(`caesar policy explain: ${err.message}`);
@@ -53,10 +62,15 @@ export async function runPolicyExplain(
     const explanation = new PolicyEngine(policy).explain(call, {
       confirmed: opts.confirmed ?? false,
       ...(flow === undefined ? {} : { flow: flow.context }),
+      ...(principal === undefined ? {} : { principal }),
     });
-    if (opts.json) io.out(JSON.stringify(explanation.decision, null, 2));
+    if (opts.json) {
+      io.out(JSON.stringify(explanation.decision, null, 2));
+      return true;
+    }
     // a line each, escaped: the reason and the trace quote the call's names and input
-    else formatExplanation(explanation).forEach((l) => io.out(terminalLine(l)));
+    formatExplanation(explanation).forEach((l) => io.out(terminalLine(l)));
+    if (principal !== undefined) io.out(terminalLine(`as ${callerText(principal)}`));
     return true;
   });
 }
@@ -86,6 +100,24 @@ function flowOf(
     `note: explained as a tool that neither changes state nor reaches outside; ` +
     `give --changes-state and --open-world as ${name}'s spec declares (POST /v1/policy/explain reads them from the live tool)`;
   return { context, note };
+}
+
+/** `--principal` with its `--group`s; a group without a principal is a usage error. */
+function principalOf(opts: ExplainOptions): Principal | undefined {
+  const groups = opts.group ?? [];
+  if (opts.principal === undefined) {
+    if (groups.length > 0) throw new UsageError('--group', 'needs --principal');
+    return undefined;
+  }
+  for (const [flag, value] of [
+    ['--principal', opts.principal],
+    ...groups.map((g) => ['--group', g]),
+  ]) {
+    if (!PRINCIPAL_NAME_RE.test(value as string)) {
+      throw new UsageError(`${flag} ${JSON.stringify(value)}`, PRINCIPAL_NAME_RULE);
+    }
+  }
+  return { name: opts.principal, groups: [...new Set(groups)] };
 }
 
 function buildCall(name: string, input: string | undefined, opts: ExplainOptions): ToolCall {

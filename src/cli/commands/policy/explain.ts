@@ -17,6 +17,15 @@ export function addExplain(group: Command): void {
       .option('--target <json>', 'service target, e.g. \'{"entity_id": "light.kitchen"}\'')
       .option('--data <json>', 'service data, e.g. \'{"brightness_pct": 50}\'')
       .option('--confirmed', 'evaluate as if a human approved the call')
+      .option(
+        '--principal <name>',
+        "as this caller's principal (a token's `principal:`), for rules that name principals or groups",
+      )
+      .option(
+        '--group <group>',
+        "a group of that principal (repeat for more): the tokens file's groups are not read",
+        (group: string, groups: string[] = []) => [...groups, group],
+      )
       .option('--after-untrusted', "as a model's call after its turn read untrusted content")
       .option('--after-private', "as a model's call after its turn read private data")
       .option('--changes-state', 'the tool changes state (its spec: readOnly false or destructive)')

@@ -21,6 +21,7 @@ const row = (tool: string, payload: Record<string, unknown> = {}): Omit<AuditRec
   sessionId: null,
   tool,
   actor: 'operator',
+  principal: 'operator',
   outcome: 'denied',
   payload,
   prevHash: 'p'.repeat(64),

@@ -62,6 +62,7 @@ describe('a real listener on loopback', () => {
     expect(brain.callsTo('invoke')[0]?.args[2]).toEqual({
       actor: 'operator',
       requestId: 'fetch-1',
+      principal: { name: 'operator', groups: [] },
     });
 
     const tooBig = await fetch(`${url}/v1/chat`, {

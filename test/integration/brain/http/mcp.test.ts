@@ -42,9 +42,16 @@ allowed_tools:
     id: shout-asks
     confirm: true
   - late
+  - tool: garage
+    id: garage-parents-decide
+    confirm: true
+    approvers: { groups: [parents] }
 denied_tools:
   - tool: echo
     id: no-echo
+  - tool: calculator
+    id: kids-no-calculator
+    groups: [kids]
 `;
 const execFileAsync = promisify(execFile);
 /** The MCP Inspector's CLI, `mcp-inspector-cli`, from node_modules. */
@@ -58,6 +65,8 @@ const INSPECTOR = join(
 const AGENT = 'agent-0123456789abcdefghijklmnopqrstu';
 const READER = 'reader-0123456789abcdefghijklmnopqrst';
 const OTHER = 'other-0123456789abcdefghijklmnopqrstuv';
+const KIDS = 'kids-0123456789abcdefghijklmnopqrstuvw';
+const PARENT = 'parent-0123456789abcdefghijklmnopqrst';
 
 let dir: string;
 let nats: TestNats;
@@ -72,6 +81,8 @@ beforeAll(async () => {
     { name: 'coding_agent', token: AGENT },
     { name: 'reader', token: READER, scopes: ['read'] },
     { name: 'other_agent', token: OTHER, scopes: ['invoke'] },
+    { name: 'kids-tablet', token: KIDS, principal: 'kids_tablet', groups: ['kids'] },
+    { name: 'mum-phone', token: PARENT, principal: 'mum', groups: ['parents'] },
   ]);
   nats = await startNats();
   worker = await serveTools([calculatorTool, createEchoTool(), createEchoTool({ name: 'shout' })], {
@@ -119,6 +130,7 @@ const textOf = (r: unknown) =>
 interface Row {
   readonly event_type: string;
   readonly actor: string;
+  readonly principal?: string;
 }
 /** The audit rows of `tool`, oldest first, as `GET /v1/audit` exports them. */
 async function rowsOf(tool: string): Promise<Row[]> {
@@ -165,9 +177,33 @@ describe('the brain as an MCP server', () => {
     expect(r.structuredContent).toMatchObject({ value: 391 });
     expect(JSON.parse(textOf(r))).toMatchObject({ result: '391' });
     const rows = await rowsOf('calculator');
-    expect(rows.filter((x) => x.event_type === 'tool.called').map((x) => x.actor)).toContain(
-      'coding_agent',
+    const called = rows.filter((x) => x.event_type === 'tool.called');
+    expect(called.map((x) => x.actor)).toContain('coding_agent');
+    // a token from before principals is its own principal (ADR 0096)
+    expect(called.find((x) => x.actor === 'coding_agent')?.principal).toBe('coding_agent');
+  });
+
+  test("tools/list and tools/call are the caller's principal's: a tool its group is denied is not listed", async () => {
+    await using agent = await connected(AGENT);
+    await using kids = await connected(KIDS);
+    await waitFor(
+      async () =>
+        (await agent.listTools()).tools.some((t) => t.name === 'calculator') ? true : undefined,
+      'calculator to be offered to coding_agent',
+      15_000,
+      100,
     );
+    const listed = (await kids.listTools()).tools.map((t) => t.name);
+    expect(listed).toContain('shout');
+    expect(listed).not.toContain('calculator');
+    const r = await kids.callTool({ name: 'calculator', arguments: { expression: '1 + 1' } });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain('kids-no-calculator');
+    const denied = (await rowsOf('calculator')).filter((x) => x.event_type === 'tool.denied');
+    expect(denied.map((x) => [x.actor, x.principal])).toContainEqual([
+      'kids-tablet',
+      'kids_tablet',
+    ]);
   });
 
   test('a denied call is an error result that names the rule, and never runs', async () => {
@@ -429,6 +465,38 @@ describe('a held call put to the client (elicitation)', () => {
     // accepted with approve: false is a no
     expect(textOf(r)).toMatch(/^shout rejected/);
   });
+
+  test("a rule's approvers (ADR 0096): a caller outside them is not asked, one inside is", async () => {
+    const garage = await serveTools([createEchoTool({ name: 'garage' })], {
+      nc: await nats.connect(),
+      host: 'test',
+    });
+    try {
+      await using agent = await asking(AGENT, { action: 'accept', content: { approve: true } });
+      await waitFor(
+        async () => (await agent.listTools()).tools.some((t) => t.name === 'garage'),
+        'garage to be offered',
+        15_000,
+        100,
+      );
+      // coding_agent may decide confirmations, but not this one: asked, its yes would be refused
+      const held = await agent.callTool({ name: 'garage', arguments: { id: 'g1', text: 'x' } });
+      expect(agent.asked).toEqual([]);
+      expect(textOf(held)).toMatch(/^garage was not run yet: waiting for a person/);
+      await using mum = await asking(PARENT, { action: 'accept', content: { approve: true } });
+      const r = await mum.callTool({ name: 'garage', arguments: { id: 'g2', text: 'open' } });
+      expect(mum.asked).toHaveLength(1);
+      expect(mum.asked[0]!.message).toContain(
+        "decided by: group parents only (the rule's approvers)",
+      );
+      expect(r.isError, textOf(r)).not.toBe(true);
+      expect(textOf(r)).toContain('open');
+      const confirmed = (await rowsOf('garage')).filter((x) => x.event_type === 'tool.confirmed');
+      expect(confirmed.map((x) => x.actor)).toEqual(['mum-phone']);
+    } finally {
+      await garage.stop();
+    }
+  }, 30_000);
 
   test('a token that may not decide confirmations is never asked: its call waits for a person', async () => {
     await using client = await asking(OTHER, { action: 'accept', content: { approve: true } });

@@ -54,6 +54,9 @@ allowed_tools:
 denied_tools:
   - tool: web_search
     id: no-web-search
+  - tool: calculator
+    id: guests-no-calculator
+    principals: [guest]
 `;
 
 /** A planned stub whose purpose is markup: the dashboard shows it as text. */
@@ -322,6 +325,14 @@ describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
     await page.click('#explain-form button[type=submit]');
     await page.waitForSelector('#explain-result[data-outcome="confirm"]');
     expect(await page.textContent('#explain-result')).toContain('calc-confirm');
+    // as another principal (ADR 0096): the rule for guests denies it
+    await page.fill('#explain-principal', 'guest');
+    await page.click('#explain-form button[type=submit]');
+    await page.waitForSelector('#explain-result[data-outcome="deny"]');
+    expect(await page.textContent('#explain-result')).toContain(
+      'deny for guest (rule guests-no-calculator)',
+    );
+    await page.fill('#explain-principal', '');
 
     // a broken edit of the policy file: a brain with GET /v1/policy shows it after a reload
     // of the page (which keeps the tab's token); one without it stays "not available"

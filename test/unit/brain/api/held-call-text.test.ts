@@ -138,3 +138,22 @@ describe('a call its preflight held (ADR 0091)', () => {
     ]);
   });
 });
+
+describe('principals on a held call (ADR 0096)', () => {
+  test('names the principal when it is not the token name, and the approvers', () => {
+    const held: PendingConfirmation = {
+      ...base,
+      principal: 'kids_tablet',
+      asked_by: { kind: 'api', actor: 'kids-tablet', principal: 'kids_tablet' },
+      approvers: { principals: [], groups: ['parents'] },
+    };
+    expect(askedByText(held)).toBe('principal `kids_tablet` (token `kids-tablet`) directly');
+    expect(heldCallLines(held)).toContain("decided by: group parents only (the rule's approvers)");
+  });
+
+  test('a token that is its own principal reads as before', () => {
+    const held = { ...base, asked_by: { kind: 'api' as const, actor: 'ops', principal: 'ops' } };
+    expect(askedByText(held)).toBe('token `ops` directly');
+    expect(heldCallLines(held).some((l) => l.startsWith('decided by'))).toBe(false);
+  });
+});

@@ -98,7 +98,12 @@ describe('streamed chat: framing', () => {
     const [call] = h.brain.callsTo('chat');
     expect(call?.args.slice(0, 2)).toEqual([
       { message: 'hi', session_id: 'kitchen_1' },
-      { actor: 'ci', requestId: 'req-7', sessionId: 'kitchen_1' },
+      {
+        actor: 'ci',
+        requestId: 'req-7',
+        sessionId: 'kitchen_1',
+        principal: { name: 'ci', groups: [] },
+      },
     ]);
     const options = chatOptions(h);
     expect(typeof options.onEvent).toBe('function');

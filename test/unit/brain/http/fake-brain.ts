@@ -22,7 +22,7 @@ import type {
   ToolView,
   OfferedToolView,
 } from '../../../../src/brain/api/index.js';
-import type { PolicyExplanation } from '../../../../src/policy/index.js';
+import type { PolicyExplanation, Principal } from '../../../../src/policy/index.js';
 import type { TagFilter } from '../../../../src/protocol/index.js';
 
 /** One call the HTTP layer made into the service. */
@@ -201,8 +201,19 @@ export class RecordingBrain implements BrainService {
     return record;
   }
 
-  explain(tool: string, input: unknown, flow?: ExplainFlow): PolicyExplanation {
-    this.record('explain', tool, input, ...(flow === undefined ? [] : [flow]));
+  explain(
+    tool: string,
+    input: unknown,
+    flow?: ExplainFlow,
+    principal?: Principal,
+  ): PolicyExplanation {
+    this.record(
+      'explain',
+      tool,
+      input,
+      ...(flow === undefined ? [] : [flow]),
+      ...(principal === undefined ? [] : [principal]),
+    );
     const rule = {
       id: 'default_deny',
       file: 'policy.yaml',
@@ -253,6 +264,7 @@ export class RecordingBrain implements BrainService {
         sessionId: null,
         tool: 'calculator',
         actor: 'operator',
+        principal: 'operator',
         outcome: 'allowed',
         payload: { input: { expression: '1+1' } },
         prevHash: 'p'.repeat(64),

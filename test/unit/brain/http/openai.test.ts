@@ -114,7 +114,11 @@ describe('POST /v1/chat/completions, not streamed', () => {
       ],
       message: 'and times\nthree?',
     });
-    expect(call.caller).toEqual({ actor: 'ci', requestId: 'oa-1' });
+    expect(call.caller).toEqual({
+      actor: 'ci',
+      requestId: 'oa-1',
+      principal: { name: 'ci', groups: [] },
+    });
     // no listener; the signal that fires if the client leaves before the answer
     expect(call.options?.onEvent).toBeUndefined();
     expect(call.options?.signal?.aborted).toBe(false);

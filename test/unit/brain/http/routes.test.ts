@@ -9,7 +9,8 @@ import {
 } from '../../../../src/brain/api/index.js';
 import { PolicyStatusSchema, ReadinessSchema } from '../../../../src/brain/api/contract.js';
 import { CaesarError, InvalidInputError } from '../../../../src/protocol/index.js';
-import { auth, CI, harness } from './harness.js';
+import { TokenStore } from '../../../../src/brain/http/token-store.js';
+import { auth, CI, harness, OPERATOR } from './harness.js';
 
 /** A JSON body with the operator token. */
 const json = (payload: object) => ({
@@ -32,7 +33,12 @@ describe('chat', () => {
     const [call] = h.brain.callsTo('chat');
     expect(call?.args).toEqual([
       { message: 'what is 1+1', session_id: 'kitchen_1' },
-      { actor: 'ci', requestId: 'req-42', sessionId: 'kitchen_1' } satisfies Caller,
+      {
+        actor: 'ci',
+        requestId: 'req-42',
+        sessionId: 'kitchen_1',
+        principal: { name: 'ci', groups: [] },
+      } satisfies Caller,
       { signal: expect.any(AbortSignal) as AbortSignal },
     ]);
   });
@@ -265,7 +271,35 @@ describe('policy explain and audit', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.json().decision.outcome).toBe('deny');
-    expect(h.brain.callsTo('explain')[0]?.args).toEqual(['shell', { cmd: 'ls' }]);
+    // as the asking token's own principal (ADR 0096)
+    expect(h.brain.callsTo('explain')[0]?.args).toEqual([
+      'shell',
+      { cmd: 'ls' },
+      { name: 'operator', groups: [] },
+    ]);
+  });
+
+  test('POST /v1/policy/explain for a named principal judges it with the groups the tokens file gives it, plus those asked', async () => {
+    await using h = await harness({
+      tokens: TokenStore.from([
+        { name: 'operator', token: OPERATOR },
+        { name: 'kids-tablet', token: CI, principal: 'kids_tablet', groups: ['kids'] },
+      ]),
+    });
+    const ask = (body: object) =>
+      h.app.inject({ method: 'POST', url: '/v1/policy/explain', ...json(body) });
+    expect(
+      (await ask({ tool: 'calculator', input: {}, principal: 'kids_tablet' })).statusCode,
+    ).toBe(200);
+    await ask({ tool: 'calculator', input: {}, principal: 'kids_tablet', groups: ['guests'] });
+    await ask({ tool: 'calculator', input: {}, principal: 'nobody_yet' });
+    expect(h.brain.callsTo('explain').map((c) => c.args[2])).toEqual([
+      { name: 'kids_tablet', groups: ['kids'] },
+      { name: 'kids_tablet', groups: ['kids', 'guests'] },
+      { name: 'nobody_yet', groups: [] },
+    ]);
+    const bad = await ask({ tool: 'calculator', input: {}, principal: 'Not Valid' });
+    expect(bad.statusCode).toBe(400);
   });
 
   test("POST /v1/policy/explain with flow judges a model's call: the flags reach the brain, defaults filled", async () => {
@@ -280,6 +314,7 @@ describe('policy explain and audit', () => {
       'web_search',
       { query: 'x' },
       { after_untrusted: false, after_private: true, shares_private_words: true },
+      { name: 'operator', groups: [] },
     ]);
   });
 
@@ -319,7 +354,7 @@ describe('policy explain and audit', () => {
       url:
         '/v1/audit?since=2026-11-30T00:00:00Z&until=2026-12-01T00:00:00%2B01:00&type=tool.called,tool.denied' +
         '&type=tool.result&tool=calculator&decision_id=d-1&session_id=s-1&outcome=allowed&actor=ci' +
-        '&after_seq=5&order=oldest&limit=50',
+        '&principal=kids_tablet&after_seq=5&order=oldest&limit=50',
       headers: auth(),
     });
     expect(res.statusCode).toBe(200);
@@ -332,6 +367,7 @@ describe('policy explain and audit', () => {
       sessionId: 's-1',
       outcome: 'allowed',
       actor: 'ci',
+      principal: 'kids_tablet',
       afterSeq: 5,
       order: 'oldest',
       limit: 50,
@@ -345,6 +381,7 @@ describe('policy explain and audit', () => {
         session_id: null,
         tool: 'calculator',
         actor: 'operator',
+        principal: 'operator',
         outcome: 'allowed',
         payload: { input: { expression: '1+1' } },
         prev_hash: 'p'.repeat(64),

@@ -154,11 +154,15 @@ describe('readTokensFile', () => {
       'no tokens key',
       'keys: []\n',
       [
-        'FILE:1:1: tokens: expected a list of {name, token, scopes?}',
+        'FILE:1:1: tokens: expected a list of {name, token, scopes?, principal?, groups?}',
         "FILE:1:7: keys: unknown key 'keys'",
       ],
     ],
-    ['an empty file', '', ['FILE:1:1: tokens: expected a list of {name, token, scopes?}']],
+    [
+      'an empty file',
+      '',
+      ['FILE:1:1: tokens: expected a list of {name, token, scopes?, principal?, groups?}'],
+    ],
     [
       'an unknown scope',
       `tokens:\n  - name: a\n    token: ${GOOD}\n    scopes: [chat, admin]\n`,
