@@ -2,14 +2,15 @@ import { join } from 'node:path';
 import { fileExists } from '../../files/index.js';
 import { runFile } from '../../process/index.js';
 import { jsonRefusal, readJsonText } from '../../text/index.js';
-import { MAIN } from './children.js';
+import { MAIN, type CatalogMcpServer } from './children.js';
 
 /** How long the catalog's check may take beyond its modules' imports (see modules.ts). */
 const CHECK_MARGIN_MS = 30_000;
 
 /**
  * The catalog's part in `caesar up` (ADR 0090): the modules its entries name (files and
- * packages; shipped tools start anyway, planned stubs and other hosts' tools never here),
+ * packages; shipped tools start anyway, planned stubs and other hosts' tools never here) and
+ * the MCP servers its `mcp` entries name (each served by `legion serve-mcp`, ADR 0095),
  * once `caesar catalog check` found every entry matching its module. The check runs in a
  * child process, as `worker.modules`' does, so the supervisor neither imports an operator's
  * module nor loads the catalog's schema (zod); a drifted entry refuses the start with the
@@ -21,8 +22,8 @@ export async function catalogModules(
   dataDir: string,
   configFile: string | undefined,
   importTimeoutMs: number,
-): Promise<string[]> {
-  if (!(await fileExists(join(dataDir, 'catalog.yaml')))) return [];
+): Promise<{ modules: string[]; mcp: CatalogMcpServer[] }> {
+  if (!(await fileExists(join(dataDir, 'catalog.yaml')))) return { modules: [], mcp: [] };
   const args = [MAIN, 'catalog', 'check', '--json', '--data-dir', dataDir];
   if (configFile !== undefined) args.push('--config', configFile);
   args.push('--import-timeout', `${importTimeoutMs}ms`);
@@ -39,5 +40,6 @@ export async function catalogModules(
   const read = readJsonText(stdout.trim().split('\n').at(-1) ?? '');
   if (!read.ok)
     throw new Error(`the catalog check printed a last line that is ${jsonRefusal(read)}`);
-  return (read.value as { modules: string[] }).modules;
+  const found = read.value as { modules: string[]; mcp?: CatalogMcpServer[] };
+  return { modules: found.modules, mcp: found.mcp ?? [] };
 }

@@ -41,13 +41,23 @@ interface ChildPlan {
   tools: readonly string[];
   /** The tools of `worker.modules`, each with its module (ADR 0055). @default none */
   modules?: ReadonlyMap<string, string>;
+  /** The catalog's MCP servers, each served as its tool by `legion serve-mcp`. @default none */
+  mcp?: ReadonlyMap<string, CatalogMcpServer>;
   /** Each part's identity, when `caesar up` minted them. */
   auth?: EmbeddedAuth;
   /** `worker.max_heap`: each worker's V8 heap ceiling, MB (ADR 0070). @default Node's */
   maxHeapMb?: number;
 }
 
-/** The brain, then one `legion serve-tool` per tool. */
+/** An `mcp` entry of the catalog, as `caesar up` serves it (ADR 0095). */
+export interface CatalogMcpServer {
+  readonly name: string;
+  readonly command?: readonly string[];
+  readonly url?: string;
+  readonly tools?: readonly string[];
+}
+
+/** The brain, then one `legion serve-tool` (or `serve-mcp`, for an MCP server) per tool. */
 export function childSpecs(plan: ChildPlan): ChildSpec[] {
   const specs = [brainSpec(plan), ...plan.tools.map((tool) => workerSpec(plan, tool))];
   // `caesar up` reads its children's log records (and shows them readable on a terminal):
@@ -86,18 +96,13 @@ function brainSpec(plan: ChildPlan): ChildSpec {
 
 function workerSpec(plan: ChildPlan, tool: string): ChildSpec {
   const heap = plan.maxHeapMb === undefined ? [] : [`--max-old-space-size=${plan.maxHeapMb}`];
-  const args = [
-    ...WORKER_NODE_FLAGS,
-    ...heap,
-    MAIN,
-    'legion',
-    'serve-tool',
-    tool,
-    ...commonArgs(plan),
-  ];
+  const server = plan.mcp?.get(tool);
+  const command = server === undefined ? 'serve-tool' : 'serve-mcp';
+  const args = [...WORKER_NODE_FLAGS, ...heap, MAIN, 'legion', command, tool, ...commonArgs(plan)];
   // a module's tool: its name picks that one tool of the module (one worker, one identity)
   const module = plan.modules?.get(tool);
   if (module !== undefined) args.push('--module', module);
+  if (server !== undefined) args.push(...mcpArgs(server));
   const seed = plan.auth?.toolSeedFiles.get(tool);
   const env = seed === undefined ? undefined : envWithIdentity(seed);
   // the brain of this run signs every dispatch with the identity minted for it (ADR 0052)
@@ -118,6 +123,16 @@ function workerSpec(plan: ChildPlan, tool: string): ChildSpec {
       r.at.toISOString(),
     ],
   };
+}
+
+/**
+ * An `mcp` entry's server as `serve-mcp` takes it: `--tools`, then `--url`, or the command
+ * after `--` last, so none of its words is read as a flag of ours.
+ */
+function mcpArgs(server: CatalogMcpServer): string[] {
+  const args = server.tools === undefined ? [] : ['--tools', server.tools.join(',')];
+  if (server.url !== undefined) return [...args, '--url', server.url];
+  return [...args, '--', ...(server.command ?? [])];
 }
 
 function commonArgs(plan: ChildPlan): string[] {

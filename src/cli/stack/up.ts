@@ -8,7 +8,7 @@ import { seedFiles } from '../program/seed-files.js';
 import { stopOnSignal } from '../program/signals.js';
 import { BrainMailbox } from './brain-mailbox.js';
 import { childEvents } from './child-events.js';
-import { BRAIN, childSpecs } from './children.js';
+import { BRAIN, childSpecs, type CatalogMcpServer } from './children.js';
 import { catalogModules } from './catalog.js';
 import { moduleTools } from './modules.js';
 import { startEmbeddedCluster, startEmbeddedNats, type EmbeddedNats } from './embedded-nats.js';
@@ -48,6 +48,8 @@ interface Stack {
   tools: string[];
   /** The tools of `worker.modules`, each with its module. */
   modules: ReadonlyMap<string, string>;
+  /** The catalog's MCP servers, each served as the tool of its name (ADR 0095). */
+  mcp: ReadonlyMap<string, CatalogMcpServer>;
   nats: EmbeddedNats;
   supervisor: Supervisor;
   mailbox: BrainMailbox;
@@ -64,7 +66,7 @@ interface Stack {
  * @throws {Error} when the stack cannot start (everything started is stopped first).
  */
 export async function runUp(flags: UpFlags, out: UpOutput): Promise<number> {
-  const { config, tools, modules, cluster } = await prepare(flags);
+  const { config, tools, modules, mcp, cluster } = await prepare(flags);
   await seedFiles(config, out.say);
   // restarts of any part go to the brain for its audit log, once it can take them
   const started: { supervisor?: Supervisor } = {};
@@ -74,7 +76,7 @@ export async function runUp(flags: UpFlags, out: UpOutput): Promise<number> {
     cluster === undefined
       ? await startEmbeddedNats(config, tools, out.say, watch)
       : await startEmbeddedCluster(config, tools, cluster, out.say, watch);
-  const stack = startChildren(flags, { config, tools, modules, nats, mailbox }, out);
+  const stack = startChildren(flags, { config, tools, modules, mcp, nats, mailbox }, out);
   started.supervisor = stack.supervisor;
   const stop = once(() => stopStack(stack, out.say));
   // a second Ctrl-C: everything is killed at once, not left behind
@@ -102,6 +104,7 @@ async function prepare(flags: UpFlags): Promise<{
   config: CaesarConfig;
   tools: string[];
   modules: ReadonlyMap<string, string>;
+  mcp: ReadonlyMap<string, CatalogMcpServer>;
   cluster?: number;
 }> {
   const raw: Record<string, unknown> = {};
@@ -117,15 +120,36 @@ async function prepare(flags: UpFlags): Promise<{
   const { importTimeoutMs } = config.worker;
   // the catalog's modules join worker.modules; one named in both starts once
   const catalogued = await catalogModules(config.dataDir, flags.config, importTimeoutMs);
-  const listed = [...new Set([...config.worker.modules, ...catalogued])];
+  const listed = [...new Set([...config.worker.modules, ...catalogued.modules])];
   const modules = await moduleTools(listed, importTimeoutMs);
-  const tools = [...pickTools(flags.tools), ...modules.keys()];
+  const named = [...pickTools(flags.tools), ...modules.keys()];
+  const mcp = mcpServers(catalogued.mcp, named);
+  const tools = [...named, ...mcp.keys()];
   const cluster = clusterSize(flags.cluster, config);
   await claimDataDir(config.dataDir);
   // both ports up front: a taken one fails here, before any worker starts (ADR 0071)
   await refuseRunningDataDir(config, cluster);
   await checkStackPorts(config, cluster);
-  return { config, tools, modules, ...(cluster === undefined ? {} : { cluster }) };
+  return { config, tools, modules, mcp, ...(cluster === undefined ? {} : { cluster }) };
+}
+
+/**
+ * The catalog's MCP servers by tool name; one named like a tool already started (shipped or
+ * a module's) is refused: two workers would serve one name.
+ */
+function mcpServers(
+  servers: readonly CatalogMcpServer[],
+  taken: readonly string[],
+): Map<string, CatalogMcpServer> {
+  const clash = servers.filter((s) => taken.includes(s.name)).map((s) => s.name);
+  if (clash.length > 0) {
+    throw new Error(
+      `the catalog's mcp ${clash.length === 1 ? 'entry' : 'entries'} ${clash.join(', ')} ` +
+        'name a tool caesar up already starts: rename the entry (caesar catalog remove, then ' +
+        'caesar legion serve-mcp <other-name> --catalog)',
+    );
+  }
+  return new Map(servers.map((s) => [s.name, s]));
 }
 
 /** The largest `--cluster`: one host's loopback cluster survives a dead server, not a dead host. */
@@ -171,10 +195,10 @@ async function claimDataDir(dataDir: string): Promise<void> {
 /** Starts the brain and the workers under a supervisor wired to the start-up gate. */
 function startChildren(
   flags: UpFlags,
-  started: Pick<Stack, 'config' | 'tools' | 'modules' | 'nats' | 'mailbox'>,
+  started: Pick<Stack, 'config' | 'tools' | 'modules' | 'mcp' | 'nats' | 'mailbox'>,
   out: UpOutput,
 ): Stack {
-  const { config, tools, modules, nats, mailbox } = started;
+  const { config, tools, modules, mcp, nats, mailbox } = started;
   const gate = new StartupGate([BRAIN, ...tools]);
   const preflight = new PreflightBoard(config.toolLimits);
   const record = new RuntimeRecord(config.dataDir, out.say);
@@ -203,6 +227,7 @@ function startChildren(
     logLevel: flags.logLevel,
     tools,
     modules,
+    mcp,
     auth: nats.auth,
     maxHeapMb: config.worker.maxHeapMb,
   };

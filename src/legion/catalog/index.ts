@@ -8,7 +8,7 @@ export {
   plannedEntry,
   ToolEntrySchema,
 } from './entry.js';
-export type { Catalog, ToolEntry } from './entry.js';
+export type { Catalog, McpServerEntry, ToolEntry } from './entry.js';
 export { catalogPath, readCatalog, writeCatalog } from './file.js';
 export { describeDrift, driftOf } from './drift.js';
 export type { Drift } from './drift.js';

@@ -1,11 +1,17 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { discoverServices } from '../../../src/brain/registry/index.js';
 import { runCli, startCli, type RunningCli } from '../../helpers/cli.js';
 import { startNats } from '../../helpers/nats.js';
 import { waitFor } from '../../helpers/wait.js';
+
+/** The everything MCP server (a pinned dev dependency), as `serve-mcp` starts it. */
+const EVERYTHING = fileURLToPath(
+  new URL('../../../node_modules/.bin/mcp-server-everything', import.meta.url),
+);
 
 // Issue 31, scope 2 (ADR 0090): `caesar catalog add|remove|list|check`, `caesar up`
 // refusing a catalog entry that drifted from its module, with both values, and starting the
@@ -180,6 +186,9 @@ describe('caesar up with a catalog', () => {
     }
     const stub = ['--planned', 'hpc_solver', '--purpose', 'Run FDTD jobs', '--tags', 'hpc'];
     expect(await cliIn(['catalog', 'add', ...stub])).toMatchObject({ code: 0 });
+    // demo: an MCP server's echo tool, catalogued by serve-mcp (ADR 0095)
+    const demo = ['legion', 'serve-mcp', 'demo', '--tools', 'echo', '--check', '--catalog'];
+    expect(await cliIn([...demo, '--', EVERYTHING, 'stdio'])).toMatchObject({ code: 0 });
     up = startCli(
       ['up', '--tools', 'calculator', '--nats-port', '0', '--api-port', '0'],
       { CAESAR_LOG__LEVEL: 'warn' },
@@ -196,9 +205,10 @@ describe('caesar up with a catalog', () => {
     await rm(dir, { recursive: true, force: true });
   }, 30_000);
 
-  test('starts a catalog-only module, and a module in both lists once', async () => {
+  test('starts a catalog-only module, a module in both lists once, and an MCP server', async () => {
     const output = up.lines.join('\n');
-    expect(output).toMatch(/^ready: .* with 3 tool\(s\): calculator, almanac, weather;/m);
+    expect(output).toMatch(/^ready: .* with 4 tool\(s\): calculator, almanac, weather, demo;/m);
+    expect(up.lines.filter((l) => /^demo\s+serving\s/.test(l))).toHaveLength(1);
     expect(up.lines.filter((l) => /^almanac\s+serving\s/.test(l))).toHaveLength(1);
     expect(up.lines.filter((l) => /^weather\s+serving\s/.test(l))).toHaveLength(1);
     // a planned stub is listed, never started
@@ -209,6 +219,7 @@ describe('caesar up with a catalog', () => {
     expect(tools.map((t) => [t.tool, t.instances.length]).sort()).toEqual([
       ['almanac', 1],
       ['calculator', 1],
+      ['demo.echo', 1],
       ['weather', 1],
     ]);
   });

@@ -1,4 +1,13 @@
-import { describeDrift, driftOf, readCatalog, type Drift } from '../../../legion/catalog/index.js';
+import {
+  describeDrift,
+  driftOf,
+  readCatalog,
+  type Drift,
+  type McpServerEntry,
+} from '../../../legion/catalog/index.js';
+
+/** An `mcp` entry `caesar up` serves with `legion serve-mcp`: its tool name and server. */
+export type McpServerToStart = McpServerEntry & { readonly name: string };
 import { CaesarError } from '../../../errors/index.js';
 import { endProcess } from '../../program/exit.js';
 import { reportFailure } from '../../program/fatal.js';
@@ -16,7 +25,13 @@ export async function catalogDrift(
   file: string,
   cwd: string,
   importTimeoutMs: number,
-): Promise<{ drifts: Drift[]; checked: number; planned: number; modules: string[] }> {
+): Promise<{
+  drifts: Drift[];
+  checked: number;
+  planned: number;
+  modules: string[];
+  mcp: McpServerToStart[];
+}> {
   const catalog = await readCatalog(file);
   const live = await liveToolsOf(catalog.tools, cwd, importTimeoutMs);
   const drifts: Drift[] = [];
@@ -32,7 +47,11 @@ export async function catalogDrift(
   const modules = catalog.tools
     .filter((e) => e.location === 'path' || e.location === 'package')
     .map((e) => e.module);
-  return { drifts, checked, planned, modules: [...new Set(modules)] };
+  // and the MCP servers its mcp entries name, each served as its entry's tool (ADR 0095)
+  const mcp = catalog.tools.flatMap((e) =>
+    e.location === 'mcp' && e.mcp !== undefined ? [{ name: e.name, ...e.mcp }] : [],
+  );
+  return { drifts, checked, planned, modules: [...new Set(modules)], mcp };
 }
 
 /** `catalog_drift`: the file, each drifted entry with its field and both values, the fix. */
@@ -57,11 +76,11 @@ export async function checkCatalogCommand(
   try {
     const { file, importTimeoutMs } = await catalogConfig(flags);
     const found = await catalogDrift(file, process.cwd(), importTimeoutMs);
-    const { drifts, checked, planned, modules } = found;
+    const { drifts, checked, planned, modules, mcp } = found;
     if (drifts.length > 0) throw driftError(file, drifts);
     if (flags.json === true) {
       // one line: `caesar up` reads the modules to start from it
-      terminal.out(JSON.stringify({ file, checked, planned, modules }));
+      terminal.out(JSON.stringify({ file, checked, planned, modules, mcp }));
       return await endProcess(0);
     }
     const stubs = planned === 0 ? '' : ` (${planned} planned, not checked)`;
