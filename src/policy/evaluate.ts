@@ -462,3 +462,20 @@ function globCandidates(rt: Runtime, key: string): Candidates<NormalizedServiceC
   rt.globCache.set(key, entry);
   return entry;
 }
+
+/**
+ * Whether an allow rule that applies to `who` could allow some call of `tool`: a tool rule
+ * naming it (its tool-wide rules for an action included) or, for a Home Assistant service
+ * call, any `allowed_services` rule. What the planner and `/mcp` offer read it when the
+ * explanation of an empty input denies (ADR 0096: another principal's rule offers nothing).
+ */
+export function hasAllowRuleFor(
+  policy: CompiledPolicy,
+  tool: string,
+  who: Principal | undefined,
+): boolean {
+  const allows = isServiceCallTool(tool)
+    ? [...policy.serviceGlobs.allows, ...[...policy.serviceIndex.values()].flatMap((c) => c.allows)]
+    : (toolRulesFor(policy.toolIndex, canonicalCallable(tool))?.allows ?? []);
+  return allows.some((r) => applies(r.who, who));
+}

@@ -9,7 +9,7 @@ export type { ReadPolicyOptions } from './load.js';
 
 export { PolicyEngine } from './engine.js';
 export type { EvaluateContext } from './evaluate.js';
-export { callerText } from './evaluate.js';
+export { callerText, hasAllowRuleFor } from './evaluate.js';
 export { describeAudience, inAudience } from './principal.js';
 export type { Principal } from './principal.js';
 export type { FlowContext } from './flow-context.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { unknownToolReport, unmadeCall, type CallGate, type PlannerTool } from '../agent/index.js';
-import type { ToolCallReport } from '../api/index.js';
+import type { Caller, ToolCallReport } from '../api/index.js';
 import { LOCAL_LABEL } from '../gateway/provenance.js';
 import type { PreflightResult } from '../preflight/index.js';
 import {
@@ -57,7 +57,8 @@ export function preconditionsTool(offered: readonly string[]): PlannerTool {
 
 interface PreconditionsGateOptions {
   /** The tools the planner is offered now (OfferedTools). */
-  readonly offered: () => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
+  /** What `caller`'s principal is offered (ADR 0096): a tool denied to it is none of its business. */
+  readonly offered: (caller: Caller) => Promise<readonly PlannerTool[]> | readonly PlannerTool[];
   readonly preflight: { get(tool: string): Promise<PreflightResult> };
   /** The live spec of a tool, for an answer when its preflight has none. */
   readonly specOf: (
@@ -79,18 +80,18 @@ export class PreconditionsGate implements CallGate {
   }
 
   invoke(...args: Parameters<CallGate['invoke']>): Promise<ToolCallReport> {
-    const [tool, input, , origin] = args;
+    const [tool, input, caller, origin] = args;
     // only a model's call is the planner's action; any other caller reaches the gateway
     if (tool !== CHECK_PRECONDITIONS || origin?.kind !== 'model')
       return this.#inner.invoke(...args);
-    return this.#answer(input);
+    return this.#answer(input, caller);
   }
 
   rejectStopped(...args: Parameters<CallGate['rejectStopped']>) {
     return this.#inner.rejectStopped(...args);
   }
 
-  async #answer(input: unknown): Promise<ToolCallReport> {
+  async #answer(input: unknown, caller: Caller): Promise<ToolCallReport> {
     const started = performance.now();
     const call = { id: '', tool: CHECK_PRECONDITIONS, input };
     const parsed = InputSchema.safeParse(input);
@@ -99,7 +100,7 @@ export class PreconditionsGate implements CallGate {
       return unmadeCall(call, `the arguments of ${CHECK_PRECONDITIONS} are not {tool}: ${why}`);
     }
     const { tool } = parsed.data;
-    const offered = (await this.#o.offered())
+    const offered = (await this.#o.offered(caller))
       .map((t) => t.name)
       .filter((n) => n !== CHECK_PRECONDITIONS);
     if (!offered.includes(tool)) return unknownToolReport(call, CHECK_PRECONDITIONS, tool, offered);

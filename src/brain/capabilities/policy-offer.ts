@@ -1,22 +1,17 @@
 import {
+  hasAllowRuleFor,
   isServiceCallTool,
+  type CompiledPolicy,
   type EvaluateContext,
   type PolicyExplanation,
   type Principal,
-  type RuleSummary,
   type ToolCall,
 } from '../../policy/index.js';
 import type { CardPolicy } from '../llm/card.js';
 
 /** What the brain reads of the policy to judge a tool as a whole; a PolicyStore is one. */
 export interface OfferPolicy {
-  readonly policy: {
-    readonly sha256: string;
-    readonly file: string;
-    readonly rules: readonly RuleSummary[];
-    /** Set when every call is denied for a reason no rule states (no policy file). */
-    readonly denyAllReason: string | null;
-  };
+  readonly policy: CompiledPolicy;
   explain(call: ToolCall, ctx?: EvaluateContext): PolicyExplanation;
 }
 
@@ -29,8 +24,9 @@ export type PolicyOffer =
  * What the policy says about `tool` as a whole, judged on a call with no particular input:
  * - `allow`, `confirm` or `rate_limited` (allowed, just not right now): offered;
  * - denied by a deny rule (a bare `denied_tools` entry, the `call_service` kill switch): never;
- * - denied by default: offered when an allow rule names the tool (for `call_service`, any
- *   `allowed_services` rule) but its constraints need input this empty call lacks; the real
+ * - denied by default: offered when an allow rule for this caller names the tool (for
+ *   `call_service`, any `allowed_services` rule) but its constraints need input this empty
+ *   call lacks; the real
  *   call is judged again at the gate. A tool no allow rule names is never offered.
  * A tool not offered comes with the one edit of the policy file that would grant it.
  */
@@ -52,13 +48,8 @@ export function policyOffer(policy: OfferPolicy, tool: string, who?: Principal):
     return { offer: false, why: d.reason, grant: `remove or narrow ${where}, which denies it` };
   }
   const service = isServiceCallTool(tool);
-  const named = policy.policy.rules.some(
-    (r) =>
-      r.effect === 'allow' &&
-      (service ? r.ref.list === 'allowed_services' : r.ref.list === 'allowed_tools') &&
-      (service || r.subject === tool),
-  );
-  if (named) {
+  // an allow rule for another principal offers nothing to this one (ADR 0096)
+  if (hasAllowRuleFor(policy.policy, tool, who)) {
     return {
       offer: true,
       terms: 'some_inputs',

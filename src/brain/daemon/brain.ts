@@ -282,7 +282,7 @@ async function assemble(
   const agent = new Agent({
     // the planner's own action answers from the preflight cache; every other call is the gate's
     gate: new PreconditionsGate(gate, {
-      offered: () => offered.tools(),
+      offered: (caller) => offered.tools(principalOf(caller)),
       preflight,
       specOf: (tool) => registry.tool(tool)?.spec ?? null,
     }),

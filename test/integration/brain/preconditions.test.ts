@@ -12,7 +12,7 @@ import { defineTool, serveTools, type ToolWorker } from '../../../src/legion/ind
 import { createEchoTool } from '../../fixtures/tools.js';
 import { calls, reply, startFakeOpenAi, type FakeLlm } from '../../helpers/fake-llm.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
-import { firstToken } from '../../helpers/tokens.js';
+import { firstToken, writeTokensFile } from '../../helpers/tokens.js';
 import { waitFor } from '../../helpers/wait.js';
 
 /**
@@ -27,7 +27,15 @@ import { waitFor } from '../../helpers/wait.js';
 const POLICY = `version: 1
 allowed_tools:
   - big_render
+  - tool: echo
+    id: kids-echo
+    principals: [kids_tablet]
+denied_tools:
+  - tool: big_render
+    id: kids-no-render
+    groups: [kids]
 `;
+const KIDS = 'kids-0123456789abcdefghijklmnopqrstuvw';
 const KEY = 'sk-test-openai-0123456789';
 const WARNING = /^min_vcpus: the tool asks for 1024 vCPUs; this host has \d+$/;
 
@@ -63,6 +71,11 @@ beforeAll(async () => {
   });
   model = await startFakeOpenAi({ key: KEY });
   const dataDir = join(dir, 'var');
+  // the operator's token as the brain would make it, and the kids' tablet (ADR 0096)
+  await writeTokensFile(join(dataDir, 'api-tokens.yaml'), [
+    { name: 'operator', token: `op-${KIDS}` },
+    { name: 'kids-tablet', token: KIDS, principal: 'kids_tablet', groups: ['kids'] },
+  ]);
   const config = await loadConfig({
     env: {
       CAESAR_BUS__URL: nats.url,
@@ -193,5 +206,34 @@ describe('check_preconditions, the planner action', () => {
     // nothing was dispatched: no tool.called row, and echo was never judged
     expect(await rows('tool.called')).toHaveLength(1);
     expect((await rows('tool.denied')).length).toBe(0);
+  });
+});
+
+describe('check_preconditions for a principal the policy denies the tool', () => {
+  test('answers as for a tool it was never offered: nothing about the tool is said', async () => {
+    model.script(
+      calls([{ id: 'k1', name: 'check_preconditions', arguments: '{"tool":"big_render"}' }]),
+      reply('I cannot render here.'),
+    );
+    const res = await fetch(`${brain.url}/v1/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KIDS}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'can you render the teapot here?' }),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { tool_calls: Record<string, any>[] };
+    // the kids' principal is offered echo, not big_render, and the action knows only echo
+    const offered = (
+      model.bodies.at(-2)!.tools as { function: { name: string; parameters: any } }[]
+    ).map((t) => t.function);
+    expect(offered.map((t) => t.name)).toEqual(['echo', 'check_preconditions']);
+    expect(offered[1]!.parameters.properties.tool.enum).toEqual(['echo']);
+    expect(body.tool_calls[0]).toMatchObject({
+      tool: 'check_preconditions',
+      outcome: 'failed',
+      error: { code: 'unknown_tool' },
+    });
+    expect(body.tool_calls[0]!.error.message).toContain('no tool named "big_render" is offered');
+    expect(JSON.stringify(body.tool_calls[0])).not.toContain('min_vcpus');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { unknownAudienceWarnings } from '../../../src/policy/index.js';
+import { hasAllowRuleFor, unknownAudienceWarnings } from '../../../src/policy/index.js';
 import { engineOf, issuesOf, policyOf, svc, tool } from './helpers.js';
 
 const KID = { name: 'kids_tablet', groups: ['kids'] };
@@ -213,5 +213,33 @@ allowed_tools:
     expect(warnings.map((w) => w.message)).toEqual([
       "group 'parent' is in no token of api-tokens.yaml, so this names no caller yet; did you mean 'parents'?",
     ]);
+  });
+});
+
+describe('hasAllowRuleFor: what may be offered to whom', () => {
+  const policy = policyOf(`
+allowed_tools:
+  - tool: echo
+    id: kids-echo
+    principals: [kids_tablet]
+  - tool: demo
+    id: demo-for-all
+allowed_services:
+  - service: lock.unlock
+    id: parents-unlock
+    groups: [parents]
+`);
+
+  test("another principal's allow rule offers nothing; the caller's own does", () => {
+    expect(hasAllowRuleFor(policy, 'echo', KID)).toBe(true);
+    expect(hasAllowRuleFor(policy, 'echo', MUM)).toBe(false);
+    expect(hasAllowRuleFor(policy, 'echo', undefined)).toBe(false);
+  });
+
+  test('a tool-wide rule covers an action; a service rule covers the service action, for its audience', () => {
+    expect(hasAllowRuleFor(policy, 'demo.echo', GUEST)).toBe(true);
+    expect(hasAllowRuleFor(policy, 'home_assistant.call_service', MUM)).toBe(true);
+    expect(hasAllowRuleFor(policy, 'home_assistant.call_service', KID)).toBe(false);
+    expect(hasAllowRuleFor(policy, 'calculator', MUM)).toBe(false);
   });
 });
