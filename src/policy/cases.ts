@@ -12,6 +12,7 @@ import { PolicyEngine } from './engine.js';
 import { PolicyCasesError } from './errors.js';
 import type { FlowContext } from './flow-context.js';
 import { isGenericToolCall, isServiceCallTool, type ToolCall } from './tool-call.js';
+import { MAX_GROUPS, PRINCIPAL_NAME_RE, PRINCIPAL_NAME_RULE } from './principal.js';
 import { parseYamlSource } from './yaml-source.js';
 
 /**
@@ -71,12 +72,30 @@ const PolicyCaseSchema = z.strictObject({
     .optional(),
   confirmed: z.boolean().optional(),
   flow: CaseFlowSchema.optional(),
+  /**
+   * Who asks (ADR 0096): the principal the case is judged as, and its groups; absent, a
+   * caller with no principal, whom rules naming principals or groups never apply to.
+   */
+  principal: z.string().regex(PRINCIPAL_NAME_RE, PRINCIPAL_NAME_RULE).optional(),
+  groups: z
+    .array(z.string().regex(PRINCIPAL_NAME_RE, PRINCIPAL_NAME_RULE))
+    .max(MAX_GROUPS)
+    .optional(),
   /** Move the clock forward before this case, e.g. `1m`. */
   advance: durationSchema({ min: 1, max: Number.MAX_SAFE_INTEGER }).optional(),
 });
 type PolicyCase = z.infer<typeof PolicyCaseSchema>;
 
-const PolicyCasesFileSchema = z.strictObject({ cases: z.array(PolicyCaseSchema).min(1) });
+const PolicyCasesFileSchema = z.strictObject({
+  cases: z
+    .array(
+      PolicyCaseSchema.refine((c) => c.groups === undefined || c.principal !== undefined, {
+        message: "groups belong to a principal: name the case's principal too",
+        path: ['groups'],
+      }),
+    )
+    .min(1),
+});
 
 /** Parses a cases file; throws PolicyCasesError with file:line:column issues. */
 export function parsePolicyCases(text: string, file = 'cases.yaml'): PolicyCase[] {
@@ -131,7 +150,13 @@ export function runPolicyCases(
   return cases.map((c) => {
     clock += c.advance ?? 0;
     const flow = c.flow === undefined ? {} : { flow: flowContext(c.call, c.flow, turns) };
-    const decision = engine.evaluate(c.call, { confirmed: c.confirmed ?? false, ...flow });
+    const principal =
+      c.principal === undefined ? {} : { principal: { name: c.principal, groups: c.groups ?? [] } };
+    const decision = engine.evaluate(c.call, {
+      confirmed: c.confirmed ?? false,
+      ...flow,
+      ...principal,
+    });
     const problems: string[] = [];
     if (decision.outcome !== c.expect)
       problems.push(`expected ${c.expect}, got ${decision.outcome}`);

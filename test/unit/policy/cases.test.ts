@@ -140,3 +140,54 @@ cases:
     expect((caught as PolicyCasesError).issues.map((i) => i.path)).toContain(path);
   });
 });
+
+describe('a case judged as a principal (ADR 0096)', () => {
+  const policy = policyOf(`
+allowed_services:
+  - service: light.turn_on
+    id: lights
+denied_services:
+  - service: light.*
+    id: kids-no-lights
+    groups: [kids]
+`);
+
+  test('principal and groups decide which rules apply; without them none naming them does', () => {
+    const results = runPolicyCases(
+      policy,
+      parsePolicyCases(`
+cases:
+  - name: the tablet
+    call: {service: light.turn_on}
+    principal: kids_tablet
+    groups: [kids]
+    expect: deny
+    rule: kids-no-lights
+  - name: a parent
+    call: {service: light.turn_on}
+    principal: mum
+    groups: [parents]
+    expect: allow
+  - name: no principal
+    call: {service: light.turn_on}
+    expect: allow
+`),
+    );
+    expect(results.map((r) => [r.name, r.passed, r.mismatch])).toEqual([
+      ['the tablet', true, ''],
+      ['a parent', true, ''],
+      ['no principal', true, ''],
+    ]);
+  });
+
+  test('groups without a principal, or a malformed name, name the case and the field', () => {
+    const parse = (text: string) => () => parsePolicyCases(text, 'cases.yaml');
+    const base = 'cases:\n  - name: x\n    call: {tool: calculator}\n    expect: allow\n';
+    expect(parse(`${base}    groups: [kids]\n`)).toThrow(
+      /cases\.yaml:\d+:\d+: .*groups belong to a principal/,
+    );
+    expect(parse(`${base}    principal: Kids Tablet\n`)).toThrow(
+      /cases\.yaml:\d+:\d+: .*principal/,
+    );
+  });
+});
