@@ -301,14 +301,19 @@ function mayApprove(approvers: { principals: string[]; groups: string[] }, calle
   return inAudience(audience, principalOf(caller));
 }
 
-/** A tool as MCP lists it: the card, the input schema, the spec's hints. */
+/**
+ * A tool as MCP lists it: the card, the input schema, the output schema when it describes an
+ * object (MCP's `outputSchema` must), and the spec's hints.
+ */
 export function mcpTool(t: OfferedToolView): Tool {
   const a = t.spec.annotations;
+  const output = t.spec.output_schema;
   return {
     name: t.name,
     title: t.spec.title,
     description: t.description,
     inputSchema: t.inputSchema as Tool['inputSchema'],
+    ...(output['type'] === 'object' ? { outputSchema: output as Tool['outputSchema'] } : {}),
     annotations: {
       title: t.spec.title,
       readOnlyHint: a.readOnly,
@@ -322,7 +327,9 @@ export function mcpTool(t: OfferedToolView): Tool {
 /**
  * A call's report as MCP's result: what ran as text (JSON) and, for an object, structured
  * content; anything refused or failed as an error result in words, the deciding rule named;
- * a call held for a person as a result that says it waits, and how to approve it.
+ * a call held for a person as an error result too (it produced no output, and a tool that
+ * declares an output schema owes structured content on every other result) whose text says
+ * it waits, and how to approve it.
  */
 export function callResult(report: ToolCallReport): CallToolResult {
   const text = (t: string) => [{ type: 'text' as const, text: t }];
@@ -340,7 +347,7 @@ export function callResult(report: ToolCallReport): CallToolResult {
         c === undefined
           ? 'a person must approve it'
           : `waiting for a person to approve it: \`caesar confirm ${c.id}\` (or POST /v1/confirmations/${c.id} {"approve": true}) before ${c.expires_at}; ${c.summary}`;
-      return { content: text(`${report.tool} was not run yet: ${how}`) };
+      return { isError: true, content: text(`${report.tool} was not run yet: ${how}`) };
     }
     default: {
       const why = report.reason ?? report.error?.message ?? report.outcome;

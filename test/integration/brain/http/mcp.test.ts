@@ -160,6 +160,8 @@ describe('the brain as an MCP server', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(['calculator', 'shout']);
     const calc = tools.find((t) => t.name === 'calculator')!;
     expect(calc.inputSchema).toMatchObject({ type: 'object', required: ['expression'] });
+    // the output schema too: the client checks each result's structured content against it
+    expect(calc.outputSchema).toMatchObject({ type: 'object', properties: { value: {} } });
     expect(calc.annotations).toMatchObject({
       readOnlyHint: true,
       destructiveHint: false,
@@ -218,7 +220,8 @@ describe('the brain as an MCP server', () => {
   test('a call the policy holds says it waits and how to approve it; approved, it runs', async () => {
     await using client = await connected(AGENT);
     const r = await client.callTool({ name: 'shout', arguments: { id: 'y', text: 'hey' } });
-    expect(r.isError).not.toBe(true);
+    // it produced no output (yet): an error result in MCP's terms, whose text says why
+    expect(r.isError).toBe(true);
     const id = /caesar confirm (\S+)`/.exec(textOf(r))?.[1];
     expect(textOf(r)).toMatch(/^shout was not run yet: waiting for a person to approve it/);
     expect(id).toBeDefined();
