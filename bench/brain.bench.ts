@@ -40,8 +40,9 @@ import {
 } from './brain-probes.js';
 import { percentile, type BenchContext } from './harness.js';
 import { CALC_INPUT, CALC_TOOL, type LoadCommand, type LoadResult } from './load.js';
+import { mcpInitialize } from './mcp-bare.js';
 import { LoadGenerator, spawnUntil, startGovernedStack, stop } from './processes.js';
-import { runWrk, type WrkTarget } from './wrk.js';
+import { checked, runWrk, type WrkTarget } from './wrk.js';
 const CONCURRENCY = 32;
 const THROUGHPUT_CALLS = 8_000;
 const LATENCY_CALLS = 1_500;
@@ -335,29 +336,4 @@ async function cpuPerCallOf<K extends string>(
   const { result, cpu } = await cpuPerCall(pids, 1, fn);
   for (const k of Object.keys(cpu) as K[]) cpu[k] /= result.calls;
   return { result, cpu };
-}
-
-function checked<T extends LoadResult>(result: T): T {
-  if (result.failed > 0) throw new Error(`${result.failed} bench calls failed`);
-  return result;
-}
-
-/** The MCP handshake a client makes first; the stateless server answers it and keeps nothing. */
-async function mcpInitialize(url: string): Promise<void> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'bench', version: '1' },
-      },
-    }),
-  });
-  if (!res.ok)
-    throw new Error(`the bare MCP server refused initialize: ${res.status} ${await res.text()}`);
 }

@@ -62,4 +62,34 @@ async function main(): Promise<void> {
   process.stdout.write(`ready http://127.0.0.1:${port}/mcp\n`);
 }
 
+/**
+ * MCP's `initialize`, as a client makes it first; the session id when the server opened one
+ * (a stateless server answers it and keeps nothing).
+ */
+export async function mcpInitialize(
+  url: string,
+  authorization?: string,
+): Promise<string | undefined> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(authorization === undefined ? {} : { authorization }),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'bench', version: '1' },
+      },
+    }),
+  });
+  if (!res.ok) throw new Error(`${url} refused initialize: ${res.status} ${await res.text()}`);
+  await res.text();
+  return res.headers.get('mcp-session-id') ?? undefined;
+}
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

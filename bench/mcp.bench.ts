@@ -20,8 +20,9 @@ import { startNatsServer } from '../src/bus/index.js';
 import { cpuPerCall } from './brain-probes.js';
 import { percentile, type BenchContext } from './harness.js';
 import { CALC_INPUT, CALC_TOOL, type LoadResult } from './load.js';
+import { mcpInitialize } from './mcp-bare.js';
 import { spawnUntil, startGovernedStack, stop } from './processes.js';
-import { runWrk, type WrkTarget } from './wrk.js';
+import { checked, runWrk, type WrkTarget } from './wrk.js';
 
 const CONCURRENCY = 32;
 const SECONDS = 4;
@@ -54,8 +55,8 @@ export async function run(ctx: BenchContext): Promise<void> {
     children.push(bare.child);
     const bareUrl = bare.line.split(' ')[1] ?? '';
     const authorization = `Bearer ${stack.token}`;
-    await initialize(bareUrl);
-    const session = await initialize(`${stack.url}/mcp`, authorization);
+    await mcpInitialize(bareUrl);
+    const session = await mcpInitialize(`${stack.url}/mcp`, authorization);
     if (session === undefined) throw new Error("the brain's /mcp opened no session");
     const targets: Record<Path, WrkTarget> = {
       bare: { url: bareUrl, body: MCP_CALL, expect: RESULT_MARK },
@@ -140,34 +141,4 @@ function report(ctx: BenchContext, r: Record<Path, Measured[]>): void {
     ctx.figure(`brain CPU per call, ${p}`, cpu(p), 'us');
   }
   for (const p of PATHS) ctx.figure(`p99, ${p}`, p99(p), 'us');
-}
-
-function checked<T extends LoadResult>(result: T): T {
-  if (result.failed > 0) throw new Error(`${result.failed} bench calls failed`);
-  return result;
-}
-
-/** MCP's `initialize`; the session id when the server opened one. */
-async function initialize(url: string, authorization?: string): Promise<string | undefined> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(authorization === undefined ? {} : { authorization }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'bench', version: '1' },
-      },
-    }),
-  });
-  if (!res.ok) throw new Error(`${url} refused initialize: ${res.status} ${await res.text()}`);
-  await res.text();
-  return res.headers.get('mcp-session-id') ?? undefined;
 }

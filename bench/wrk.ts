@@ -89,3 +89,9 @@ export async function runWrk(
     cpuPerCall: (cpuSeconds * 1e6) / Math.max(1, r.requests),
   };
 }
+
+/** A run's result, or an error when any of its calls failed (a figure of failures is none). */
+export function checked<T extends LoadResult>(result: T): T {
+  if (result.failed > 0) throw new Error(`${result.failed} bench calls failed`);
+  return result;
+}

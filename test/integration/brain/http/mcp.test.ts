@@ -254,26 +254,23 @@ describe('the brain as an MCP server', () => {
   });
 });
 
+/** `caesar mcp serve --stdio` to this brain as coding_agent, started by the SDK's transport. */
+function stdioTransport(): StdioClientTransport {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [
+      ...[CLI, 'mcp', 'serve', '--stdio', '--api-url', brain.url],
+      ...['--token-file', join(dir, 'var', 'api-tokens.yaml'), '--token-name', 'coding_agent'],
+    ],
+    stderr: 'pipe',
+  });
+}
+
 describe('caesar mcp serve --stdio', () => {
   test('a client that launches a process lists and calls the same tools, judged by the brain', async () => {
     const client = new Client({ name: 'caesar-test-stdio', version: '1.0.0' });
     const stderr: string[] = [];
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        CLI,
-        'mcp',
-        'serve',
-        '--stdio',
-        '--api-url',
-        brain.url,
-        '--token-file',
-        join(dir, 'var', 'api-tokens.yaml'),
-        '--token-name',
-        'coding_agent',
-      ],
-      stderr: 'pipe',
-    });
+    const transport = stdioTransport();
     transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
     await client.connect(transport);
     try {
@@ -299,22 +296,7 @@ describe('caesar mcp serve --stdio', () => {
       asked.push(request.params.message);
       return { action: 'accept', content: { approve: true } };
     });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        CLI,
-        'mcp',
-        'serve',
-        '--stdio',
-        '--api-url',
-        brain.url,
-        '--token-file',
-        join(dir, 'var', 'api-tokens.yaml'),
-        '--token-name',
-        'coding_agent',
-      ],
-      stderr: 'pipe',
-    });
+    const transport = stdioTransport();
     await client.connect(transport);
     try {
       const r = await client.callTool({ name: 'shout', arguments: { id: 's1', text: 'relayed' } });
