@@ -13,7 +13,7 @@ import type { CommandResult } from './sandbox/run.js';
 import { Sandbox, type SandboxOptions } from './sandbox/sandbox.js';
 
 /** The program a command tool wraps and what its sandbox allows (ADR 0097). */
-export interface CommandDeclaration<I> {
+export interface CommandDeclaration<I, C = unknown> {
   /** Absolute path of the program (`/usr/bin/dig`); it runs from the host's read-only /usr. */
   readonly program: string;
   /** The Debian package that ships it, named in the install hint (`bind9-dnsutils`). */
@@ -21,9 +21,10 @@ export interface CommandDeclaration<I> {
   /**
    * The program's arguments from the validated input: an array, each entry one argv entry
    * handed to execve, never read by a shell. Put `--` before positionals the program would
-   * otherwise take as options, where the program honours it.
+   * otherwise take as options, where the program honours it (or its own flag for a value,
+   * such as dig's `-q name`). `config` is the tool's config section, validated.
    */
-  readonly args: (input: I) => readonly string[];
+  readonly args: (input: I, config: C) => readonly string[];
   /** Host paths the program may read, bound read-only at the same path. @default [] */
   readonly read?: readonly string[];
   /** Paths the program may write: each a fresh empty directory per call, removed after. @default [] */
@@ -46,7 +47,7 @@ export type CommandToolInput<I extends z.ZodType, O extends z.ZodType, C extends
   | 'stop'
   | 'preflight'
 > & {
-  readonly command: CommandDeclaration<z.output<I>>;
+  readonly command: CommandDeclaration<z.output<I>, z.output<C>>;
   /** What the program printed and its exit code, as the tool's output; throw to fail the call. */
   readonly parse: (result: CommandResult, input: z.output<I>) => Promise<z.input<O>> | z.input<O>;
   /** `cpu` of the spec's resource requirements (memory and network come from the command). @default 'low' */
@@ -99,7 +100,7 @@ export function defineCommandTool<
     executionLocality: 'sandbox',
     resourceRequirements: { cpu: cpu ?? 'low', memory_mb: limits.memoryMb, network },
     handler: async (input, ctx) =>
-      parse(await sandbox.run(argsOf(cmd, input, name), ctx.signal), input),
+      parse(await sandbox.run(argsOf(cmd, input, ctx.config, name), ctx.signal), input),
     stop: () => sandbox.stop(),
     preflight: async () => {
       const checks = await sandbox.checks();
@@ -110,8 +111,13 @@ export function defineCommandTool<
 }
 
 /** The argv entries, each checked to be a string execve can carry. */
-function argsOf<I>(cmd: CommandDeclaration<I>, input: I, tool: string): readonly string[] {
-  const args = cmd.args(input);
+function argsOf<I, C>(
+  cmd: CommandDeclaration<I, C>,
+  input: I,
+  config: C,
+  tool: string,
+): readonly string[] {
+  const args = cmd.args(input, config);
   if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) {
     throw new TypeError(`${tool}: command.args must return an array of strings`);
   }
@@ -121,7 +127,7 @@ function argsOf<I>(cmd: CommandDeclaration<I>, input: I, tool: string): readonly
   return args;
 }
 
-function commandIssues(cmd: CommandDeclaration<never> | undefined): FieldIssue[] {
+function commandIssues(cmd: CommandDeclaration<never, never> | undefined): FieldIssue[] {
   if (cmd === undefined || typeof cmd !== 'object')
     return [{ path: 'command', message: 'required' }];
   const issues: FieldIssue[] = [];

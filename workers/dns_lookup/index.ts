@@ -1,0 +1,1 @@
+export { dnsLookupDeclaration, dnsLookupTool } from './tool.js';
