@@ -165,7 +165,8 @@ async function removeCgroup(dir: string): Promise<void> {
       return;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      await new Promise((r) => setTimeout(r, 20));
+      // the kernel frees a cgroup shortly after its last process is reaped
+      await new Promise((r) => setTimeout(r, Math.min(2 ** attempt, 20)));
     }
   }
 }
