@@ -130,17 +130,31 @@ export class Sandbox {
     if (s !== undefined) await rm(s.scratch, { recursive: true, force: true });
   }
 
-  /** The preflight's checks: bubblewrap makes namespaces, prlimit and the program are there. */
+  /**
+   * The preflight's checks: bubblewrap makes namespaces, prlimit and the program are there;
+   * then (starting the sandbox) how the memory limit is enforced, so an operator sees when
+   * it is not typed (ADR 0097).
+   */
   async checks(): Promise<PreflightCheck[]> {
     const problem = await this.#problem().catch((err: Error) => err.message);
     const program = this.command.program;
-    return [
-      {
-        name: 'sandbox',
-        ok: problem === undefined,
-        detail: problem ?? `bubblewrap runs ${program}`,
-      },
-    ];
+    const sandbox = {
+      name: 'sandbox',
+      ok: problem === undefined,
+      detail: problem ?? `bubblewrap runs ${program}`,
+    };
+    if (problem !== undefined) return [sandbox];
+    const memory = await this.#start().then(
+      (s) => ({
+        ok: true,
+        detail:
+          s.cgroup === undefined
+            ? `RLIMIT_AS (${this.command.limits.memoryMb} MB): enforced, but a call past it ends as the program does, with no memory error of its own; give the worker a cgroup for typed OOM kills`
+            : `cgroup v${s.cgroup.version} (${this.command.limits.memoryMb} MB): a call past it is killed and answers sandbox_memory_limit`,
+      }),
+      (err: Error) => ({ ok: false, detail: err.message }),
+    );
+    return [sandbox, { name: 'sandbox memory limit', ...memory }];
   }
 
   #start(): Promise<Started> {

@@ -270,6 +270,14 @@ describe('when the sandbox cannot run', () => {
     );
     expect((await sandbox('/usr/bin/true').checks())[0]).toMatchObject({ ok: true });
   });
+
+  test('the preflight says how the memory limit is enforced, and when it is not typed', async () => {
+    const rlimit = await sandbox('/usr/bin/true', {}, { memory: 'rlimit' }).checks();
+    expect(rlimit[1]).toMatchObject({ name: 'sandbox memory limit', ok: true });
+    expect(rlimit[1]?.detail).toContain('no memory error of its own');
+    const cgroup = await sandbox('/usr/bin/true', {}, { memory: 'cgroup' }).checks();
+    expect(cgroup[1]?.detail).toMatch(/^cgroup v[12] .*sandbox_memory_limit$/);
+  });
 });
 
 describe('defineCommandTool', () => {
