@@ -1,1 +1,1 @@
-export { dnsLookupDeclaration, dnsLookupTool } from './tool.js';
+export { dnsLookupTool } from './tool.js';

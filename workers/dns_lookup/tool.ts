@@ -22,6 +22,9 @@ export const dnsLookupDeclaration = {
   output: DnsLookupOutputSchema,
   config: DnsLookupConfigSchema,
   annotations: { readOnly: true, openWorld: true },
+  // what a DNS server says is data from outside; it holds nothing of the operator's
+  outputTrust: 'untrusted',
+  readsPrivate: false,
   licensing: 'Apache-2.0',
   licensingNotes: 'runs dig from ISC BIND 9 (MPL-2.0), installed by the operator',
   command: {

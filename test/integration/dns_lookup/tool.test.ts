@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { defineCommandTool, type ToolContext } from '../../../src/legion/index.js';
-import { dnsLookupDeclaration, type dnsLookupTool } from '../../../workers/dns_lookup/index.js';
+import type { dnsLookupTool } from '../../../workers/dns_lookup/index.js';
+import { dnsLookupDeclaration } from '../../../workers/dns_lookup/tool.js';
 import { DnsLookupInputSchema, type DnsLookupConfig } from '../../../workers/dns_lookup/schema.js';
 import { startFakeDns, type FakeDns } from '../../helpers/fake-dns.js';
 
