@@ -25,6 +25,9 @@ export interface CommandResult {
  */
 const ENTER_CGROUP = 'f=$1; shift 2; echo $$ > "$f" || exit 125; exec "$@"';
 
+/** How long the pipes may stay open after bubblewrap has exited. */
+const PIPE_GRACE_MS = 2000;
+
 const SIGXCPU_EXIT = 128 + 24;
 const SIGKILL_EXIT = 128 + 9;
 
@@ -87,7 +90,10 @@ export async function runSandboxed(o: RunOptions): Promise<CommandResult> {
   if (o.signal?.aborted === true) onAbort();
   try {
     const end = await exited;
-    await Promise.all([stdout.done, stderr.done, status.done]);
+    // everything in the sandbox dies with its pid namespace, closing the pipes; a pipe still
+    // open after that is held by something that escaped it, and is not waited for
+    await bounded(Promise.all([stdout.done, stderr.done, status.done]), PIPE_GRACE_MS);
+    for (const s of [child.stdout, child.stderr, child.stdio[3]]) s?.destroy();
     if (end.spawnError !== undefined) {
       throw new SandboxUnavailableError({ program: o.program, reason: end.spawnError.message });
     }
@@ -133,6 +139,12 @@ async function classify(
     throw new SandboxCpuLimitError({ program, limitSeconds: l.cpuSeconds });
   }
   return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
+}
+
+async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 /** bubblewrap's `{"exit-code": N}` document on the status fd; undefined when it never ran the program. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { runFile } from '../../process/index.js';
 import type { PreflightCheck } from '../../protocol/index.js';
 import { sandboxArgv, type HostLayout } from './bwrap-args.js';
-import { findCgroupBase, makeCallCgroup, type CgroupBase } from './cgroup.js';
+import { findCgroupBase, makeCallCgroup, type CallCgroup, type CgroupBase } from './cgroup.js';
 import { SandboxUnavailableError } from './errors.js';
 import { exists, readHostLayout } from './host-layout.js';
 import type { ResolvedLimits } from './limits.js';
@@ -80,11 +80,11 @@ export class Sandbox {
     const abort = (): void => controller.abort();
     signal?.addEventListener('abort', abort, { once: true });
     if (signal?.aborted === true) abort();
-    const cgroup =
-      started.cgroup === undefined
-        ? undefined
-        : await makeCallCgroup(started.cgroup, `caesar-${id}`, this.command.limits);
+    let cgroup: CallCgroup | undefined;
     try {
+      if (started.cgroup !== undefined) {
+        cgroup = await makeCallCgroup(started.cgroup, `caesar-${id}`, this.command.limits);
+      }
       const write = await Promise.all(
         this.command.write.map(async (inside, i) => {
           const host = join(callDir, `w${i}`);

@@ -20,6 +20,7 @@ import {
   type ToolContext,
   type ToolStartContext,
 } from '../../../src/legion/index.js';
+import { findCgroupBase } from '../../../src/legion/sandbox/cgroup.js';
 import { pidsWithMarker } from '../../helpers/proc.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -184,6 +185,13 @@ describe('limits, each a typed error', () => {
     const err = await failure(s.run(['-e', '$x = "a" x 500_000_000; print length $x']));
     expect(err).toBeInstanceOf(SandboxMemoryLimitError);
     expect((err as Error).message).toContain('64 MB');
+    // the call's cgroup is gone with the call
+    const base = await findCgroupBase();
+    expect('dir' in base).toBe(true);
+    const left = (await readdir((base as { dir: string }).dir)).filter((e) =>
+      e.startsWith(`caesar-call-${process.pid}-`),
+    );
+    expect(left).toEqual([]);
   });
 
   test('without a cgroup, RLIMIT_AS makes the allocation fail: the program says so, untyped', async () => {
