@@ -13,6 +13,8 @@ export interface CgroupBase {
   readonly version: 1 | 2;
   /** The worker's own cgroup directory, under which each call's is made. */
   readonly dir: string;
+  /** On cgroup v1, the worker's directory in the pids hierarchy, when it can make one there. */
+  readonly pidsDir?: string;
 }
 
 /** One mount of /proc/self/mountinfo that matters here. */
@@ -22,9 +24,11 @@ interface CgroupMount {
   readonly mountPoint: string;
 }
 
-/** The cgroup2 mount and the v1 memory mount, from /proc/self/mountinfo's text. */
-export function cgroupMounts(mountinfo: string): { v2?: CgroupMount; v1Memory?: CgroupMount } {
-  const found: { v2?: CgroupMount; v1Memory?: CgroupMount } = {};
+type Found = { v2?: CgroupMount; v1Memory?: CgroupMount; v1Pids?: CgroupMount };
+
+/** The cgroup2 mount and the v1 memory and pids mounts, from /proc/self/mountinfo's text. */
+export function cgroupMounts(mountinfo: string): Found {
+  const found: Found = {};
   for (const line of mountinfo.split('\n')) {
     const [left, right] = line.split(' - ');
     if (left === undefined || right === undefined) continue;
@@ -34,22 +38,33 @@ export function cgroupMounts(mountinfo: string): { v2?: CgroupMount; v1Memory?: 
     const mountPoint = fields[4];
     if (root === undefined || mountPoint === undefined) continue;
     if (fsType === 'cgroup2' && found.v2 === undefined) found.v2 = { version: 2, root, mountPoint };
-    if (fsType === 'cgroup' && superOptions.split(',').includes('memory')) {
+    const options = superOptions.split(',');
+    if (fsType === 'cgroup' && options.includes('memory')) {
       found.v1Memory ??= { version: 1, root, mountPoint };
+    }
+    if (fsType === 'cgroup' && options.includes('pids')) {
+      found.v1Pids ??= { version: 1, root, mountPoint };
     }
   }
   return found;
 }
 
 /** The worker's cgroup path in the v2 hierarchy and in the v1 memory one, from /proc/self/cgroup. */
-export function cgroupPaths(procCgroup: string): { v2?: string; v1Memory?: string } {
-  const paths: { v2?: string; v1Memory?: string } = {};
+export function cgroupPaths(procCgroup: string): {
+  v2?: string;
+  v1Memory?: string;
+  v1Pids?: string;
+} {
+  const paths: { v2?: string; v1Memory?: string; v1Pids?: string } = {};
   for (const line of procCgroup.split('\n')) {
     const m = /^(\d+):([^:]*):(.*)$/.exec(line);
     if (m === null) continue;
     const [, id, controllers = '', path = ''] = m;
     if (id === '0' && controllers === '') paths.v2 = path;
-    else if (controllers.split(',').includes('memory')) paths.v1Memory = path;
+    else {
+      if (controllers.split(',').includes('memory')) paths.v1Memory = path;
+      if (controllers.split(',').includes('pids')) paths.v1Pids = path;
+    }
   }
   return paths;
 }
@@ -79,7 +94,14 @@ export async function findCgroupBase(): Promise<CgroupBase | { readonly reason: 
   }
   if (mounts.v1Memory !== undefined && paths.v1Memory !== undefined) {
     const dir = cgroupDir(mounts.v1Memory, paths.v1Memory);
-    if (dir !== undefined) return usable({ version: 1, dir });
+    const pids =
+      mounts.v1Pids === undefined || paths.v1Pids === undefined
+        ? undefined
+        : cgroupDir(mounts.v1Pids, paths.v1Pids);
+    const pidsDir = pids === undefined ? undefined : await usableDir(pids);
+    if (dir !== undefined) {
+      return usable({ version: 1, dir, ...(pidsDir === undefined ? {} : { pidsDir }) });
+    }
   }
   return {
     reason: 'no cgroup v2 with the memory controller delegated, no writable v1 memory cgroup',
@@ -100,10 +122,23 @@ async function usable(base: CgroupBase): Promise<CgroupBase | { readonly reason:
   }
 }
 
-/** One call's cgroup: its limits set, its `cgroup.procs` for the sandbox to enter. */
+/** `dir` when a child cgroup can be made and removed in it. */
+async function usableDir(dir: string): Promise<string | undefined> {
+  const probe = join(dir, `caesar-probe-${process.pid}`);
+  try {
+    await mkdir(probe);
+    await rmdir(probe);
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One call's cgroup: its limits set, its `cgroup.procs` files for the sandbox to enter. */
 export interface CallCgroup {
   readonly dir: string;
-  readonly procsFile: string;
+  /** Every hierarchy's `cgroup.procs` the sandbox enters (v1: memory, and pids when usable). */
+  readonly procsFiles: readonly string[];
   /** How many OOM kills the kernel made in it. */
   oomKills(): Promise<number>;
   /** Kills what is left in it and removes it. */
@@ -127,9 +162,15 @@ export async function makeCallCgroup(
     // no swap either, where the kernel accounts it (memsw must not be below the limit)
     await writeFile(join(dir, 'memory.memsw.limit_in_bytes'), bytes).catch(() => undefined);
   }
+  const pidsDir = base.pidsDir === undefined ? undefined : join(base.pidsDir, name);
+  if (pidsDir !== undefined) {
+    await mkdir(pidsDir);
+    await writeFile(join(pidsDir, 'pids.max'), String(limits.processes));
+  }
+  const dirs = pidsDir === undefined ? [dir] : [dir, pidsDir];
   return {
     dir,
-    procsFile: join(dir, 'cgroup.procs'),
+    procsFiles: dirs.map((d) => join(d, 'cgroup.procs')),
     oomKills: async () =>
       oomKillsOf(
         await readFile(
@@ -137,7 +178,9 @@ export async function makeCallCgroup(
           'utf8',
         ).catch(() => ''),
       ),
-    remove: () => removeCgroup(dir),
+    remove: async () => {
+      for (const d of dirs) await removeCgroup(d);
+    },
   };
 }
 

@@ -16,7 +16,7 @@ export interface CommandLimits {
   readonly outputBytes?: number;
   /** Largest file the program may write (RLIMIT_FSIZE) and the size of its /tmp. @default 16 MiB */
   readonly fileBytes?: number;
-  /** Processes in the sandbox, when the worker can make a pids cgroup. @default 64 */
+  /** Processes in the sandbox (`pids.max`), where the worker can make a pids cgroup. @default 64 */
   readonly processes?: number;
 }
 

@@ -23,7 +23,8 @@ export interface CommandResult {
  * positional parameters, so no argument is ever read as shell text. Entering before exec
  * means every process of the sandbox is born inside the cgroup.
  */
-const ENTER_CGROUP = 'f=$1; shift 2; echo $$ > "$f" || exit 125; exec "$@"';
+const ENTER_CGROUP =
+  'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
 
 /** How long the pipes may stay open after bubblewrap has exited. */
 const PIPE_GRACE_MS = 2000;
@@ -57,7 +58,7 @@ export async function runSandboxed(o: RunOptions): Promise<CommandResult> {
             '-c',
             ENTER_CGROUP,
             'caesar-sandbox',
-            o.cgroup.procsFile,
+            ...o.cgroup.procsFiles,
             '--',
             o.bwrap,
             '--json-status-fd',

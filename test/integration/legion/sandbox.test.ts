@@ -207,6 +207,20 @@ describe('limits, each a typed error', () => {
     expect(r.exitCode).not.toBe(0);
   });
 
+  test('a fork bomb meets the pids limit of its cgroup and leaves nothing', async () => {
+    const m = marker();
+    const s = sandbox('/usr/bin/sh', { limits: { processes: 16 } }, { memory: 'cgroup' });
+    const r = await s.run([
+      '-c',
+      `i=0; while [ $i -lt 200 ]; do sleep ${m} & i=$((i+1)); done; echo looped`,
+    ]);
+    // the shell cannot fork past the limit and gives up: it never gets to the end of its loop
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/fork/i);
+    expect(r.exitCode).not.toBe(0);
+    await waitFor(() => pidsWithMarker(m).length === 0, `no process with marker ${m}`);
+  });
+
   test('past its time limit the sandbox is killed with all it started: sandbox_time_limit', async () => {
     const m = marker();
     const s = sandbox('/usr/bin/sh', { limits: { timeoutMs: 500 } });

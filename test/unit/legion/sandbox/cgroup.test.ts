@@ -19,6 +19,7 @@ describe('cgroup files', () => {
     expect(cgroupMounts(MOUNTINFO)).toEqual({
       v2: { version: 2, root: '/', mountPoint: '/sys/fs/cgroup/unified' },
       v1Memory: { version: 1, root: '/', mountPoint: '/sys/fs/cgroup/memory' },
+      v1Pids: { version: 1, root: '/', mountPoint: '/sys/fs/cgroup/pids' },
     });
     expect(cgroupMounts('')).toEqual({});
   });
