@@ -11,6 +11,8 @@ import type { AnyToolDefinition, ToolDefinition } from '../src/legion/index.js';
 const SHIPPED_TOOLS: Readonly<Record<string, () => Promise<AnyToolDefinition>>> = Object.freeze({
   calculator: async () =>
     (await import('./calculator/index.js')).calculatorTool as AnyToolDefinition,
+  dns_lookup: async () =>
+    (await import('./dns_lookup/index.js')).dnsLookupTool as AnyToolDefinition,
   calendar_read: async () =>
     (await import('./calendar_read/index.js')).calendarReadTool as AnyToolDefinition,
   call_service: async () =>
@@ -33,14 +35,23 @@ const DEPRECATED_TOOLS: Readonly<Record<string, string>> = Object.freeze({
   ha_entities: 'home_assistant.entities',
 });
 
+/**
+ * Shipped tools `caesar up` starts only when named (`--tools calculator,dns_lookup`): a
+ * sandboxed command tool needs bubblewrap and its program on the host (ADR 0097), which a
+ * stack should not start without being asked.
+ */
+const OPT_IN_TOOLS: ReadonlySet<string> = new Set(['dns_lookup']);
+
 /** Every shipped tool a worker can serve, the deprecated ones included. */
 export function shippedToolNames(): string[] {
   return Object.keys(SHIPPED_TOOLS).sort();
 }
 
-/** The shipped tools `caesar up` starts when not told which: all but the deprecated ones. */
+/** The shipped tools `caesar up` starts when not told which: all but the deprecated and opt-in ones. */
 export function defaultToolNames(): string[] {
-  return shippedToolNames().filter((n) => !Object.hasOwn(DEPRECATED_TOOLS, n));
+  return shippedToolNames().filter(
+    (n) => !Object.hasOwn(DEPRECATED_TOOLS, n) && !OPT_IN_TOOLS.has(n),
+  );
 }
 
 /** Why a shipped tool name is deprecated and what to serve instead; undefined if it is not. */

@@ -106,6 +106,55 @@ export const ERROR_CATALOGUE = {
       "the tool's reply was larger than the NATS server's `max_payload` or the 1 MiB envelope the brain accepts: answered at once in its place",
     fix: 'ask for less; a tool author returns fewer or shorter items; an operator may raise `max_payload` (the 1 MiB envelope stays)',
   },
+  sandbox_unavailable: {
+    name: 'SandboxUnavailableError',
+    kind: 'worker',
+    status: 503,
+    retryable: false,
+    message: 'the sandbox cannot run {program}: {reason}',
+    summary:
+      "a command tool's sandbox could not start: bubblewrap or the program is missing, or the host refuses new namespaces (ADR 0097)",
+    fix: 'install what the message names (`apt-get install bubblewrap`, the package of the program) or allow unprivileged user namespaces; the preflight says the same',
+  },
+  sandbox_time_limit: {
+    name: 'SandboxTimeLimitError',
+    kind: 'worker',
+    status: 504,
+    retryable: true,
+    message:
+      '{program} ran past its time limit of {limitMs} ms and was killed with everything it started',
+    summary: "a command tool's program ran longer than its `timeoutMs` limit (wall clock)",
+    fix: 'retry (a slow network may be the cause), or ask for less; a tool author may raise `limits.timeoutMs`',
+  },
+  sandbox_cpu_limit: {
+    name: 'SandboxCpuLimitError',
+    kind: 'worker',
+    status: 422,
+    retryable: false,
+    message: '{program} used its CPU limit of {limitSeconds} s and was killed by the kernel',
+    summary: "a command tool's program used more CPU time than `limits.cpuSeconds` (RLIMIT_CPU)",
+    fix: 'ask for less work; a tool author may raise `limits.cpuSeconds`',
+  },
+  sandbox_memory_limit: {
+    name: 'SandboxMemoryLimitError',
+    kind: 'worker',
+    status: 422,
+    retryable: false,
+    message: '{program} reached its memory limit of {limitMb} MB and was killed',
+    summary:
+      "a command tool's program needed more memory than `limits.memoryMb` (a cgroup's OOM kill; ADR 0097 says when it is seen)",
+    fix: 'ask for less work; a tool author may raise `limits.memoryMb`',
+  },
+  sandbox_output_limit: {
+    name: 'SandboxOutputLimitError',
+    kind: 'worker',
+    status: 502,
+    retryable: false,
+    message:
+      '{program} printed more than its output limit of {limitBytes} bytes on {stream} and was killed',
+    summary: "a command tool's program printed more than `limits.outputBytes` on stdout or stderr",
+    fix: 'ask for less; a tool author may raise `limits.outputBytes`',
+  },
   internal: {
     kind: 'worker',
     status: 500,

@@ -74,3 +74,22 @@ export { HOME_ASSISTANT_TOOL, HA_CALL_SERVICE, HA_ENTITIES } from '../protocol/i
 // the first thing wrong with a backend's answer (`path: message`).
 export { describeFirstIssue, unknownKeysWords } from '../protocol/index.js';
 export type { SelectorKind, CallServiceInput } from '../protocol/index.js';
+// Tools that run a command-line program under bubblewrap with kernel-enforced limits (ADR 0097).
+export { defineCommandTool } from './command-tool.js';
+export type {
+  CommandDeclaration,
+  CommandToolDefinition,
+  CommandToolInput,
+} from './command-tool.js';
+export { DEFAULT_LIMITS } from './sandbox/limits.js';
+export type { CommandLimits } from './sandbox/limits.js';
+export type { CommandResult } from './sandbox/run.js';
+export { Sandbox } from './sandbox/sandbox.js';
+export type { SandboxCommand, SandboxOptions } from './sandbox/sandbox.js';
+export {
+  SandboxCpuLimitError,
+  SandboxMemoryLimitError,
+  SandboxOutputLimitError,
+  SandboxTimeLimitError,
+  SandboxUnavailableError,
+} from './sandbox/errors.js';

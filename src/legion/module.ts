@@ -6,6 +6,7 @@ import { CaesarError, errorClass, type CodeAndParams, type ErrorParts } from '..
 import { fieldIssuesOf, summariseFieldIssues, type FieldIssue } from '../protocol/index.js';
 import { formatDuration, isModulePath } from '../text/index.js';
 import { defineActionTool, type ActionToolInput, type AnyAction } from './actions.js';
+import { defineCommandTool } from './command-tool.js';
 import { defineCallable, ToolDefinitionError, type ToolDefinition } from './define.js';
 import { announcedType, type CompileJsonSchema } from './announced-type.js';
 
@@ -97,6 +98,29 @@ const toolName = z.string({ error: 'expected a string: the tool name, e.g. "weat
 const PlainDefinitionSchema = z
   .looseObject({ name: toolName, ...call, config: SchemaValue.optional(), ...hooks })
   .superRefine(refuseWireSpellings);
+const noHandler = z.undefined({
+  error: 'a command tool has none: the SDK runs its command, and parse makes the output (ADR 0097)',
+});
+/** A command tool (ADR 0097): `command` and `parse` in place of `handler`. */
+const PlainCommandDefinitionSchema = z
+  .looseObject({
+    name: toolName,
+    input: SchemaValue,
+    output: SchemaValue,
+    config: SchemaValue.optional(),
+    command: z.looseObject(
+      {},
+      'expected {program, args(input, config), read?, write?, network?, limits?}',
+    ),
+    parse: isFunction(
+      'expected a function: parse({stdout, stderr, exitCode}, input) returning the output',
+    ),
+    handler: noHandler.optional(),
+    preflight: noHandler.optional(),
+    start: noHandler.optional(),
+    stop: noHandler.optional(),
+  })
+  .superRefine(refuseWireSpellings);
 /** A tool with actions (ADR 0092): each action its own schemas and handler. */
 const PlainActionToolSchema = z
   .looseObject({
@@ -149,10 +173,10 @@ export async function loadToolModule(
   const { compileJsonSchema } = await import('../json-schema/index.js');
   return defs.flatMap((def: unknown, i) => {
     const where = Array.isArray(loaded.default) ? `default[${i}]` : 'default';
-    const hasActions = typeof def === 'object' && def !== null && Object.hasOwn(def, 'actions');
-    return hasActions
-      ? actionToolOf(def, where, specifier, compileJsonSchema)
-      : [toolOf(def, where, specifier, compileJsonSchema)];
+    const has = (key: string) => typeof def === 'object' && def !== null && Object.hasOwn(def, key);
+    if (has('actions')) return actionToolOf(def, where, specifier, compileJsonSchema);
+    if (has('command')) return [commandToolOf(def, where, specifier, compileJsonSchema)];
+    return [toolOf(def, where, specifier, compileJsonSchema)];
   });
 }
 
@@ -278,6 +302,39 @@ function toolOf(
     return defineCallable({
       ...(plain as unknown as Parameters<typeof defineCallable>[0]),
       handler: coded(plain.handler),
+      input,
+      output,
+      ...(config === undefined ? {} : { config }),
+    });
+  } catch (err) {
+    if (err instanceof ToolDefinitionError)
+      throw invalidDefinition(specifier, where, name, err.issues);
+    throw err;
+  }
+}
+
+/** One exported command tool (ADR 0097): its program runs in the SDK's sandbox. */
+function commandToolOf(
+  def: unknown,
+  where: string,
+  specifier: string,
+  compile: CompileJsonSchema,
+): ToolDefinition {
+  const name = nameOf(def);
+  const parsed = PlainCommandDefinitionSchema.safeParse(def);
+  if (!parsed.success) {
+    throw invalidDefinition(specifier, where, name, fieldIssuesOf(parsed.error));
+  }
+  const plain = parsed.data;
+  const issues: FieldIssue[] = [];
+  const { input, output, config } = schemasOf(compile, plain, '', issues);
+  if (issues.length > 0 || input === undefined || output === undefined) {
+    throw invalidDefinition(specifier, where, name, issues);
+  }
+  try {
+    return defineCommandTool({
+      ...(plain as unknown as Parameters<typeof defineCommandTool>[0]),
+      parse: coded(plain.parse),
       input,
       output,
       ...(config === undefined ? {} : { config }),

@@ -14,9 +14,16 @@ export type ToolAnnotations = z.infer<typeof ToolAnnotationsSchema>;
 /**
  * Where a call runs: `local` (the worker's host), `lan` (a device at home), `remote_api` (a
  * service on the internet), `remote_job` (started as a job on another, capable host and
- * awaited; issue 33 brings the job runtime).
+ * awaited; issue 33 brings the job runtime), `sandbox` (a command-line program run on the
+ * worker's host under bubblewrap with kernel-enforced limits, ADR 0097).
  */
-export const ExecutionLocalitySchema = z.enum(['local', 'lan', 'remote_api', 'remote_job']);
+export const ExecutionLocalitySchema = z.enum([
+  'local',
+  'lan',
+  'remote_api',
+  'remote_job',
+  'sandbox',
+]);
 export type ExecutionLocality = z.infer<typeof ExecutionLocalitySchema>;
 
 /**

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Linux clock ticks per second in /proc (USER_HZ, 100 on every mainstream architecture). */
 const TICKS_PER_SECOND = 100;
@@ -32,4 +32,20 @@ export async function quietCpu(
   throw new Error(
     `process ${pid} still used ${(rate * 100).toFixed(0)}% of a core after ${timeoutMs} ms`,
   );
+}
+
+/** The pids whose command line holds `marker` (a string no other process has), from /proc. */
+export function pidsWithMarker(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue; // gone between the listing and the read
+    }
+    if (cmdline.split('\0').includes(marker)) found.push(Number(entry));
+  }
+  return found;
 }

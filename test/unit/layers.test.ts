@@ -19,6 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'workers/calculator',
     'workers/calendar_read',
     'workers/call_service',
+    'workers/dns_lookup',
     'workers/ha_entities',
     'workers/web_search',
   ],

@@ -69,6 +69,9 @@ export const CARD_KIND_LINES: Readonly<
   remote_job: () => [
     'Job: a call starts a job on a host that meets its needs and answers when the job ends.',
   ],
+  sandbox: (spec) => [
+    `Sandbox: each call runs a program in fresh namespaces (bubblewrap), ${spec.resource_requirements.network ? 'with network' : 'no network'}, CPU/memory/time limits.`,
+  ],
 });
 
 /** The card for `spec`: its description (trimmed to fit), then its facts. */
@@ -185,6 +188,7 @@ const RUNS: Readonly<Record<ExecutionLocality, string>> = {
   lan: 'on the local network',
   remote_api: 'through a remote API (the input leaves this network)',
   remote_job: 'as a job on another host that meets its needs',
+  sandbox: 'in a sandbox on the worker host',
 };
 
 /** How far from headless the tool is; `native` (and an older spec's absence) says nothing. */

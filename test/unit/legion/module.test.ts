@@ -56,6 +56,36 @@ describe('loadToolModule', () => {
     expect(out).toEqual({ greeting: 'Hello, Ada!' });
   });
 
+  test("the --sandbox scaffold's module loads as a command tool: spec, argv and parse", async () => {
+    await write('cmd/tool.js', scaffoldFiles('factorer', { sandbox: true })['tool.js']!);
+    const [tool, ...rest] = await loadToolModule('./cmd/tool.js', root);
+    expect(rest).toEqual([]);
+    expect(tool!.spec).toMatchObject({
+      name: 'factorer',
+      execution_locality: 'sandbox',
+      headless: 'cli_only',
+      resource_requirements: { cpu: 'low', memory_mb: 64, network: false },
+      timeout_ms: 7000,
+    });
+    const command = (tool as unknown as { sandbox: { command: Record<string, unknown> } }).sandbox
+      .command;
+    expect(command).toMatchObject({ program: '/usr/bin/factor', network: false });
+  });
+
+  test.each([
+    ['a handler beside the command', 'handler() {}', 'handler'],
+    ['no parse', null, 'parse'],
+  ])('a command tool with %s names the field', async (_what, extra, field) => {
+    const text = scaffoldFiles('factorer', { sandbox: true })['tool.js']!;
+    const edited =
+      extra === null
+        ? text.replace('  parse({ stdout', '  unparsed({ stdout')
+        : text.replace('  command: {', `  ${extra},\n  command: {`);
+    await write(`cmd-${field}/tool.js`, edited);
+    const err = await failure(`./cmd-${field}/tool.js`);
+    expect(err.message).toContain(field);
+  });
+
   // ADR 0079: a module's JSON Schema is checked on the brain's engine (ajv, patterns on RE2)
   test("a JSON Schema is announced as written and checked on the brain's engine", async () => {
     const edit = (t: string) =>

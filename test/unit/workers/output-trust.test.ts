@@ -7,6 +7,7 @@ const EXPECTED: Record<string, { output_trust: string; reads_private: boolean }>
   calculator: { output_trust: 'trusted', reads_private: false },
   calendar_read: { output_trust: 'untrusted', reads_private: true },
   call_service: { output_trust: 'untrusted', reads_private: true },
+  dns_lookup: { output_trust: 'untrusted', reads_private: false },
   ha_entities: { output_trust: 'untrusted', reads_private: true },
   'home_assistant.entities': { output_trust: 'untrusted', reads_private: true },
   'home_assistant.call_service': { output_trust: 'untrusted', reads_private: true },

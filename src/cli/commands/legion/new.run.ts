@@ -10,6 +10,8 @@ import { terminal } from '../../program/terminal.js';
 /** `caesar legion new`'s flags. */
 export interface NewFlags {
   dir?: string;
+  /** A command tool run in a bubblewrap sandbox (ADR 0097). */
+  sandbox?: boolean;
 }
 
 /**
@@ -35,7 +37,7 @@ export async function newTool(name: string, flags: NewFlags): Promise<number> {
     return EXIT_USAGE;
   }
   const dir = resolve(flags.dir ?? name);
-  const files = scaffoldFiles(name);
+  const files = scaffoldFiles(name, { sandbox: flags.sandbox === true });
   for (const file of Object.keys(files)) await refuseExisting(join(dir, file));
   await mkdir(dir, { recursive: true });
   for (const [file, text] of Object.entries(files)) {

@@ -10,6 +10,10 @@ export function addNew(legion: Command): void {
     )
     .argument('<name>', 'the tool name, ^[a-z][a-z0-9_]{0,63}$, e.g. greeter')
     .option('--dir <dir>', 'where to write it (default ./<name>)')
+    .option(
+      '--sandbox',
+      'scaffold a command tool: a program run in a bubblewrap sandbox with limits (ADR 0097)',
+    )
     .action(async (name: string, flags: NewFlags) => {
       const { newTool } = await import('./new.run.js');
       process.exitCode = await newTool(name, flags);

@@ -240,9 +240,30 @@ describe('toolCard', () => {
     expect(lines[needs + 1]).toBe(
       '- Job: a call starts a job on a host that meets its needs and answers when the job ends.',
     );
-    expect(Object.keys(CARD_KIND_LINES)).toEqual(['remote_job']);
+    expect(Object.keys(CARD_KIND_LINES)).toEqual(['remote_job', 'sandbox']);
     expect(facts(toolCard(lamp, READY))).not.toContain('- Job:');
   });
+
+  test.each([
+    [false, 'no network'],
+    [true, 'with network'],
+  ])(
+    "sandbox (network %s): Runs says so and the kind's hook adds its Sandbox line",
+    (network, says) => {
+      const { executionLocality: _lan, resourceRequirements: _r, ...rest } = base;
+      const spec = defineTool({
+        ...rest,
+        executionLocality: 'sandbox',
+        resourceRequirements: { cpu: 'low', memory_mb: 64, network },
+      }).spec;
+      const lines = facts(toolCard(spec, READY)).split('\n');
+      const needs = lines.findIndex((l) => l.startsWith('- Needs: '));
+      expect(lines[needs - 1]).toBe('- Runs: in a sandbox on the worker host.');
+      expect(lines[needs + 1]).toBe(
+        `- Sandbox: each call runs a program in fresh namespaces (bubblewrap), ${says}, CPU/memory/time limits.`,
+      );
+    },
+  );
 
   test.each([
     ['autonomous', 'allow', 'not required'],

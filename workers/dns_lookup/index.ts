@@ -1,0 +1,1 @@
+export { dnsLookupTool } from './tool.js';
