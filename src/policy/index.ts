@@ -3,7 +3,7 @@
  * Pure: no NATS, no SQLite, no HTTP. See docs/policy.md.
  */
 export { compilePolicy } from './compile.js';
-export type { CompiledPolicy, RuleSummary } from './compiled.js';
+export type { CompiledPolicy } from './compiled.js';
 export { DEFAULT_POLICY_MAX_BYTES, loadPolicyFile } from './load.js';
 export type { ReadPolicyOptions } from './load.js';
 
