@@ -106,6 +106,15 @@ export const ERROR_CATALOGUE = {
       "the tool's reply was larger than the NATS server's `max_payload` or the 1 MiB envelope the brain accepts: answered at once in its place",
     fix: 'ask for less; a tool author returns fewer or shorter items; an operator may raise `max_payload` (the 1 MiB envelope stays)',
   },
+  job_cancelled: {
+    kind: 'worker',
+    status: 409,
+    retryable: false,
+    message: 'job {job} was cancelled by {by}',
+    summary:
+      'a job (ADR 0098) ended because an operator cancelled it: its AbortSignal fired while it ran, or it was taken off the queue before a worker started it',
+    fix: 'nothing to do; submit the call again to run it',
+  },
   internal: {
     kind: 'worker',
     status: 500,
@@ -117,6 +126,25 @@ export const ERROR_CATALOGUE = {
   },
 
   // ── brain side: produced by the dispatcher and the gateway ─────────────────────────────
+  worker_lost: {
+    kind: 'brain',
+    status: 503,
+    retryable: true,
+    message:
+      'the worker running job {job} stopped sending heartbeats {lapse} ago; {tool} runs at most once, so the job failed instead of running again',
+    summary:
+      'a job of an `at_most_once` tool whose worker died (or lost its connection) while it ran: the brain saw its heartbeat lapse (ADR 0098)',
+    fix: 'submit the call again once a worker runs; a tool that is safe to repeat declares `job: { delivery: at_least_once }` and is redelivered instead',
+  },
+  job_limit_reached: {
+    kind: 'brain',
+    status: 429,
+    retryable: true,
+    message: 'the job of {tool} was not submitted: {limit}',
+    summary:
+      'a call that runs as a job passed an operator limit on jobs (`tools.limits`: `max_wall_clock`, `max_concurrent_jobs_per_tool`, `max_concurrent_jobs`) and was refused before it was recorded as called (ADR 0098)',
+    fix: 'wait for running jobs to end (`caesar jobs list`), or raise the limit in caesar.yaml',
+  },
   no_worker: {
     kind: 'brain',
     status: 503,

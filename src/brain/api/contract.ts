@@ -134,6 +134,11 @@ export const ToolCallReportSchema = z.object({
       sources: z.array(z.string()).optional(),
     })
     .optional(),
+  /**
+   * A call that runs as a job (ADR 0098): answered at once, `outcome: ok`, with the job's id
+   * and `queued`; `GET /v1/jobs/{id}` follows it to its end.
+   */
+  job: z.object({ job_id: z.string(), status: z.string() }).optional(),
   decision_id: z.string(),
   duration_ms: z.number().nonnegative(),
 });
