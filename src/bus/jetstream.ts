@@ -7,6 +7,7 @@ import {
 } from '@nats-io/nats-core';
 import { jsApi } from '../protocol/index.js';
 import { readJsonValue } from '../text/index.js';
+import { errorClass } from '../errors/index.js';
 
 /**
  * The few JetStream calls jobs need (ADR 0098), spoken over a plain NATS connection: create a
@@ -16,18 +17,15 @@ import { readJsonValue } from '../text/index.js';
  * to an inbox this link owns, under the prefix the permissions allow.
  */
 
-/** JetStream answered an API call with an error. */
-export class JetStreamApiError extends Error {
-  constructor(
-    readonly subject: string,
-    readonly code: number,
-    readonly errCode: number,
-    description: string,
-  ) {
-    super(`JetStream refused ${subject}: ${description} (${code}/${errCode})`);
-    this.name = 'JetStreamApiError';
-  }
-}
+/** JetStream answered an API call with an error: `errCode` is JetStream's own code. */
+export const JetStreamApiError = errorClass(
+  'jetstream_refused',
+  (subject: string, code: number, errCode: number, description: string) => ({
+    params: { subject, code, errCode, description },
+    fields: { errCode },
+  }),
+);
+export type JetStreamApiError = InstanceType<typeof JetStreamApiError>;
 
 /** JetStream's error code for a stream that exists with another configuration. */
 const STREAM_NAME_IN_USE = 10058;

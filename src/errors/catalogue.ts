@@ -677,6 +677,16 @@ export const ERROR_CATALOGUE = {
       'the NATS server refused the identity this process connected with (no identity, or a key it has no user for): "Authorization Violation"',
     fix: 'connect as the operator: `--nkey-seed-file` or `CAESAR_BUS__NKEY_SEED_FILE`; the message names the places looked',
   },
+  jetstream_refused: {
+    name: 'JetStreamApiError',
+    kind: 'local',
+    status: 503,
+    retryable: true,
+    message: 'JetStream refused {subject}: {description} ({code}/{errCode})',
+    summary:
+      "nats-server's JetStream answered a call of the job queue (ADR 0098) with an error: JetStream off, a stream with another configuration, a message already gone",
+    fix: 'run nats-server with JetStream (`-js -sd <dir>`; `caesar up` does) and read the description',
+  },
   bus_permission_denied: {
     name: 'BusPermissionError',
     kind: 'local',

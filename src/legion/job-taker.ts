@@ -8,6 +8,7 @@ import {
   JOB_STREAM,
   JobEnvelopeSchema,
   MAX_JOB_RESULT_BYTES,
+  MAX_JOB_PROGRESS_CHARS,
   jobConsumer,
   jobInboxPrefix,
   jobSubject,
@@ -188,7 +189,7 @@ export function startJobTaker(deps: JobTakerDeps): JobTaker {
       const now = Date.now();
       if (now - lastProgress < PROGRESS_GAP_MS && p.fraction !== 1) return;
       lastProgress = now;
-      const msg = p.message?.slice(0, 200);
+      const msg = p.message?.slice(0, MAX_JOB_PROGRESS_CHARS);
       const clean = {
         ...(p.fraction === undefined ? {} : { fraction: Math.min(1, Math.max(0, p.fraction)) }),
         ...(msg === undefined ? {} : { message: msg }),
