@@ -243,6 +243,14 @@ export const ERROR_CATALOGUE = {
       'the audit log cannot be written (disk full, read-only), so nothing is dispatched: the brain fails closed',
     fix: 'free space / fix permissions on the audit file; `GET /readyz` shows it',
   },
+  job_not_found: {
+    kind: 'brain',
+    status: 404,
+    retryable: false,
+    message: 'no job {id}',
+    summary: 'no job has this id in the audit log (ADR 0098)',
+    fix: '`caesar jobs list` shows the jobs; an id is the decision id the submission answered',
+  },
   confirmation_not_found: {
     kind: 'brain',
     status: 404,

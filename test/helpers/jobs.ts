@@ -6,7 +6,8 @@ import { createDispatcher } from '../../src/brain/dispatch/index.js';
 import { ToolGateway } from '../../src/brain/gateway/index.js';
 import type { JobLimits } from '../../src/brain/gateway/ports.js';
 import { JobQueue } from '../../src/brain/jobs/job-queue.js';
-import type { JobView } from '../../src/brain/jobs/job-view.js';
+import type { JobView } from '../../src/brain/api/index.js';
+import { PreflightCache } from '../../src/brain/preflight/index.js';
 import { startRegistry, type Registry } from '../../src/brain/registry/index.js';
 import { openPolicyStore, type PolicyStore } from '../../src/policy/index.js';
 import { startNats, type TestNats } from './nats.js';
@@ -72,6 +73,7 @@ export async function startJobBrain(o: JobBrainOptions = {}): Promise<JobBrain> 
       dispatcher: createDispatcher({ nc }),
       callTimeoutMs: 5000,
       confirmationTtlMs: 60_000,
+      preflight: new PreflightCache(nc, { ttlMs: 0 }),
       jobs: queue,
       ...(o.limits ? { jobLimits: o.limits } : {}),
     });

@@ -33,6 +33,7 @@ import { brainRestart, startStep, type WorkerLaunch } from '../capabilities/work
 import { BrainServiceAdapter, type ModelReport } from './service-adapter.js';
 import { policyAuditEvent } from '../audit-trail/policy-audit.js';
 import { PreflightCache } from '../preflight/index.js';
+import { startJobs } from '../jobs/index.js';
 import { specChangedAuditEvent } from '../audit-trail/registry-audit.js';
 import { restartAuditEvent, type RestartReport } from '../audit-trail/restart-audit.js';
 
@@ -235,9 +236,23 @@ async function assemble(
   // one cache of preflight answers: the gateway holds a call whose tool warns, the planner
   // is offered only ready tools, and the API shows them (with `tools.limits` merged in)
   const preflight = new PreflightCache(nc, { limits: config.toolLimits });
+  // jobs (ADR 0098): the work queue on the server's JetStream; without it, job tools are refused
+  const jobAudit = { append: auditSink.append.bind(auditSink), query: audit.query.bind(audit) };
+  const jobs = await startJobs(nc, jobAudit, signer, logger.child({ component: 'jobs' }));
+  cleanup.push(() => jobs.close());
   const gate = new ToolGateway({
     tools: registry,
     preflight,
+    jobs,
+    jobLimits: {
+      ...(config.toolLimits.maxWallClockMs === undefined
+        ? {}
+        : { maxWallClockMs: config.toolLimits.maxWallClockMs }),
+      ...(config.toolLimits.maxJobsPerTool === undefined
+        ? {}
+        : { maxPerTool: config.toolLimits.maxJobsPerTool }),
+      ...(config.toolLimits.maxJobs === undefined ? {} : { maxTotal: config.toolLimits.maxJobs }),
+    },
     policy,
     audit: auditSink,
     dispatcher: createDispatcher({
@@ -316,6 +331,7 @@ async function assemble(
     gateway: gate,
     agent,
     preflight,
+    jobs,
     known: {
       ...(launch.shipped === undefined ? {} : { shipped: launch.shipped }),
       catalogued: entries.filter((e) => !isPlanned(e)).map((e) => e.name),

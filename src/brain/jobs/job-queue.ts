@@ -25,7 +25,8 @@ import {
 } from '../../protocol/index.js';
 import type { GrantSigner } from '../../protocol/grant.js';
 import { secondsText } from '../../clock/index.js';
-import { foldJob, isEnded, JOB_EVENT_TYPES, type JobView } from './job-view.js';
+import type { JobView } from '../api/index.js';
+import { foldJob, isEnded, JOB_EVENT_TYPES } from './job-view.js';
 
 /** The audit log as the job queue uses it: it writes job rows and reads them back. */
 export interface JobAudit {
@@ -225,19 +226,35 @@ export class JobQueue {
 
   /** The job's view from its audit rows; undefined for an unknown id. */
   view(jobId: string): JobView | undefined {
-    const rows = this.#o.audit.query({
-      decisionId: jobId,
-      types: [...JOB_EVENT_TYPES],
-      order: 'oldest',
-      limit: 10_000,
-    });
-    return foldJob(rows);
+    return JobQueue.reader(this.#o.audit).view(jobId);
   }
 
   /** The newest jobs first. */
   list(limit = 50): JobView[] {
-    const rows = this.#o.audit.query({ types: ['job.submitted'], limit });
-    return rows.flatMap((r) => (r.decisionId === null ? [] : (this.view(r.decisionId) ?? [])));
+    return JobQueue.reader(this.#o.audit).list(limit);
+  }
+
+  /** Reading jobs from the audit log, with or without a queue. */
+  static reader(audit: Pick<JobAudit, 'query'>): {
+    view(jobId: string): JobView | undefined;
+    list(limit?: number): JobView[];
+  } {
+    const view = (jobId: string) =>
+      foldJob(
+        audit.query({
+          decisionId: jobId,
+          types: [...JOB_EVENT_TYPES],
+          order: 'oldest',
+          limit: 10_000,
+        }),
+      );
+    return {
+      view,
+      list: (limit = 50) =>
+        audit
+          .query({ types: ['job.submitted'], limit })
+          .flatMap((r) => (r.decisionId === null ? [] : (view(r.decisionId) ?? []))),
+    };
   }
 
   /**

@@ -1,7 +1,5 @@
 import type { AuditRecord } from '../../audit/index.js';
-
-/** Where a job is (ADR 0098). */
-export type JobStatus = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled';
+import type { JobStatus, JobView } from '../api/index.js';
 
 export const JOB_EVENT_TYPES = [
   'job.submitted',
@@ -10,29 +8,6 @@ export const JOB_EVENT_TYPES = [
   'job.finished',
   'job.failed',
 ] as const;
-
-/** One job as `GET /v1/jobs/{id}` and `caesar jobs show` show it. */
-export interface JobView {
-  id: string;
-  tool: string;
-  status: JobStatus;
-  delivery: 'at_most_once' | 'at_least_once';
-  /** Who submitted it (the audit row's actor). */
-  actor: string;
-  session_id?: string;
-  /** ISO-8601 UTC. */
-  submitted_at: string;
-  started_at?: string;
-  ended_at?: string;
-  /** Which delivery ran (or runs) it: 1 first, more after a redelivery. */
-  attempt?: number;
-  progress?: { fraction?: number; message?: string; at: string };
-  worker?: { id: string; host: string };
-  result?: unknown;
-  error?: { code: string; message: string; retryable: boolean };
-  /** The job's message in the work-queue stream. */
-  stream_seq: number;
-}
 
 type Payload = Record<string, unknown>;
 
