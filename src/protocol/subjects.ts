@@ -137,9 +137,9 @@ export function inboxPrefix(identity?: string): string {
  */
 const JOB_PREFIX = 'caesar.job';
 /** The work-queue stream every job waits in until a worker takes and finishes it. */
-export const JOB_STREAM = 'CAESAR_JOBS';
+export const JOB_STREAM = 'caesar-jobs';
 /** The stream of what workers say about jobs (started, progress, finished, failed). */
-export const JOB_EVENT_STREAM = 'CAESAR_JOB_EVENTS';
+export const JOB_EVENT_STREAM = 'caesar-job-events';
 /** The brain's durable consumer on {@link JOB_EVENT_STREAM}. */
 export const JOB_EVENT_CONSUMER = 'brain';
 const JOB_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

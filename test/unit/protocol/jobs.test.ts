@@ -42,8 +42,8 @@ describe('job permissions', () => {
     const p = workerPermissions(['slow_job']);
     expect(p.publish.allow).toEqual(
       expect.arrayContaining([
-        '$JS.API.CONSUMER.MSG.NEXT.CAESAR_JOBS.tool-slow_job',
-        '$JS.ACK.CAESAR_JOBS.tool-slow_job.>',
+        '$JS.API.CONSUMER.MSG.NEXT.caesar-jobs.tool-slow_job',
+        '$JS.ACK.caesar-jobs.tool-slow_job.>',
         'caesar.job.event.slow_job.*',
         'caesar.job.heartbeat.slow_job.*',
       ]),
@@ -67,7 +67,7 @@ describe('job permissions', () => {
         'caesar.job.submit.*',
         'caesar.job.cancel.>',
         jsApi.any,
-        '$JS.ACK.CAESAR_JOB_EVENTS.brain.>',
+        '$JS.ACK.caesar-job-events.brain.>',
       ]),
     );
     expect(p.subscribe.allow).toContain('caesar.job.heartbeat.>');

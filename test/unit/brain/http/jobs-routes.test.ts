@@ -14,6 +14,7 @@ const job = (id: string, status: JobView['status']): JobView => ({
   stream_seq: 1,
 });
 
+// the routes docs/api.md documents under `GET /v1/jobs`
 describe('GET /v1/jobs, GET /v1/jobs/{id}, POST /v1/jobs/{id}/cancel (ADR 0098)', () => {
   it('lists the jobs newest first, with the limit asked', async () => {
     await using h = await harness();
