@@ -100,14 +100,21 @@ describe('jobs against a real nats-server with JetStream (ADR 0098)', () => {
       ),
     );
     await brain.learn('slow_job');
-    const r = await brain.gateway.invoke('slow_job', { id: 'q', seconds: 1 }, caller);
+    // its preflight warns (no live host meets it), so the operator approves it first
+    const held = await brain.gateway.invoke('slow_job', { id: 'q', seconds: 1 }, caller);
+    expect(held.outcome).toBe('confirmation_required');
+    const r = await brain.gateway.confirm(held.confirmation!.id, true, caller);
     expect(brain.queue.view(r.decision_id)?.status).toBe('queued');
     const cancelled = await brain.queue.cancel(r.decision_id, 'token:ops');
     expect(cancelled?.status).toBe('cancelled');
-    // a capable worker now comes: the queue is empty, so it runs nothing
+    // the small host goes and a capable worker comes: the queue is empty, so it runs nothing
+    await workers.splice(0)[0]!.stop();
+    await waitFor(() => brain.registry.tool('slow_job') === undefined, 'the small host to be gone');
     const capable = createSlowJob({ onStart: (i) => started.push(i) });
     workers.push(await worker(brain, capable, 'big'));
+    await brain.learn('slow_job');
     const probe = await brain.gateway.invoke('slow_job', { id: 'probe', seconds: 0 }, caller);
+    expect(probe.outcome, probe.reason).toBe('ok');
     await jobReaches(brain, probe.decision_id, 'finished');
     expect(started).toEqual(['probe']);
   }, 30_000);

@@ -63,7 +63,7 @@ describe('jobs survive restarts', () => {
     expect(failed.error?.message).toMatch(/at most once/);
     // the bystander takes the next job at once: it was free all along, and never got this one
     const probe = await brain.gateway.invoke('slow_job', { id: 'p', seconds: 0 }, caller);
-    await jobReaches(brain, probe.decision_id, 'finished', 10_000);
+    await jobReaches(brain, probe.decision_id, 'finished', 20_000);
     expect(second.started.map((s) => s.id)).toEqual(['p']);
   }, 60_000);
 
