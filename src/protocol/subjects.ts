@@ -185,6 +185,8 @@ const JS_API = '$JS.API';
 
 /** JetStream API subjects CAESAR uses (nats-server 2.9). */
 export const jsApi = {
+  /** The account's JetStream info: answered only where JetStream is on. */
+  info: `${JS_API}.INFO`,
   streamCreate: (stream: string) => `${JS_API}.STREAM.CREATE.${stream}`,
   streamUpdate: (stream: string) => `${JS_API}.STREAM.UPDATE.${stream}`,
   streamInfo: (stream: string) => `${JS_API}.STREAM.INFO.${stream}`,

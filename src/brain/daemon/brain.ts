@@ -29,6 +29,7 @@ import { LlmMetrics } from './llm-metrics.js';
 import { Capabilities } from '../capabilities/capabilities.js';
 import { OfferedTools } from '../capabilities/offered-tools.js';
 import { PreconditionsGate } from '../capabilities/check-preconditions.js';
+import { JobStatusGate } from '../capabilities/job-status.js';
 import { brainRestart, startStep, type WorkerLaunch } from '../capabilities/worker-launch.js';
 import { BrainServiceAdapter, type ModelReport } from './service-adapter.js';
 import { policyAuditEvent } from '../audit-trail/policy-audit.js';
@@ -296,11 +297,14 @@ async function assemble(
   const capabilities = new Capabilities({ intents, registry, policy, preflight, launch, planned });
   const agent = new Agent({
     // the planner's own action answers from the preflight cache; every other call is the gate's
-    gate: new PreconditionsGate(gate, {
-      offered: () => offered.tools(),
-      preflight,
-      specOf: (tool) => registry.tool(tool)?.spec ?? null,
-    }),
+    gate: new JobStatusGate(
+      new PreconditionsGate(gate, {
+        offered: () => offered.tools(),
+        preflight,
+        specOf: (tool) => registry.tool(tool)?.spec ?? null,
+      }),
+      { job: (id) => jobs.view(id), specOf: (tool) => registry.tool(tool)?.spec ?? null },
+    ),
     intents,
     capabilities: () => capabilities.report(),
     toolSteps: (tool) => capabilities.toolSteps(tool),

@@ -544,8 +544,10 @@ export class ToolGateway {
       const error = errorBodyOf('bus_unavailable', { why, tool: ctx.tool });
       return this.#failed(ctx, d, error, { v: 1, success: false, error, duration_ms: 0 });
     }
-    const result = { job_id: job.id, status: job.status };
-    return report(ctx, 'ok', { decision: d, result, job: result });
+    const ref = { job_id: job.id, status: job.status };
+    // what a model (or a client) reads back: the chat says it started and how to follow it
+    const note = `started job ${job.id}; it runs in the background, and job_status with this job_id says how it goes and, once it ends, its result`;
+    return report(ctx, 'ok', { decision: d, result: { ...ref, note }, job: ref });
   }
 
   /**

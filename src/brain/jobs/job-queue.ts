@@ -18,6 +18,7 @@ import {
   MAX_ENVELOPE_BYTES,
   jobConsumer,
   jobSubject,
+  jsApi,
   readWireJson,
   type JobDelivery,
   type JobEnvelope,
@@ -114,6 +115,9 @@ export class JobQueue {
   }
 
   async #setUp(): Promise<void> {
+    // a server without JetStream has no responder here: said at once (no-responders), so a
+    // brain on such a server starts without waiting out a timeout
+    await this.#o.nc.request(jsApi.info, '', { timeout: 2000 });
     await this.#link.ensureStream({
       name: JOB_STREAM,
       subjects: [jobSubject('submit', '*')],
