@@ -215,6 +215,46 @@ function entry<S extends z.ZodType>(e: CatalogueEntry<S>): CatalogueEntry<S> {
   return e;
 }
 
+const JobWorkerSchema = WorkerRefSchema.optional();
+
+/** A job on the work queue (ADR 0098): its id is the submitting call's decision id. */
+const jobSubmitted = z.looseObject({
+  job_id: z.string(),
+  delivery: z.enum(['at_most_once', 'at_least_once']),
+  deadline: z.number(),
+  /** The job's message in the work-queue stream (for cancelling it before it starts). */
+  stream_seq: z.number(),
+});
+
+const jobStarted = z.looseObject({
+  job_id: z.string(),
+  attempt: z.number(),
+  worker: JobWorkerSchema,
+});
+
+const jobProgress = z.looseObject({
+  job_id: z.string(),
+  attempt: z.number(),
+  fraction: z.number().optional(),
+  message: z.string().optional(),
+});
+
+const jobFinished = z.looseObject({
+  job_id: z.string(),
+  attempt: z.number(),
+  result: z.unknown(),
+  duration_ms: z.number(),
+  worker: JobWorkerSchema,
+});
+
+const jobFailed = z.looseObject({
+  job_id: z.string(),
+  error: ToolErrorSchema,
+  attempt: z.number().optional(),
+  duration_ms: z.number().optional(),
+  worker: JobWorkerSchema,
+});
+
 /**
  * The catalogue. Adding a type here (with its name in `event-names.ts`, and to docs/audit.md)
  * is the only way to add one.
@@ -284,6 +324,43 @@ export const AUDIT_EVENT_CATALOGUE = {
     toolCall: true,
     internal: false,
     summary: 'a held call rejected, expired or voided by a policy reload',
+  }),
+  'job.submitted': entry({
+    payload: jobSubmitted,
+    outcomes: ['pending'],
+    toolCall: true,
+    internal: false,
+    summary:
+      'a call that runs as a job, put on the work queue after its tool.called row (ADR 0098)',
+  }),
+  'job.started': entry({
+    payload: jobStarted,
+    outcomes: ['ok'],
+    toolCall: true,
+    internal: false,
+    summary: 'a worker took a job and started it (again after a redelivery: attempt > 1)',
+  }),
+  'job.progress': entry({
+    payload: jobProgress,
+    outcomes: ['ok'],
+    toolCall: true,
+    internal: false,
+    summary: 'how far a running job is, as its worker said',
+  }),
+  'job.finished': entry({
+    payload: jobFinished,
+    outcomes: ['ok'],
+    toolCall: true,
+    internal: false,
+    summary: 'a job ended with its result',
+  }),
+  'job.failed': entry({
+    payload: jobFailed,
+    outcomes: ['error'],
+    toolCall: true,
+    internal: false,
+    summary:
+      'a job ended without a result: its error, a cancellation (job_cancelled) or a lost worker (worker_lost)',
   }),
   'chat.completed': entry({
     payload: chatCompleted,

@@ -251,6 +251,10 @@ function toolLimits(l: ParsedConfig['tools'][typeof TOOL_LIMITS_KEY]): ToolLimit
     ...(l.max_vcpus === undefined ? {} : { maxVcpus: l.max_vcpus }),
     ...(l.max_memory_gb === undefined ? {} : { maxMemoryGb: l.max_memory_gb }),
     ...(l.max_wall_clock === undefined ? {} : { maxWallClockMs: l.max_wall_clock }),
+    ...(l.max_concurrent_jobs_per_tool === undefined
+      ? {}
+      : { maxJobsPerTool: l.max_concurrent_jobs_per_tool }),
+    ...(l.max_concurrent_jobs === undefined ? {} : { maxJobs: l.max_concurrent_jobs }),
     allowGpu: l.allow_gpu,
   };
 }

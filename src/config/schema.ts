@@ -615,9 +615,29 @@ const ToolLimitsSchema = z
     max_wall_clock: durationField(1)
       .optional()
       .describe(
-        "Longest typical call a tool's spec may declare (`expected_wall_clock_ms`); beyond it the preflight warns and calls wait for confirmation.",
+        "Longest typical call a tool's spec may declare (`expected_wall_clock_ms`); beyond it the preflight warns and calls wait for confirmation. A job tool (ADR 0098) whose `timeout_ms` is longer is refused at submission.",
       )
       .register(fieldMeta, { example: '2m' }),
+    max_concurrent_jobs_per_tool: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe(
+        'Most jobs of one tool queued or running at once (ADR 0098); one more is refused at submission (`job_limit_reached`).',
+      )
+      .register(fieldMeta, { example: '4' }),
+    max_concurrent_jobs: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe(
+        'Most jobs queued or running at once over every tool (ADR 0098); one more is refused at submission (`job_limit_reached`).',
+      )
+      .register(fieldMeta, { example: '16' }),
     allow_gpu: z
       .boolean()
       .default(true)

@@ -129,6 +129,10 @@ export interface ToolLimits {
   readonly maxVcpus?: number;
   readonly maxMemoryGb?: number;
   readonly maxWallClockMs?: number;
+  /** Jobs of one tool queued or running at once (ADR 0098). */
+  readonly maxJobsPerTool?: number;
+  /** Jobs queued or running at once over every tool (ADR 0098). */
+  readonly maxJobs?: number;
   /** @default true */
   readonly allowGpu: boolean;
 }

@@ -155,6 +155,15 @@ export const ERROR_CATALOGUE = {
     summary: "a command tool's program printed more than `limits.outputBytes` on stdout or stderr",
     fix: 'ask for less; a tool author may raise `limits.outputBytes`',
   },
+  job_cancelled: {
+    kind: 'worker',
+    status: 409,
+    retryable: false,
+    message: 'job {job} was cancelled by {by}',
+    summary:
+      'a job (ADR 0098) ended because an operator cancelled it: its AbortSignal fired while it ran, or it was taken off the queue before a worker started it',
+    fix: 'nothing to do; submit the call again to run it',
+  },
   internal: {
     kind: 'worker',
     status: 500,
@@ -166,6 +175,25 @@ export const ERROR_CATALOGUE = {
   },
 
   // ── brain side: produced by the dispatcher and the gateway ─────────────────────────────
+  worker_lost: {
+    kind: 'brain',
+    status: 503,
+    retryable: true,
+    message:
+      'the worker running job {job} stopped sending heartbeats {lapse} ago; {tool} runs at most once, so the job failed instead of running again',
+    summary:
+      'a job of an `at_most_once` tool whose worker died (or lost its connection) while it ran: the brain saw its heartbeat lapse (ADR 0098)',
+    fix: 'submit the call again once a worker runs; a tool that is safe to repeat declares `job: { delivery: at_least_once }` and is redelivered instead',
+  },
+  job_limit_reached: {
+    kind: 'brain',
+    status: 429,
+    retryable: true,
+    message: 'the job of {tool} was not submitted: {limit}',
+    summary:
+      'a call that runs as a job passed an operator limit on jobs (`tools.limits`: `max_wall_clock`, `max_concurrent_jobs_per_tool`, `max_concurrent_jobs`) and was refused before it was recorded as called (ADR 0098)',
+    fix: 'wait for running jobs to end (`caesar jobs list`), or raise the limit in caesar.yaml',
+  },
   no_worker: {
     kind: 'brain',
     status: 503,
@@ -263,6 +291,14 @@ export const ERROR_CATALOGUE = {
     summary:
       'the audit log cannot be written (disk full, read-only), so nothing is dispatched: the brain fails closed',
     fix: 'free space / fix permissions on the audit file; `GET /readyz` shows it',
+  },
+  job_not_found: {
+    kind: 'brain',
+    status: 404,
+    retryable: false,
+    message: 'no job {id}',
+    summary: 'no job has this id in the audit log (ADR 0098)',
+    fix: '`caesar jobs list` shows the jobs; an id is the decision id the submission answered',
   },
   confirmation_not_found: {
     kind: 'brain',
@@ -707,6 +743,16 @@ export const ERROR_CATALOGUE = {
     summary:
       'the NATS server refused the identity this process connected with (no identity, or a key it has no user for): "Authorization Violation"',
     fix: 'connect as the operator: `--nkey-seed-file` or `CAESAR_BUS__NKEY_SEED_FILE`; the message names the places looked',
+  },
+  jetstream_refused: {
+    name: 'JetStreamApiError',
+    kind: 'local',
+    status: 503,
+    retryable: true,
+    message: 'JetStream refused {subject}: {description} ({code}/{errCode})',
+    summary:
+      "nats-server's JetStream answered a call of the job queue (ADR 0098) with an error: JetStream off, a stream with another configuration, a message already gone",
+    fix: 'run nats-server with JetStream (`-js -sd <dir>`; `caesar up` does) and read the description',
   },
   bus_permission_denied: {
     name: 'BusPermissionError',

@@ -416,7 +416,7 @@ function failure(err: unknown): Outcome {
  * Coded errors with a wire code keep it; anything else is `internal` (a bug in the handler,
  * or a local code such as a config error that has no business on the wire).
  */
-function toErrorBody(err: unknown): ErrorBody {
+export function toErrorBody(err: unknown): ErrorBody {
   if (err instanceof CaesarError && isWireErrorCode(err.code)) {
     const body: ErrorBody = {
       code: err.code,

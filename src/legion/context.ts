@@ -14,6 +14,14 @@ export interface ToolContext<C = unknown> {
   /** The tool's config section, validated against its `config` schema. */
   readonly config: C;
   readonly worker: WorkerRef;
+  /**
+   * A job only (ADR 0098): reports how far the job is, to the brain's live tail, `GET
+   * /v1/jobs/{id}` and the audit log (`job.progress`). Reports closer than half a second
+   * apart are dropped, the last one (`fraction: 1`) never. Absent on a plain call.
+   */
+  readonly progress?: (p: { fraction?: number; message?: string }) => void;
+  /** A job only: which delivery this is (1 first; more after a redelivery). */
+  readonly attempt?: number;
 }
 
 /** What `start` and `preflight` get. */

@@ -13,6 +13,7 @@ import {
   type FieldIssue,
   type Headless,
   type Interruptibility,
+  type JobSpec,
   type ResourceRequirements,
   type ToolAnnotations,
   type ToolSpec,
@@ -92,6 +93,13 @@ export interface ToolDefinitionInput<
    * @default false
    */
   readsPrivate?: boolean;
+  /**
+   * How the tool runs as a job (ADR 0098): `delivery` says what happens when the worker
+   * running it dies: `at_most_once` fails the job, `at_least_once` runs it again on another
+   * capable worker. A `remote_job` tool, or one whose typical call outlasts the brain's call
+   * deadline, is a job. @default { delivery: 'at_most_once' } when it is one
+   */
+  job?: JobSpec;
   /** Upper bound on one call; the envelope deadline is capped by it. @default 10000 */
   timeoutMs?: number;
   /** Calls run at once per instance. @default 4 */
@@ -242,6 +250,7 @@ export function defineCallable<
     output_trust:
       def.outputTrust ?? specOutputTrust({ annotations, resource_requirements: requirements }),
     reads_private: def.readsPrivate ?? false,
+    ...(def.job === undefined ? {} : { job: { delivery: def.job.delivery } }),
     timeout_ms: def.timeoutMs ?? 10_000,
     max_concurrency: def.maxConcurrency ?? 4,
     max_queue: def.maxQueue ?? 64,

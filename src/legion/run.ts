@@ -7,6 +7,7 @@ import { ReplySigner } from '../protocol/reply-signature.js';
 import type { WorkerRestarts } from '../protocol/index.js';
 import type { AnyToolDefinition } from './actions.js';
 import { serveTools, type ToolWorker } from './serve.js';
+import type { JobTakerOptions } from './job-taker.js';
 
 export interface RunToolsOptions {
   bus: BusOptions;
@@ -19,6 +20,8 @@ export interface RunToolsOptions {
   grants?: GrantVerifier;
   /** Restarts under `caesar up`, declared in discovery (`ServeOptions.restarts`). */
   restarts?: WorkerRestarts;
+  /** How job tools take jobs (`ServeOptions.jobs`, ADR 0098). */
+  jobs?: JobTakerOptions;
   /** Called once the tools are served (for example to print a ready line). */
   onReady?: (worker: ToolWorker) => void;
 }
@@ -46,6 +49,7 @@ export async function runTools(
       ...(options.grants ? { grants: options.grants } : {}),
       ...(options.restarts ? { restarts: options.restarts } : {}),
       ...(replies ? { replies } : {}),
+      ...(options.jobs ? { jobs: options.jobs } : {}),
     });
   } catch (err) {
     await nc.close();

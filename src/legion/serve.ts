@@ -5,7 +5,9 @@ import { BusPermissionError, flushWhenConnected } from '../bus/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { envVarName, formatPath, toolSectionPath } from '../text/index.js';
 import {
+  ACTION_SEPARATOR,
   DISPATCH_QUEUE_GROUP,
+  mayRunAsJob,
   REGISTRY_BYE_SUBJECT,
   zodFields,
   REGISTRY_HELLO_SUBJECT,
@@ -22,6 +24,7 @@ import type { ToolDefinition } from './define.js';
 import { callablesOf, type AnyToolDefinition } from './actions.js';
 import { createCallHandler } from './call-handler.js';
 import { Limiter } from './limiter.js';
+import { startJobTaker, type JobTaker, type JobTakerOptions } from './job-taker.js';
 import { createPreflightHandler, runPreflight } from './preflight.js';
 import { readHostCapacity } from './host-capacity.js';
 import { ToolService, endpointSubjects } from './service.js';
@@ -71,6 +74,8 @@ export interface ServeOptions {
    * @default read from this host (`readHostCapacity()`)
    */
   capacity?: HostCapacity;
+  /** How job tools take their jobs (ADR 0098): heartbeat and pull wait. */
+  jobs?: JobTakerOptions;
 }
 
 export interface ToolInstance {
@@ -103,6 +108,8 @@ interface Running {
   ctx: ToolStartContext;
   service: ToolService;
   subs: Subscription[];
+  /** A job tool's job loop (ADR 0098). */
+  jobs?: JobTaker;
 }
 
 /**
@@ -169,6 +176,10 @@ export async function serveTools(
       // Every step that talks to the server is bounded: a worker whose server is gone
       // must still stop.
       await bounded(Promise.allSettled(running.flatMap((r) => r.subs.map((s) => s.drain()))), 2000);
+      await bounded(
+        Promise.allSettled(running.map((r) => r.jobs?.stop() ?? Promise.resolve())),
+        graceMs,
+      );
       if (!(await settleWithin(inflight, graceMs))) {
         logger.warn({ inFlight: inflight.size, graceMs }, 'grace period over; cutting off calls');
         cutoff.abort();
@@ -269,7 +280,20 @@ async function startOne(
     }),
   ];
   service.listen(nc);
-  return { tool, ctx, service, subs };
+  const jobs =
+    mayRunAsJob(tool.spec) && !name.includes(ACTION_SEPARATOR)
+      ? startJobTaker({
+          nc,
+          tool,
+          config: ctx.config,
+          worker,
+          logger,
+          capacity,
+          ...options.jobs,
+          ...(options.grants ? { grants: options.grants } : {}),
+        })
+      : undefined;
+  return { tool, ctx, service, subs, ...(jobs ? { jobs } : {}) };
 }
 
 /** Throws BusPermissionError naming every subject the server refused, tool by tool. */
@@ -317,6 +341,7 @@ function parseConfig(tool: ToolDefinition, section: unknown): unknown {
 }
 
 async function closeOne(r: Running): Promise<void> {
+  await bounded(Promise.resolve(r.jobs?.stop()), 2000);
   await bounded(Promise.allSettled(r.subs.map((s) => s.drain())), 2000);
   await bounded(r.service.close(), 2000);
   try {

@@ -22,7 +22,25 @@ export {
   toolFromServiceName,
   srvSubject,
   inboxPrefix,
+  jobSubject,
+  jobConsumer,
+  jobInboxPrefix,
+  jsApi,
+  JOB_STREAM,
+  JOB_EVENT_STREAM,
+  JOB_EVENT_CONSUMER,
 } from './subjects.js';
+export {
+  MAX_JOB_RESULT_BYTES,
+  MAX_JOB_PROGRESS_CHARS,
+  JobEnvelopeSchema,
+  JobEventSchema,
+  JobHeartbeatSchema,
+  runsAsJob,
+  mayRunAsJob,
+  jobDelivery,
+} from './jobs.js';
+export type { JobEnvelope, JobEvent, JobHeartbeat, JobProgress } from './jobs.js';
 export type { SrvVerb } from './subjects.js';
 export { HEADERS } from './headers.js';
 export { canonicalJson } from './canonical.js';
@@ -67,6 +85,8 @@ export type {
   Interruptibility,
   ResourceRequirements,
   TagFilter,
+  JobDelivery,
+  JobSpec,
 } from './toolspec.js';
 export { specEffects } from './spec-effects.js';
 export { PreflightReplySchema } from './preflight.js';

@@ -9,6 +9,13 @@ import {
   preflightSubject,
   serviceName,
   srvSubject,
+  jobConsumer,
+  jobInboxPrefix,
+  jobSubject,
+  jsApi,
+  JOB_EVENT_CONSUMER,
+  JOB_EVENT_STREAM,
+  JOB_STREAM,
 } from './subjects.js';
 import { MAX_ACTIONS_PER_TOOL } from './names.js';
 
@@ -33,6 +40,18 @@ export interface NatsPermissions {
  */
 export function workerPermissions(tools: readonly string[]): NatsPermissions {
   const subscribe: string[] = SRV_VERBS.map((v) => srvSubject(v));
+  const publish: string[] = [REGISTRY_HELLO_SUBJECT, REGISTRY_BYE_SUBJECT];
+  for (const tool of tools) {
+    // jobs (ADR 0098): pull from its own tool's consumer only, ack only that consumer's
+    // deliveries, say things only about its own tool's jobs, hear its own tool's cancels
+    publish.push(
+      jsApi.msgNext(JOB_STREAM, jobConsumer(tool)),
+      jsApi.acks(JOB_STREAM, jobConsumer(tool)),
+      jobSubject('event', tool, '*'),
+      jobSubject('heartbeat', tool, '*'),
+    );
+    subscribe.push(`${jobInboxPrefix(tool)}.>`, jobSubject('cancel', tool, '*'));
+  }
   for (const tool of tools) {
     const service = serviceName(tool);
     subscribe.push(
@@ -46,7 +65,7 @@ export function workerPermissions(tools: readonly string[]): NatsPermissions {
     );
   }
   return {
-    publish: { allow: [REGISTRY_HELLO_SUBJECT, REGISTRY_BYE_SUBJECT] },
+    publish: { allow: publish },
     subscribe: { allow: subscribe },
     allow_responses: { max: Math.max(1, tools.length) * MAX_ACTIONS_PER_TOOL },
   };
@@ -91,10 +110,21 @@ export function brainPermissions(identity = 'brain'): NatsPermissions {
         ...SRV_VERBS.map((v) => srvSubject(v)),
         srvSubject('*', '*'),
         srvSubject('*', '*', '*'),
+        // jobs (ADR 0098): only the brain submits and cancels; it makes the streams and
+        // consumers and reads the workers' events through its own consumer
+        jobSubject('submit', '*'),
+        jobSubject('cancel', '*'),
+        jsApi.any,
+        jsApi.acks(JOB_EVENT_STREAM, JOB_EVENT_CONSUMER),
       ],
     },
     subscribe: {
-      allow: [`${inboxPrefix(identity)}.>`, REGISTRY_HELLO_SUBJECT, REGISTRY_BYE_SUBJECT],
+      allow: [
+        `${inboxPrefix(identity)}.>`,
+        REGISTRY_HELLO_SUBJECT,
+        REGISTRY_BYE_SUBJECT,
+        jobSubject('heartbeat', '*'),
+      ],
     },
   };
 }

@@ -127,3 +127,78 @@ export function inboxPrefix(identity?: string): string {
   }
   return `${DEFAULT_INBOX_PREFIX}.${identity}`;
 }
+
+/*
+ * Jobs (issue 33, ADR 0098): long work submitted to a JetStream work-queue stream. The brain
+ * alone submits (`caesar.job.submit.<tool>`); a worker pulls from its tool's durable consumer,
+ * answers on its tool's event and heartbeat subjects, and hears cancellations on its tool's
+ * cancel subject. The JetStream API subjects are built here too, so the permissions that
+ * allow them come from the same builders.
+ */
+const JOB_PREFIX = 'caesar.job';
+/** The work-queue stream every job waits in until a worker takes and finishes it. */
+export const JOB_STREAM = 'caesar-jobs';
+/** The stream of what workers say about jobs (started, progress, finished, failed). */
+export const JOB_EVENT_STREAM = 'caesar-job-events';
+/** The brain's durable consumer on {@link JOB_EVENT_STREAM}. */
+export const JOB_EVENT_CONSUMER = 'brain';
+const JOB_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+function checkJobId(id: string): string {
+  if (!JOB_ID_PATTERN.test(id)) throw new SubjectTokenError('job id', id, JOB_ID_PATTERN);
+  return id;
+}
+
+function checkToolOnly(tool: string): string {
+  if (!TOOL_NAME_PATTERN.test(tool)) {
+    throw new SubjectTokenError('tool name', tool, TOOL_NAME_PATTERN);
+  }
+  return tool;
+}
+
+type JobVerb = 'submit' | 'event' | 'heartbeat' | 'cancel';
+
+/**
+ * `caesar.job.<verb>.<tool>` (submit), or `caesar.job.<verb>.<tool>.<job id>` (event,
+ * heartbeat, cancel); `'*'` for the tool gives the wildcard over every tool, `'*'` for the
+ * job id the wildcard over one tool's jobs. Jobs are tools, not actions (one subject token).
+ */
+export function jobSubject(verb: JobVerb, tool: string, jobId?: string): string {
+  const t = tool === '*' ? '*' : checkToolOnly(tool);
+  if (verb === 'submit') return `${JOB_PREFIX}.submit.${t}`;
+  if (tool === '*') return `${JOB_PREFIX}.${verb}.>`;
+  const id = jobId === undefined || jobId === '*' ? '*' : checkJobId(jobId);
+  return `${JOB_PREFIX}.${verb}.${t}.${id}`;
+}
+
+/** The durable pull consumer a tool's workers share on {@link JOB_STREAM}: `tool-<tool>`. */
+export function jobConsumer(tool: string): string {
+  return `tool-${checkToolOnly(tool)}`;
+}
+
+/** A job worker's reply inbox prefix, one per tool: `_INBOX.caesar-job.<tool>`. */
+export function jobInboxPrefix(tool: string): string {
+  return `${DEFAULT_INBOX_PREFIX}.caesar-job.${checkToolOnly(tool)}`;
+}
+
+const JS_API = '$JS.API';
+
+/** JetStream API subjects CAESAR uses (nats-server 2.9). */
+export const jsApi = {
+  /** The account's JetStream info: answered only where JetStream is on. */
+  info: `${JS_API}.INFO`,
+  streamCreate: (stream: string) => `${JS_API}.STREAM.CREATE.${stream}`,
+  streamUpdate: (stream: string) => `${JS_API}.STREAM.UPDATE.${stream}`,
+  streamInfo: (stream: string) => `${JS_API}.STREAM.INFO.${stream}`,
+  streamMsgDelete: (stream: string) => `${JS_API}.STREAM.MSG.DELETE.${stream}`,
+  consumerCreate: (stream: string, consumer: string) =>
+    `${JS_API}.CONSUMER.DURABLE.CREATE.${stream}.${consumer}`,
+  consumerInfo: (stream: string, consumer: string) =>
+    `${JS_API}.CONSUMER.INFO.${stream}.${consumer}`,
+  msgNext: (stream: string, consumer: string) =>
+    `${JS_API}.CONSUMER.MSG.NEXT.${stream}.${consumer}`,
+  /** Every API subject: the brain's, which creates the streams and consumers. */
+  any: `${JS_API}.>`,
+  /** The ack subjects of one consumer's deliveries: `$JS.ACK.<stream>.<consumer>.>`. */
+  acks: (stream: string, consumer: string) => `$JS.ACK.${stream}.${consumer}.>`,
+} as const;

@@ -70,6 +70,19 @@ export const ResourceRequirementsSchema = z.strictObject({
 });
 export type ResourceRequirements = z.infer<typeof ResourceRequirementsSchema>;
 
+/**
+ * How a job tool's work is delivered when the worker running it dies (ADR 0098):
+ * `at_most_once` (taken off the queue when a worker starts it; a lost worker fails the job,
+ * it never runs twice) or `at_least_once` (stays queued until it ends; after the worker's
+ * heartbeat lapses another capable worker runs it again, so it must be safe to repeat).
+ */
+export const JobDeliverySchema = z.enum(['at_most_once', 'at_least_once']);
+export type JobDelivery = z.infer<typeof JobDeliverySchema>;
+
+/** A tool's job settings (ADR 0098); absent: `at_most_once`. */
+export const JobSpecSchema = z.strictObject({ delivery: JobDeliverySchema });
+export type JobSpec = z.infer<typeof JobSpecSchema>;
+
 const CostModelSchema = z.strictObject({
   kind: z.enum(['free', 'metered']),
   /** Free text such as "1 API request per call". */
@@ -176,6 +189,8 @@ export const ToolSpecSchema = z.strictObject({
   output_trust: z.enum(['trusted', 'untrusted']).optional(),
   /** The tool returns the operator's private data (a calendar, the home's entities). @default false */
   reads_private: z.boolean().optional(),
+  /** How the tool runs as a job (ADR 0098); absent: `at_most_once` when it is one. */
+  job: JobSpecSchema.optional(),
   /** Upper bound on one call; the envelope deadline is capped by it. */
   timeout_ms: z.number().int().positive().max(600_000),
   /** Calls run at once per instance; more wait in a bounded queue. */

@@ -19,24 +19,34 @@ export interface TestNats extends AsyncDisposable {
   readonly url: string;
   /** Opens a client; every client opened here is closed on dispose. */
   connect(options?: Partial<BusOptions>): Promise<NatsConnection>;
+  /**
+   * Stops the server (SIGTERM) and starts it again on the same port with the same config and
+   * JetStream store, as `caesar up`'s keeper would; clients reconnect by themselves.
+   */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
 /**
  * The one way tests get a NATS server: a real nats-server on a free loopback port, killed on
  * teardown (`await using nats = await startNats()`). Pass `config` (nats-server config
- * syntax) for accounts and permissions. Fails with an install hint when nats-server is
- * missing.
+ * syntax) for accounts and permissions, `jetstream` for JetStream with a file store in a temp
+ * directory (as `caesar up` runs it). Fails with an install hint when nats-server is missing.
  */
-export async function startNats(opts: { config?: string } = {}): Promise<TestNats> {
+export async function startNats(
+  opts: { config?: string; jetstream?: boolean } = {},
+): Promise<TestNats> {
   let dir: string | undefined;
   let configFile: string | undefined;
-  if (opts.config !== undefined) {
+  if (opts.config !== undefined || opts.jetstream === true) {
     dir = await mkdtemp(join(tmpdir(), 'caesar-nats-'));
-    configFile = join(dir, 'nats.conf');
+  }
+  if (opts.config !== undefined) {
+    configFile = join(dir!, 'nats.conf');
     await writeFile(configFile, opts.config);
   }
-  const server = await startNatsServer({ configFile });
+  const args = opts.jetstream === true ? ['-js', '-sd', join(dir!, 'jetstream')] : [];
+  let server = await startNatsServer({ configFile, args });
   const clients: NatsConnection[] = [];
   const stop = async () => {
     await Promise.allSettled(clients.map((c) => c.close()));
@@ -44,12 +54,19 @@ export async function startNats(opts: { config?: string } = {}): Promise<TestNat
     if (dir) await rm(dir, { recursive: true, force: true });
   };
   return {
-    server,
+    get server() {
+      return server;
+    },
     url: server.url,
     async connect(options = {}) {
       const nc = await connectBus({ servers: server.url, reconnectTimeWaitMs: 100, ...options });
       clients.push(nc);
       return nc;
+    },
+    async restart() {
+      const port = server.port;
+      await server.stop();
+      server = await startNatsServer({ configFile, args, port });
     },
     stop,
     [Symbol.asyncDispose]: stop,

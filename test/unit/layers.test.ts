@@ -28,7 +28,13 @@ export const LAYERS: readonly (readonly string[])[] = [
   // the shipped tools' list
   ['workers/index.ts'],
   ['src/brain/api', 'src/brain/conversations', 'src/brain/dispatch'],
-  ['src/brain/registry', 'src/brain/intents', 'src/brain/http', 'src/brain/preflight'],
+  [
+    'src/brain/registry',
+    'src/brain/intents',
+    'src/brain/http',
+    'src/brain/preflight',
+    'src/brain/jobs',
+  ],
   ['src/brain/gateway'],
   ['src/brain/agent'],
   // the model providers implement the agent's Planner port

@@ -164,6 +164,7 @@ function start() {
   void refreshStatus();
   void refreshTools();
   void refreshConfirmations();
+  void refreshJobs();
   void refreshPolicy();
   void startTail(session.abort.signal);
   session.timers.push(
@@ -171,6 +172,7 @@ function start() {
       void refreshStatus();
       void refreshTools();
       void refreshConfirmations();
+      void refreshJobs();
       void refreshPolicy();
     }, REFRESH_MS),
   );
@@ -371,6 +373,64 @@ async function refreshConfirmations() {
   }
 }
 
+// ---- jobs (ADR 0098) ----------------------------------------------------------------------
+
+const JOB_TONES = {
+  queued: 'warn',
+  running: 'warn',
+  finished: 'good',
+  failed: 'bad',
+  cancelled: 'bad',
+};
+
+/** One job: tool, status, progress or how it ended; Cancel while it is queued or running. */
+function jobItem(job) {
+  const li = el('li');
+  li.dataset.id = job.id;
+  const head = el('div', job.tool);
+  head.append(badge(job.status, JOB_TONES[job.status] ?? 'warn'));
+  li.append(head);
+  const p = job.progress;
+  if (job.status === 'running' && p !== undefined) {
+    const pct = typeof p.fraction === 'number' ? `${Math.round(p.fraction * 100)}%` : '';
+    li.append(el('div', [pct, p.message ?? ''].filter((t) => t !== '').join(' '), 'muted'));
+  }
+  if (job.worker !== undefined) li.append(el('div', `on ${job.worker.host}`, 'muted'));
+  if (job.error !== undefined)
+    li.append(el('div', `${job.error.code}: ${job.error.message}`, 'error'));
+  if (job.result !== undefined) li.append(el('div', short(job.result), 'detail'));
+  li.append(el('div', `job ${job.id}, submitted ${when(job.submitted_at)}`, 'muted'));
+  if (job.status === 'queued' || job.status === 'running') {
+    const cancel = el('button', 'Cancel', 'secondary');
+    cancel.type = 'button';
+    cancel.addEventListener('click', () => void cancelJob(job.id, cancel));
+    const actions = el('div', undefined, 'actions');
+    actions.append(cancel);
+    li.append(actions);
+  }
+  return li;
+}
+
+async function refreshJobs() {
+  try {
+    const { jobs } = await api('GET', '/v1/jobs?limit=20');
+    $('jobs-note').textContent = jobs.length === 0 ? 'No jobs yet.' : '';
+    $('jobs').replaceChildren(...jobs.map(jobItem));
+  } catch (err) {
+    $('jobs-note').textContent = why(err);
+  }
+}
+
+async function cancelJob(id, button) {
+  button.disabled = true;
+  try {
+    await api('POST', `/v1/jobs/${encodeURIComponent(id)}/cancel`, {});
+  } catch (err) {
+    $('jobs-note').textContent = why(err);
+  }
+  await refreshJobs();
+}
+
 /** Scrolls the page so `node` starts just below the strip of waiting calls (which stays on top). */
 function scrollBelowStrip(node) {
   const strip = $('held');
@@ -514,6 +574,8 @@ function showEvent(row) {
   if (/^tool\.(confirmation_requested|confirmed|rejected)$/.test(row.event_type)) {
     void refreshConfirmations();
   }
+  // a job's rows (submitted, started, progress, finished, failed) move the jobs panel
+  if (row.event_type.startsWith('job.')) void refreshJobs();
 }
 
 /** Parses one server-sent event frame (`id:`, `event:`, `data:` lines). */

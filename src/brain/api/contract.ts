@@ -158,10 +158,50 @@ export const ToolCallReportSchema = z.object({
       sources: z.array(z.string()).optional(),
     })
     .optional(),
+  /**
+   * A call that runs as a job (ADR 0098): answered at once, `outcome: ok`, with the job's id
+   * and `queued`; `GET /v1/jobs/{id}` follows it to its end.
+   */
+  job: z.object({ job_id: z.string(), status: z.string() }).optional(),
   decision_id: z.string(),
   duration_ms: z.number().nonnegative(),
 });
 export type ToolCallReport = z.infer<typeof ToolCallReportSchema>;
+
+/** Where a job is (ADR 0098). */
+export const JOB_STATUSES = ['queued', 'running', 'finished', 'failed', 'cancelled'] as const;
+
+/** One job, as `GET /v1/jobs/{id}` and `caesar jobs show` show it (folded from its audit rows). */
+export const JobViewSchema = z.object({
+  /** The decision id of the call that submitted it. */
+  id: z.string(),
+  tool: z.string(),
+  status: z.enum(JOB_STATUSES),
+  delivery: z.enum(['at_most_once', 'at_least_once']),
+  /** Who submitted it (the audit row's actor). */
+  actor: z.string(),
+  session_id: z.string().optional(),
+  /** ISO-8601 UTC. */
+  submitted_at: z.string(),
+  started_at: z.string().optional(),
+  ended_at: z.string().optional(),
+  /** Which delivery ran (or runs) it: 1 first, more after a redelivery. */
+  attempt: z.number().int().optional(),
+  progress: z
+    .object({ fraction: z.number().optional(), message: z.string().optional(), at: z.string() })
+    .optional(),
+  worker: z.object({ id: z.string(), host: z.string() }).optional(),
+  result: z.unknown().optional(),
+  error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean() }).optional(),
+  /** The job's message in the work-queue stream. */
+  stream_seq: z.number().int(),
+});
+export type JobView = z.infer<typeof JobViewSchema>;
+export type JobStatus = JobView['status'];
+
+/** `GET /v1/jobs`: the newest first. */
+export const JobListResponseSchema = z.object({ jobs: z.array(JobViewSchema) });
+export type JobListResponse = z.infer<typeof JobListResponseSchema>;
 
 /** `POST /v1/chat`. Only the new user message: history is kept server-side. */
 export const ChatRequestSchema = z.strictObject({

@@ -9,6 +9,7 @@ import type {
   ChatResponse,
   ConfirmResponse,
   ExplainFlow,
+  JobView,
   PendingConfirmation,
   PolicyStatusView,
   Readiness,
@@ -119,4 +120,13 @@ export interface BrainService {
    */
   onAuditAppended(listener: (seq: number) => void): () => void;
   readiness(): Promise<Readiness>;
+  /** `GET /v1/jobs`: the newest jobs first (ADR 0098). */
+  listJobs(limit?: number): JobView[];
+  /** `GET /v1/jobs/{id}`; undefined for an unknown id. */
+  job(id: string): JobView | undefined;
+  /**
+   * `POST /v1/jobs/{id}/cancel`: off the queue, or its running handler's AbortSignal fired.
+   * Undefined for an unknown id; an ended job is answered as it is.
+   */
+  cancelJob(id: string, caller: Caller): Promise<JobView | undefined>;
 }

@@ -7,6 +7,8 @@ import { policyOffer, type OfferPolicy } from './policy-offer.js';
 import type { RegisteredTool } from '../registry/index.js';
 import { preflightView, type PreflightResult } from '../preflight/index.js';
 import { CHECK_PRECONDITIONS, preconditionsTool } from './check-preconditions.js';
+import { JOB_STATUS, jobStatusTool } from './job-status.js';
+import { mayRunAsJob } from '../../protocol/index.js';
 
 /** Principals whose offered lists are kept at once (tokens name them; the list is cheap). */
 const MAX_CACHED_PRINCIPALS = 64;
@@ -84,7 +86,7 @@ export class OfferedTools {
     const offered: PlannerTool[] = [];
     const skipped: { tool: string; why: string }[] = [];
     candidates.forEach((t, i) => {
-      if (t.name === CHECK_PRECONDITIONS) {
+      if (t.name === CHECK_PRECONDITIONS || t.name === JOB_STATUS) {
         skipped.push({ tool: t.name, why: "the name of the brain's own action" });
         return;
       }
@@ -101,7 +103,12 @@ export class OfferedTools {
       const description = toolCard(t.spec, view, { policy: policy.terms });
       offered.push(Object.freeze({ name: t.name, description, inputSchema: t.spec.input_schema }));
     });
+    const jobs = candidates.some(
+      (t) => mayRunAsJob(t.spec) && offered.some((o) => o.name === t.name),
+    );
     if (offered.length > 0) offered.push(preconditionsTool(offered.map((t) => t.name)));
+    // a job answers at once with its id: the model follows it with job_status (ADR 0098)
+    if (jobs) offered.push(jobStatusTool());
     this.#logger.debug(
       {
         offered: offered.map((t) => t.name),

@@ -29,10 +29,12 @@ import { LlmMetrics } from './llm-metrics.js';
 import { Capabilities } from '../capabilities/capabilities.js';
 import { OfferedTools } from '../capabilities/offered-tools.js';
 import { PreconditionsGate } from '../capabilities/check-preconditions.js';
+import { JobStatusGate } from '../capabilities/job-status.js';
 import { brainRestart, startStep, type WorkerLaunch } from '../capabilities/worker-launch.js';
 import { BrainServiceAdapter, type ModelReport } from './service-adapter.js';
 import { policyAuditEvent } from '../audit-trail/policy-audit.js';
 import { PreflightCache } from '../preflight/index.js';
+import { startJobs } from '../jobs/index.js';
 import { specChangedAuditEvent } from '../audit-trail/registry-audit.js';
 import { restartAuditEvent, type RestartReport } from '../audit-trail/restart-audit.js';
 
@@ -235,9 +237,23 @@ async function assemble(
   // one cache of preflight answers: the gateway holds a call whose tool warns, the planner
   // is offered only ready tools, and the API shows them (with `tools.limits` merged in)
   const preflight = new PreflightCache(nc, { limits: config.toolLimits });
+  // jobs (ADR 0098): the work queue on the server's JetStream; without it, job tools are refused
+  const jobAudit = { append: auditSink.append.bind(auditSink), query: audit.query.bind(audit) };
+  const jobs = await startJobs(nc, jobAudit, signer, logger.child({ component: 'jobs' }));
+  cleanup.push(() => jobs.close());
   const gate = new ToolGateway({
     tools: registry,
     preflight,
+    jobs,
+    jobLimits: {
+      ...(config.toolLimits.maxWallClockMs === undefined
+        ? {}
+        : { maxWallClockMs: config.toolLimits.maxWallClockMs }),
+      ...(config.toolLimits.maxJobsPerTool === undefined
+        ? {}
+        : { maxPerTool: config.toolLimits.maxJobsPerTool }),
+      ...(config.toolLimits.maxJobs === undefined ? {} : { maxTotal: config.toolLimits.maxJobs }),
+    },
     policy,
     audit: auditSink,
     dispatcher: createDispatcher({
@@ -281,11 +297,14 @@ async function assemble(
   const capabilities = new Capabilities({ intents, registry, policy, preflight, launch, planned });
   const agent = new Agent({
     // the planner's own action answers from the preflight cache; every other call is the gate's
-    gate: new PreconditionsGate(gate, {
-      offered: (caller) => offered.tools(principalOf(caller)),
-      preflight,
-      specOf: (tool) => registry.tool(tool)?.spec ?? null,
-    }),
+    gate: new JobStatusGate(
+      new PreconditionsGate(gate, {
+        offered: (caller) => offered.tools(principalOf(caller)),
+        preflight,
+        specOf: (tool) => registry.tool(tool)?.spec ?? null,
+      }),
+      { job: (id) => jobs.view(id), specOf: (tool) => registry.tool(tool)?.spec ?? null },
+    ),
     intents,
     capabilities: () => capabilities.report(),
     toolSteps: (tool) => capabilities.toolSteps(tool),
@@ -318,6 +337,7 @@ async function assemble(
     gateway: gate,
     agent,
     preflight,
+    jobs,
     known: {
       ...(launch.shipped === undefined ? {} : { shipped: launch.shipped }),
       catalogued: entries.filter((e) => !isPlanned(e)).map((e) => e.name),

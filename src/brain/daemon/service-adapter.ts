@@ -20,6 +20,7 @@ import type {
   ConfirmResponse,
   ExplainFlow,
   OfferedToolView,
+  JobView,
   PendingConfirmation,
   PolicyStatusView,
   Readiness,
@@ -28,6 +29,7 @@ import type {
 } from '../api/index.js';
 import { principalOf } from '../api/index.js';
 import type { ToolGateway } from '../gateway/index.js';
+import type { Jobs } from '../jobs/index.js';
 import type { Registry } from '../registry/index.js';
 import type { LiveAuditSink } from '../audit-trail/live-sink.js';
 import { policyWarnings, type KnownToolSources } from '../capabilities/known-tools.js';
@@ -43,6 +45,8 @@ interface BrainCoreParts {
   gateway: ToolGateway;
   agent: Agent;
   preflight: PreflightCache;
+  /** The job queue (ADR 0098). */
+  jobs: Jobs;
   /** The catalog and the pinned tools; with the registry, the tools the brain knows of. */
   known: Omit<KnownToolSources, 'registry'>;
   /** The model the brain asks and its start-up check's lines, once known (`/readyz`). */
@@ -240,6 +244,18 @@ export class BrainServiceAdapter implements BrainService {
 
   pendingConfirmations(): PendingConfirmation[] {
     return this.#p.gateway.pending();
+  }
+
+  listJobs(limit?: number): JobView[] {
+    return this.#p.jobs.list(limit);
+  }
+
+  job(id: string): JobView | undefined {
+    return this.#p.jobs.view(id);
+  }
+
+  cancelJob(id: string, caller: Caller): Promise<JobView | undefined> {
+    return this.#p.jobs.cancel(id, caller.actor);
   }
 
   explain(

@@ -25,6 +25,8 @@ import {
   type ErrorBody,
   type FieldIssue,
   servedName,
+  jobDelivery,
+  runsAsJob,
 } from '../../protocol/index.js';
 import {
   principalOf,
@@ -43,6 +45,8 @@ import type {
   AuditSink,
   GatewayMetrics,
   PolicySource,
+  JobLimits,
+  JobSink,
   PreflightSource,
   ToolSource,
 } from './ports.js';
@@ -91,6 +95,13 @@ interface ToolGatewayOptions {
    * waits for a human, the warnings on its confirmation (ADR 0091). Unset: not asked.
    */
   preflight?: PreflightSource;
+  /**
+   * The job queue (ADR 0098): a call whose tool runs as a job (`remote_job`, or a typical
+   * call longer than `callTimeoutMs`) is submitted there, not dispatched. Unset: dispatched.
+   */
+  jobs?: JobSink;
+  /** The operator's limits on jobs (`tools.limits`), checked at submission. */
+  jobLimits?: JobLimits;
   metrics?: GatewayMetrics;
   logger?: Logger;
 }
@@ -511,6 +522,9 @@ export class ToolGateway {
   /** A call the policy allowed, to a live tool (`#refusal` answered any other). */
   async #run(ctx: AdmittedCall, d: PolicyDecision): Promise<ToolCallReport> {
     const tool = ctx.live!;
+    if (this.#o.jobs !== undefined && runsAsJob(tool.spec, this.#o.callTimeoutMs)) {
+      return this.#submit(ctx, d, this.#o.jobs);
+    }
     const deadline = ctx.deadline!;
     if (!(await this.#recordCalled(ctx, d, deadline))) return auditUnavailable(ctx);
     const sent = performance.now();
@@ -541,6 +555,43 @@ export class ToolGateway {
     await this.#record(ctx, 'tool.result', payload, 'ok');
     const label = labelOf(tool.spec, applied.result);
     return report(ctx, 'ok', { decision: d, result: applied.result, label });
+  }
+
+  /**
+   * A job (ADR 0098): the operator's limits, then `tool.called` (durable), then the work
+   * queue and `job.submitted`; answered at once with the job's id, its end comes later.
+   */
+  async #submit(ctx: AdmittedCall, d: PolicyDecision, jobs: JobSink): Promise<ToolCallReport> {
+    const spec = ctx.live!.spec;
+    const limited = jobLimitReached(ctx.tool, spec.timeout_ms, jobs, this.#o.jobLimits ?? {});
+    if (limited !== undefined) {
+      return this.#undispatched(ctx, d, errorBodyOf('job_limit_reached', limited));
+    }
+    const deadline = Date.now() + (this.#o.jobLimits?.maxQueueMs ?? DAY_MS) + spec.timeout_ms;
+    if (!(await this.#recordCalled(ctx, d, deadline))) return auditUnavailable(ctx);
+    let job: { id: string; status: string };
+    try {
+      job = await jobs.submit({
+        jobId: ctx.decisionId,
+        tool: ctx.tool,
+        input: ctx.input,
+        deadline,
+        delivery: jobDelivery(spec),
+        policySha256: d.policy_sha256,
+        actor: ctx.actor,
+        principal: ctx.principal.name,
+        sessionId: ctx.sessionId ?? null,
+      });
+    } catch (err) {
+      this.#log.error({ err, tool: ctx.tool, decisionId: ctx.decisionId }, 'job submission failed');
+      const why = `the job queue did not take it: ${(err as Error).message}`;
+      const error = errorBodyOf('bus_unavailable', { why, tool: ctx.tool });
+      return this.#failed(ctx, d, error, { v: 1, success: false, error, duration_ms: 0 });
+    }
+    const ref = { job_id: job.id, status: job.status };
+    // what a model (or a client) reads back: the chat says it started and how to follow it
+    const note = `started job ${job.id}; it runs in the background, and job_status with this job_id says how it goes and, once it ends, its result`;
+    return report(ctx, 'ok', { decision: d, result: { ...ref, note }, job: ref });
   }
 
   /**
@@ -645,6 +696,34 @@ export class ToolGateway {
     this.#o.metrics?.toolCall(label, r.outcome, r.duration_ms);
     return r;
   }
+}
+
+const DAY_MS = 24 * 3600_000;
+
+/** The limit a new job of `tool` would pass, as the catalogue's parameters; else undefined. */
+function jobLimitReached(
+  tool: string,
+  timeoutMs: number,
+  jobs: JobSink,
+  limits: JobLimits,
+): { tool: string; limit: string } | undefined {
+  if (limits.maxWallClockMs !== undefined && timeoutMs > limits.maxWallClockMs) {
+    const limit = `tools.limits.max_wall_clock is ${limits.maxWallClockMs} ms and the tool may run ${timeoutMs} ms (its timeout_ms)`;
+    return { tool, limit };
+  }
+  if (limits.maxPerTool !== undefined && jobs.activeCount(tool) >= limits.maxPerTool) {
+    return {
+      tool,
+      limit: `tools.limits.max_concurrent_jobs_per_tool is ${limits.maxPerTool}, and that many of its jobs are queued or running`,
+    };
+  }
+  if (limits.maxTotal !== undefined && jobs.activeCount() >= limits.maxTotal) {
+    return {
+      tool,
+      limit: `tools.limits.max_concurrent_jobs is ${limits.maxTotal}, and that many jobs are queued or running`,
+    };
+  }
+  return undefined;
 }
 
 /** A call about to be refused: its facts and the provenance its `tool.denied` row carries. */

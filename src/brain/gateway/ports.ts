@@ -8,6 +8,7 @@ import type {
 import type { CallOutcome } from '../api/index.js';
 import type { RegisteredTool } from '../registry/index.js';
 import type { PreflightResult } from '../preflight/index.js';
+import type { JobDelivery } from '../../protocol/index.js';
 
 /** The parts of the live policy the gateway reads (a PolicyStore in the daemon). */
 export interface PolicySource {
@@ -42,4 +43,37 @@ export interface GatewayMetrics {
  */
 export interface PreflightSource {
   get(tool: string): Promise<PreflightResult>;
+}
+
+/**
+ * The job queue (ADR 0098), as the gateway submits to it: a call whose tool runs as a job is
+ * put on the work queue after its `tool.called` row, and answered with the job's id.
+ */
+export interface JobSink {
+  submit(s: {
+    jobId: string;
+    tool: string;
+    input: unknown;
+    deadline: number;
+    delivery: JobDelivery;
+    policySha256: string;
+    actor: string;
+    /** The principal the call was judged as (ADR 0096). */
+    principal?: string;
+    sessionId: string | null;
+  }): Promise<{ id: string; status: string }>;
+  /** Jobs not yet ended: all, or one tool's (for `tools.limits`). */
+  activeCount(tool?: string): number;
+}
+
+/** The operator's limits on jobs (`tools.limits`), enforced at submission. */
+export interface JobLimits {
+  /** Longest a job may run (`max_wall_clock`): a tool whose `timeout_ms` is longer is refused. */
+  maxWallClockMs?: number;
+  /** Jobs of one tool not yet ended (`max_concurrent_jobs_per_tool`). */
+  maxPerTool?: number;
+  /** Jobs not yet ended over every tool (`max_concurrent_jobs`). */
+  maxTotal?: number;
+  /** How long a job may wait on the queue before a worker must have started it. @default 24 h */
+  maxQueueMs?: number;
 }

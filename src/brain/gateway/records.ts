@@ -67,6 +67,7 @@ interface ReportExtra {
   error?: ErrorBody;
   confirmation?: ConfirmationTicket;
   label?: ToolCallReport['label'];
+  job?: ToolCallReport['job'];
 }
 
 export function report(
@@ -91,6 +92,7 @@ export function report(
   if (extra.error !== undefined) out.error = extra.error;
   if (extra.confirmation !== undefined) out.confirmation = extra.confirmation;
   if (extra.label !== undefined) out.label = extra.label;
+  if (extra.job !== undefined) out.job = extra.job;
   return out;
 }
 

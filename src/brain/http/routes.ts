@@ -12,7 +12,8 @@ import {
   type Principal,
   type Whoami,
 } from '../api/index.js';
-import type { BrainService } from '../api/index.js';
+import type { BrainService, JobListResponse, JobView } from '../api/index.js';
+import { errorClass } from '../../errors/index.js';
 import { AuditFilterParams, AuditQueryParams } from './audit-query.js';
 import type { AuditTail } from './audit-tail.js';
 import { DASHBOARD_ROUTES } from './dashboard.js';
@@ -70,6 +71,20 @@ const ConfirmationParams = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'expected 1-128 letters, digits, `.`, `_`, `:` or `-`'),
 });
+
+const JobParams = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected a job id: 1-64 letters, digits, `_` or `-`'),
+});
+const JobListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+});
+
+/** An id no job has: one answer for every unknown id. */
+const JobNotFoundError = errorClass('job_not_found', (id: string) => ({
+  params: { id: JSON.stringify(id.slice(0, 64)) },
+}));
 
 /** The chat body: the contract's strict schema plus the configured length cap. */
 function chatSchema(maxChars: number) {
@@ -175,6 +190,30 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
     if (stop_turn !== true) return service.confirm(id, approve, callerOf(req));
     return service.confirm(id, approve, callerOf(req), { stopTurn: true });
   });
+
+  // jobs (ADR 0098): reading them is `read`, cancelling one `invoke` (it ends a call)
+  app.get('/v1/jobs', { config: { scope: 'read' } }, (req): JobListResponse => {
+    const { limit } = parseRequest(JobListQuery, req.query);
+    return { jobs: service.listJobs(limit) };
+  });
+
+  app.get('/v1/jobs/:id', { config: { scope: 'read' } }, (req): JobView => {
+    const { id } = parseRequest(JobParams, req.params);
+    const job = service.job(id);
+    if (job === undefined) throw new JobNotFoundError(id);
+    return job;
+  });
+
+  app.post(
+    '/v1/jobs/:id/cancel',
+    { config: { scope: 'invoke' } },
+    async (req): Promise<JobView> => {
+      const { id } = parseRequest(JobParams, req.params);
+      const job = await service.cancelJob(id, callerOf(req));
+      if (job === undefined) throw new JobNotFoundError(id);
+      return job;
+    },
+  );
 
   app.get('/v1/policy', { config: { scope: 'read' } }, () => service.policyStatus());
 

@@ -66,8 +66,10 @@ const MAX_KIND_LINES = 2;
 export const CARD_KIND_LINES: Readonly<
   Partial<Record<ExecutionLocality, (spec: ToolSpec) => readonly string[]>>
 > = Object.freeze({
-  remote_job: () => [
-    'Job: a call starts a job on a host that meets its needs and answers when the job ends.',
+  remote_job: (spec) => [
+    spec.job?.delivery === 'at_least_once'
+      ? 'Job: answers at once with a job id; runs later on a capable host, again if it dies.'
+      : 'Job: answers at once with a job id; runs later on a capable host, never twice.',
   ],
   sandbox: (spec) => [
     `Sandbox: each call runs a program in fresh namespaces (bubblewrap), ${spec.resource_requirements.network ? 'with network' : 'no network'}, CPU/memory/time limits.`,

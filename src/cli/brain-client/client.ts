@@ -5,6 +5,8 @@ import {
   ChatResponseSchema,
   ConfirmResponseSchema,
   HttpErrorSchema,
+  JobListResponseSchema,
+  JobViewSchema,
   PendingConfirmationSchema,
   PolicyStatusSchema,
   ToolCallReportSchema,
@@ -14,6 +16,8 @@ import {
   type ChatRequest,
   type ChatResponse,
   type ConfirmResponse,
+  type JobListResponse,
+  type JobView,
   type PendingConfirmation,
   type PolicyStatusView,
   type ToolCallReport,
@@ -140,6 +144,12 @@ export interface ApiClient {
   capabilities(): Promise<CapabilitiesView>;
   /** `GET /v1/policy`: the enforced policy, the file on disk, the last refused reload. */
   policyStatus(): Promise<PolicyStatusView>;
+  /** `GET /v1/jobs`: the newest jobs first (ADR 0098). */
+  jobs(limit?: number): Promise<JobListResponse>;
+  /** `GET /v1/jobs/{id}`; 404 when unknown. */
+  job(id: string): Promise<JobView>;
+  /** `POST /v1/jobs/{id}/cancel`; 404 when unknown. */
+  cancelJob(id: string): Promise<JobView>;
 }
 
 /** How long one request may take by default: a chat turn may run several tools. */
@@ -185,6 +195,10 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     tools: () => call('GET', 'v1/tools', ToolViewsSchema),
     capabilities: () => call('GET', 'v1/capabilities', CapabilitiesViewSchema),
     policyStatus: () => call('GET', 'v1/policy', PolicyStatusSchema),
+    jobs: (limit) =>
+      call('GET', `v1/jobs${limit === undefined ? '' : `?limit=${limit}`}`, JobListResponseSchema),
+    job: (id) => call('GET', `v1/jobs/${encodeURIComponent(id)}`, JobViewSchema),
+    cancelJob: (id) => call('POST', `v1/jobs/${encodeURIComponent(id)}/cancel`, JobViewSchema, {}),
   };
 }
 

@@ -5,3 +5,4 @@
 export { runChat } from '../commands/chat/run.js';
 export { runConfirm, runConfirmList } from '../commands/confirm.run.js';
 export { runInvoke } from '../commands/invoke.run.js';
+export { runJobsCancel, runJobsList, runJobsShow } from '../commands/jobs.run.js';

@@ -6,6 +6,7 @@ import { register as registerChat } from './chat/index.js';
 import { register as registerConfig } from './config.js';
 import { register as registerConfirm } from './confirm.js';
 import { register as registerInvoke } from './invoke.js';
+import { register as registerJobs } from './jobs.js';
 import { register as registerLegion } from './legion/index.js';
 import { register as registerMcp } from './mcp.js';
 import { register as registerNats } from './nats.js';
@@ -28,6 +29,7 @@ export function registerCommandGroups(program: Command): void {
   registerChat(program);
   registerInvoke(program);
   registerConfirm(program);
+  registerJobs(program);
   registerMcp(program);
   registerConfig(program);
 }

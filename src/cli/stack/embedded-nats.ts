@@ -45,12 +45,14 @@ export async function startEmbeddedNats(
   const auth =
     natsConfig === undefined ? await mintEmbeddedAuth(config.dataDir, minted) : undefined;
   const configFile = natsConfig ?? auth?.serverConfig;
-  const first = await startOnPort({ host, port: natsPort, configFile });
+  // JetStream on, its store in the data dir, so jobs survive a restart (ADR 0098)
+  const args = jetStreamArgs(config.dataDir);
+  const first = await startOnPort({ host, port: natsPort, configFile, args });
   const how = auth ? 'loopback only, one NKEY identity per part' : natsConfig;
   say(statusLine(NAME, `${first.url}  (pid ${natsPid(first)}, ${how})`));
   const port = first.port;
   const keeper = new NatsKeeper(first, {
-    restart: () => startNatsServer({ host, port, configFile }),
+    restart: () => startNatsServer({ host, port, configFile, args }),
     answerTimeoutMs: watch.timeoutMs,
     ...keeperEvents(NAME, port, say, watch.mailbox),
   });
@@ -109,6 +111,14 @@ export async function startEmbeddedCluster(
     });
   });
   return { urls: cluster.urls, keepers, auth };
+}
+
+/** Where `caesar up` keeps JetStream's file store (jobs, ADR 0098). */
+const JETSTREAM_DIR = 'jetstream';
+
+/** `-js -sd <data dir>/jetstream`: nats-server 2.9 with JetStream and a file store. */
+function jetStreamArgs(dataDir: string): string[] {
+  return ['-js', '-sd', join(dataDir, JETSTREAM_DIR)];
 }
 
 /** Starts the server; a taken port becomes an error that says what to do. */

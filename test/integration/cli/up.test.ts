@@ -132,6 +132,11 @@ describe('caesar up', () => {
     const page = await fetch(`${runtime.api_url}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('/dashboard/app.js');
+    // JetStream on, its file store in the data dir, the brain's job streams made (ADR 0098)
+    for (const stream of ['caesar-jobs', 'caesar-job-events']) {
+      const store = join(dir, 'jetstream', 'jetstream', '$G', 'streams', stream);
+      expect((await stat(store)).isDirectory(), store).toBe(true);
+    }
     const { nats, workers } = pidsFrom(up.lines);
     expect(workers.length).toBeGreaterThan(1); // the calculator and the brain
     for (const pid of [nats, ...workers]) expect(Number.isInteger(pid)).toBe(true);

@@ -10,6 +10,7 @@ import { PendingConfirmationSchema } from '../../../../src/brain/api/contract.js
 import { catalogPath, plannedEntry, writeCatalog } from '../../../../src/legion/catalog/index.js';
 import { serveTools, type ToolWorker } from '../../../../src/legion/index.js';
 import { createEchoTool, createPageTool } from '../../../fixtures/tools.js';
+import { createSlowJob } from '../../../fixtures/job-tools.js';
 import {
   callBrain,
   pollBrain,
@@ -51,6 +52,8 @@ allowed_tools:
     confirm: true
   - tool: read_page
     id: pages
+  - tool: slow_job
+    id: jobs
 denied_tools:
   - tool: web_search
     id: no-web-search
@@ -178,12 +181,13 @@ describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
     // a catalog-only stub (ADR 0090), read by the brain at start: listed, never callable
     mkdirSync(join(dir, 'var'), { mode: 0o700 });
     await writeCatalog(catalogPath(join(dir, 'var')), { version: 1, tools: [PLANNED] });
-    nats = await startNats();
+    nats = await startNats({ jetstream: true });
     model = await startFakeOpenAi();
     calculator = startCalculatorProcess(nats.url);
-    pages = await serveTools([createPageTool({ text: INJECTED })], {
+    pages = await serveTools([createPageTool({ text: INJECTED }), createSlowJob()], {
       nc: await nats.connect(),
       host: 'test',
+      jobs: { heartbeatMs: 300, pullWaitMs: 1000 },
     });
     brain = await startBrainProcess({
       natsUrl: nats.url,
@@ -527,6 +531,25 @@ describe.skipIf(!HAS_CHROMIUM)(TITLE, () => {
       await restarted.stop();
     }
   });
+  test('the jobs panel shows a running job with its progress, and Cancel ends it (ADR 0098)', async () => {
+    const page = await context.newPage();
+    const problems = watch(page);
+    await loggedIn(page, brain.url, brain.token);
+    const submitted = await callBrain(brain, 'POST', '/v1/tools/slow_job/invoke', {
+      input: { id: 'dash', seconds: 60, tick_ms: 200 },
+    });
+    const id = (submitted.body as { job: { job_id: string } }).job.job_id;
+    const card = page.locator(`#jobs li[data-id="${id}"]`);
+    await card.locator('.badge', { hasText: 'running' }).waitFor({ timeout: 15_000 });
+    await card.getByText(/\d+% tick \d+ of 300/).waitFor();
+    await card.getByRole('button', { name: 'Cancel' }).click();
+    await card.locator('.badge', { hasText: 'cancelled' }).waitFor({ timeout: 10_000 });
+    expect(await card.textContent()).toContain('job_cancelled');
+    expect(problems.console.filter((l) => !/status of 404.*\/v1\/policy\)$/.test(l))).toEqual([]);
+    expect(problems.pageErrors).toEqual([]);
+    await page.close();
+  });
+
   test("a catalog's planned stub shows with a planned badge and its purpose as text, nothing to call", async () => {
     const page = await context.newPage();
     const problems = watch(page);

@@ -15,6 +15,7 @@ import type {
   CompletionRequest,
   ConfirmOptions,
   ExplainFlow,
+  JobView,
   PendingConfirmation,
   PolicyStatusView,
   Readiness,
@@ -174,6 +175,28 @@ export class RecordingBrain implements BrainService {
     this.record('confirm', id, approve, caller, ...(options === undefined ? [] : [options]));
     await Promise.resolve();
     return report('light', { on: true }, approve ? 'ok' : 'rejected');
+  }
+
+  /** The jobs `listJobs`, `job` and `cancelJob` answer from (ADR 0098). */
+  jobs: JobView[] = [];
+
+  listJobs(limit = 50): JobView[] {
+    this.record('listJobs', limit);
+    return this.jobs.slice(0, limit);
+  }
+
+  job(id: string): JobView | undefined {
+    this.record('job', id);
+    return this.jobs.find((j) => j.id === id);
+  }
+
+  async cancelJob(id: string, caller: Caller): Promise<JobView | undefined> {
+    this.record('cancelJob', id, caller);
+    await Promise.resolve();
+    const job = this.jobs.find((j) => j.id === id);
+    if (job === undefined || job.status !== 'queued') return job;
+    job.status = 'cancelled';
+    return job;
   }
 
   /** What `pendingConfirmations` answers. */

@@ -238,7 +238,7 @@ describe('toolCard', () => {
     const needs = lines.findIndex((l) => l.startsWith('- Needs: '));
     expect(lines[needs - 1]).toBe('- Runs: as a job on another host that meets its needs.');
     expect(lines[needs + 1]).toBe(
-      '- Job: a call starts a job on a host that meets its needs and answers when the job ends.',
+      '- Job: answers at once with a job id; runs later on a capable host, never twice.',
     );
     expect(Object.keys(CARD_KIND_LINES)).toEqual(['remote_job', 'sandbox']);
     expect(facts(toolCard(lamp, READY))).not.toContain('- Job:');

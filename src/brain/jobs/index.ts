@@ -1,0 +1,1 @@
+export { startJobs, type Jobs } from './start.js';
