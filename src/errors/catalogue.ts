@@ -185,6 +185,16 @@ export const ERROR_CATALOGUE = {
       'a job of an `at_most_once` tool whose worker died (or lost its connection) while it ran: the brain saw its heartbeat lapse (ADR 0098)',
     fix: 'submit the call again once a worker runs; a tool that is safe to repeat declares `job: { delivery: at_least_once }` and is redelivered instead',
   },
+  job_attempts_exhausted: {
+    kind: 'brain',
+    status: 503,
+    retryable: false,
+    message:
+      'job {job} of {tool} lost its worker {attempts} times (each stopped sending heartbeats while it ran); it is not run again',
+    summary:
+      'an `at_least_once` job every worker died on (ADR 0098): after its third lost worker the brain takes it off the queue rather than redeliver it for ever',
+    fix: "read the workers' logs for why they died on it (memory, a crash in the handler), then submit the call again",
+  },
   job_limit_reached: {
     kind: 'brain',
     status: 429,

@@ -75,6 +75,11 @@ interface Running {
 }
 
 const EVENT_PULL_WAIT_MS = 2000;
+/**
+ * Workers an `at_least_once` job may lose before it fails for good (ADR 0098): a job that
+ * kills each worker it reaches would otherwise be redelivered for ever.
+ */
+export const MAX_JOB_ATTEMPTS = 3;
 
 /**
  * The brain's side of jobs (ADR 0098): makes the work-queue stream, a durable consumer per job
@@ -292,6 +297,27 @@ export class JobQueue {
     return this.view(jobId);
   }
 
+  /**
+   * An `at_least_once` job whose every worker died on it: off the queue (a worker that took
+   * it meanwhile is told to stop), failed `job_attempts_exhausted`, never redelivered again.
+   */
+  async #exhausted(view: JobView, attempts: number): Promise<void> {
+    this.#o.nc.publish(jobSubject('cancel', view.tool, view.id));
+    await this.#link.deleteMessage(JOB_STREAM, view.stream_seq);
+    const message = errorMessage('job_attempts_exhausted', {
+      job: view.id,
+      tool: view.tool,
+      attempts: String(attempts),
+    });
+    const error = { code: 'job_attempts_exhausted', message, retryable: false };
+    const payload = { job_id: view.id, error, ...(view.worker ? { worker: view.worker } : {}) };
+    await this.#end(view.id, view.tool, 'job.failed', payload, 'error', 'brain');
+    this.#log.warn(
+      { jobId: view.id, tool: view.tool, attempts },
+      'job failed: every worker died on it',
+    );
+  }
+
   async #cancelled(view: JobView, by: string): Promise<void> {
     const message = errorMessage('job_cancelled', { job: view.id, by });
     const error = { code: 'job_cancelled', message, retryable: false };
@@ -361,7 +387,10 @@ export class JobQueue {
   async #record(view: JobView, e: JobEvent): Promise<void> {
     const base = { job_id: e.job_id, attempt: e.attempt };
     const actor = `worker:${e.worker.host}`;
-    if (e.kind === 'started') {
+    if (e.kind === 'started' && e.attempt > MAX_JOB_ATTEMPTS) {
+      // JetStream redelivered it once more after its last worker died: not run again
+      await this.#exhausted(view, e.attempt - 1);
+    } else if (e.kind === 'started') {
       this.#running.set(e.job_id, {
         tool: view.tool,
         delivery: view.delivery,
@@ -430,6 +459,8 @@ export class JobQueue {
         const payload = { job_id: jobId, error, ...(view.worker ? { worker: view.worker } : {}) };
         await this.#end(jobId, r.tool, 'job.failed', payload, 'error', 'brain');
         this.#log.warn({ jobId, tool: r.tool }, 'job failed: its worker was lost');
+      } else if ((view.attempt ?? 1) >= MAX_JOB_ATTEMPTS) {
+        await this.#exhausted(view, view.attempt ?? 1);
       } else {
         // redelivered by JetStream; the next worker's `started` resets the clock
         r.lastBeat = now;

@@ -46,6 +46,40 @@ describe('jobs survive restarts', () => {
     expect(types.at(-1)).toBe('job.finished');
   }, 60_000);
 
+  it('an at_least_once job every worker dies on fails job_attempts_exhausted after the third, and is not run again', async () => {
+    let worker = await spawn('w1', 'at_least_once');
+    await brain.learn('slow_job');
+    const r = await brain.gateway.invoke(
+      'slow_job',
+      { id: 'x', seconds: 30, tick_ms: 200 },
+      caller,
+    );
+    const id = r.decision_id;
+    // each worker is killed once it has started the job; the next one takes it after the lapse
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const current = worker;
+      await waitFor(
+        () => current.started.some((s) => s.id === 'x' && s.attempt === attempt),
+        `attempt ${attempt} to start`,
+        20_000,
+      );
+      worker = await spawn(`w${attempt + 1}`, 'at_least_once');
+      await current.kill('SIGKILL');
+    }
+    const failed = await jobReaches(brain, id, 'failed', 20_000);
+    expect(failed.error?.code).toBe('job_attempts_exhausted');
+    expect(failed.error?.message).toMatch(/lost its worker 3 times/);
+    // the fourth worker is free and takes the next job; the exhausted one is gone from the queue
+    const probe = await brain.gateway.invoke('slow_job', { id: 'q', seconds: 0 }, caller);
+    await jobReaches(brain, probe.decision_id, 'finished', 20_000);
+    await waitFor(() => worker.started.some((s) => s.id === 'q'), 'the probe to run', 10_000);
+    const types = brain.audit
+      .query({ decisionId: id, order: 'oldest', limit: 1000 })
+      .map((x) => x.type);
+    expect(types.filter((t) => t === 'job.failed')).toHaveLength(1);
+    expect(types.at(-1)).toBe('job.failed');
+  }, 90_000);
+
   it('an at_most_once job whose worker is SIGKILLed mid-job fails worker_lost, and no other worker runs it', async () => {
     const first = await spawn('doomed', 'at_most_once');
     await brain.learn('slow_job');
