@@ -280,15 +280,26 @@ function coded(handler: (...args: unknown[]) => unknown) {
   };
 }
 
-/** One exported definition as a checked tool. */
-function toolOf(
+/** Compiled schemas of one checked definition, spread into the SDK's own definer. */
+interface CheckedSchemas {
+  readonly input: z.ZodType;
+  readonly output: z.ZodType;
+  readonly config?: z.ZodType;
+}
+
+/**
+ * One exported definition checked against `schema` and its JSON Schemas compiled, then made
+ * by `make` (the SDK's definer); every problem names the module, the export and the field.
+ */
+function checkedDefinition<S extends z.ZodType<Record<string, unknown>>>(
   def: unknown,
-  where: string,
-  specifier: string,
-  compile: CompileJsonSchema,
+  at: { where: string; specifier: string; compile: CompileJsonSchema },
+  schema: S,
+  make: (plain: z.infer<S>, schemas: CheckedSchemas) => ToolDefinition,
 ): ToolDefinition {
+  const { where, specifier, compile } = at;
   const name = nameOf(def);
-  const parsed = PlainDefinitionSchema.safeParse(def);
+  const parsed = schema.safeParse(def);
   if (!parsed.success) {
     throw invalidDefinition(specifier, where, name, fieldIssuesOf(parsed.error));
   }
@@ -299,18 +310,29 @@ function toolOf(
     throw invalidDefinition(specifier, where, name, issues);
   }
   try {
-    return defineCallable({
-      ...(plain as unknown as Parameters<typeof defineCallable>[0]),
-      handler: coded(plain.handler),
-      input,
-      output,
-      ...(config === undefined ? {} : { config }),
-    });
+    return make(plain, { input, output, ...(config === undefined ? {} : { config }) });
   } catch (err) {
     if (err instanceof ToolDefinitionError)
       throw invalidDefinition(specifier, where, name, err.issues);
     throw err;
   }
+}
+
+/** One exported definition as a checked tool. */
+function toolOf(
+  def: unknown,
+  where: string,
+  specifier: string,
+  compile: CompileJsonSchema,
+): ToolDefinition {
+  const at = { where, specifier, compile };
+  return checkedDefinition(def, at, PlainDefinitionSchema, (plain, schemas) =>
+    defineCallable({
+      ...(plain as unknown as Parameters<typeof defineCallable>[0]),
+      handler: coded(plain.handler),
+      ...schemas,
+    }),
+  );
 }
 
 /** One exported command tool (ADR 0097): its program runs in the SDK's sandbox. */
@@ -320,30 +342,14 @@ function commandToolOf(
   specifier: string,
   compile: CompileJsonSchema,
 ): ToolDefinition {
-  const name = nameOf(def);
-  const parsed = PlainCommandDefinitionSchema.safeParse(def);
-  if (!parsed.success) {
-    throw invalidDefinition(specifier, where, name, fieldIssuesOf(parsed.error));
-  }
-  const plain = parsed.data;
-  const issues: FieldIssue[] = [];
-  const { input, output, config } = schemasOf(compile, plain, '', issues);
-  if (issues.length > 0 || input === undefined || output === undefined) {
-    throw invalidDefinition(specifier, where, name, issues);
-  }
-  try {
-    return defineCommandTool({
+  const at = { where, specifier, compile };
+  return checkedDefinition(def, at, PlainCommandDefinitionSchema, (plain, schemas) =>
+    defineCommandTool({
       ...(plain as unknown as Parameters<typeof defineCommandTool>[0]),
       parse: coded(plain.parse),
-      input,
-      output,
-      ...(config === undefined ? {} : { config }),
-    });
-  } catch (err) {
-    if (err instanceof ToolDefinitionError)
-      throw invalidDefinition(specifier, where, name, err.issues);
-    throw err;
-  }
+      ...schemas,
+    }),
+  );
 }
 
 /** One exported tool with actions (ADR 0092) as its checked callables, one per action. */

@@ -8,7 +8,7 @@ import type {
 import type { CallOutcome } from '../api/index.js';
 import type { RegisteredTool } from '../registry/index.js';
 import type { PreflightResult } from '../preflight/index.js';
-import type { JobDelivery } from '../../protocol/index.js';
+import type { JobSubmission } from '../jobs/index.js';
 
 /** The parts of the live policy the gateway reads (a PolicyStore in the daemon). */
 export interface PolicySource {
@@ -50,18 +50,7 @@ export interface PreflightSource {
  * put on the work queue after its `tool.called` row, and answered with the job's id.
  */
 export interface JobSink {
-  submit(s: {
-    jobId: string;
-    tool: string;
-    input: unknown;
-    deadline: number;
-    delivery: JobDelivery;
-    policySha256: string;
-    actor: string;
-    /** The principal the call was judged as (ADR 0096). */
-    principal?: string;
-    sessionId: string | null;
-  }): Promise<{ id: string; status: string }>;
+  submit(s: JobSubmission): Promise<{ id: string; status: string }>;
   /** Jobs not yet ended: all, or one tool's (for `tools.limits`). */
   activeCount(tool?: string): number;
 }

@@ -1,1 +1,2 @@
 export { startJobs, type Jobs } from './start.js';
+export type { JobSubmission } from './job-queue.js';
