@@ -2,12 +2,12 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Test files run at once: two per core. An integration file spends much of its time waiting
- * (a process starting, a sweep, a reply), so one per core left the cores idle: on the 2-core
- * machine, quiet, 2 workers took 265 s at 299 CPU-s and 4 took 179 s at 322 CPU-s (ADR 0086,
- * addendum 2). CI or a busy machine sets TEST_WORKERS (a count, or a share like "50%").
+ * Test files run at once: one per core. Two per core measured faster on an idle 2-core
+ * machine (179 s against 265 s, ADR 0086 addendum 2) but, under two busy loops, left the
+ * JetStream job tests' probe jobs queued past their waits; TEST_WORKERS=4 runs it that way.
+ * CI or a busy machine sets TEST_WORKERS (a count, or a share like "50%").
  */
-const workers = process.env.TEST_WORKERS ?? Math.max(2, 2 * availableParallelism());
+const workers = process.env.TEST_WORKERS ?? Math.max(1, availableParallelism());
 
 export default defineConfig({
   test: {

@@ -144,7 +144,16 @@ describe('jobs against a real nats-server with JetStream (ADR 0098)', () => {
     );
     expect(runs.size).toBe(200);
     expect([...runs.values()].every((n) => n === 1)).toBe(true);
-    const finished = brain.audit.query({ types: ['job.finished'], limit: 1000 });
+    // a job leaves the active set as its last row is appended: wait for the row itself
+    const finished = await waitFor(
+      () => {
+        const rows = brain.audit.query({ types: ['job.finished'], limit: 1000 });
+        return rows.length >= 200 ? rows : undefined;
+      },
+      'the 200 job.finished rows',
+      10_000,
+      50,
+    );
     expect(finished).toHaveLength(200);
     const hosts = new Set(
       finished.map((row) => (row.payload as { worker: { host: string } }).worker.host),
