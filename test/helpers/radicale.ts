@@ -23,6 +23,13 @@ export interface TestRadicale extends AsyncDisposable {
   ): Promise<string>;
   /** PUTs one calendar object (iCalendar text) as `/<user>/<slug>/<name>.ics`. */
   putEvent(user: string, slug: string, name: string, ics: string): Promise<void>;
+  /**
+   * PUTs a whole calendar as `/<user>/<slug>/` in one request: Radicale replaces the
+   * collection with one object per UID in `ics` (its display name is `X-WR-CALNAME`). Much
+   * faster than one `putEvent` per object, as Radicale checks every PUT against the whole
+   * collection.
+   */
+  putCalendar(user: string, slug: string, ics: string): Promise<void>;
   /** Stops the server, waits for it to exit, removes its folder. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -84,6 +91,8 @@ export async function startRadicale(opts: RadicaleOptions): Promise<TestRadicale
         makeCalendar(url, auth(opts.users, user), `${user}/${slug}/`, name, o?.components),
       putEvent: (user, slug, name, ics) =>
         putEvent(url, auth(opts.users, user), `${user}/${slug}/${name}.ics`, ics),
+      putCalendar: (user, slug, ics) =>
+        putEvent(url, auth(opts.users, user), `${user}/${slug}/`, ics),
       stop,
       [Symbol.asyncDispose]: stop,
     };
