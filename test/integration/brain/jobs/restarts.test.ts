@@ -33,6 +33,8 @@ describe('jobs survive restarts', () => {
     const r = await brain.gateway.invoke('slow_job', { id: 'k', seconds: 4, tick_ms: 200 }, caller);
     const id = r.decision_id;
     await waitFor(() => brain.queue.view(id)?.progress, 'the job to report progress', 10_000);
+    // frozen first, so it cannot finish the job while the survivor starts (seconds, under load)
+    process.kill(first.pid, 'SIGSTOP');
     const second = await spawn('survivor', 'at_least_once');
     await first.kill('SIGKILL');
     const done = await jobReaches(brain, id, 'finished', 20_000);
