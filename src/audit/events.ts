@@ -226,22 +226,17 @@ const jobSubmitted = z.looseObject({
   stream_seq: z.number(),
 });
 
-const jobStarted = z.looseObject({
-  job_id: z.string(),
-  attempt: z.number(),
-  worker: JobWorkerSchema,
-});
+/** One run of a job: the job and which delivery of it (1, then more after a redelivery). */
+const jobRun = z.looseObject({ job_id: z.string(), attempt: z.number() });
 
-const jobProgress = z.looseObject({
-  job_id: z.string(),
-  attempt: z.number(),
+const jobStarted = jobRun.extend({ worker: JobWorkerSchema });
+
+const jobProgress = jobRun.extend({
   fraction: z.number().optional(),
   message: z.string().optional(),
 });
 
-const jobFinished = z.looseObject({
-  job_id: z.string(),
-  attempt: z.number(),
+const jobFinished = jobRun.extend({
   result: z.unknown(),
   duration_ms: z.number(),
   worker: JobWorkerSchema,

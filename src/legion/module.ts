@@ -175,8 +175,8 @@ export async function loadToolModule(
     const where = Array.isArray(loaded.default) ? `default[${i}]` : 'default';
     const has = (key: string) => typeof def === 'object' && def !== null && Object.hasOwn(def, key);
     if (has('actions')) return actionToolOf(def, where, specifier, compileJsonSchema);
-    if (has('command')) return [commandToolOf(def, where, specifier, compileJsonSchema)];
-    return [toolOf(def, where, specifier, compileJsonSchema)];
+    const at = { where, specifier, compile: compileJsonSchema };
+    return [plainToolOf(def, at, has('command'))];
   });
 }
 
@@ -318,35 +318,29 @@ function checkedDefinition<S extends z.ZodType<Record<string, unknown>>>(
   }
 }
 
-/** One exported definition as a checked tool. */
-function toolOf(
+/**
+ * One exported plain definition as a checked tool: a callable, or a command tool (ADR 0097)
+ * whose program runs in the SDK's sandbox. Its module's code (the handler, or the command's
+ * `parse`) throws coded errors, which become CAESAR's.
+ */
+function plainToolOf(
   def: unknown,
-  where: string,
-  specifier: string,
-  compile: CompileJsonSchema,
+  at: { where: string; specifier: string; compile: CompileJsonSchema },
+  command: boolean,
 ): ToolDefinition {
-  const at = { where, specifier, compile };
+  if (command) {
+    return checkedDefinition(def, at, PlainCommandDefinitionSchema, (plain, schemas) =>
+      defineCommandTool({
+        ...(plain as unknown as Parameters<typeof defineCommandTool>[0]),
+        parse: coded(plain.parse),
+        ...schemas,
+      }),
+    );
+  }
   return checkedDefinition(def, at, PlainDefinitionSchema, (plain, schemas) =>
     defineCallable({
       ...(plain as unknown as Parameters<typeof defineCallable>[0]),
       handler: coded(plain.handler),
-      ...schemas,
-    }),
-  );
-}
-
-/** One exported command tool (ADR 0097): its program runs in the SDK's sandbox. */
-function commandToolOf(
-  def: unknown,
-  where: string,
-  specifier: string,
-  compile: CompileJsonSchema,
-): ToolDefinition {
-  const at = { where, specifier, compile };
-  return checkedDefinition(def, at, PlainCommandDefinitionSchema, (plain, schemas) =>
-    defineCommandTool({
-      ...(plain as unknown as Parameters<typeof defineCommandTool>[0]),
-      parse: coded(plain.parse),
       ...schemas,
     }),
   );
