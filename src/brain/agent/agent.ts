@@ -20,6 +20,7 @@ import type {
   IntentHit,
   IntentMatcher,
   IntentOutcome,
+  JobEndReports,
   Planner,
   PlannerTool,
   SessionRef,
@@ -28,6 +29,7 @@ import type {
 import { matchBuiltin, POLICY_LIST_CLAUSE, type BuiltinKind } from '../intents/index.js';
 import { clockReply, greetingReply, helpReply, offlineReply, stoppedNote } from './replies.js';
 import { appendCallRecord, type SpecOf } from './turn-calls.js';
+import { clientKeptSessionId } from './client-kept.js';
 
 interface AgentOptions {
   gate: CallGate;
@@ -72,6 +74,11 @@ interface AgentOptions {
   maxCallsPerTurn?: number;
   /** A tool's spec, to label results stored before labels (ADR 0065). @default unknown */
   specOf?: SpecOf;
+  /**
+   * The ends of jobs each conversation submitted, told at its next turn (ADR 0100). @default
+   * none: a job's end is only read on asking (`job_status`, `GET /v1/jobs`)
+   */
+  jobReports?: JobEndReports;
   /** Local intent rules before the planner on every message. @default true */
   preferLocal?: boolean;
   /** How long a paused planner turn waits for its confirmation. @default 120000 */
@@ -98,6 +105,8 @@ type Turn = Omit<ChatResponse, 'session_id'> & {
   readonly cancelled?: boolean;
   /** The token that stopped the turn by rejecting one of its calls (ADR 0068). */
   readonly stoppedBy?: string;
+  /** Lines that open the reply (job ends, ADR 0100); not kept as the assistant's words. */
+  readonly opening?: string;
 };
 
 /** The rest of a paused turn, and whose turn it is. */
@@ -168,17 +177,23 @@ export class Agent {
     const started = performance.now();
     const conv = this.#o.conversations;
     const create = request.create_session === true;
-    const session = conv.ensureSession(request.session_id, caller.actor, create);
+    // a conversation the client keeps is one request of it: a session of its own kind
+    const clientKept = request.session_id === undefined && options.seed !== undefined;
+    const session = clientKept
+      ? conv.ensureSession(clientKeptSessionId(), caller.actor, true)
+      : conv.ensureSession(request.session_id, caller.actor, create);
     if (request.session_id === undefined) {
       for (const t of options.seed ?? []) {
         if (t.role === 'user') conv.appendUser(session, t.content);
         else conv.appendAssistant(session, t.content);
       }
     }
+    const opening = this.#jobEnds(session, clientKept);
     conv.appendUser(session, request.message);
     const turn = this.#context(session, { ...caller, sessionId: session.id }, options);
+    if (opening !== '') turn.emit({ type: 'text', delta: opening });
     const answer = await this.#answer(request.message, turn);
-    return this.#finish(turn, request.message, answer, started);
+    return this.#finish(turn, request.message, { ...answer, opening }, started);
   }
 
   /**
@@ -267,6 +282,23 @@ export class Agent {
     };
     await this.#finish(turn, message, answer, started);
     return { owner: paused.caller.actor, alsoRejected };
+  }
+
+  /**
+   * The ends of this conversation's jobs not told yet (ADR 0100): each one's record goes into
+   * the conversation before the message, as content the turn reads (labelled as its tool's
+   * output); the lines open the reply. A store that cannot say does not stop the turn.
+   */
+  #jobEnds(session: SessionRef, clientKept: boolean): string {
+    if (this.#o.jobReports === undefined) return '';
+    try {
+      const reports = this.#o.jobReports.take(session, clientKept);
+      for (const r of reports) this.#o.conversations.appendTool(session, r.record);
+      return reports.length === 0 ? '' : `${reports.map((r) => r.line).join('\n')}\n\n`;
+    } catch (err) {
+      this.#log.warn({ err, sessionId: session.id }, 'could not read the ends of jobs to report');
+      return '';
+    }
   }
 
   #context(session: SessionRef, caller: Caller, options: AgentChatOptions): TurnContext {
@@ -427,11 +459,16 @@ export class Agent {
   }
 
   async #finish(turn: TurnContext, message: string, answer: Turn, started: number) {
-    const { keep, cancelled = false, stoppedBy, ...rest } = answer;
+    const { keep, cancelled = false, stoppedBy, opening = '', ...rest } = answer;
     // a paused turn's reply asks for approval, a cancelled one's says nobody got an answer:
-    // the model must not read either as its own words
+    // the model must not read either as its own words; nor the job ends that open a reply,
+    // which the conversation holds as labelled records
     if (keep) this.#o.conversations.appendAssistant(turn.session, rest.reply);
-    const response: ChatResponse = { session_id: turn.session.id, ...rest };
+    const response: ChatResponse = {
+      session_id: turn.session.id,
+      ...rest,
+      reply: opening + rest.reply,
+    };
     const durationMs = performance.now() - started;
     await this.#audit(message, response, turn.caller, durationMs, { cancelled, stoppedBy });
     this.#o.onChat?.(response.planner, durationMs);

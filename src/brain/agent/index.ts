@@ -1,4 +1,5 @@
 export { Agent } from './agent.js';
+export { CLIENT_KEPT_LEDGER, isClientKept } from './client-kept.js';
 // the brain's own answers and the setup steps `GET /v1/capabilities` lists (ADR 0074)
 export { CLOCK_CAPABILITY, modelSteps } from './replies.js';
 // what the brain's own planner actions (check_preconditions) answer with, as the loop does
@@ -8,9 +9,12 @@ export type {
   CallGate,
   Capability,
   CapabilityReport,
+  JobEndReports,
   MissingCapability,
   PlanAttempt,
   PlanRound,
   PlannerTool,
+  SessionRef,
   ToolStep,
+  ToolTurnRecord,
 } from './ports.js';

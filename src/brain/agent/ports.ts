@@ -134,6 +134,22 @@ export interface Conversations {
   history(session: SessionRef): readonly ConversationTurn[];
 }
 
+/**
+ * The ends of jobs a conversation submitted, not yet told to it (ADR 0100): each taken once.
+ * A report's record goes into the conversation before the turn's message, so the turn reads
+ * it (labelled as the job's tool's output); its line opens the turn's reply.
+ */
+export interface JobEndReports {
+  /**
+   * `clientKept`: the session is one request of a conversation its client keeps; the ends
+   * of jobs any such request of the same token submitted are told to it.
+   */
+  take(
+    session: SessionRef,
+    clientKept: boolean,
+  ): readonly { record: ToolTurnRecord; line: string }[];
+}
+
 /** A tool the planner may call: discovered, allowed by the policy, passing its preflight. */
 export interface PlannerTool {
   readonly name: string;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { unmadeCall, type CallGate, type PlannerTool } from '../agent/index.js';
 import type { JobView, ToolCallReport } from '../api/index.js';
-import { LOCAL_LABEL, labelOf } from '../gateway/provenance.js';
+import { LOCAL_LABEL, labelOf, type ContentLabel } from '../gateway/provenance.js';
 import { describeFirstIssue, type ToolSpec } from '../../protocol/index.js';
 
 /**
@@ -36,6 +36,35 @@ export function jobStatusTool(): PlannerTool {
     },
   });
 }
+
+/**
+ * What `job_status` says about a job, and what that is as content: the status is the brain's
+ * own data (trusted); a result or error is the job's tool's output, labelled as that tool's
+ * output is (ADR 0065), so reading it taints a turn as calling the tool would have.
+ */
+export function jobStatusOf(
+  job: JobView,
+  specOf: (tool: string) => ToolSpec | null,
+): { result: JobStatusResult; label: ContentLabel } {
+  const result = {
+    job_id: job.id,
+    tool: job.tool,
+    status: job.status,
+    ...(job.progress === undefined ? {} : { progress: job.progress }),
+    ...(job.result === undefined ? {} : { result: job.result }),
+    ...(job.error === undefined ? {} : { error: job.error }),
+  };
+  const label =
+    job.result === undefined && job.error === undefined
+      ? LOCAL_LABEL
+      : labelOf(specOf(job.tool), job.result ?? job.error);
+  return { result, label };
+}
+
+/** The result of `job_status`. */
+export type JobStatusResult = Pick<JobView, 'tool' | 'status' | 'progress' | 'result' | 'error'> & {
+  readonly job_id: string;
+};
 
 interface JobStatusGateOptions {
   readonly job: (id: string) => JobView | undefined;
@@ -74,18 +103,7 @@ export class JobStatusGate implements CallGate {
     const job = this.#o.job(id);
     // another token's job is answered as no job at all: ids are not probed
     if (job === undefined || job.actor !== actor) return unmadeCall(call, `no job ${id}`);
-    const result = {
-      job_id: job.id,
-      tool: job.tool,
-      status: job.status,
-      ...(job.progress === undefined ? {} : { progress: job.progress }),
-      ...(job.result === undefined ? {} : { result: job.result }),
-      ...(job.error === undefined ? {} : { error: job.error }),
-    };
-    const label =
-      job.result === undefined && job.error === undefined
-        ? LOCAL_LABEL
-        : labelOf(this.#o.specOf(job.tool), job.result ?? job.error);
+    const { result, label } = jobStatusOf(job, this.#o.specOf);
     return {
       tool: JOB_STATUS,
       input,

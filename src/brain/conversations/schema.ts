@@ -77,9 +77,21 @@ CREATE INDEX sessions_updated_at ON sessions (updated_at);
 CREATE INDEX turns_session_seq ON turns (session, seq);
 `;
 
+// Jobs a conversation submitted whose end it was told of (ADR 0100): one row per job, so a
+// report is given once, whatever the history keeps; deleted with the session.
+const V3 = `
+CREATE TABLE job_reports (
+  session    INTEGER NOT NULL REFERENCES sessions (key) ON DELETE CASCADE,
+  job_id     TEXT NOT NULL,
+  at         INTEGER NOT NULL,
+  PRIMARY KEY (session, job_id)
+) STRICT;
+`;
+
 const MIGRATIONS: readonly Migration[] = [
   { version: 1, sql: V1 },
   { version: 2, sql: V2 },
+  { version: 3, sql: V3 },
 ];
 
 /** The schema version this build writes and reads. */

@@ -35,6 +35,15 @@ export interface Statements {
   readonly trimTurns: Statement<[{ session: number; keep: number }]>;
   /** A session's newest `limit` turns, newest first. */
   readonly selectTurns: Statement<[number, number], TurnRow>;
+  /** Sets `updated_at` of the session `id` of `actor`; its key and when it was created. */
+  readonly touchSessionKey: Statement<
+    [number, string, string],
+    { key: number; created_at: number }
+  >;
+  /** Marks a job's end as told to a session; no change when it was already. */
+  readonly insertJobReport: Statement<[number, string, number]>;
+  /** Deletes a session's job marks older than its newest `keep`. */
+  readonly trimJobReports: Statement<[{ session: number; keep: number }]>;
 }
 
 export function prepareStatements(db: Database): Statements {
@@ -64,6 +73,17 @@ export function prepareStatements(db: Database): Statements {
     ),
     selectTurns: db.prepare<[number, number], TurnRow>(
       'SELECT role, content, at, tool FROM turns WHERE session = ? ORDER BY seq DESC LIMIT ?',
+    ),
+    touchSessionKey: db.prepare<[number, string, string], { key: number; created_at: number }>(
+      'UPDATE sessions SET updated_at = ? WHERE actor = ? AND id = ? RETURNING key, created_at',
+    ),
+    insertJobReport: db.prepare<[number, string, number]>(
+      'INSERT OR IGNORE INTO job_reports (session, job_id, at) VALUES (?, ?, ?)',
+    ),
+    trimJobReports: db.prepare<{ session: number; keep: number }>(
+      `DELETE FROM job_reports WHERE session = @session AND rowid IN (
+         SELECT rowid FROM job_reports WHERE session = @session
+         ORDER BY at DESC, rowid DESC LIMIT -1 OFFSET @keep)`,
     ),
   };
 }

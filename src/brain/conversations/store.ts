@@ -17,6 +17,19 @@ import type { PruneResult, Session, SessionRef, ToolTurnInput, Turn, TurnRole } 
 /** Longest actor (API token name) accepted. */
 const MAX_ACTOR_CHARS = 256;
 
+/**
+ * Job ends a session remembers having told (ADR 0100): more than the jobs a turn looks at
+ * (`JOB_REPORT_WINDOW`), so a job still in that window is never told twice.
+ */
+const JOB_MARKS_KEPT = 64;
+
+/** A job a conversation submitted, as {@link ConversationStore.claimJobReports} takes it. */
+export interface JobToReport {
+  readonly id: string;
+  /** Epoch milliseconds. */
+  readonly submittedAt: number;
+}
+
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 function toTurn(row: TurnRow): Turn {
@@ -200,6 +213,35 @@ export class ConversationStore implements Disposable {
     const { content, ...tool } = record;
     const text = content ?? `${String(tool.name)}: ${String(tool.outcome)}`;
     return this.#appendTurn(session, 'tool', capText(String(text)), encodeToolRecord(tool));
+  }
+
+  /**
+   * Claims the right to tell `session` that these jobs ended (ADR 0100): the ids not told
+   * before, each claimed once (two turns at once never both tell one), in the order given.
+   * A job submitted before the session was created is never claimed: a session deleted and
+   * started again under its name is another conversation, which did not submit it. Nothing
+   * is claimed for a session that no longer exists (its reports are dropped with it). The
+   * session counts as used (`updated_at`), so a ledger session in use is not pruned.
+   */
+  claimJobReports(session: SessionRef, jobs: readonly JobToReport[]): string[] {
+    return this.#run('claiming job reports', () =>
+      this.#write(() => {
+        const now = this.#now();
+        const row = this.#sql.touchSessionKey.get(now, session.actor, session.id);
+        if (row === undefined) return [];
+        const claimed: string[] = [];
+        for (const job of jobs) {
+          if (job.submittedAt < row.created_at) continue;
+          if (this.#sql.insertJobReport.run(row.key, job.id, now).changes === 1) {
+            claimed.push(job.id);
+          }
+        }
+        if (claimed.length > 0) {
+          this.#sql.trimJobReports.run({ session: row.key, keep: JOB_MARKS_KEPT });
+        }
+        return claimed;
+      }),
+    );
   }
 
   /**

@@ -30,6 +30,7 @@ import { Capabilities } from '../capabilities/capabilities.js';
 import { OfferedTools } from '../capabilities/offered-tools.js';
 import { PreconditionsGate } from '../capabilities/check-preconditions.js';
 import { JobStatusGate } from '../capabilities/job-status.js';
+import { JobReports } from '../capabilities/job-reports.js';
 import { brainRestart, startStep, type WorkerLaunch } from '../capabilities/worker-launch.js';
 import { BrainServiceAdapter, type ModelReport } from './service-adapter.js';
 import { policyAuditEvent } from '../audit-trail/policy-audit.js';
@@ -313,6 +314,14 @@ async function assemble(
       namedEntities: () => policy.policy.namedEntities,
     }),
     conversations,
+    // a job's end is told to the conversation that submitted it, at its next turn (ADR 0100)
+    jobReports: new JobReports({
+      audit,
+      job: (id) => jobs.view(id),
+      conversations,
+      specOf: (tool) => registry.tool(tool)?.spec ?? null,
+      logger: logger.child({ component: 'job-reports' }),
+    }),
     audit: auditSink,
     ...(planner === undefined
       ? {}

@@ -589,8 +589,12 @@ export class ToolGateway {
       return this.#failed(ctx, d, error, { v: 1, success: false, error, duration_ms: 0 });
     }
     const ref = { job_id: job.id, status: job.status };
-    // what a model (or a client) reads back: the chat says it started and how to follow it
-    const note = `started job ${job.id}; it runs in the background, and job_status with this job_id says how it goes and, once it ends, its result`;
+    // what a model (or a client) reads back: only what is delivered (ADR 0100): a chat's
+    // conversation is told the end at its next message; an API caller asks for it
+    const note =
+      ctx.sessionId === undefined
+        ? `started job ${job.id}; it runs in the background, and GET /v1/jobs/${job.id} (caesar jobs show ${job.id}) says how it goes and, once it ends, its result`
+        : `started job ${job.id}; it runs in the background. When it has ended, the next message in this conversation opens with how it ended; until then job_status with this job_id says how it goes`;
     return report(ctx, 'ok', { decision: d, result: { ...ref, note }, job: ref });
   }
 

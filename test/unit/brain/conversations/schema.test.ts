@@ -30,7 +30,7 @@ describe('opening the file', () => {
       query(file, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").map(
         (r) => r.name,
       ),
-    ).toEqual(['sessions', 'turns']);
+    ).toEqual(['job_reports', 'sessions', 'turns']);
   });
 
   test('a database from a newer CAESAR is refused with a message naming the file, untouched', () => {
