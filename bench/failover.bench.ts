@@ -21,6 +21,13 @@
  * the end of the last failed call (calls lost in flight fail only at their deadline); and the
  * lanes' failed calls by error code. The figures are medians and maxima over the rounds.
  *
+ * A second section (issue 34, ADR 0099) measures the calls in flight at the kill: 16 lanes,
+ * half on an idempotent tool and half on one that acts (not idempotent), each call 20 ms of
+ * work with a 10 s deadline (the brain's default), a worker on A and one on B, with the
+ * dispatcher's recovery off (before) and on (after). Per case: the longest call of the round
+ * and the longest stretch from the kill with no call answered at all, and the lanes' failed
+ * calls by code.
+ *
  *   npm run build && node dist/bench/run.js failover
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -52,17 +59,23 @@ const C = 2;
 
 type Scenario = 'worker' | 'worker+replica' | 'brain';
 
+function echoDeclaration() {
+  return {
+    name: TOOL,
+    version: '1.0.0',
+    description: 'Failover benchmark: returns its input.',
+    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+    executionLocality: 'local' as const,
+    resourceRequirements: { cpu: 'low' as const, memory_mb: 16, network: false },
+    input: z.object({ n: z.number() }),
+    output: z.object({ n: z.number() }),
+    maxConcurrency: 64,
+    maxQueue: 256,
+  };
+}
+
 const echoTool = defineTool({
-  name: TOOL,
-  version: '1.0.0',
-  description: 'Failover benchmark: returns its input.',
-  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
-  executionLocality: 'local',
-  resourceRequirements: { cpu: 'low', memory_mb: 16, network: false },
-  input: z.object({ n: z.number() }),
-  output: z.object({ n: z.number() }),
-  maxConcurrency: 64,
-  maxQueue: 256,
+  ...echoDeclaration(),
   handler: (input) => ({ n: input.n }),
 });
 
@@ -89,6 +102,195 @@ export async function run(ctx: BenchContext): Promise<void> {
     for (let i = 0; i < ROUNDS; i++) rounds.push(await round(scenario));
     report(ctx, scenario, rounds);
   }
+  ctx.section(
+    `in-flight recovery (ADR 0099): kill -9 at c=${LANES}, ${RECOVERY_DEADLINE_MS} ms deadline, ${WORK_MS} ms calls (${RECOVERY_ROUNDS} rounds each)`,
+  );
+  for (const victim of ['brain', 'worker'] as const) {
+    for (const recovery of [false, true]) {
+      const rounds: InFlightFigures[] = [];
+      for (let i = 0; i < RECOVERY_ROUNDS; i++) rounds.push(await inFlightRound(victim, recovery));
+      reportInFlight(ctx, `${victim} server, recovery ${recovery ? 'on' : 'off'}`, rounds);
+    }
+  }
+}
+
+const RECOVERY_DEADLINE_MS = 10_000;
+const RECOVERY_ROUNDS = 3;
+const WORK_MS = 20;
+const ACTING = 'bench_switch';
+
+/** A tool that acts: not idempotent, so a lost call of it is never sent again. */
+const switchTool = defineTool({
+  name: ACTING,
+  version: '1.0.0',
+  description: 'Failover benchmark: a tool that acts (not idempotent).',
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
+  executionLocality: 'local',
+  resourceRequirements: { cpu: 'low', memory_mb: 16, network: false },
+  input: z.object({ n: z.number() }),
+  output: z.object({ n: z.number() }),
+  maxConcurrency: 64,
+  maxQueue: 256,
+  handler: async (input) => {
+    await pause(WORK_MS);
+    return { n: input.n };
+  },
+});
+
+/** The idempotent tool, with the same work per call. */
+const slowEcho = defineTool({
+  ...echoDeclaration(),
+  handler: async (input: { n: number }) => {
+    await pause(WORK_MS);
+    return { n: input.n };
+  },
+});
+
+interface InFlightFigures {
+  longestMs: number;
+  silentMs: number;
+  inFlight: number;
+  failed: Map<string, number>;
+}
+
+function reportInFlight(ctx: BenchContext, name: string, rounds: InFlightFigures[]): void {
+  const median = (f: (r: InFlightFigures) => number) => percentile(rounds.map(f), 50);
+  const max = (f: (r: InFlightFigures) => number) => Math.max(...rounds.map(f));
+  ctx.figure(
+    `${name}: calls in flight at the kill, median`,
+    median((r) => r.inFlight),
+    'calls',
+  );
+  ctx.figure(
+    `${name}: longest call, median`,
+    median((r) => r.longestMs),
+    'ms',
+  );
+  ctx.figure(
+    `${name}: longest call, max`,
+    max((r) => r.longestMs),
+    'ms',
+  );
+  ctx.figure(
+    `${name}: longest time with no answer, median`,
+    median((r) => r.silentMs),
+    'ms',
+  );
+  ctx.figure(
+    `${name}: longest time with no answer, max`,
+    max((r) => r.silentMs),
+    'ms',
+  );
+  const codes = new Set(rounds.flatMap((r) => [...r.failed.keys()]));
+  for (const code of [...codes].sort()) {
+    ctx.figure(
+      `${name}: failed calls (${code}), max`,
+      max((r) => r.failed.get(code) ?? 0),
+      'calls',
+    );
+  }
+}
+
+async function inFlightRound(
+  victim: 'brain' | 'worker',
+  recovery: boolean,
+): Promise<InFlightFigures> {
+  const dir = await mkdtemp(join(tmpdir(), 'caesar-bench-inflight-'));
+  const cluster = await startNatsCluster({ size: 3, dir });
+  const clients: NatsConnection[] = [];
+  const workers: ToolWorker[] = [];
+  const connect = async (node: number) => {
+    const nc = await connectBus({ servers: [cluster.urls[node]!], name: `bench-${node}` });
+    clients.push(nc);
+    return nc;
+  };
+  try {
+    const workerNc = await connect(A);
+    workers.push(await serveTools([slowEcho, switchTool], { nc: workerNc, host: 'a' }));
+    workers.push(await serveTools([slowEcho, switchTool], { nc: await connect(1), host: 'b' }));
+    const brainNc = await connect(C);
+    const registry = new Registry({ nc: brainNc, sweepIntervalMs: 1000 });
+    await registry.start();
+    try {
+      await until(
+        () =>
+          registry.tool(TOOL)?.instances.length === 2 &&
+          registry.tool(ACTING)?.instances.length === 2,
+      );
+      const dispatcher = createDispatcher({
+        nc: brainNc,
+        ...(recovery ? { recovery: { tools: registry } } : {}),
+      });
+      return await killInFlight(dispatcher, cluster, victim === 'brain' ? C : A);
+    } finally {
+      await registry.close();
+    }
+  } finally {
+    for (const w of workers) await w.stop();
+    await Promise.allSettled(clients.map((c) => c.close()));
+    await cluster.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function killInFlight(
+  dispatcher: Dispatcher,
+  cluster: NatsCluster,
+  victim: number,
+): Promise<InFlightFigures> {
+  const outcomes: Outcome[] = [];
+  let stopped = false;
+  let n = 0;
+  const lanes = Promise.all(
+    Array.from({ length: LANES }, async (_, lane) => {
+      const tool = lane % 2 === 0 ? TOOL : ACTING;
+      while (!stopped) {
+        const id = n++;
+        const sentAt = performance.now();
+        const reply = await dispatcher.dispatch(
+          tool,
+          { n: id },
+          { decisionId: `d${id}`, deadline: Date.now() + RECOVERY_DEADLINE_MS },
+        );
+        const code = reply.success ? undefined : reply.error.code;
+        outcomes.push({ sentAt, settledAt: performance.now(), code });
+        if (code !== undefined) await pause(RETRY_PAUSE_MS);
+      }
+    }),
+  );
+  await pause(STEADY_MS);
+  const server = cluster.nodes[victim]!.server;
+  const killedAt = performance.now();
+  const inFlight = LANES;
+  process.kill(server.serverPid ?? server.pid, 'SIGKILL');
+  // every call in flight at the kill has settled (by its deadline at worst), and new ones flow
+  await until(
+    () =>
+      outcomes.filter((x) => x.sentAt < killedAt && x.settledAt > killedAt).length >= inFlight &&
+      outcomes.some((x) => x.sentAt > killedAt && x.code === undefined),
+    RECOVERY_DEADLINE_MS + 10_000,
+  );
+  await pause(500);
+  stopped = true;
+  await lanes;
+  const settled = outcomes
+    .map((x) => x.settledAt)
+    .filter((t) => t > killedAt)
+    .sort((a, b) => a - b);
+  let silentMs = 0;
+  let last = killedAt;
+  for (const t of settled) {
+    silentMs = Math.max(silentMs, t - last);
+    last = t;
+  }
+  const failed = new Map<string, number>();
+  for (const f of outcomes) if (f.code) failed.set(f.code, (failed.get(f.code) ?? 0) + 1);
+  return {
+    longestMs: Math.max(...outcomes.map((x) => x.settledAt - x.sentAt)),
+    silentMs,
+    inFlight,
+    failed,
+  };
 }
 
 function report(ctx: BenchContext, scenario: Scenario, rounds: RoundFigures[]): void {

@@ -66,16 +66,30 @@ const toolInputRejected = z.looseObject({
   problems: z.array(z.object({ path: z.string(), message: z.string() })),
 });
 
+/**
+ * A call the bus lost in flight, recovered (ADR 0099): `result` (the worker's own reply,
+ * asked for on its result subject), `redispatched` (no instance had received it: an idempotent
+ * tool's call sent once more) or `outcome_unknown` (it may or may not have run).
+ */
+const RecoveredSchema = z.object({
+  how: z.enum(['result', 'redispatched', 'outcome_unknown']),
+  trigger: z.string(),
+  asked: z.array(z.string()).readonly(),
+  instance: z.string().optional(),
+});
+
 const toolResult = z.looseObject({
   result: z.unknown(),
   duration_ms: z.number(),
   worker: WorkerRefSchema.optional(),
+  recovered: RecoveredSchema.optional(),
 });
 
 const toolFailed = z.looseObject({
   error: ToolErrorSchema,
   duration_ms: z.number().optional(),
   worker: WorkerRefSchema.optional(),
+  recovered: RecoveredSchema.optional(),
 });
 
 const confirmationRequested = z.looseObject({

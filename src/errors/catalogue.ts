@@ -240,6 +240,16 @@ export const ERROR_CATALOGUE = {
     summary: 'no reply arrived by the deadline (worker died mid-call, network partition)',
     fix: 'retry; check `caesar legion list`',
   },
+  outcome_unknown: {
+    kind: 'brain',
+    status: 504,
+    retryable: false,
+    message:
+      'the call to {tool} may or may not have run: {reason}; check whether it took effect before you try again',
+    summary:
+      'the bus lost the call or its reply (a nats-server died mid-call), and the instance it went to could not say what became of it, for a tool that is not idempotent: the brain neither re-ran it nor claims it failed (ADR 0099)',
+    fix: 'check the effect (the device, the calendar) before retrying; the audit row says which instance was asked',
+  },
   bad_reply: {
     kind: 'brain',
     status: 502,

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { headers as natsHeaders, type Msg } from '@nats-io/nats-core';
+import { headers as natsHeaders, type Msg, type MsgHdrs } from '@nats-io/nats-core';
 import type { Logger } from '../log/index.js';
 import { errorMessage } from '../errors/index.js';
 import {
@@ -22,6 +22,7 @@ import type { ToolContext } from './context.js';
 import type { ToolDefinition } from './define.js';
 import type { Limiter } from './limiter.js';
 import { replyBody, type Outcome, type SignFor } from './reply-body.js';
+import type { ReplyCache } from './reply-cache.js';
 import { ERROR_HEADER_BYTES, replyTooLarge } from './reply-limit.js';
 import type { EndpointStats } from './stats.js';
 import { roundMs } from '../clock/index.js';
@@ -45,6 +46,11 @@ interface CallHandlerDeps {
   maxPayload: () => number | undefined;
   /** Signs the answer to each call that carries a grant (ADR 0060); unset, none is signed. */
   replies?: ReplySigner;
+  /**
+   * Remembers each call and its reply for the brain's result queries (ADR 0099); a call it
+   * fenced (the brain was told this worker never saw it) is refused. Unset, none is kept.
+   */
+  cache?: ReplyCache;
 }
 
 /**
@@ -111,14 +117,18 @@ function answer(
     const error = reply.outcome.ok ? undefined : reply.outcome.error;
     deps.stats.record(durationMs, error ? `${error.code}: ${error.message}` : undefined);
     if (!msg.reply) return;
-    if (!error) {
-      msg.respond(reply.payload);
-      return;
+    let headers: MsgHdrs | undefined;
+    if (error) {
+      headers = natsHeaders();
+      headers.set(HEADERS.serviceError, error.message.slice(0, 512).replace(/[\r\n]+/g, ' '));
+      headers.set(HEADERS.serviceErrorCode, String(new CaesarError(error.code, '').status));
     }
-    const h = natsHeaders();
-    h.set(HEADERS.serviceError, error.message.slice(0, 512).replace(/[\r\n]+/g, ' '));
-    h.set(HEADERS.serviceErrorCode, String(new CaesarError(error.code, '').status));
-    msg.respond(reply.payload, { headers: h });
+    // kept before it is sent: a send that throws (the bus closed) leaves it for a query
+    if (deps.cache !== undefined && to.decisionId !== undefined) {
+      const sent = { payload: reply.payload, to: msg.reply, sentAt: Date.now() };
+      deps.cache.sent(to.decisionId, headers ? { ...sent, headers } : sent);
+    }
+    msg.respond(reply.payload, headers ? { headers } : undefined);
   } catch (err) {
     deps.logger.error({ err }, 'could not send the dispatch reply');
   }
@@ -279,6 +289,18 @@ function startCall(
   const deadline = Math.min(req.data.deadline, now + tool.spec.timeout_ms);
   if (deadline <= now) {
     return failure(new TimeoutError('the call arrived after its deadline'));
+  }
+  const attempt = req.data.attempt ?? 0;
+  if (deps.cache?.admit(req.data.decision_id, attempt, req.data.deadline) === false) {
+    deps.logger.warn(
+      { decisionId: req.data.decision_id, attempt },
+      'call refused: the brain was told this worker never received it',
+    );
+    return failure(
+      new TimeoutError(
+        'the call arrived after the brain was told this worker never received it; it did not run',
+      ),
+    );
   }
   if (deps.cutoff.aborted) {
     return failure(new TimeoutError('worker is shutting down; call cut off'));

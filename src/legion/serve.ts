@@ -23,6 +23,8 @@ import type { ToolStartContext } from './context.js';
 import type { ToolDefinition } from './define.js';
 import { callablesOf, type AnyToolDefinition } from './actions.js';
 import { createCallHandler } from './call-handler.js';
+import { ReplyCache, type ReplyCacheOptions } from './reply-cache.js';
+import { listenForResultQueries, resendAfterReconnect } from './result-responder.js';
 import { Limiter } from './limiter.js';
 import { startJobTaker, type JobTaker, type JobTakerOptions } from './job-taker.js';
 import { createPreflightHandler, runPreflight } from './preflight.js';
@@ -76,6 +78,11 @@ export interface ServeOptions {
   capacity?: HostCapacity;
   /** How job tools take their jobs (ADR 0098): heartbeat and pull wait. */
   jobs?: JobTakerOptions;
+  /**
+   * Bounds of the replies kept for the brain's result queries (ADR 0099).
+   * @default 4096 calls, 16 MiB, each kept 1 s past its deadline
+   */
+  replyCache?: ReplyCacheOptions;
 }
 
 export interface ToolInstance {
@@ -108,6 +115,11 @@ interface Running {
   ctx: ToolStartContext;
   service: ToolService;
   subs: Subscription[];
+  /**
+   * The brain's result queries (ADR 0099). Not required: an identity with permissions from
+   * before them still serves, and the brain answers its lost calls `outcome_unknown`.
+   */
+  queries: Subscription;
   /** A job tool's job loop (ADR 0098). */
   jobs?: JobTaker;
 }
@@ -135,6 +147,7 @@ export async function serveTools(
   const replies = options.replies ?? ReplySigner.ephemeral();
   const capacity = options.capacity ?? readHostCapacity();
   const configs = new Map<unknown, Map<string, unknown>>();
+  const cache = new ReplyCache(options.replyCache);
   const shared: Shared = {
     host,
     logger,
@@ -143,6 +156,7 @@ export async function serveTools(
     replies,
     capacity,
     configs,
+    cache,
   };
   const running: Running[] = [];
   try {
@@ -151,7 +165,9 @@ export async function serveTools(
     // that went away meanwhile (a tool's start can take seconds) is waited for.
     await flushWhenConnected(nc);
     assertSubscribed(running);
+    warnUnqueried(running, logger);
     for (const r of running) publishHello(nc, r);
+    resendAfterReconnect(nc, cache, logger);
   } catch (err) {
     await Promise.allSettled(running.map((r) => closeOne(r)));
     throw err;
@@ -175,7 +191,10 @@ export async function serveTools(
     (stopping ??= (async () => {
       // Every step that talks to the server is bounded: a worker whose server is gone
       // must still stop.
-      await bounded(Promise.allSettled(running.flatMap((r) => r.subs.map((s) => s.drain()))), 2000);
+      await bounded(
+        Promise.allSettled(running.flatMap((r) => [...r.subs, r.queries].map((s) => s.drain()))),
+        2000,
+      );
       await bounded(
         Promise.allSettled(running.map((r) => r.jobs?.stop() ?? Promise.resolve())),
         graceMs,
@@ -221,12 +240,14 @@ interface Shared {
    * its schema and section, so their hooks and handlers see one config object (ADR 0092).
    */
   configs: Map<unknown, Map<string, unknown>>;
+  /** Every call's reply, for the brain's result queries (ADR 0099). */
+  cache: ReplyCache;
 }
 
 async function startOne(
   tool: ToolDefinition,
   options: ServeOptions,
-  { host, logger: parentLogger, cutoff, inflight, replies, capacity, configs }: Shared,
+  { host, logger: parentLogger, cutoff, inflight, replies, capacity, configs, cache }: Shared,
 ): Promise<Running> {
   const name = tool.spec.name;
   const worker: WorkerRef = { id: nuid.next(), host };
@@ -263,6 +284,7 @@ async function startOne(
     inflight,
     maxPayload: () => options.nc.info?.max_payload,
     replies,
+    cache,
     ...(options.grants ? { grants: options.grants } : {}),
   });
   const onPreflight = createPreflightHandler(tool, ctx, preflightStats, logger, capacity);
@@ -293,7 +315,8 @@ async function startOne(
           ...(options.grants ? { grants: options.grants } : {}),
         })
       : undefined;
-  return { tool, ctx, service, subs, ...(jobs ? { jobs } : {}) };
+  const queries = listenForResultQueries(nc, name, worker, cache, logger);
+  return { tool, ctx, service, subs, queries, ...(jobs ? { jobs } : {}) };
 }
 
 /** Throws BusPermissionError naming every subject the server refused, tool by tool. */
@@ -313,6 +336,18 @@ function assertSubscribed(running: readonly Running[]): void {
     why: `its identity may not receive ${tools.join(', ')}'s calls`,
     next: `Give it the permissions that \`caesar legion permissions ${tools.join(' ')}\` prints (docs/operations.md)`,
   });
+}
+
+/** Says which instances the brain cannot ask about lost calls (their identity may not hear it). */
+function warnUnqueried(running: readonly Running[], logger: Logger): void {
+  const refused = running.filter((r) => r.queries.isClosed()).map((r) => r.queries.getSubject());
+  if (refused.length === 0) return;
+  logger.warn(
+    { refused },
+    'the server refused the result-query subscription: calls whose reply the bus loses end ' +
+      '`outcome_unknown` instead of with their result; `caesar legion permissions` prints the ' +
+      'permissions that allow it (ADR 0099)',
+  );
 }
 
 /** The tool's config section, parsed once per schema and section (see `Shared.configs`). */
@@ -342,7 +377,7 @@ function parseConfig(tool: ToolDefinition, section: unknown): unknown {
 
 async function closeOne(r: Running): Promise<void> {
   await bounded(Promise.resolve(r.jobs?.stop()), 2000);
-  await bounded(Promise.allSettled(r.subs.map((s) => s.drain())), 2000);
+  await bounded(Promise.allSettled([...r.subs, r.queries].map((s) => s.drain())), 2000);
   await bounded(r.service.close(), 2000);
   try {
     await r.tool.stop?.();

@@ -40,8 +40,35 @@ export const DispatchRequestSchema = z.object({
   deadline: z.number().int().positive(),
   /** The brain's signed dispatch grant (ADR 0052). */
   grant: z.string().max(8192).optional(),
+  /**
+   * 1 on the one re-dispatch of a call its worker never received (ADR 0099); absent on the
+   * first. A worker that told the brain it never saw attempt 0 refuses attempt 0 ever after,
+   * so a late copy of the first cannot run beside the second. Optional: v1 peers ignore it.
+   */
+  attempt: z.number().int().min(0).max(1).optional(),
 });
 export type DispatchRequest = z.infer<typeof DispatchRequestSchema>;
+
+/** The highest `attempt` a dispatch carries: a call is re-dispatched once at most. */
+export const MAX_DISPATCH_ATTEMPT = 1;
+
+/**
+ * The brain's question on `caesar.result.<tool>.<instance>` (ADR 0099): what became of the
+ * call with this decision id (and attempt)? Answered with a `Caesar-Result` header; for
+ * `done` the body is the reply the worker sent, signed and bound to the call as it was.
+ */
+export const ResultQuerySchema = z.object({
+  v: z.literal(1),
+  decision_id: z.string().min(1).max(128),
+  attempt: z.number().int().min(0).max(MAX_DISPATCH_ATTEMPT).optional(),
+  /** The call's deadline (epoch ms): a worker that never saw the call refuses it until then. */
+  deadline: z.number().int().positive(),
+});
+export type ResultQuery = z.infer<typeof ResultQuerySchema>;
+
+/** The states a result query is answered with (the `Caesar-Result` header). */
+export const RESULT_STATES = ['done', 'running', 'unknown'] as const;
+export type ResultState = (typeof RESULT_STATES)[number];
 
 const WorkerRefSchema = z.object({
   id: z.string().min(1).max(64),

@@ -8,4 +8,9 @@ export const HEADERS = {
   serviceError: 'Nats-Service-Error',
   /** ADR-32: set on error replies with the numeric code (see ERROR_CATALOGUE status). */
   serviceErrorCode: 'Nats-Service-Error-Code',
+  /**
+   * On an answer to a result query (ADR 0099): `done` (the body is the call's reply, as sent),
+   * `running`, or `unknown` (this instance never received the call, or no longer remembers).
+   */
+  resultState: 'Caesar-Result',
 } as const;

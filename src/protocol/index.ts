@@ -18,6 +18,7 @@ export {
   DISPATCH_QUEUE_GROUP,
   dispatchSubject,
   preflightSubject,
+  resultSubject,
   serviceName,
   toolFromServiceName,
   srvSubject,
@@ -60,6 +61,8 @@ export {
   DispatchRequestSchema,
   DispatchReplySchema,
   ErrorBodySchema,
+  ResultQuerySchema,
+  RESULT_STATES,
 } from './envelope.js';
 export type {
   DispatchRequest,
@@ -67,6 +70,8 @@ export type {
   DispatchFailure,
   ErrorBody,
   WorkerRef,
+  ResultQuery,
+  ResultState,
 } from './envelope.js';
 export {
   ToolSpecSchema,

@@ -7,6 +7,7 @@ import {
   dispatchSubject,
   inboxPrefix,
   preflightSubject,
+  resultSubject,
   serviceName,
   srvSubject,
   jobConsumer,
@@ -62,6 +63,8 @@ export function workerPermissions(tools: readonly string[]): NatsPermissions {
       `${actionsSubject('preflight', tool)} ${DISPATCH_QUEUE_GROUP}`,
       srvSubject('*', service),
       srvSubject('*', service, '*'),
+      // the brain's result queries to its own instances and its actions' (ADR 0099)
+      resultSubject(tool),
     );
   }
   return {
@@ -107,6 +110,8 @@ export function brainPermissions(identity = 'brain'): NatsPermissions {
       allow: [
         dispatchSubject('*'),
         preflightSubject('*'),
+        // what became of a call whose reply the bus lost (ADR 0099)
+        resultSubject('*'),
         ...SRV_VERBS.map((v) => srvSubject(v)),
         srvSubject('*', '*'),
         srvSubject('*', '*', '*'),

@@ -13,6 +13,7 @@ import { errorClass } from '../errors/index.js';
  */
 const DISPATCH_PREFIX = 'caesar.dispatch.tool';
 const PREFLIGHT_PREFIX = 'caesar.preflight.tool';
+const RESULT_PREFIX = 'caesar.result';
 
 /** Workers announce themselves here when they start. */
 export const REGISTRY_HELLO_SUBJECT = 'caesar.registry.hello';
@@ -101,6 +102,23 @@ export function actionsSubject(kind: 'dispatch' | 'preflight', tool: string): st
   if (!TOOL_NAME_PATTERN.test(tool))
     throw new SubjectTokenError('tool name', tool, TOOL_NAME_PATTERN);
   return `${kind === 'dispatch' ? DISPATCH_PREFIX : PREFLIGHT_PREFIX}.${tool}.*`;
+}
+
+/**
+ * `caesar.result.<tool>.<instance>`: one instance's answers to the brain's question "what
+ * became of decision X" (issue 34, ADR 0099). Instance-specific, so the brain asks the
+ * instance it means and nobody else answers for it; `'*'` as the tool gives the wildcard
+ * over every tool (the brain's permission), no instance gives the wildcard over the
+ * instances of `tool` and of its actions (the tool identity's permission).
+ */
+export function resultSubject(tool: string, instance?: string): string {
+  if (tool === '*') return `${RESULT_PREFIX}.${ANY_TOOL}`;
+  if (instance === undefined) {
+    if (!TOOL_NAME_PATTERN.test(tool))
+      throw new SubjectTokenError('tool name', tool, TOOL_NAME_PATTERN);
+    return `${RESULT_PREFIX}.${tool}.${ANY_TOOL}`;
+  }
+  return `${RESULT_PREFIX}.${checkTool(tool)}.${checkInstance(instance)}`;
 }
 
 /**

@@ -5,7 +5,8 @@ import { silentLogger, type Logger } from '../../log/index.js';
 import { errorEntry, errorMessage } from '../../errors/index.js';
 import { grantNonce, type GrantSigner } from '../../protocol/grant.js';
 import { CallReplyCheck, readReply, type ReplyBinding, type Refusal } from './reply-check.js';
-import { ReplyMux } from './reply-mux.js';
+import { ReplyMux, type MuxOutcome } from './reply-mux.js';
+import { recoverCall, type CallInFlight, type RecoveryOptions } from './recovery.js';
 import {
   HEADERS,
   dispatchSubject,
@@ -45,7 +46,28 @@ interface DispatcherOptions {
   replies?: ReplyBinding;
   /** Told of every refused reply (the brain counts them: `caesar_replies_refused_total`). */
   onRefusedReply?: (tool: string, refusal: Refusal) => void;
+  /**
+   * Recovers the calls in flight when the bus may have lost messages (ADR 0099): each is
+   * answered with its real result, re-dispatched once (idempotent tools) or `outcome_unknown`,
+   * instead of waiting out its deadline for `dispatch_timeout`. Unset, calls wait as before.
+   */
+  recovery?: RecoveryOptions;
 }
+
+/** How a call the bus lost was recovered (ADR 0099); the audit row carries it. */
+export interface Recovery {
+  /** `result`: the worker's own reply, asked for; `redispatched`; `outcome_unknown`. */
+  readonly how: 'result' | 'redispatched' | 'outcome_unknown';
+  /** What made the brain ask: `reconnected` (its own connection) or `server_lost`. */
+  readonly trigger: string;
+  /** The instances asked. */
+  readonly asked: readonly string[];
+  /** The instance whose reply it is, for `result`. */
+  readonly instance?: string;
+}
+
+/** A reply, and how it was recovered when the bus lost the call or its first reply. */
+export type DispatchResult = DispatchReply & { readonly recovery?: Recovery };
 
 interface DispatchOptions {
   /**
@@ -74,7 +96,7 @@ export interface Dispatcher {
    * @throws the NATS client's error when the connection is closed or draining, or the
    *   server refuses the publish (permissions): faults of the brain, not of the call.
    */
-  dispatch(tool: string, input: unknown, options: DispatchOptions): Promise<DispatchReply>;
+  dispatch(tool: string, input: unknown, options: DispatchOptions): Promise<DispatchResult>;
   /**
    * Whether the connection is up now. The gateway asks before it records `tool.called`, so
    * a call the bus cannot carry is refused without claiming it was sent.
@@ -101,6 +123,157 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     else logger.debug(fields, 'refused another reply not bound to its call');
   };
 
+  const inFlight = new Set<CallInFlight>();
+  const { recovery } = options;
+  let trigger = '';
+  if (recovery !== undefined) {
+    watch.onLoss((why) => {
+      trigger = why.kind;
+      for (const call of inFlight) {
+        if (call.recovering) continue;
+        call.recovering = true;
+        void recoverCall(mux, call, recovery, logger).finally(() => (call.recovering = false));
+      }
+    });
+  }
+
+  const send = (
+    tool: string,
+    subject: string,
+    input: unknown,
+    opts: DispatchOptions,
+    attempt: number,
+    started: number,
+  ): Promise<DispatchResult> => {
+    const left = opts.deadline - Date.now();
+    if (!(left >= 1)) {
+      const reason = 'the deadline passed before the call was sent';
+      const message = errorMessage('dispatch_timeout', { tool, reason });
+      return Promise.resolve(brainFailure('dispatch_timeout', message, started));
+    }
+    const timeout = Math.min(left + graceMs, MAX_TIMER_MS);
+    const envelope: DispatchRequest = {
+      v: 1,
+      tool,
+      input,
+      decision_id: opts.decisionId,
+      deadline: Math.floor(opts.deadline),
+    };
+    if (attempt > 0) envelope.attempt = attempt;
+    let check: CallReplyCheck | undefined;
+    if (signer !== undefined && opts.policySha256 !== undefined) {
+      envelope.grant = signer.sign({
+        tool,
+        input,
+        decisionId: opts.decisionId,
+        deadline: envelope.deadline,
+        policySha256: opts.policySha256,
+      });
+      if (replies !== undefined) {
+        const nonce = grantNonce(envelope.grant)!;
+        const refused = onRefused(tool, opts.decisionId);
+        check = new CallReplyCheck(replies, tool, opts.decisionId, nonce, refused);
+      }
+    }
+    // Headers only travel with a trace context: the envelope already carries the
+    // decision id, and a header block costs ~12 us per call (docs/adr/0006).
+    let headers: MsgHdrs | undefined;
+    if (opts.traceparent !== undefined) {
+      headers = natsHeaders();
+      headers.set(HEADERS.decisionId, opts.decisionId);
+      headers.set(HEADERS.traceparent, opts.traceparent);
+    }
+    let call: CallInFlight | undefined;
+    const track =
+      recovery === undefined
+        ? undefined
+        : (request: CallInFlight['request']) => {
+            const { decisionId, deadline } = opts;
+            const c = { tool, decisionId, attempt, deadline, check, request, recovering: false };
+            inFlight.add((call = c));
+          };
+    // One `then` instead of async/await: the reply is parsed in the same microtask that
+    // receives it, so a burst of replies issues its follow-up requests before nats.js
+    // flushes, in one write (measured: see docs/benchmarks.md).
+    // Buffer.from: pooled, several times cheaper than TextEncoder for envelope-sized strings.
+    return mux
+      .request(subject, Buffer.from(JSON.stringify(envelope)), timeout, headers, check, track)
+      .then(
+        (outcome): DispatchResult | Promise<DispatchResult> => {
+          if (call !== undefined) inFlight.delete(call);
+          if (outcome.kind === 'redispatch') {
+            const how: Recovery = { how: 'redispatched', trigger, asked: outcome.asked };
+            logger.info({ tool, decisionId: opts.decisionId }, 'sending a lost call again');
+            return send(tool, subject, input, opts, attempt + 1, started).then((r) => ({
+              ...r,
+              recovery: how,
+            }));
+          }
+          const read = settled(tool, opts.decisionId, outcome, check, timeout, started);
+          if (outcome.kind === 'reply' && outcome.recoveredFrom !== undefined) {
+            const instance = outcome.recoveredFrom;
+            const asked = [instance];
+            return { ...read, recovery: { how: 'result', trigger, asked, instance } };
+          }
+          if (outcome.kind === 'unknown') {
+            return { ...read, recovery: { how: 'outcome_unknown', trigger, asked: outcome.asked } };
+          }
+          return read;
+        },
+        (err: unknown) => {
+          if (call !== undefined) inFlight.delete(call);
+          throw err;
+        },
+      );
+  };
+
+  const settled = (
+    tool: string,
+    decisionId: string,
+    outcome: MuxOutcome,
+    check: CallReplyCheck | undefined,
+    timeout: number,
+    started: number,
+  ): DispatchReply => {
+    if (outcome.kind === 'reply') {
+      if (check?.accepted) return check.accepted;
+      const read = readReply(outcome.msg.data);
+      if (typeof read !== 'string') return read.reply;
+      logger.warn({ tool, decisionId, reason: read }, 'bad reply from worker');
+      const message = errorMessage('bad_reply', { tool, reason: `it is ${read}` });
+      return brainFailure('bad_reply', message, started);
+    }
+    if (outcome.kind === 'unknown') {
+      const message = errorMessage('outcome_unknown', { tool, reason: outcome.reason });
+      logger.warn(
+        { tool, decisionId, reason: outcome.reason },
+        'a lost call may or may not have run',
+      );
+      return brainFailure('outcome_unknown', message, started);
+    }
+    if (outcome.kind === 'timeout' && check?.first !== undefined) {
+      const { first, refused } = check;
+      const reason =
+        `no reply bound to this call came within ${timeout} ms; ` +
+        `${refused} refused (the first: ${first.reason})`;
+      return brainFailure('bad_reply', errorMessage('bad_reply', { tool, reason }), started);
+    }
+    const failure =
+      outcome.kind === 'no_responders'
+        ? brainFailure(
+            'no_worker',
+            errorMessage('no_worker', { tool, start: 'no instance is connected' }),
+            started,
+          )
+        : brainFailure(
+            'dispatch_timeout',
+            errorMessage('dispatch_timeout', { tool, reason: `no reply within ${timeout} ms` }),
+            started,
+          );
+    logger.debug({ tool, decisionId, code: failure.error.code }, 'dispatch failed');
+    return failure;
+  };
+
   return {
     bus: () => watch.status(),
     dispatch(tool, input, opts) {
@@ -119,95 +292,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         const message = errorMessage('bus_unavailable', { why, tool });
         return Promise.resolve(brainFailure('bus_unavailable', message, started));
       }
-      const left = opts.deadline - Date.now();
-      if (!(left >= 1)) {
-        const reason = 'the deadline passed before the call was sent';
-        const message = errorMessage('dispatch_timeout', { tool, reason });
-        return Promise.resolve(brainFailure('dispatch_timeout', message, started));
-      }
-      const timeout = Math.min(left + graceMs, MAX_TIMER_MS);
-      const envelope: DispatchRequest = {
-        v: 1,
-        tool,
-        input,
-        decision_id: opts.decisionId,
-        deadline: Math.floor(opts.deadline),
-      };
-      let check: CallReplyCheck | undefined;
-      if (signer !== undefined && opts.policySha256 !== undefined) {
-        envelope.grant = signer.sign({
-          tool,
-          input,
-          decisionId: opts.decisionId,
-          deadline: envelope.deadline,
-          policySha256: opts.policySha256,
-        });
-        if (replies !== undefined) {
-          const nonce = grantNonce(envelope.grant)!;
-          const refused = onRefused(tool, opts.decisionId);
-          check = new CallReplyCheck(replies, tool, opts.decisionId, nonce, refused);
-        }
-      }
-      // Headers only travel with a trace context: the envelope already carries the
-      // decision id, and a header block costs ~12 us per call (docs/adr/0006).
-      let headers: MsgHdrs | undefined;
-      if (opts.traceparent !== undefined) {
-        headers = natsHeaders();
-        headers.set(HEADERS.decisionId, opts.decisionId);
-        headers.set(HEADERS.traceparent, opts.traceparent);
-      }
-      // One `then` instead of async/await: the reply is parsed in the same microtask that
-      // receives it, so a burst of replies issues its follow-up requests before nats.js
-      // flushes, in one write (measured: see docs/benchmarks.md).
-      // Buffer.from: pooled, several times cheaper than TextEncoder for envelope-sized strings.
-      return mux
-        .request(subject, Buffer.from(JSON.stringify(envelope)), timeout, headers, check)
-        .then((outcome) => {
-          if (outcome.kind === 'reply') {
-            if (check?.accepted) return check.accepted;
-            const read = readReply(outcome.msg.data);
-            if (typeof read !== 'string') return read.reply;
-            logger.warn(
-              { tool, decisionId: opts.decisionId, reason: read },
-              'bad reply from worker',
-            );
-            const message = errorMessage('bad_reply', { tool, reason: `it is ${read}` });
-            return brainFailure('bad_reply', message, started);
-          }
-          if (outcome.kind === 'timeout' && check?.first !== undefined) {
-            const { first, refused } = check;
-            const reason =
-              `no reply bound to this call came within ${timeout} ms; ` +
-              `${refused} refused (the first: ${first.reason})`;
-            return brainFailure('bad_reply', errorMessage('bad_reply', { tool, reason }), started);
-          }
-          const failure =
-            outcome.kind === 'no_responders'
-              ? brainFailure(
-                  'no_worker',
-                  errorMessage('no_worker', { tool, start: 'no instance is connected' }),
-                  started,
-                )
-              : brainFailure(
-                  'dispatch_timeout',
-                  errorMessage('dispatch_timeout', {
-                    tool,
-                    reason: `no reply within ${timeout} ms`,
-                  }),
-                  started,
-                );
-          logger.debug(
-            { tool, decisionId: opts.decisionId, code: failure.error.code },
-            'dispatch failed',
-          );
-          return failure;
-        });
+      return send(tool, subject, input, opts, 0, started);
     },
   };
 }
 
 function brainFailure(
-  code: 'no_worker' | 'bus_unavailable' | 'dispatch_timeout' | 'bad_reply',
+  code: 'no_worker' | 'bus_unavailable' | 'dispatch_timeout' | 'bad_reply' | 'outcome_unknown',
   message: string,
   started: number,
 ): DispatchFailure {

@@ -10,15 +10,22 @@ import { pooledRandomBytes } from './random-pool.js';
 
 /** How one request ended, when it ended the way requests are expected to. */
 export type MuxOutcome =
-  | { readonly kind: 'reply'; readonly msg: Msg }
+  /** `recoveredFrom`: the instance whose answer to a result query this is (ADR 0099). */
+  | { readonly kind: 'reply'; readonly msg: Msg; readonly recoveredFrom?: string }
   /** The server answered for nobody: no subscriber on the subject (NATS no-responders). */
   | { readonly kind: 'no_responders' }
-  | { readonly kind: 'timeout' };
+  | { readonly kind: 'timeout' }
+  /** The bus lost the call before any instance received it; send it again (ADR 0099). */
+  | { readonly kind: 'redispatch'; readonly asked: readonly string[] }
+  /** The bus lost the call or its reply, and no instance could say what became of it. */
+  | { readonly kind: 'unknown'; readonly reason: string; readonly asked: readonly string[] };
 
 /** A request still waiting for its answer. */
 export interface PendingRequest {
   /** Ends the request with `outcome`; false when it had already ended. */
   settle(outcome: MuxOutcome): boolean;
+  /** Whether it has ended. */
+  readonly ended: boolean;
 }
 
 /**
@@ -55,6 +62,10 @@ class Pending implements PendingRequest {
     readonly reject: (err: Error) => void,
     readonly screen: ReplyScreen | undefined,
   ) {}
+
+  get ended(): boolean {
+    return !this.pending.has(this.token);
+  }
 
   settle(outcome: MuxOutcome): boolean {
     if (!this.pending.delete(this.token)) return false;
@@ -102,13 +113,17 @@ export class ReplyMux {
     return this.#pending.size;
   }
 
-  /** With `screen`, only a message it takes is the answer; without, the first message is. */
+  /**
+   * With `screen`, only a message it takes is the answer; without, the first message is.
+   * `onPending` gets the request while it waits, to end it from outside (recovery, ADR 0099).
+   */
   request(
     subject: string,
     payload: Uint8Array,
     timeoutMs: number,
     headers?: MsgHdrs,
     screen?: ReplyScreen,
+    onPending?: (request: PendingRequest) => void,
   ): Promise<MuxOutcome> {
     return new Promise((resolve, reject) => {
       let base: string;
@@ -122,6 +137,7 @@ export class ReplyMux {
       const p = new Pending(this.#pending, token, subject, resolve, reject, screen);
       p.timer = setTimeout(() => p.settle(TIMED_OUT), timeoutMs);
       this.#pending.set(token, p);
+      onPending?.(p);
       try {
         this.#nc.publish(subject, payload, {
           reply: base + token,

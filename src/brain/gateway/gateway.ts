@@ -21,7 +21,6 @@ import {
   InvalidInputError,
   specEffects,
   summariseFieldIssues,
-  type DispatchReply,
   type ErrorBody,
   type FieldIssue,
   servedName,
@@ -35,7 +34,7 @@ import {
   type PendingConfirmation,
   type ToolCallReport,
 } from '../api/index.js';
-import type { Dispatcher } from '../dispatch/index.js';
+import type { Dispatcher, DispatchResult } from '../dispatch/index.js';
 import { ConfirmationBook, type PendingCall, type VoidReason } from './confirmations.js';
 import { ApproverRequiredError, ConfirmationNotFoundError } from './errors.js';
 import { heldCallAccount, pendingView } from './held-call.js';
@@ -551,6 +550,7 @@ export class ToolGateway {
       duration_ms: reply.duration_ms,
       worker: reply.worker,
       ...(applied.applied.length > 0 ? { obligations: applied.applied } : {}),
+      ...(reply.recovery === undefined ? {} : { recovered: reply.recovery }),
     };
     await this.#record(ctx, 'tool.result', payload, 'ok');
     const label = labelOf(tool.spec, applied.result);
@@ -615,7 +615,7 @@ export class ToolGateway {
     ctx: CallContext,
     deadline: number,
     policySha256: string,
-  ): Promise<DispatchReply> {
+  ): Promise<DispatchResult> {
     try {
       // a trace context makes the dispatcher send the decision id in the headers too
       const reply = await this.#o.dispatcher.dispatch(ctx.tool, ctx.input, {
@@ -647,10 +647,15 @@ export class ToolGateway {
     ctx: CallContext,
     d: PolicyDecision,
     error: ErrorBody,
-    reply: DispatchReply,
+    reply: DispatchResult,
     label?: ContentLabel,
   ): Promise<ToolCallReport> {
-    const payload = { error, duration_ms: reply.duration_ms, worker: reply.worker };
+    const payload = {
+      error,
+      duration_ms: reply.duration_ms,
+      worker: reply.worker,
+      ...(reply.recovery === undefined ? {} : { recovered: reply.recovery }),
+    };
     await this.#record(ctx, 'tool.failed', payload, 'error');
     const extra = { decision: d, reason: error.message, error };
     return report(ctx, 'failed', label === undefined ? extra : { ...extra, label });

@@ -595,6 +595,7 @@ describe('HTTP errors share one shape', () => {
     ['denied', 403],
     ['invalid_input', 400],
     ['dispatch_timeout', 504],
+    ['outcome_unknown', 504],
   ] as const)('a thrown CaesarError %s maps to its catalogue status %i', async (code, status) => {
     await using h = await harness();
     h.brain.fail('invoke', new CaesarError(code, `it was ${code}`));
