@@ -24,7 +24,29 @@ export interface NatsClusterOptions {
   args?: string[];
   binary?: string;
   readyTimeoutMs?: number;
+  /** Clustered JetStream on every server (ADR 0101). @default off (core NATS only) */
+  jetstream?: ClusterJetStream;
 }
+
+/**
+ * JetStream on every server of the cluster: each server keeps its own store under `dir`
+ * (`node-<i>`) and is named `<cluster name>-<i>` (clustered JetStream needs a unique name per
+ * server, and the same name after a restart so that its store and its Raft groups are its own).
+ */
+export interface ClusterJetStream {
+  /** Parent of each server's store directory. */
+  dir: string;
+  /** Cap on memory-backed streams, per server. @default 64 MiB */
+  maxMemoryBytes?: number;
+  /** Cap on file-backed streams, per server. @default 1 GiB */
+  maxFileBytes?: number;
+}
+
+/** Per-server JetStream caps sized for a Raspberry Pi (ADR 0101). */
+export const CLUSTER_JETSTREAM_DEFAULTS = {
+  maxMemoryBytes: 64 * 1024 * 1024,
+  maxFileBytes: 1024 * 1024 * 1024,
+} as const;
 
 /** One server of the cluster, and how to start it again as it was. */
 export interface NatsClusterNode {
@@ -64,19 +86,21 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
   try {
     for (let i = 0; i < options.size; i++) {
       const routes = started.map((s) => plan.routeUrl(s.routePort!));
-      await plan.write(i, 0, routes);
+      // picking the ports: JetStream comes later (a clustered one refuses a server with no routes)
+      await plan.write(i, 0, routes, false);
       started.push(
         await startNatsServer(plan.serverOptions(i, options.port ? options.port + i : 0)),
       );
     }
-    const nodes: NatsClusterNode[] = [];
+    const restartOptions: NatsServerOptions[] = [];
     for (const [i, server] of started.entries()) {
       const others = started.filter((s) => s !== server).map((s) => plan.routeUrl(s.routePort!));
-      await plan.write(i, server.routePort!, others);
-      nodes.push({ server, restartOptions: plan.serverOptions(i, server.port) });
+      await plan.write(i, server.routePort!, others, true);
+      restartOptions.push(plan.serverOptions(i, server.port));
     }
+    if (options.jetstream !== undefined) await restartAll(started, restartOptions);
     return {
-      nodes,
+      nodes: started.map((server, i) => ({ server, restartOptions: restartOptions[i]! })),
       urls: started.map((s) => s.url),
       stop: async () => void (await Promise.all(started.map((s) => s.stop()))),
     };
@@ -86,18 +110,35 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
   }
 }
 
+/**
+ * Stops every server and starts them all again from their final configs (their own ports,
+ * routes to every other, JetStream): a clustered JetStream then boots from a complete routes
+ * list, as nats-server expects, and elects its meta-leader once the routes are up. `servers`
+ * is updated in place, so whoever holds it stops the new processes.
+ */
+async function restartAll(servers: NatsServer[], options: NatsServerOptions[]): Promise<void> {
+  await Promise.all(servers.map((s) => s.stop()));
+  const again = await Promise.allSettled(options.map((o) => startNatsServer(o)));
+  servers.splice(0);
+  for (const r of again) if (r.status === 'fulfilled') servers.push(r.value);
+  const failed = again.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+}
+
 /** Where each server's config goes, what it says, and how each server is started. */
 function clusterPlan(options: NatsClusterOptions) {
   const host = options.host ?? '127.0.0.1';
   const hostPort = (port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
   const password = randomBytes(24).toString('base64url');
   const file = (i: number) => join(options.dir, `node-${i + 1}.conf`);
+  const name = options.name ?? 'caesar';
+  const js = options.jetstream;
   return {
     routeUrl: (port: number) => `nats-route://${ROUTE_USER}:${password}@${hostPort(port)}`,
     /** Route port 0: the server picks one (`-1` in its config). */
-    write: (i: number, routePort: number, routes: string[]) => {
+    write: (i: number, routePort: number, routes: string[], withJetStream: boolean) => {
       const cluster = {
-        name: options.name ?? 'caesar',
+        name,
         listen: hostPort(routePort || -1),
         authorization: { user: ROUTE_USER, password, timeout: 2 },
         routes,
@@ -109,6 +150,9 @@ function clusterPlan(options: NatsClusterOptions) {
           ? []
           : [`include ${JSON.stringify(relative(dirname(file(i)), options.baseConfig))}`]),
         `cluster: ${JSON.stringify(cluster, null, 2)}`,
+        ...(js === undefined || !withJetStream
+          ? []
+          : jetStreamLines(`${name}-${i + 1}`, join(js.dir, `node-${i + 1}`), js)),
         '',
       ];
       return writeFile(file(i), lines.join('\n'), { mode: 0o600 });
@@ -123,4 +167,17 @@ function clusterPlan(options: NatsClusterOptions) {
       ...(options.readyTimeoutMs ? { readyTimeoutMs: options.readyTimeoutMs } : {}),
     }),
   };
+}
+
+/** The server's name and its JetStream block: its own store, explicit caps, no domain. */
+function jetStreamLines(serverName: string, storeDir: string, js: ClusterJetStream): string[] {
+  const jetstream = {
+    store_dir: storeDir,
+    max_memory_store: js.maxMemoryBytes ?? CLUSTER_JETSTREAM_DEFAULTS.maxMemoryBytes,
+    max_file_store: js.maxFileBytes ?? CLUSTER_JETSTREAM_DEFAULTS.maxFileBytes,
+  };
+  return [
+    `server_name: ${JSON.stringify(serverName)}`,
+    `jetstream: ${JSON.stringify(jetstream, null, 2)}`,
+  ];
 }

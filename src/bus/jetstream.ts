@@ -22,10 +22,25 @@ export const JetStreamApiError = errorClass(
   'jetstream_refused',
   (subject: string, code: number, errCode: number, description: string) => ({
     params: { subject, code, errCode, description },
-    fields: { errCode },
+    fields: { errCode, apiCode: code },
   }),
 );
 export type JetStreamApiError = InstanceType<typeof JetStreamApiError>;
+
+/** No JetStream answered in time: off, or a clustered one between leaders (ADR 0101). */
+export const JetStreamSilent = errorClass(
+  'jetstream_silent',
+  (subject: string, timeoutMs: number) => ({
+    params: { subject, timeoutMs },
+  }),
+);
+export type JetStreamSilent = InstanceType<typeof JetStreamSilent>;
+
+/** How long a pull that found no consumer waits before the next one may go. */
+const NO_CONSUMER_PAUSE_MS = 500;
+
+/** How long a JetStream API call or a publish waits for its answer. */
+const ANSWER_MS = 5000;
 
 /** JetStream's error code for a stream that exists with another configuration. */
 const STREAM_NAME_IN_USE = 10058;
@@ -40,6 +55,8 @@ export interface StreamConfig {
   max_age?: number;
   /** Nanoseconds: messages with the same `Nats-Msg-Id` inside it are stored once. */
   duplicate_window?: number;
+  /** Copies in a clustered JetStream (ADR 0101). @default 1 */
+  num_replicas?: number;
 }
 
 export interface PullConsumerConfig {
@@ -91,7 +108,10 @@ export class JetStreamLink {
     });
   }
 
-  /** A request whose reply comes to this link's inbox; undefined when none comes in time. */
+  /**
+   * A request whose reply comes to this link's inbox; undefined when none comes in time, or
+   * when the server says no one holds the subject (a status reply).
+   */
   async request(
     subject: string,
     data: Uint8Array | string,
@@ -106,7 +126,9 @@ export class JetStreamLink {
       }, timeoutMs);
       this.#waiting.set(reply, (m) => {
         clearTimeout(timer);
-        resolve(m);
+        // a status (503, no responders: no stream or consumer leader holds the subject now,
+        // as while a clustered JetStream elects one) is no answer, never an empty ack
+        resolve(m.headers?.hasError === true ? undefined : m);
       });
     });
     if (msgId === undefined) {
@@ -121,8 +143,8 @@ export class JetStreamLink {
 
   /** A JetStream API call: JSON in, JSON out. @throws JetStreamApiError, or on no answer */
   async api<T = Record<string, unknown>>(subject: string, body: unknown = {}): Promise<T> {
-    const m = await this.request(subject, JSON.stringify(body), 5000);
-    if (m === undefined) throw new Error(`JetStream did not answer ${subject} (is it enabled?)`);
+    const m = await this.request(subject, JSON.stringify(body), ANSWER_MS);
+    if (m === undefined) throw new JetStreamSilent(subject, ANSWER_MS);
     const value = (readJsonValue(decoder.decode(m.data)) ?? {}) as {
       error?: { code: number; err_code?: number; description: string };
     };
@@ -156,8 +178,8 @@ export class JetStreamLink {
    * repeat inside the stream's duplicate window a no-op.
    */
   async publish(subject: string, body: unknown, msgId?: string): Promise<number> {
-    const m = await this.request(subject, JSON.stringify(body), 5000, msgId);
-    if (m === undefined) throw new Error(`no stream acknowledged the publish to ${subject}`);
+    const m = await this.request(subject, JSON.stringify(body), ANSWER_MS, msgId);
+    if (m === undefined) throw new JetStreamSilent(subject, ANSWER_MS);
     const ack = (readJsonValue(decoder.decode(m.data)) ?? {}) as {
       seq?: number;
       error?: { code: number; err_code?: number; description: string };
@@ -199,6 +221,12 @@ export class JetStreamLink {
     const body = JSON.stringify({ batch: 1, expires: ms(expiresMs) });
     this.#nc.publish(jsApi.msgNext(stream, consumer), body, { reply: inbox });
     const m = await got;
+    if (m?.headers?.code === 503) {
+      // no one holds the consumer now (not made yet, or a clustered JetStream between
+      // leaders): said at once, so wait a little rather than pull again in a tight loop
+      await new Promise((r) => setTimeout(r, Math.min(expiresMs, NO_CONSUMER_PAUSE_MS)));
+      return undefined;
+    }
     if (m === undefined || !m.reply?.startsWith('$JS.ACK.')) return undefined;
     // $JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<ts>.<pending>
     const t = m.reply.split('.');
@@ -209,6 +237,11 @@ export class JetStreamLink {
   async ack(d: Delivery): Promise<boolean> {
     const m = await this.request(d.msg.reply!, '+ACK', 5000);
     return m !== undefined;
+  }
+
+  /** Acks a delivery. @throws JetStreamSilent when the server did not confirm it */
+  async confirmAck(d: Delivery): Promise<void> {
+    if (!(await this.ack(d))) throw new JetStreamSilent(d.msg.reply!, ANSWER_MS);
   }
 
   /** Progress on a delivery: resets its ack wait, so it is not redelivered meanwhile. */

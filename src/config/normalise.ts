@@ -203,6 +203,7 @@ function normaliseBus(bus: ParsedConfig['bus']): BusConfig {
     reconnectWaitMs: bus.reconnect_wait,
     reconnectJitterMs: bus.reconnect_jitter,
     connectTimeoutMs: bus.connect_timeout,
+    jetstreamReplicas: bus.jetstream_replicas,
   };
 }
 

@@ -104,6 +104,15 @@ const BusSchema = z
     connect_timeout: durationField()
       .prefault('5s')
       .describe('How long the first connection may take before the command fails.'),
+    jetstream_replicas: z
+      .number()
+      .int()
+      .min(1)
+      .max(5)
+      .default(1)
+      .describe(
+        "Copies the brain keeps of the jobs streams in a clustered JetStream (ADR 0101): 3 on a cluster of 3 or more servers, so a job survives a dead server; 1 on one server. `caesar up --cluster <n>` sets min(3, n), and 1 for n = 2 (two servers hold no quorum once one is gone). An existing stream is changed to it at the brain's start.",
+      ),
   })
   .superRefine((bus, ctx) => {
     const set = BUS_AUTH_KEYS.filter((key) => bus[key] !== undefined);

@@ -26,6 +26,8 @@ export interface BusConfig {
   readonly reconnectWaitMs: number;
   readonly reconnectJitterMs: number;
   readonly connectTimeoutMs: number;
+  /** Replicas of the jobs streams (ADR 0101). */
+  readonly jetstreamReplicas: number;
 }
 
 /**

@@ -774,6 +774,17 @@ export const ERROR_CATALOGUE = {
       "nats-server's JetStream answered a call of the job queue (ADR 0098) with an error: JetStream off, a stream with another configuration, a message already gone",
     fix: 'run nats-server with JetStream (`-js -sd <dir>`; `caesar up` does) and read the description',
   },
+  jetstream_silent: {
+    name: 'JetStreamSilent',
+    kind: 'local',
+    status: 503,
+    retryable: true,
+    message:
+      'JetStream did not answer {subject} within {timeoutMs} ms (is it enabled, and has its cluster a leader?)',
+    summary:
+      'no JetStream answered a call of the job queue in time: JetStream off on a server that still answers, or a clustered JetStream between leaders (ADR 0101)',
+    fix: 'run nats-server with JetStream; in a cluster, wait for the leader election (seconds) or bring back the servers a quorum needs',
+  },
   bus_permission_denied: {
     name: 'BusPermissionError',
     kind: 'local',

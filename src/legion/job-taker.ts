@@ -1,5 +1,6 @@
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { JetStreamLink, type Delivery } from '../bus/jetstream.js';
+import { whenJetStreamSettles } from '../bus/jetstream-ready.js';
 import type { Logger } from '../log/index.js';
 import { errorMessage } from '../errors/index.js';
 import {
@@ -35,6 +36,11 @@ export interface JobTakerOptions {
   heartbeatMs?: number;
   /** How long one pull waits for a job. @default 10000 */
   pullWaitMs?: number;
+  /**
+   * How long a job's `started`, `finished` or `failed` event and its ack are tried again while
+   * a clustered JetStream elects a new leader (ADR 0101). @default 30000
+   */
+  settleMs?: number;
 }
 
 interface JobTakerDeps extends JobTakerOptions {
@@ -72,6 +78,7 @@ export function startJobTaker(deps: JobTakerDeps): JobTaker {
   const consumer = jobConsumer(name);
   const heartbeatMs = deps.heartbeatMs ?? 5000;
   const pullWaitMs = deps.pullWaitMs ?? 10_000;
+  const settleMs = deps.settleMs ?? 30_000;
   const log = deps.logger.child({ jobs: consumer });
   const link = new JetStreamLink(deps.nc, jobInboxPrefix(name));
   const running = new Map<string, AbortController>();
@@ -132,7 +139,12 @@ export function startJobTaker(deps: JobTakerDeps): JobTaker {
     const job = env.job;
     const jlog = log.child({ jobId: job.job_id, attempt: d.attempt });
     const t0 = performance.now();
-    const event = (
+    // an event or an ack outlasts a clustered JetStream's leader change; the event's
+    // Nats-Msg-Id keeps one that was stored before its answer was lost from being stored twice
+    const surely = <T>(what: string, attempt: () => Promise<T>) =>
+      whenJetStreamSettles(attempt, { what, logger: jlog, timeoutMs: settleMs });
+    const ack = () => surely('job ack', () => link.confirmAck(d));
+    const publishEvent = (
       e: DistributiveOmit<JobEvent, 'v' | 'job_id' | 'tool' | 'worker' | 'attempt' | 'at'>,
     ) =>
       link.publish(
@@ -148,9 +160,11 @@ export function startJobTaker(deps: JobTakerDeps): JobTaker {
         },
         `${job.job_id}.${d.attempt}.${e.kind}.${e.kind === 'progress' ? Date.now() : ''}`,
       );
+    const event = (e: Parameters<typeof publishEvent>[0]) =>
+      surely(`job ${e.kind} event`, () => publishEvent(e));
     const fail = async (error: ErrorBody) => {
       await event({ kind: 'failed', error, duration_ms: roundMs(performance.now() - t0) });
-      await link.ack(d);
+      await ack();
     };
     const refusal = checkJob(deps, job);
     if (refusal !== undefined) {
@@ -166,9 +180,13 @@ export function startJobTaker(deps: JobTakerDeps): JobTaker {
       return;
     }
     // at most once: off the queue before it starts, so a lost worker can never run it twice
-    if (job.delivery === 'at_most_once' && !(await link.ack(d))) {
-      jlog.warn('could not take the job off the queue; leaving it');
-      return;
+    if (job.delivery === 'at_most_once') {
+      try {
+        await ack();
+      } catch (err) {
+        jlog.warn({ err }, 'could not take the job off the queue; leaving it');
+        return;
+      }
     }
     const controller = new AbortController();
     running.set(job.job_id, controller);
@@ -194,7 +212,8 @@ export function startJobTaker(deps: JobTakerDeps): JobTaker {
         ...(p.fraction === undefined ? {} : { fraction: Math.min(1, Math.max(0, p.fraction)) }),
         ...(msg === undefined ? {} : { message: msg }),
       };
-      event({ kind: 'progress', progress: clean }).catch((err: unknown) =>
+      // progress is not tried again: the next report, or the end, supersedes it
+      publishEvent({ kind: 'progress', progress: clean }).catch((err: unknown) =>
         jlog.warn({ err }, 'progress not recorded'),
       );
     };
@@ -225,7 +244,7 @@ export function startJobTaker(deps: JobTakerDeps): JobTaker {
       } else {
         await event({ kind: 'failed', error: outcome.error, duration_ms });
       }
-      if (job.delivery === 'at_least_once') await link.ack(d);
+      if (job.delivery === 'at_least_once') await ack();
       jlog.info({ ok: outcome.ok, duration_ms }, 'job ended');
     } catch (err) {
       jlog.error({ err }, 'job could not be reported; it stays unacked and is redelivered');

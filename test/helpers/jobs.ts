@@ -10,7 +10,10 @@ import type { JobView } from '../../src/brain/api/index.js';
 import { PreflightCache } from '../../src/brain/preflight/index.js';
 import { startRegistry, type Registry } from '../../src/brain/registry/index.js';
 import { openPolicyStore, type PolicyStore } from '../../src/policy/index.js';
-import { startNats, type TestNats } from './nats.js';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { JetStreamLink } from '../../src/bus/jetstream.js';
+import { jsApi } from '../../src/protocol/index.js';
+import { startNats, startNatsCluster, type TestNats, type TestNatsCluster } from './nats.js';
 import { waitFor } from './wait.js';
 
 /** The brain's parts that jobs go through, over a real nats-server with JetStream. */
@@ -39,10 +42,65 @@ export interface JobBrainOptions {
   /** A silent worker's job is lost after this long (the consumer's ack wait). @default 3000 */
   lapseMs?: number;
   limits?: JobLimits;
+  /** Copies of the job streams (a cluster only). @default 1 */
+  replicas?: number;
 }
 
 export async function startJobBrain(o: JobBrainOptions = {}): Promise<JobBrain> {
   const nats = await startNats({ jetstream: true });
+  const parts = await jobBrainOn({ connect: () => nats.connect(), stop: () => nats.stop() }, o);
+  return Object.defineProperties(parts, { nats: { value: nats } }) as JobBrain;
+}
+
+/** The same brain parts on a cluster with clustered JetStream (ADR 0101). */
+export interface ClusterJobBrain extends Omit<JobBrain, 'nats'> {
+  readonly cluster: TestNatsCluster;
+  /** The JetStream link the brain's connection speaks for `streamInfo`. */
+  streamInfo(stream: string): Promise<{ cluster?: { leader?: string; replicas?: unknown[] } }>;
+}
+
+/**
+ * The brain's job parts on a fresh `size`-server cluster with JetStream on every server, the
+ * brain connected to server `brainNode` only (it learns the others from the cluster) and
+ * keeping `replicas` copies of the streams.
+ */
+export async function startClusterJobBrain(
+  o: JobBrainOptions & { size: number; brainNode: number; replicas: number },
+): Promise<ClusterJobBrain> {
+  const cluster = await startNatsCluster(o.size, { jetstream: true });
+  let nc: NatsConnection | undefined;
+  const parts = await jobBrainOn(
+    {
+      connect: async () => (nc = await cluster.connect(o.brainNode)),
+      stop: () => cluster.stop(),
+    },
+    o,
+  ).catch(async (err: unknown) => {
+    await cluster.stop();
+    throw err;
+  });
+  const streamInfo = async (stream: string) => {
+    const link = new JetStreamLink(nc!, '_INBOX');
+    try {
+      return await link.api<{ cluster?: { leader?: string; replicas?: unknown[] } }>(
+        jsApi.streamInfo(stream),
+      );
+    } finally {
+      link.close();
+    }
+  };
+  return Object.defineProperties(parts, {
+    cluster: { value: cluster },
+    streamInfo: { value: streamInfo },
+  }) as ClusterJobBrain;
+}
+
+interface BrainBus {
+  connect(): Promise<NatsConnection>;
+  stop(): Promise<void>;
+}
+
+async function jobBrainOn(bus: BrainBus, o: JobBrainOptions): Promise<Omit<JobBrain, 'nats'>> {
   const dir = mkdtempSync(join(tmpdir(), 'caesar-jobs-'));
   const policyFile = join(dir, 'policy.yaml');
   writeFileSync(
@@ -56,7 +114,7 @@ export async function startJobBrain(o: JobBrainOptions = {}): Promise<JobBrain> 
     close(): Promise<void>;
   };
   const open = async (): Promise<Parts> => {
-    const nc = await nats.connect();
+    const nc = await bus.connect();
     const audit = openAuditLog({ path: join(dir, 'audit.db') });
     const policy = await openPolicyStore({ path: policyFile, reloadSignal: null });
     const registry = await startRegistry({ nc });
@@ -64,6 +122,7 @@ export async function startJobBrain(o: JobBrainOptions = {}): Promise<JobBrain> 
       nc,
       audit,
       lapseMs: o.lapseMs ?? 3000,
+      ...(o.replicas === undefined ? {} : { replicas: o.replicas }),
       onChange: (v) => changes.push(v),
     });
     const gateway = new ToolGateway({
@@ -96,11 +155,10 @@ export async function startJobBrain(o: JobBrainOptions = {}): Promise<JobBrain> 
   let parts = await open();
   const close = async () => {
     await parts.close().catch(() => undefined);
-    await nats.stop();
+    await bus.stop();
     rmSync(dir, { recursive: true, force: true });
   };
   return {
-    nats,
     dir,
     changes,
     get audit() {

@@ -97,11 +97,12 @@ export interface TestNatsCluster extends AsyncDisposable {
  * A real cluster of `size` nats-servers on free loopback ports, routed to each other (the
  * same code as `caesar up --cluster`), resolved once every server has a route to every
  * other. `config` (nats-server syntax) is included by every server, for users and
- * permissions.
+ * permissions; `jetstream` gives every server JetStream with a store of its own (the
+ * clustered JetStream of `caesar up --cluster`, ADR 0101).
  */
 export async function startNatsCluster(
   size: number,
-  opts: { config?: string } = {},
+  opts: { config?: string; jetstream?: boolean } = {},
 ): Promise<TestNatsCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'caesar-nats-cluster-'));
   let baseConfig: string | undefined;
@@ -110,12 +111,17 @@ export async function startNatsCluster(
     await writeFile(baseConfig, opts.config);
   }
   // the monitoring port (tests only) says when the mesh is complete: /routez per server
-  const cluster = await startCluster({ size, dir, baseConfig, args: ['-m', '-1'] }).catch(
-    async (err: unknown) => {
-      await rm(dir, { recursive: true, force: true });
-      throw err;
-    },
-  );
+  const jetstream = opts.jetstream === true ? { jetstream: { dir: join(dir, 'jetstream') } } : {};
+  const cluster = await startCluster({
+    size,
+    dir,
+    baseConfig,
+    args: ['-m', '-1'],
+    ...jetstream,
+  }).catch(async (err: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  });
   const servers = cluster.nodes.map((n) => n.server);
   const clients: NatsConnection[] = [];
   const dead = new Set<NatsServer>();

@@ -240,7 +240,13 @@ async function assemble(
   const preflight = new PreflightCache(nc, { limits: config.toolLimits });
   // jobs (ADR 0098): the work queue on the server's JetStream; without it, job tools are refused
   const jobAudit = { append: auditSink.append.bind(auditSink), query: audit.query.bind(audit) };
-  const jobs = await startJobs(nc, jobAudit, signer, logger.child({ component: 'jobs' }));
+  const jobs = await startJobs(
+    nc,
+    jobAudit,
+    signer,
+    logger.child({ component: 'jobs' }),
+    config.bus.jetstreamReplicas,
+  );
   cleanup.push(() => jobs.close());
   const gate = new ToolGateway({
     tools: registry,

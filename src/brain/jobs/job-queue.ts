@@ -1,4 +1,4 @@
-import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import { TimeoutError, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import type {
   AppendableEventType,
   AppendResult,
@@ -6,7 +6,8 @@ import type {
   AuditQuery,
   AuditRecord,
 } from '../../audit/index.js';
-import { JetStreamLink, ms, type Delivery } from '../../bus/jetstream.js';
+import { JetStreamLink, JetStreamSilent, ms, type Delivery } from '../../bus/jetstream.js';
+import { whenJetStreamSettles } from '../../bus/jetstream-ready.js';
 import { errorMessage } from '../../errors/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import {
@@ -48,6 +49,13 @@ export interface JobQueueOptions {
    * @default 30000
    */
   lapseMs?: number;
+  /**
+   * Copies of the streams in a clustered JetStream (ADR 0101): 3 survives a dead server.
+   * @default 1
+   */
+  replicas?: number;
+  /** Longest wait for a clustered JetStream to elect its leader at start. @default 30000 */
+  settleTimeoutMs?: number;
   /** Told of every job row the queue writes, for the live tail. */
   onChange?: (view: JobView) => void;
   logger?: Logger;
@@ -123,30 +131,21 @@ export class JobQueue {
 
   async #setUp(): Promise<void> {
     // a server without JetStream has no responder here: said at once (no-responders), so a
-    // brain on such a server starts without waiting out a timeout
-    await this.#o.nc.request(jsApi.info, '', { timeout: 2000 });
-    await this.#link.ensureStream({
-      name: JOB_STREAM,
-      subjects: [jobSubject('submit', '*')],
-      retention: 'workqueue',
-      storage: 'file',
-      max_msg_size: MAX_ENVELOPE_BYTES,
-      duplicate_window: ms(120_000),
-    });
-    await this.#link.ensureStream({
-      name: JOB_EVENT_STREAM,
-      subjects: [jobSubject('event', '*')],
-      retention: 'limits',
-      storage: 'file',
-      max_msg_size: MAX_ENVELOPE_BYTES,
-      max_age: ms(7 * 24 * 3600_000),
-      duplicate_window: ms(120_000),
-    });
-    await this.#link.ensureConsumer(JOB_EVENT_STREAM, {
-      durable_name: JOB_EVENT_CONSUMER,
-      ack_wait: ms(30_000),
-      max_deliver: -1,
-    });
+    // brain on such a server starts without waiting out a timeout; a clustered JetStream
+    // answers "temporarily unavailable", or nothing, until it has a meta-leader
+    await whenJetStreamSettles(
+      async () => {
+        await this.#o.nc.request(jsApi.info, '', { timeout: 2000 }).catch((err: unknown) => {
+          throw err instanceof TimeoutError ? new JetStreamSilent(jsApi.info, 2000) : err;
+        });
+        await this.#makeStreams();
+      },
+      {
+        what: 'job streams',
+        logger: this.#log,
+        ...(this.#o.settleTimeoutMs === undefined ? {} : { timeoutMs: this.#o.settleTimeoutMs }),
+      },
+    );
     this.#recover();
     this.#heartbeats = this.#o.nc.subscribe(jobSubject('heartbeat', '*'), {
       callback: (err, msg) => {
@@ -164,6 +163,35 @@ export class JobQueue {
     });
     this.#sweep = setInterval(() => void this.#sweepLost(), Math.max(100, this.#lapseMs / 4));
     this.#loop = this.#readEvents();
+  }
+
+  /** The two streams and the brain's consumer, each created or brought to this config. */
+  async #makeStreams(): Promise<void> {
+    const num_replicas = this.#o.replicas ?? 1;
+    await this.#link.ensureStream({
+      name: JOB_STREAM,
+      subjects: [jobSubject('submit', '*')],
+      retention: 'workqueue',
+      storage: 'file',
+      max_msg_size: MAX_ENVELOPE_BYTES,
+      duplicate_window: ms(120_000),
+      num_replicas,
+    });
+    await this.#link.ensureStream({
+      name: JOB_EVENT_STREAM,
+      subjects: [jobSubject('event', '*')],
+      retention: 'limits',
+      storage: 'file',
+      max_msg_size: MAX_ENVELOPE_BYTES,
+      max_age: ms(7 * 24 * 3600_000),
+      duplicate_window: ms(120_000),
+      num_replicas,
+    });
+    await this.#link.ensureConsumer(JOB_EVENT_STREAM, {
+      durable_name: JOB_EVENT_CONSUMER,
+      ack_wait: ms(30_000),
+      max_deliver: -1,
+    });
   }
 
   /** Jobs not yet ended, from the audit log: after a restart the brain knows them again. */
@@ -349,7 +377,12 @@ export class JobQueue {
       if (d === undefined) continue;
       try {
         await this.#take(d);
-        await this.#link.ack(d);
+        // acked through a clustered JetStream's leader change too: an event read twice would
+        // be dropped as a repeat, but its row is written once only if the ack lands
+        await whenJetStreamSettles(() => this.#link.confirmAck(d), {
+          what: 'job event ack',
+          logger: this.#log,
+        });
       } catch (err) {
         // not acked: read again after the ack wait
         this.#log.error({ err }, 'job event not recorded');
@@ -379,6 +412,10 @@ export class JobQueue {
     if (isEnded(view.status)) {
       // cancelled while a worker took it: tell that worker again
       if (e.kind === 'started') this.#o.nc.publish(jobSubject('cancel', view.tool, e.job_id));
+      return;
+    }
+    if (e.kind === 'started' && view.status === 'running' && view.attempt === e.attempt) {
+      // read again after its ack was lost (a leader change): already recorded
       return;
     }
     await this.#record(view, e);

@@ -24,6 +24,8 @@ export async function startJobs(
   audit: JobAudit,
   signer: GrantSigner | undefined,
   logger: Logger,
+  /** Copies of the job streams in a clustered JetStream (ADR 0101). @default 1 */
+  replicas = 1,
 ): Promise<Jobs> {
   const inboxPrefix = (nc as unknown as { options?: { inboxPrefix?: string } }).options
     ?.inboxPrefix;
@@ -33,6 +35,7 @@ export async function startJobs(
       audit,
       ...(inboxPrefix === undefined ? {} : { inboxPrefix }),
       ...(signer === undefined ? {} : { signer }),
+      replicas,
       logger,
     });
   } catch (err) {

@@ -47,6 +47,8 @@ interface ChildPlan {
   auth?: EmbeddedAuth;
   /** `worker.max_heap`: each worker's V8 heap ceiling, MB (ADR 0070). @default Node's */
   maxHeapMb?: number;
+  /** Copies of the job streams in a clustered JetStream (ADR 0101). @default 1 */
+  jetStreamReplicas?: number;
 }
 
 /** An `mcp` entry of the catalog, as `caesar up` serves it (ADR 0095). */
@@ -85,6 +87,10 @@ function brainSpec(plan: ChildPlan): ChildSpec {
     ? envWithIdentity(plan.auth.brainSeedFile, EMBEDDED_BRAIN_INBOX)
     : { ...process.env };
   env.MALLOC_ARENA_MAX ??= BRAIN_MALLOC_ARENAS;
+  // the cluster `caesar up --cluster` runs: the brain replicates the job streams over it
+  if (plan.jetStreamReplicas !== undefined && plan.jetStreamReplicas > 1) {
+    env.CAESAR_BUS__JETSTREAM_REPLICAS = String(plan.jetStreamReplicas);
+  }
   // each worker signs its replies with the identity minted for it: the brain takes no other
   // key for that tool (ADR 0060)
   if (plan.auth) {

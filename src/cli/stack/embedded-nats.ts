@@ -19,11 +19,27 @@ export interface EmbeddedNats {
   readonly keepers: readonly NatsKeeper[];
   /** The NKEY identities minted for this run; undefined with `embedded.nats_config`. */
   readonly auth?: EmbeddedAuth;
+  /** Copies of the job streams the brain keeps (ADR 0101): 1, or 3 on 3 or more servers. */
+  readonly jetStreamReplicas: number;
 }
 
 const NAME = 'nats-server';
 /** Where `caesar up --cluster` writes each server's config (ADR 0051). */
 const CLUSTER_DIR = 'nats-cluster';
+/**
+ * Where each server of `caesar up --cluster` keeps its JetStream store (`node-<i>`): apart
+ * from CLUSTER_DIR, which is made new each run, so that queued jobs survive a restart.
+ */
+const CLUSTER_JETSTREAM_DIR = 'jetstream-cluster';
+
+/**
+ * Replicas of the job streams on `size` servers (ADR 0101): 3 from 3 servers on, so a job
+ * survives a dead server; 1 on 2, where a dead server takes the quorum of any replicated
+ * stream (and of the meta-leader) with it, and a second copy on the same disk guards nothing.
+ */
+export function jetStreamReplicas(size: number): number {
+  return size >= 3 ? 3 : 1;
+}
 
 /**
  * Starts the embedded nats-server on loopback and keeps it running: a dead one comes back
@@ -56,7 +72,7 @@ export async function startEmbeddedNats(
     answerTimeoutMs: watch.timeoutMs,
     ...keeperEvents(NAME, port, say, watch.mailbox),
   });
-  return { urls: [first.url], keepers: [keeper], ...(auth ? { auth } : {}) };
+  return { urls: [first.url], keepers: [keeper], jetStreamReplicas: 1, ...(auth ? { auth } : {}) };
 }
 
 /**
@@ -87,6 +103,8 @@ export async function startEmbeddedCluster(
       baseConfig: auth.serverConfig,
       host,
       port: natsPort,
+      // JetStream on every server, each with its own store and name (ADR 0101)
+      jetstream: { dir: join(config.dataDir, CLUSTER_JETSTREAM_DIR) },
     });
   } catch (err) {
     if (!portTaken(err)) throw err;
@@ -101,7 +119,7 @@ export async function startEmbeddedCluster(
     say(
       statusLine(
         name,
-        `${server.url}  (pid ${natsPid(server)}, routes on port ${server.routePort}, loopback only, one NKEY identity per part)`,
+        `${server.url}  (pid ${natsPid(server)}, routes on port ${server.routePort}, loopback only, one NKEY identity per part, JetStream ${jetStreamReplicas(size)} replica(s))`,
       ),
     );
     return new NatsKeeper(server, {
@@ -110,7 +128,7 @@ export async function startEmbeddedCluster(
       ...keeperEvents(name, server.port, say, watch.mailbox),
     });
   });
-  return { urls: cluster.urls, keepers, auth };
+  return { urls: cluster.urls, keepers, auth, jetStreamReplicas: jetStreamReplicas(size) };
 }
 
 /** Where `caesar up` keeps JetStream's file store (jobs, ADR 0098). */

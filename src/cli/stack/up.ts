@@ -156,8 +156,8 @@ function mcpServers(
 const MAX_CLUSTER = 7;
 
 /**
- * `--cluster <n>`: 2 to 7 servers. Core NATS keeps no quorum (CAESAR uses no JetStream), so
- * any size from 2 survives one dead server; 3 is the usual choice.
+ * `--cluster <n>`: 2 to 7 servers. Core NATS keeps no quorum, so any size from 2 survives one
+ * dead server for calls; jobs need a JetStream quorum (ADR 0101), so 3 is the usual choice.
  */
 function clusterSize(flag: string | undefined, config: CaesarConfig): number | undefined {
   if (flag === undefined) return undefined;
@@ -230,6 +230,7 @@ function startChildren(
     mcp,
     auth: nats.auth,
     maxHeapMb: config.worker.maxHeapMb,
+    jetStreamReplicas: nats.jetStreamReplicas,
   };
   for (const spec of childSpecs(plan)) supervisor.start(spec);
   return { ...started, supervisor, gate, preflight, record };

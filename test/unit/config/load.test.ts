@@ -23,6 +23,7 @@ describe('loadConfig defaults', () => {
         reconnectWaitMs: 2000,
         reconnectJitterMs: 1000,
         connectTimeoutMs: 5000,
+        jetstreamReplicas: 1,
       },
       busOptions: {
         servers: ['nats://127.0.0.1:4222'],
