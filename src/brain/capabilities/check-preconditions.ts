@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { unknownToolReport, unmadeCall, type CallGate, type PlannerTool } from '../agent/index.js';
-import type { Caller, ToolCallReport } from '../api/index.js';
-import { LOCAL_LABEL } from '../gateway/provenance.js';
+import { unknownToolReport, type CallGate, type PlannerTool } from '../agent/index.js';
+import type { Caller } from '../api/index.js';
 import type { PreflightResult } from '../preflight/index.js';
+import { PlannerActionGate, type ActionAnswer, type ActionCall } from './action-gate.js';
 import {
-  describeFirstIssue,
   CallableNameSchema,
   type ExecutionLocality,
   type ResourceRequirements,
@@ -70,50 +68,25 @@ interface PreconditionsGateOptions {
  * The agent's call gate with the brain's own action in front: a model's `check_preconditions`
  * call is answered here; every other call goes on to the gateway as it is.
  */
-export class PreconditionsGate implements CallGate {
-  readonly #inner: CallGate;
+export class PreconditionsGate extends PlannerActionGate<z.infer<typeof InputSchema>> {
   readonly #o: PreconditionsGateOptions;
 
   constructor(inner: CallGate, options: PreconditionsGateOptions) {
-    this.#inner = inner;
+    super(inner, CHECK_PRECONDITIONS, InputSchema, '{tool}');
     this.#o = options;
   }
 
-  invoke(...args: Parameters<CallGate['invoke']>): Promise<ToolCallReport> {
-    const [tool, input, caller, origin] = args;
-    // only a model's call is the planner's action; any other caller reaches the gateway
-    if (tool !== CHECK_PRECONDITIONS || origin?.kind !== 'model')
-      return this.#inner.invoke(...args);
-    return this.#answer(input, caller);
-  }
-
-  rejectStopped(...args: Parameters<CallGate['rejectStopped']>) {
-    return this.#inner.rejectStopped(...args);
-  }
-
-  async #answer(input: unknown, caller: Caller): Promise<ToolCallReport> {
-    const started = performance.now();
-    const call = { id: '', tool: CHECK_PRECONDITIONS, input };
-    const parsed = InputSchema.safeParse(input);
-    if (!parsed.success) {
-      const why = describeFirstIssue(parsed.error);
-      return unmadeCall(call, `the arguments of ${CHECK_PRECONDITIONS} are not {tool}: ${why}`);
-    }
-    const { tool } = parsed.data;
+  protected async answer(
+    { tool }: z.infer<typeof InputSchema>,
+    caller: Caller,
+    call: ActionCall,
+  ): Promise<ActionAnswer> {
     const offered = (await this.#o.offered(caller))
       .map((t) => t.name)
       .filter((n) => n !== CHECK_PRECONDITIONS);
-    if (!offered.includes(tool)) return unknownToolReport(call, CHECK_PRECONDITIONS, tool, offered);
-    const result = await this.#preconditions(tool);
-    return {
-      tool: CHECK_PRECONDITIONS,
-      input,
-      outcome: 'ok',
-      result,
-      label: LOCAL_LABEL,
-      decision_id: randomUUID(),
-      duration_ms: Math.round(performance.now() - started),
-    };
+    if (!offered.includes(tool))
+      return { refusal: unknownToolReport(call, CHECK_PRECONDITIONS, tool, offered) };
+    return { result: await this.#preconditions(tool) };
   }
 
   async #preconditions(

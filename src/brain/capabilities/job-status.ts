@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { unmadeCall, type CallGate, type PlannerTool } from '../agent/index.js';
-import type { JobView, ToolCallReport } from '../api/index.js';
+import type { Caller, JobView } from '../api/index.js';
 import { LOCAL_LABEL, labelOf, type ContentLabel } from '../gateway/provenance.js';
-import { describeFirstIssue, type ToolSpec } from '../../protocol/index.js';
+import type { ToolSpec } from '../../protocol/index.js';
+import { PlannerActionGate, type ActionAnswer, type ActionCall } from './action-gate.js';
 
 /**
  * `job_status`, the planner's way to follow a job it started (issue 33, ADR 0098): `{job_id}`
@@ -73,45 +73,23 @@ interface JobStatusGateOptions {
 }
 
 /** The agent's call gate with `job_status` answered in front of it. */
-export class JobStatusGate implements CallGate {
-  readonly #inner: CallGate;
+export class JobStatusGate extends PlannerActionGate<z.infer<typeof InputSchema>> {
   readonly #o: JobStatusGateOptions;
 
   constructor(inner: CallGate, options: JobStatusGateOptions) {
-    this.#inner = inner;
+    super(inner, JOB_STATUS, InputSchema, '{job_id}');
     this.#o = options;
   }
 
-  invoke(...args: Parameters<CallGate['invoke']>): Promise<ToolCallReport> {
-    const [tool, input, caller, origin] = args;
-    if (tool !== JOB_STATUS || origin?.kind !== 'model') return this.#inner.invoke(...args);
-    return Promise.resolve(this.#answer(input, caller.actor));
-  }
-
-  rejectStopped(...args: Parameters<CallGate['rejectStopped']>) {
-    return this.#inner.rejectStopped(...args);
-  }
-
-  #answer(input: unknown, actor: string): ToolCallReport {
-    const call = { id: '', tool: JOB_STATUS, input };
-    const parsed = InputSchema.safeParse(input);
-    if (!parsed.success) {
-      const why = describeFirstIssue(parsed.error);
-      return unmadeCall(call, `the arguments of ${JOB_STATUS} are not {job_id}: ${why}`);
-    }
-    const id = parsed.data.job_id;
+  protected answer(
+    { job_id: id }: z.infer<typeof InputSchema>,
+    caller: Caller,
+    call: ActionCall,
+  ): ActionAnswer {
     const job = this.#o.job(id);
     // another token's job is answered as no job at all: ids are not probed
-    if (job === undefined || job.actor !== actor) return unmadeCall(call, `no job ${id}`);
-    const { result, label } = jobStatusOf(job, this.#o.specOf);
-    return {
-      tool: JOB_STATUS,
-      input,
-      outcome: 'ok',
-      result,
-      label,
-      decision_id: randomUUID(),
-      duration_ms: 0,
-    };
+    if (job === undefined || job.actor !== caller.actor)
+      return { refusal: unmadeCall(call, `no job ${id}`) };
+    return jobStatusOf(job, this.#o.specOf);
   }
 }
