@@ -83,6 +83,9 @@ export function startJobTaker(deps: JobTakerDeps): JobTaker {
   const link = new JetStreamLink(deps.nc, jobInboxPrefix(name));
   const running = new Map<string, AbortController>();
   const settled = new Set<Promise<void>>();
+  // a delivery holds its slot from the pull, not from its start: an at_most_once job is acked
+  // before it runs, and a pull meanwhile would take a job past max_concurrency
+  let taken = 0;
   let stopped = false;
   let wake: (() => void) | undefined;
 
@@ -102,7 +105,7 @@ export function startJobTaker(deps: JobTakerDeps): JobTaker {
   const loop = async () => {
     if (shortfalls.length > 0) return;
     while (!stopped) {
-      if (running.size >= deps.tool.spec.max_concurrency) {
+      if (taken >= deps.tool.spec.max_concurrency) {
         await new Promise<void>((r) => (wake = r));
         continue;
       }
@@ -119,7 +122,9 @@ export function startJobTaker(deps: JobTakerDeps): JobTaker {
         link.nak(d);
         break;
       }
+      taken++;
       const job = run(d).finally(() => {
+        taken--;
         settled.delete(job);
         wake?.();
         wake = undefined;

@@ -197,7 +197,7 @@ export async function jobReaches(
       const v = brain.queue.view(id);
       return v?.status === status ? v : undefined;
     },
-    `job ${id} to be ${status} (it is ${brain.queue.view(id)?.status ?? 'unknown'})`,
+    () => `job ${id} to be ${status} (it is ${brain.queue.view(id)?.status ?? 'unknown'})`,
     timeoutMs,
   );
 }

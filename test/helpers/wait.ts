@@ -4,7 +4,7 @@
  */
 export async function waitFor<T>(
   check: () => T | Promise<T>,
-  what: string,
+  what: string | (() => string),
   timeoutMs = 5000,
   intervalMs = 10,
 ): Promise<NonNullable<T>> {
@@ -12,7 +12,11 @@ export async function waitFor<T>(
   for (;;) {
     const v = await check();
     if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > until) {
+      // a function says what it waited for as things stand at the timeout, not at the start
+      const said = typeof what === 'function' ? what() : what;
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${said}`);
+    }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

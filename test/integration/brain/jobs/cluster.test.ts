@@ -34,7 +34,7 @@ function reaches(b: ClusterJobBrain, id: string, status: JobView['status'], time
       const v = b.queue.view(id);
       return v?.status === status ? v : undefined;
     },
-    `job ${id} to be ${status} (it is ${b.queue.view(id)?.status ?? 'unknown'})`,
+    () => `job ${id} to be ${status} (it is ${b.queue.view(id)?.status ?? 'unknown'})`,
     timeoutMs,
     50,
   );

@@ -119,6 +119,37 @@ describe('jobs against a real nats-server with JetStream (ADR 0098)', () => {
     expect(started).toEqual(['probe']);
   }, 30_000);
 
+  it('a worker runs no more at_most_once jobs at once than its max_concurrency, though each is acked before it starts', async () => {
+    let now = 0;
+    let most = 0;
+    const ended: string[] = [];
+    const tool = createSlowJob({
+      maxConcurrency: 1,
+      onStart: () => (most = Math.max(most, ++now)),
+      onEnd: (id) => {
+        now--;
+        ended.push(id);
+      },
+    });
+    // the jobs are queued before the worker comes, so each pull could find one at once
+    const w = await worker(brain, createSlowJob({ minVcpus: 1000 }), 'small');
+    await brain.learn('slow_job');
+    const ids: string[] = [];
+    for (const id of ['a', 'b', 'c']) {
+      const held = await brain.gateway.invoke(
+        'slow_job',
+        { id, seconds: 0.3, tick_ms: 100 },
+        caller,
+      );
+      ids.push((await brain.gateway.confirm(held.confirmation!.id, true, caller)).decision_id);
+    }
+    workers.push(await worker(brain, tool, 'one-slot'));
+    await w.stop();
+    for (const id of ids) await jobReaches(brain, id, 'finished', 20_000);
+    expect(ended.sort()).toEqual(['a', 'b', 'c']);
+    expect(most).toBe(1);
+  }, 60_000);
+
   it('200 queued jobs are drained by two workers, each run exactly once', async () => {
     const runs = new Map<string, number>();
     const onStart = (id: string) => runs.set(id, (runs.get(id) ?? 0) + 1);
@@ -138,7 +169,7 @@ describe('jobs against a real nats-server with JetStream (ADR 0098)', () => {
     }
     await waitFor(
       () => brain.queue.activeCount() === 0,
-      `every job to end (${brain.queue.activeCount()} left)`,
+      () => `every job to end (${brain.queue.activeCount()} left)`,
       60_000,
       100,
     );
