@@ -130,10 +130,16 @@ export class EvalThreadHandle<J extends ThreadJob> {
     return now === undefined ? undefined : this.sent.find((s) => s.id === now.id)?.job;
   }
 
-  /** How long the calculation running now has run, in ms (0 when none runs). */
+  /**
+   * How long the calculation running now has run, in ms: 0 when none runs, and 0 when the
+   * one the thread names was answered already. The thread posts a slow calculation's answer
+   * before it marks itself idle, and a thread descheduled between the two (a busy machine)
+   * would otherwise look stuck in it, with no event left to dispatch the next call.
+   */
   runningFor(): number {
     const now = this.progress.running();
-    return now === undefined ? 0 : Date.now() - now.since;
+    if (now === undefined || !this.sent.some((s) => s.id === now.id)) return 0;
+    return Date.now() - now.since;
   }
 
   /** Queues `job` on the thread; its answer comes through `events.replied`. */

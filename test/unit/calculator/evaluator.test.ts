@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { waitFor } from '../../helpers/wait.js';
+import { waitFor, within } from '../../helpers/wait.js';
 import { TimeoutError } from '../../../src/legion/index.js';
 import { CalcResultSchema } from '../../../workers/calculator/schema.js';
 import { createEvaluator, type Evaluator } from '../../../workers/calculator/evaluator.js';
@@ -177,6 +177,17 @@ describe('evaluator pool handling (stand-in thread that misbehaves on request)',
     expect(evaluator.threads).toBe(2);
     stuck.abort();
     await expect(spinning).rejects.toMatchObject({ code: 'timeout' });
+  });
+
+  test('a call after an answer the thread has not yet marked idle is still sent to it', async () => {
+    await using evaluator = await createEvaluator({ maxThreads: 1, threadUrl: misbehaving });
+    await expect(evaluator.evaluate('late-idle')).resolves.toMatchObject({ value: 0 });
+    // the thread still names the answered calculation as running, past the 10 ms after which
+    // a running one counts as slow; with no other event to come, the next call must not wait
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(within(evaluator.evaluate('next'), 'the next call', 5_000)).resolves.toMatchObject(
+      { expression: 'next' },
+    );
   });
 
   test('a queued call aborted before it runs is answered while the running one continues', async () => {
