@@ -9,6 +9,9 @@
  * the median round; CPU per call is the brain's (or the bare server's) own.
  *
  *   npm run bench -- mcp
+ *
+ * To profile the brain on one path: `BENCH_BRAIN_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'
+ * BENCH_MCP_PATHS=session BENCH_ROUNDS=2 npm run bench -- mcp`.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -38,7 +41,11 @@ const MCP_CALL = JSON.stringify({
 const RESULT_MARK = '\\"result\\":\\"391\\"';
 
 type Path = 'bare' | 'stateless' | 'session' | 'rest';
-const PATHS: readonly Path[] = ['bare', 'stateless', 'session', 'rest'];
+const ALL_PATHS: readonly Path[] = ['bare', 'stateless', 'session', 'rest'];
+/** `BENCH_MCP_PATHS` (comma-separated) measures only those paths, for a profiling run. */
+const PATHS = (process.env.BENCH_MCP_PATHS?.split(',') ?? ALL_PATHS).filter((p): p is Path =>
+  (ALL_PATHS as readonly string[]).includes(p),
+);
 
 export async function run(ctx: BenchContext): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'caesar-bench-mcp-'));
@@ -46,7 +53,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     // grants on, as an operator runs it: the brain signs, the worker verifies (ADR 0052)
-    const stack = await startGovernedStack(server.url, dir, true);
+    const nodeArgs = (process.env.BENCH_BRAIN_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const stack = await startGovernedStack(server.url, dir, true, nodeArgs);
     children.push(stack.calculator, stack.brain);
     const bare = await spawnUntil(
       [fileURLToPath(new URL('./mcp-bare.js', import.meta.url))],
@@ -120,6 +128,14 @@ function report(ctx: BenchContext, r: Record<Path, Measured[]>): void {
     `Issue 32: a governed MCP tools/call (grants on) against a bare MCP SDK server, ` +
       `wrk c=${CONCURRENCY}, median of ${ROUNDS} rounds`,
   );
+  if (PATHS.length < ALL_PATHS.length) {
+    // a profiling run of some paths: their own figures, no ratios
+    for (const p of PATHS) {
+      ctx.figure(`${p}`, rate(p), 'req/s');
+      ctx.figure(`  CPU per call, ${p}`, cpu(p), 'us');
+    }
+    return;
+  }
   ctx.figure('bare MCP SDK server (stateless), one process', rate('bare'), 'req/s');
   ctx.figure('  its CPU per call', cpu('bare'), 'us');
   ctx.figure('governed POST /mcp, stateless', rate('stateless'), 'req/s', {
