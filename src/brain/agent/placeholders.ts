@@ -3,6 +3,7 @@ import { textsOf, type ReadItem } from '../gateway/provenance.js';
 import {
   formatFieldPath,
   isRecord,
+  MAX_NESTING_DEPTH,
   parseJsonPointer,
   resolveJsonPointer,
 } from '../../text/index.js';
@@ -26,8 +27,6 @@ import { labelOfReport } from './turn-calls.js';
 export const MAX_PLACEHOLDERS = 16;
 /** The most JSON text one filled value may weigh, in characters. */
 export const MAX_FILLED_CHARS = 4096;
-/** How deep an input is looked through for placeholders. */
-const MAX_DEPTH = 32;
 /** How many values (objects, arrays, scalars) of an input are looked at. */
 const MAX_VALUES = 10_000;
 
@@ -112,7 +111,10 @@ class Walk {
       throw new Unfillable(`the input holds more than ${MAX_VALUES} values`);
     }
     if (v === null || typeof v !== 'object') return v;
-    if (depth >= MAX_DEPTH) throw new Unfillable(`the input nests deeper than ${MAX_DEPTH} levels`);
+    // the one nesting bound of everything untrusted (src/text/bounds.ts)
+    if (depth >= MAX_NESTING_DEPTH) {
+      throw new Unfillable(`the input nests deeper than ${MAX_NESTING_DEPTH} levels`);
+    }
     if (Array.isArray(v)) return v.map((item, i) => this.value(item, [...path, i], depth + 1));
     if (!isRecord(v)) return v;
     if (Object.hasOwn(v, FROM)) return this.#fill(v, path);

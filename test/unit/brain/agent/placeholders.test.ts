@@ -185,10 +185,10 @@ describe('fillPlaceholders', () => {
     expect(fillPlaceholders({ q: { $from: 1, path: '/page' } }, 2, steps(fits)).ok).toBe(true);
   });
 
-  test('an input is looked through at most 32 levels deep, and at most 10,000 values', () => {
+  test('an input is looked through at most 64 levels deep (MAX_NESTING_DEPTH), and at most 10,000 values', () => {
     let deep: unknown = { $from: 1 };
-    for (let i = 0; i < 40; i++) deep = { d: deep };
-    expect(problemOf(deep, 2)).toMatch(/the input nests deeper than 32 levels/);
+    for (let i = 0; i < 70; i++) deep = { d: deep };
+    expect(problemOf(deep, 2)).toMatch(/the input nests deeper than 64 levels/);
     const wide = { list: Array.from({ length: 10_001 }, (_, i) => i) };
     expect(problemOf(wide, 2)).toMatch(/the input holds more than 10000 values/);
   });
