@@ -20,16 +20,12 @@ interface ThreadReady {
   readonly kind: 'ready';
 }
 
-/** The answer to one EvalRequest. */
-export type EvalReply =
-  | { readonly kind: 'result'; readonly id: number; readonly result: CalcResult }
-  | {
-      readonly kind: 'rejected';
-      readonly id: number;
-      readonly reason: RejectReason;
-      readonly message: string;
-    }
-  | { readonly kind: 'failed'; readonly id: number; readonly message: string };
+/** The answer to one EvalRequest, named by the request's id whatever its kind. */
+export type EvalReply = { readonly id: number } & (
+  | { readonly kind: 'result'; readonly result: CalcResult }
+  | { readonly kind: 'rejected'; readonly reason: RejectReason; readonly message: string }
+  | { readonly kind: 'failed'; readonly message: string }
+);
 
 /**
  * Thread -> main: answers in the order asked, those of one batch together; but the thread
