@@ -2,12 +2,14 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Test files run at once: one per core. Two per core measured faster on an idle 2-core
- * machine (179 s against 265 s, ADR 0086 addendum 2) but, under two busy loops, left the
- * JetStream job tests' probe jobs queued past their waits; TEST_WORKERS=4 runs it that way.
+ * Test files run at once: two per core. An integration file waits more than it computes (a
+ * process starting, a sweep, a reply), so one per core left the cores idle: on the quiet
+ * 2-core machine 2 workers took 265 s and 4 took 179 s (ADR 0086, addendum 2). Taken back
+ * once for JetStream job tests that failed beside two busy loops; addendum 3 found and fixed
+ * the two load bugs behind such failures, and the whole suite passed at 4 beside the loops.
  * CI or a busy machine sets TEST_WORKERS (a count, or a share like "50%").
  */
-const workers = process.env.TEST_WORKERS ?? Math.max(1, availableParallelism());
+const workers = process.env.TEST_WORKERS ?? Math.max(2, 2 * availableParallelism());
 
 export default defineConfig({
   test: {
