@@ -38,7 +38,12 @@ import { z } from 'zod';
 import { createDispatcher, type Dispatcher } from '../src/brain/dispatch/index.js';
 import { Registry } from '../src/brain/registry/index.js';
 import { connectBus, startNatsCluster, type NatsCluster } from '../src/bus/index.js';
-import { defineTool, serveTools, type ToolWorker } from '../src/legion/index.js';
+import {
+  defineTool,
+  serveTools,
+  type ToolDefinition,
+  type ToolWorker,
+} from '../src/legion/index.js';
 import { percentile, type BenchContext } from './harness.js';
 
 const TOOL = 'bench_failover';
@@ -195,7 +200,42 @@ async function inFlightRound(
   victim: 'brain' | 'worker',
   recovery: boolean,
 ): Promise<InFlightFigures> {
-  const dir = await mkdtemp(join(tmpdir(), 'caesar-bench-inflight-'));
+  const tools = [slowEcho, switchTool];
+  return onCluster(
+    'caesar-bench-inflight-',
+    [tools, tools],
+    (registry) =>
+      registry.tool(TOOL)?.instances.length === 2 && registry.tool(ACTING)?.instances.length === 2,
+    ({ cluster, brainNc, registry }) => {
+      const dispatcher = createDispatcher({
+        nc: brainNc,
+        ...(recovery ? { recovery: { tools: registry } } : {}),
+      });
+      return killInFlight(dispatcher, cluster, victim === 'brain' ? C : A);
+    },
+  );
+}
+
+/** What a round runs on: the cluster, the brain's connection (on C) and registry, A's worker's. */
+interface ClusterRound {
+  readonly cluster: NatsCluster;
+  readonly brainNc: NatsConnection;
+  readonly workerNc: NatsConnection;
+  readonly registry: Registry;
+}
+
+/**
+ * A three-server cluster with a worker on A serving `hosts[0]` (and one on B serving
+ * `hosts[1]`, when given), the brain's connection and registry on C; `body` runs once the
+ * registry sees what `ready` asks, and everything is stopped and removed after it.
+ */
+async function onCluster<T>(
+  dirPrefix: string,
+  hosts: [ToolDefinition[], ToolDefinition[]?],
+  ready: (registry: Registry) => boolean,
+  body: (round: ClusterRound) => Promise<T>,
+): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), dirPrefix));
   const cluster = await startNatsCluster({ size: 3, dir });
   const clients: NatsConnection[] = [];
   const workers: ToolWorker[] = [];
@@ -206,22 +246,16 @@ async function inFlightRound(
   };
   try {
     const workerNc = await connect(A);
-    workers.push(await serveTools([slowEcho, switchTool], { nc: workerNc, host: 'a' }));
-    workers.push(await serveTools([slowEcho, switchTool], { nc: await connect(1), host: 'b' }));
+    workers.push(await serveTools(hosts[0], { nc: workerNc, host: 'a' }));
+    if (hosts[1] !== undefined) {
+      workers.push(await serveTools(hosts[1], { nc: await connect(1), host: 'b' }));
+    }
     const brainNc = await connect(C);
     const registry = new Registry({ nc: brainNc, sweepIntervalMs: 1000 });
     await registry.start();
     try {
-      await until(
-        () =>
-          registry.tool(TOOL)?.instances.length === 2 &&
-          registry.tool(ACTING)?.instances.length === 2,
-      );
-      const dispatcher = createDispatcher({
-        nc: brainNc,
-        ...(recovery ? { recovery: { tools: registry } } : {}),
-      });
-      return await killInFlight(dispatcher, cluster, victim === 'brain' ? C : A);
+      await until(() => ready(registry));
+      return await body({ cluster, brainNc, workerNc, registry });
     } finally {
       await registry.close();
     }
@@ -337,39 +371,16 @@ function report(ctx: BenchContext, scenario: Scenario, rounds: RoundFigures[]): 
 }
 
 async function round(scenario: Scenario): Promise<RoundFigures> {
-  const dir = await mkdtemp(join(tmpdir(), 'caesar-bench-failover-'));
-  const cluster = await startNatsCluster({ size: 3, dir });
-  const clients: NatsConnection[] = [];
-  const workers: ToolWorker[] = [];
-  const connect = async (node: number) => {
-    const nc = await connectBus({ servers: [cluster.urls[node]!], name: `bench-${node}` });
-    clients.push(nc);
-    return nc;
-  };
-  try {
-    const workerNc = await connect(A);
-    workers.push(await serveTools([echoTool], { nc: workerNc, host: 'a' }));
-    if (scenario === 'worker+replica') {
-      workers.push(await serveTools([echoTool], { nc: await connect(1), host: 'b' }));
-    }
-    const brainNc = await connect(C);
-    const registry = new Registry({ nc: brainNc, sweepIntervalMs: 1000 });
-    await registry.start();
-    try {
-      await until(() => registry.tool(TOOL)?.instances.length === workers.length);
-      const victim = scenario === 'brain' ? C : A;
-      return await killUnderLoad(createDispatcher({ nc: brainNc }), cluster, victim, {
+  const replica = scenario === 'worker+replica';
+  return onCluster(
+    'caesar-bench-failover-',
+    replica ? [[echoTool], [echoTool]] : [[echoTool]],
+    (registry) => registry.tool(TOOL)?.instances.length === (replica ? 2 : 1),
+    ({ cluster, brainNc, workerNc }) =>
+      killUnderLoad(createDispatcher({ nc: brainNc }), cluster, scenario === 'brain' ? C : A, {
         lost: scenario === 'brain' ? brainNc : workerNc,
-      });
-    } finally {
-      await registry.close();
-    }
-  } finally {
-    for (const w of workers) await w.stop();
-    await Promise.allSettled(clients.map((c) => c.close()));
-    await cluster.stop();
-    await rm(dir, { recursive: true, force: true });
-  }
+      }),
+  );
 }
 
 async function killUnderLoad(
