@@ -32,7 +32,7 @@ export {
 } from './secret-key.js';
 export { redactText } from './redact-text.js';
 export { terminalLine } from './terminal-text.js';
-export { jsonRefusal, readJsonText, readJsonValue } from './json-text.js';
+export { jsonRefusal, jsonTextOf, readJsonText, readJsonValue } from './json-text.js';
 export { parseJsonPointer, resolveJsonPointer } from './json-pointer.js';
 export { formatYamlIssue, readYaml, yamlDocumentText, yamlFlowText } from './yaml.js';
 export type { YamlDocument, YamlIssue } from './yaml.js';

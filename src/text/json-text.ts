@@ -69,3 +69,16 @@ export function jsonRefusal(refusal: JsonTextRefusal): string {
     refusal.key === '__proto__' ? 'a `__proto__` key' : 'a `constructor` key holding `prototype`';
   return `JSON with ${key} at ${formatFieldPath(refusal.path)}, which could reach an object's prototype`;
 }
+
+/**
+ * `value` as JSON text for a message or a prompt, never throwing: `absent` when JSON has no
+ * text for it (`undefined`, a function), `unwritable` when it cannot be written (a cycle, a
+ * BigInt).
+ */
+export function jsonTextOf(value: unknown, absent: string, unwritable: string = absent): string {
+  try {
+    return JSON.stringify(value) ?? absent;
+  } catch {
+    return unwritable;
+  }
+}

@@ -1,6 +1,7 @@
 import type { ConfirmationTicket, ToolCallReport } from '../api/index.js';
 import { spokenNow } from '../../clock/index.js';
 import type { Capability, CapabilityReport, PlannedCall } from './ports.js';
+import { jsonTextOf } from '../../text/index.js';
 
 /**
  * Where the full setup details are: never in a chat reply, whose box on a phone they would
@@ -149,12 +150,7 @@ export function afterPlanReply(calls: readonly PlannedCall[]): string {
 
 function describeCall(c: PlannedCall): string {
   if (c.input === undefined) return `${c.tool} (unreadable arguments)`;
-  let text: string;
-  try {
-    text = JSON.stringify(c.input) ?? '';
-  } catch {
-    text = '';
-  }
+  const text = jsonTextOf(c.input, '');
   const shown = text.length > MAX_SHOWN_INPUT ? `${text.slice(0, MAX_SHOWN_INPUT - 1)}…` : text;
   return `${c.tool} ${shown}`.trim();
 }

@@ -1,7 +1,7 @@
 import type { AuditQuery, AuditRecord } from '../../audit/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import type { ToolSpec } from '../../protocol/index.js';
-import { terminalLine } from '../../text/index.js';
+import { jsonTextOf, terminalLine } from '../../text/index.js';
 import {
   CLIENT_KEPT_LEDGER,
   isClientKept,
@@ -73,12 +73,7 @@ export function jobEndLine(job: JobView): string {
 
 /** A result as JSON (it came from the audit log, so it is JSON). */
 function jsonText(value: unknown): string {
-  if (value === undefined) return 'no result';
-  try {
-    return JSON.stringify(value) ?? 'no result';
-  } catch {
-    return 'a result that is not JSON';
-  }
+  return jsonTextOf(value, 'no result', 'a result that is not JSON');
 }
 
 function excerpt(text: string): string {

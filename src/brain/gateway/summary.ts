@@ -1,5 +1,6 @@
 import { SELECTOR_KINDS } from '../../policy/index.js';
 import type { CallServiceInput } from '../../protocol/index.js';
+import { jsonTextOf } from '../../text/index.js';
 
 const MAX_SUMMARY_CHARS = 500;
 
@@ -29,9 +30,5 @@ function serviceSummary(call: CallServiceInput): string {
 }
 
 function json(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? 'no input';
-  } catch {
-    return '(unprintable input)';
-  }
+  return jsonTextOf(value, 'no input', '(unprintable input)');
 }

@@ -1,6 +1,7 @@
 import type { ConversationTurn, ToolTurnRecord } from '../agent/ports.js';
 import { fenceToolContent } from './tool-content.js';
 import type { LlmMessage, LlmToolCall } from './types.js';
+import { jsonTextOf } from '../../text/index.js';
 
 /**
  * The brain's history (user, assistant and tool turns, oldest first) as the neutral
@@ -147,12 +148,7 @@ function runAsText(
 }
 
 function argumentsOf(input: unknown): string {
-  if (input === undefined) return '{}';
-  try {
-    return JSON.stringify(input) ?? '{}';
-  } catch {
-    return '{}';
-  }
+  return jsonTextOf(input, '{}');
 }
 
 function isPlainAssistant(m: LlmMessage): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { jsonRefusal, readJsonText, readJsonValue } from '../../../src/text/index.js';
+import { jsonRefusal, jsonTextOf, readJsonText, readJsonValue } from '../../../src/text/index.js';
 
 describe('readJsonText: depth on the text, then JSON.parse, then prototype keys', () => {
   test('a value within bounds is returned parsed', () => {
@@ -75,5 +75,16 @@ describe('jsonRefusal: each rung in words that follow "is"', () => {
     expect(refused('{"constructor":{"prototype":{}}}')).toBe(
       "JSON with a `constructor` key holding `prototype` at constructor, which could reach an object's prototype",
     );
+  });
+});
+
+describe('jsonTextOf: JSON text for a message, never a throw', () => {
+  test('a value is its JSON; no text is `absent`; what cannot be written is `unwritable`', () => {
+    expect(jsonTextOf({ a: [1, 'x'] }, 'none')).toBe('{"a":[1,"x"]}');
+    expect(jsonTextOf(undefined, 'none', 'bad')).toBe('none');
+    const cycle: Record<string, unknown> = {};
+    cycle['self'] = cycle;
+    expect(jsonTextOf(cycle, 'none', 'bad')).toBe('bad');
+    expect(jsonTextOf(10n, 'none')).toBe('none');
   });
 });
