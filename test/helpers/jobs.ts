@@ -12,7 +12,13 @@ import { startRegistry, type Registry } from '../../src/brain/registry/index.js'
 import { openPolicyStore, type PolicyStore } from '../../src/policy/index.js';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { JetStreamLink } from '../../src/bus/jetstream.js';
-import { jsApi } from '../../src/protocol/index.js';
+import {
+  JOB_EVENT_CONSUMER,
+  JOB_EVENT_STREAM,
+  JOB_STREAM,
+  jobConsumer,
+  jsApi,
+} from '../../src/protocol/index.js';
 import { startNats, startNatsCluster, type TestNats, type TestNatsCluster } from './nats.js';
 import { waitFor } from './wait.js';
 
@@ -33,6 +39,11 @@ export interface JobBrain extends AsyncDisposable {
   restart(): Promise<void>;
   /** Waits until the registry knows `tool`. */
   learn(tool: string): Promise<void>;
+  /**
+   * What JetStream holds for `tool`'s jobs and the brain's event reader (pending, waiting
+   * pulls, ack floors), for a failed wait to say where a job stopped.
+   */
+  jetstreamState(tool: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -109,7 +120,7 @@ async function jobBrainOn(bus: BrainBus, o: JobBrainOptions): Promise<Omit<JobBr
       'version: 1\nallowed_tools:\n  - tool: slow_job\n  - tool: quick_job\n  - tool: big_job\n',
   );
   const changes: JobView[] = [];
-  type Parts = Pick<JobBrain, 'audit' | 'registry' | 'queue' | 'gateway'> & {
+  type Parts = Pick<JobBrain, 'audit' | 'registry' | 'queue' | 'gateway' | 'jetstreamState'> & {
     policy: PolicyStore;
     close(): Promise<void>;
   };
@@ -142,6 +153,7 @@ async function jobBrainOn(bus: BrainBus, o: JobBrainOptions): Promise<Omit<JobBr
       registry,
       queue,
       gateway,
+      jetstreamState: (tool) => jetstreamState(nc, tool),
       async close() {
         gateway.close();
         await queue.close();
@@ -173,6 +185,7 @@ async function jobBrainOn(bus: BrainBus, o: JobBrainOptions): Promise<Omit<JobBr
     get gateway() {
       return parts.gateway;
     },
+    jetstreamState: (tool) => parts.jetstreamState(tool),
     async restart() {
       await parts.close();
       parts = await open();
@@ -185,19 +198,57 @@ async function jobBrainOn(bus: BrainBus, o: JobBrainOptions): Promise<Omit<JobBr
   };
 }
 
-/** Waits until job `id` has `status` (read from the audit log, as `GET /v1/jobs/{id}` does). */
+async function jetstreamState(nc: NatsConnection, tool: string): Promise<string> {
+  const link = new JetStreamLink(nc, '_INBOX');
+  const info = async (stream: string, consumer: string) => {
+    try {
+      const i = await link.api<Record<string, unknown>>(jsApi.consumerInfo(stream, consumer));
+      const { num_pending, num_ack_pending, num_waiting, num_redelivered, delivered, ack_floor } =
+        i;
+      const state = { num_pending, num_ack_pending, num_waiting, num_redelivered };
+      return `${consumer}: ${JSON.stringify({ ...state, delivered, ack_floor })}`;
+    } catch (err) {
+      return `${consumer}: ${(err as Error).message}`;
+    }
+  };
+  try {
+    const stream = await link
+      .api<{ state?: unknown }>(jsApi.streamInfo(JOB_STREAM))
+      .then((i) => JSON.stringify(i.state))
+      .catch((err: unknown) => (err as Error).message);
+    const lines = await Promise.all([
+      info(JOB_STREAM, jobConsumer(tool)),
+      info(JOB_EVENT_STREAM, JOB_EVENT_CONSUMER),
+    ]);
+    return [`${JOB_STREAM}: ${stream}`, ...lines].join('; ');
+  } finally {
+    link.close();
+  }
+}
+
+/**
+ * Waits until job `id` has `status` (read from the audit log, as `GET /v1/jobs/{id}` does);
+ * a wait that times out says what JetStream held for the job's tool then.
+ */
 export async function jobReaches(
-  brain: JobBrain,
+  brain: Pick<JobBrain, 'queue' | 'jetstreamState'>,
   id: string,
   status: JobView['status'],
   timeoutMs = 10_000,
 ): Promise<JobView> {
-  return waitFor(
-    () => {
-      const v = brain.queue.view(id);
-      return v?.status === status ? v : undefined;
-    },
-    () => `job ${id} to be ${status} (it is ${brain.queue.view(id)?.status ?? 'unknown'})`,
-    timeoutMs,
-  );
+  try {
+    return await waitFor(
+      () => {
+        const v = brain.queue.view(id);
+        return v?.status === status ? v : undefined;
+      },
+      () => `job ${id} to be ${status} (it is ${brain.queue.view(id)?.status ?? 'unknown'})`,
+      timeoutMs,
+    );
+  } catch (err) {
+    const tool = brain.queue.view(id)?.tool;
+    if (tool === undefined) throw err;
+    const state = await brain.jetstreamState(tool).catch((e: unknown) => (e as Error).message);
+    throw new Error(`${(err as Error).message}; JetStream then: ${state}`, { cause: err });
+  }
 }
