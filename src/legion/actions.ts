@@ -7,6 +7,7 @@ import {
   type FieldIssue,
 } from '../protocol/index.js';
 import type { ToolContext, ToolStartContext } from './context.js';
+import { RefCounted } from './ref-counted.js';
 import {
   defineCallable,
   ToolDefinitionError,
@@ -96,32 +97,14 @@ function sharedHooks<C>(def: {
   stop?: () => Promise<void> | void;
 }): Pick<ToolDefinitionInput<z.ZodType, z.ZodType>, 'start' | 'stop'> {
   if (def.start === undefined && def.stop === undefined) return {};
-  let started: Promise<void> | undefined;
-  let users = 0;
+  // one key: the tool's start, run by its first action and tried again after a failure
+  const started = new RefCounted<'tool', Promise<void>>(() => def.stop?.());
   return {
     start: async (ctx: ToolStartContext<unknown>) => {
-      users += 1;
-      started ??= Promise.resolve()
-        .then(() => def.start?.(ctx as ToolStartContext<C>))
-        .catch((err: unknown) => {
-          // a start that failed is tried again by the next action's start, not remembered
-          started = undefined;
-          throw err;
-        });
-      try {
-        await started;
-      } catch (err) {
-        users -= 1;
-        throw err;
-      }
+      await started.acquire('tool', async () => def.start?.(ctx as ToolStartContext<C>));
     },
-    stop: async () => {
-      users = Math.max(0, users - 1);
-      if (users > 0) return;
-      // the last action stopped: a later start runs the tool's start again
-      started = undefined;
-      await def.stop?.();
-    },
+    // the last action stopped: a later start runs the tool's start again
+    stop: () => started.release(),
   };
 }
 

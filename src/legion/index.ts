@@ -35,6 +35,9 @@ export {
 // the step with `serveThreadTask` from the SDK's thread entry, `src/legion/thread.ts`.
 export { createThreadPool, DEADLINE_RESERVE_MS } from './thread-pool.js';
 export type { ThreadPool, ThreadPoolOptions, ThreadRunOptions } from './thread-pool.js';
+// What a tool's instances share (a pool, a backend's clients): opened by the first start,
+// closed by the last stop.
+export { RefCounted } from './ref-counted.js';
 // Workers that start threads or processes find their compiled script with these, and start a
 // thread of their own with `startThread`, the one home of worker threads (ADR 0082).
 export {

@@ -1,4 +1,4 @@
-import { CaesarError, defineTool } from '../../src/legion/index.js';
+import { CaesarError, defineTool, RefCounted } from '../../src/legion/index.js';
 import { CalculatorConfigSchema, MAX_THREADS } from './config.js';
 import {
   createEvaluator,
@@ -40,8 +40,8 @@ const DESCRIPTION = [
  * worker holds no mathjs unless `tools.calculator.warm_threads` asks for it (ADR 0048).
  */
 export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> = {}) {
-  let evaluator: Promise<Evaluator> | undefined;
-  let instances = 0;
+  // one evaluator (its threads) for every instance a worker serves of this definition
+  const evaluators = new RefCounted<'evaluator', Promise<Evaluator>>((e) => e.close());
   return defineTool({
     name: 'calculator',
     version: '1.0.0',
@@ -64,32 +64,21 @@ export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> =
     maxQueue: 64,
     config: CalculatorConfigSchema,
     start: async (ctx) => {
-      instances += 1;
-      evaluator ??= createEvaluator({
-        maxThreads: MAX_THREADS,
-        maxEvalMs: EVAL_CAP_MS,
-        ...ctx.config,
-        ...options,
-        logger: ctx.logger,
-      });
-      try {
-        await evaluator;
-      } catch (err) {
-        instances -= 1;
-        evaluator = undefined;
-        throw err;
-      }
+      await evaluators.acquire('evaluator', () =>
+        createEvaluator({
+          maxThreads: MAX_THREADS,
+          maxEvalMs: EVAL_CAP_MS,
+          ...ctx.config,
+          ...options,
+          logger: ctx.logger,
+        }),
+      );
     },
-    stop: async () => {
-      instances -= 1;
-      if (instances > 0 || evaluator === undefined) return;
-      const closing = evaluator;
-      evaluator = undefined;
-      await (await closing).close();
-    },
+    stop: () => evaluators.release(),
     // Not async: an expression the quick path answers is answered at once, so the SDK
     // replies within the message callback (no promise, timer or AbortController; ADR 0050).
     handler: (input, ctx) => {
+      const evaluator = evaluators.peek('evaluator');
       if (evaluator === undefined) {
         throw CaesarError.of('internal', { reason: 'the calculator was not started' });
       }

@@ -4,6 +4,7 @@ import {
   createThreadPool,
   defineTool,
   NotConfiguredError,
+  RefCounted,
   type ThreadPoolOptions,
 } from '../../src/legion/index.js';
 import { CalDavClient } from './caldav.js';
@@ -70,8 +71,12 @@ interface CalendarReadToolOptions {
 export function createCalendarReadTool(options: CalendarReadToolOptions = {}) {
   const now = options.now ?? Date.now;
   const clients = new Map<CalendarConfig, CalDavClient>();
-  let scan: Promise<ScanPool> | undefined;
-  let instances = 0;
+  // the parsing threads, and with them the clients, close when the last instance stops
+  const scans = new RefCounted<'scan', Promise<ScanPool>>(async (pool) => {
+    const open = [...clients.values()];
+    clients.clear();
+    await Promise.allSettled([...open.map((c) => c.close()), pool.close()]);
+  });
   const clientFor = (config: CalDavSettings) => {
     let client = clients.get(config);
     if (client === undefined) {
@@ -102,43 +107,27 @@ export function createCalendarReadTool(options: CalendarReadToolOptions = {}) {
     maxConcurrency: MAX_CONCURRENCY,
     maxQueue: 64,
     start: async (ctx) => {
-      instances += 1;
-      scan ??= createThreadPool({
-        script: compiledScriptUrl(import.meta.url, './scan-thread.js'),
-        name: 'calendar parsing',
-        ...PARSING_BOUNDS,
-        ...options.parsing,
-        logger: ctx.logger,
-      });
-      try {
-        await scan;
-      } catch (err) {
-        instances -= 1;
-        scan = undefined;
-        throw err;
-      }
+      await scans.acquire('scan', () =>
+        createThreadPool({
+          script: compiledScriptUrl(import.meta.url, './scan-thread.js'),
+          name: 'calendar parsing',
+          ...PARSING_BOUNDS,
+          ...options.parsing,
+          logger: ctx.logger,
+        }),
+      );
       if (isConfigured(ctx.config)) clientFor(ctx.config);
       else ctx.logger.info(notConfiguredMessage(missingKeys(ctx.config)));
     },
-    stop: async () => {
-      instances -= 1;
-      if (instances > 0) return;
-      const open = [...clients.values()];
-      const threads = scan;
-      clients.clear();
-      scan = undefined;
-      await Promise.allSettled([
-        ...open.map((c) => c.close()),
-        threads?.then((pool) => pool.close()),
-      ]);
-    },
+    stop: () => scans.release(),
     preflight: (ctx) => preflightCalendar(ctx.config),
     handler: async (input, ctx) => {
       const { config } = ctx;
       if (!isConfigured(config)) {
         throw new NotConfiguredError(notConfiguredReason(missingKeys(config)));
       }
-      if (instances === 0 || scan === undefined) {
+      const scan = scans.peek('scan');
+      if (scan === undefined) {
         throw CaesarError.of('internal', { reason: 'calendar_read was not started' });
       }
       const client = clientFor(config);

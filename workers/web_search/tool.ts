@@ -3,6 +3,7 @@ import {
   defineTool,
   notConfigured,
   NotConfiguredError,
+  RefCounted,
   type ToolStartContext,
 } from '../../src/legion/index.js';
 import type { SearchBackend } from './backends/backend.js';
@@ -67,8 +68,10 @@ interface Running {
  * `timeout_seconds`), `stop` closes them after the last instance stops.
  */
 export function createWebSearchTool(options: WebSearchToolOptions = {}) {
-  const running = new Map<WebSearchSettings, Running>();
-  let instances = 0;
+  // one set of backends per config section, closed when the last instance stops
+  const running = new RefCounted<WebSearchSettings, Running>((run) =>
+    Promise.allSettled(run.backends.map((b) => b.close())),
+  );
   return defineTool({
     name: 'web_search',
     version: '1.0.0',
@@ -93,26 +96,19 @@ export function createWebSearchTool(options: WebSearchToolOptions = {}) {
     timeoutMs: TOOL_TIMEOUT_MS,
     config: WebSearchConfigSchema,
     start: (ctx) => {
-      instances += 1;
-      if (!running.has(ctx.config)) running.set(ctx.config, open(ctx.config, options));
+      running.acquire(ctx.config, () => open(ctx.config, options));
       announce(ctx);
     },
-    stop: async () => {
-      instances -= 1;
-      if (instances > 0) return;
-      const all = [...running.values()];
-      running.clear();
-      await Promise.allSettled(all.flatMap((r) => r.backends.map((b) => b.close())));
-    },
+    stop: () => running.release(),
     preflight: (ctx) => {
-      const run = running.get(ctx.config);
+      const run = running.peek(ctx.config);
       if (run === undefined)
         throw CaesarError.of('internal', { reason: 'web_search was not started' });
       if (run.backends.length === 0) return notConfigured(WHAT_TO_SET);
       return run.preflight.run();
     },
     handler: async (input, ctx) => {
-      const run = running.get(ctx.config);
+      const run = running.peek(ctx.config);
       if (run === undefined)
         throw CaesarError.of('internal', { reason: 'web_search was not started' });
       if (run.backends.length === 0) throw new NotConfiguredError(NOT_CONFIGURED_MESSAGE);

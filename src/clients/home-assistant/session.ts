@@ -1,4 +1,4 @@
-import { CaesarError, NotConfiguredError } from '../../legion/index.js';
+import { CaesarError, NotConfiguredError, RefCounted } from '../../legion/index.js';
 import type { TtlCache } from './cache.js';
 import { HaClient } from './client.js';
 import {
@@ -85,36 +85,25 @@ export class HaSession {
  */
 export class HaSessions {
   readonly #options: HaSessionOptions;
-  readonly #byConfig = new Map<object, HaSession>();
-  #instances = 0;
+  readonly #byConfig = new RefCounted<object, HaSession>((session) => session.close());
 
   constructor(options: HaSessionOptions = {}) {
     this.#options = options;
   }
 
   start(config: HaConfig): HaSession {
-    this.#instances += 1;
-    let session = this.#byConfig.get(config);
-    if (session === undefined) {
-      session = new HaSession(config, this.#options);
-      this.#byConfig.set(config, session);
-    }
-    return session;
+    return this.#byConfig.acquire(config, () => new HaSession(config, this.#options));
   }
 
   /** The session started with this config. */
   get(config: HaConfig): HaSession {
-    const session = this.#byConfig.get(config);
+    const session = this.#byConfig.peek(config);
     if (session === undefined)
       throw CaesarError.of('internal', { reason: 'the tool was not started' });
     return session;
   }
 
-  async stop(): Promise<void> {
-    this.#instances = Math.max(0, this.#instances - 1);
-    if (this.#instances > 0) return;
-    const sessions = [...this.#byConfig.values()];
-    this.#byConfig.clear();
-    await Promise.allSettled(sessions.map((s) => s.close()));
+  stop(): Promise<void> {
+    return this.#byConfig.release();
   }
 }
