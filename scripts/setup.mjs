@@ -5,7 +5,7 @@
 // Each phase that runs says so, says every 15 s that it still runs (npm ci: what it is
 // doing), and ends with its elapsed time (scripts/setup-progress.mjs).
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatElapsed, npmActivity, startPhase } from './setup-progress.mjs';
@@ -64,6 +64,17 @@ async function npmInstallIfStale() {
   const lock = join(root, 'package-lock.json');
   const marker = join(root, 'node_modules', '.package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  // npm ci empties node_modules before it installs: through a link, that is the directory the
+  // link points to, which another checkout may be using at this moment
+  const modules = join(root, 'node_modules');
+  if (lstatSync(modules, { throwIfNoEntry: false })?.isSymbolicLink()) {
+    say(
+      `node_modules is a link to ${printable(readlinkSync(modules))}, older than package-lock.json: ` +
+        'npm ci would empty the directory it points to, so it is left as it is ' +
+        '(run npm ci there if packages are missing)',
+    );
+    return;
+  }
   const phase = startPhase('npm ci (installing npm packages)', { say });
   const activity = npmActivity();
   phase.doing('fetching and unpacking the packages package-lock.json lists');

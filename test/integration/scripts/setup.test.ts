@@ -84,10 +84,12 @@ describe('scripts/setup.mjs', () => {
   test('with node_modules up to date: the build and the bundle, each with its time', async () => {
     const dir = copyRepo();
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-    // the lock no newer than node_modules' own copy, so npm ci is not due
+    // the lock older than node_modules' own copy, so npm ci is not due. A second before it:
+    // a Stats date is rounded to the nearest ms, so the marker's own date may lie after it
     cpSync(join(ROOT, 'package-lock.json'), join(dir, 'package-lock.json'));
     const marker = statSync(join(ROOT, 'node_modules', '.package-lock.json'));
-    utimesSync(join(dir, 'package-lock.json'), marker.atime, marker.mtime);
+    const before = new Date(Math.floor(marker.mtimeMs) - 1000);
+    utimesSync(join(dir, 'package-lock.json'), before, before);
     copyBuild(dir);
     const run = await runSetup(dir, 'start');
     const setup = run.lines.filter((l) => l.startsWith('[setup]'));
@@ -139,5 +141,40 @@ describe('scripts/setup.mjs', () => {
       ),
     );
     expect(run.status).not.toBe(0);
+  }, 120_000);
+
+  test('with node_modules a link and a lock newer than it: no npm ci, which would empty the directory linked to', async () => {
+    const dir = copyRepo();
+    const elsewhere = mkdtempSync(join(tmpdir(), 'caesar-setup-modules-'));
+    dirs.push(elsewhere);
+    writeFileSync(join(elsewhere, '.package-lock.json'), '{}');
+    writeFileSync(join(elsewhere, 'kept'), 'another checkout uses this');
+    symlinkSync(elsewhere, join(dir, 'node_modules'));
+    // no dependencies: were npm ci to run, it would empty `elsewhere` and finish at once
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'caesar-setup-test', version: '0.0.0', private: true }),
+    );
+    writeFileSync(
+      join(dir, 'package-lock.json'),
+      JSON.stringify({
+        name: 'caesar-setup-test',
+        version: '0.0.0',
+        lockfileVersion: 3,
+        requires: true,
+        packages: { '': { name: 'caesar-setup-test', version: '0.0.0' } },
+      }),
+    );
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(join(elsewhere, '.package-lock.json'), old, old);
+    const run = await runSetup(dir, 'start');
+    const setup = run.lines.filter((l) => l.startsWith('[setup]'));
+    expect(setup[0], run.lines.join('\n')).toBe(
+      `[setup] node_modules is a link to ${elsewhere}, older than package-lock.json: npm ci ` +
+        'would empty the directory it points to, so it is left as it is (run npm ci there if ' +
+        'packages are missing)',
+    );
+    expect(setup.some((l) => l.includes('npm ci (installing'))).toBe(false);
+    expect(readFileSync(join(elsewhere, 'kept'), 'utf8')).toBe('another checkout uses this');
   }, 120_000);
 });
