@@ -58,6 +58,25 @@ function copyBuild(dir: string): void {
   );
 }
 
+/** A package without dependencies, and its lock: npm ci has nothing to fetch. */
+function writeEmptyPackage(dir: string): void {
+  const name = 'caesar-setup-test';
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name, version: '0.0.0', private: true }),
+  );
+  writeFileSync(
+    join(dir, 'package-lock.json'),
+    JSON.stringify({
+      name,
+      version: '0.0.0',
+      lockfileVersion: 3,
+      requires: true,
+      packages: { '': { name, version: '0.0.0' } },
+    }),
+  );
+}
+
 interface Run {
   status: number | null;
   lines: string[];
@@ -112,20 +131,7 @@ describe('scripts/setup.mjs', () => {
   test('with a lock newer than node_modules: npm ci runs as a phase with its time', async () => {
     const dir = copyRepo();
     // a package without dependencies: npm ci has nothing to fetch, and then no tsc to build
-    writeFileSync(
-      join(dir, 'package.json'),
-      JSON.stringify({ name: 'caesar-setup-test', version: '0.0.0', private: true }),
-    );
-    writeFileSync(
-      join(dir, 'package-lock.json'),
-      JSON.stringify({
-        name: 'caesar-setup-test',
-        version: '0.0.0',
-        lockfileVersion: 3,
-        requires: true,
-        packages: { '': { name: 'caesar-setup-test', version: '0.0.0' } },
-      }),
-    );
+    writeEmptyPackage(dir);
     const run = await runSetup(dir, 'start');
     const setup = run.lines.filter((l) => l.startsWith('[setup]'));
     expect(setup[0], run.lines.join('\n')).toBe('[setup] npm ci (installing npm packages)…');
@@ -151,20 +157,7 @@ describe('scripts/setup.mjs', () => {
     writeFileSync(join(elsewhere, 'kept'), 'another checkout uses this');
     symlinkSync(elsewhere, join(dir, 'node_modules'));
     // no dependencies: were npm ci to run, it would empty `elsewhere` and finish at once
-    writeFileSync(
-      join(dir, 'package.json'),
-      JSON.stringify({ name: 'caesar-setup-test', version: '0.0.0', private: true }),
-    );
-    writeFileSync(
-      join(dir, 'package-lock.json'),
-      JSON.stringify({
-        name: 'caesar-setup-test',
-        version: '0.0.0',
-        lockfileVersion: 3,
-        requires: true,
-        packages: { '': { name: 'caesar-setup-test', version: '0.0.0' } },
-      }),
-    );
+    writeEmptyPackage(dir);
     const old = new Date(Date.now() - 3_600_000);
     utimesSync(join(elsewhere, '.package-lock.json'), old, old);
     const run = await runSetup(dir, 'start');
