@@ -10,6 +10,7 @@ import {
   type BusOptions,
 } from '../../src/bus/index.js';
 import type { NatsExit, NatsServer } from '../../src/bus/launcher.js';
+import { closedPort } from './ports.js';
 import { waitFor } from './wait.js';
 import { DISPATCH_QUEUE_GROUP, dispatchSubject } from '../../src/protocol/index.js';
 import { expect } from 'vitest';
@@ -28,10 +29,11 @@ export interface TestNats extends AsyncDisposable {
 }
 
 /**
- * The one way tests get a NATS server: a real nats-server on a free loopback port, killed on
- * teardown (`await using nats = await startNats()`). Pass `config` (nats-server config
- * syntax) for accounts and permissions, `jetstream` for JetStream with a file store in a temp
- * directory (as `caesar up` runs it). Fails with an install hint when nats-server is missing.
+ * The one way tests get a NATS server: a real nats-server on a free loopback port (from this
+ * vitest worker's own slice, `ports.ts`), killed on teardown (`await using nats = await
+ * startNats()`). Pass `config` (nats-server config syntax) for accounts and permissions,
+ * `jetstream` for JetStream with a file store in a temp directory (as `caesar up` runs it).
+ * Fails with an install hint when nats-server is missing.
  */
 export async function startNats(
   opts: { config?: string; jetstream?: boolean } = {},
@@ -46,7 +48,9 @@ export async function startNats(
     await writeFile(configFile, opts.config);
   }
   const args = opts.jetstream === true ? ['-js', '-sd', join(dir!, 'jetstream')] : [];
-  let server = await startNatsServer({ configFile, args });
+  // a port of this worker's own, not one the kernel hands out: `restart()` binds it again,
+  // and meanwhile no other file's server or connection can have been given it
+  let server = await startNatsServer({ configFile, args, port: await closedPort() });
   const clients: NatsConnection[] = [];
   const stop = async () => {
     await Promise.allSettled(clients.map((c) => c.close()));

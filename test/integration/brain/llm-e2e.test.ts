@@ -20,7 +20,7 @@ import {
   startFakeOpenAi,
   type FakeLlm,
 } from '../../helpers/fake-llm.js';
-import { closedPort } from '../../helpers/http-server.js';
+import { closedPort } from '../../helpers/ports.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 import { waitFor } from '../../helpers/wait.js';
 

@@ -16,7 +16,7 @@ import {
   srvSubject,
 } from '../../../src/protocol/index.js';
 import { runCli, startCli, type RunningCli } from '../../helpers/cli.js';
-import { closedPort } from '../../helpers/http-server.js';
+import { closedPort } from '../../helpers/ports.js';
 import { waitFor } from '../../helpers/wait.js';
 
 // Issue 14, scope 3: docs/operations.md's leaf-node procedure, run as the docs write it: a hub

@@ -7,7 +7,7 @@ import {
   type FakeEntityInit,
   type FakeHomeAssistant,
 } from '../../helpers/fake-home-assistant.js';
-import { closedPort } from '../../helpers/http-server.js';
+import { closedPort } from '../../helpers/ports.js';
 import { haConfig, rejectionOf, startTool } from '../clients/home-assistant/harness.js';
 
 const ENTITIES: FakeEntityInit[] = [

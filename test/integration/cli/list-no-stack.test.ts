@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
-import { closedPort } from '../../helpers/http-server.js';
+import { closedPort } from '../../helpers/ports.js';
 
 // Issue 15: `caesar legion list` with no stack running said only "connection refused".
 

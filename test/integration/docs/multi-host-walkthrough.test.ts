@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { CLI } from '../../helpers/cli.js';
-import { closedPort } from '../../helpers/http-server.js';
+import { closedPort } from '../../helpers/ports.js';
 import { expectCalculatorWorkerContained } from '../../helpers/nats.js';
 import { waitFor } from '../../helpers/wait.js';
 

@@ -6,7 +6,8 @@ import {
   probeHttp,
   USER_AGENT,
 } from '../../../src/legion/index.js';
-import { closedPort, sendJson, startFakeServer } from '../../helpers/http-server.js';
+import { sendJson, startFakeServer } from '../../helpers/http-server.js';
+import { closedPort } from '../../helpers/ports.js';
 
 function backend(
   baseUrl: string,

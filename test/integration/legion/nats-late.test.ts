@@ -4,7 +4,7 @@ import { startNatsServer, type NatsServer } from '../../../src/bus/launcher.js';
 import { serveTools, type ToolWorker } from '../../../src/legion/index.js';
 import { startCli, type RunningCli } from '../../helpers/cli.js';
 import { rawDispatch } from '../../helpers/dispatch.js';
-import { closedPort } from '../../helpers/http-server.js';
+import { closedPort } from '../../helpers/ports.js';
 import { waitFor } from '../../helpers/wait.js';
 import { probeTool } from './tools.js';
 

@@ -6,7 +6,7 @@ import {
   startFakeSearxng,
   startFakeTavily,
 } from '../../helpers/fake-search.js';
-import { closedPort } from '../../helpers/http-server.js';
+import { closedPort } from '../../helpers/ports.js';
 import { everythingIn, failureOf, startTool } from './started.js';
 
 const BRAVE_KEY = 'BSA-fallback-5e8d1a';

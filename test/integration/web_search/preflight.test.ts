@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import type { PreflightResult } from '../../../src/legion/index.js';
 import { startFakeBrave, startFakeSearxng, startFakeTavily } from '../../helpers/fake-search.js';
-import { closedPort, startFakeServer } from '../../helpers/http-server.js';
+import { startFakeServer } from '../../helpers/http-server.js';
+import { closedPort } from '../../helpers/ports.js';
 import { startTool } from './started.js';
 
 const BRAVE_KEY = 'BSA-preflight-0a9b8c';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { PlannerUnavailableError } from '../../../../src/brain/agent/errors.js';
 import { LlmError } from '../../../../src/brain/llm/types.js';
-import { closedPort } from '../../../helpers/http-server.js';
+import { closedPort } from '../../../helpers/ports.js';
 import { gate } from '../../../helpers/fake-search.js';
 import {
   bodyOf,

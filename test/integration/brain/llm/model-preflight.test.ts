@@ -4,7 +4,8 @@ import {
   preflightModel,
   preflightModels,
 } from '../../../../src/brain/llm/model-preflight.js';
-import { closedPort, startFakeServer, type FakeServer } from '../../../helpers/http-server.js';
+import { startFakeServer, type FakeServer } from '../../../helpers/http-server.js';
+import { closedPort } from '../../../helpers/ports.js';
 import { startFakeAnthropic, startFakeOpenAi, type FakeLlm } from '../../../helpers/fake-llm.js';
 import { ANTHROPIC_KEY, endpoint, llmConfig, OPENAI_KEY } from './setup.js';
 

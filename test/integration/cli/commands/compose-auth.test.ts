@@ -15,7 +15,7 @@ import {
   type ComposeFile,
   type ComposeService,
 } from '../../../helpers/compose.js';
-import { closedPort } from '../../../helpers/http-server.js';
+import { closedPort } from '../../../helpers/ports.js';
 import { expectCalculatorWorkerContained } from '../../../helpers/nats.js';
 import { waitFor } from '../../../helpers/wait.js';
 

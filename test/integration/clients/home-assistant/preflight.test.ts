@@ -5,7 +5,8 @@ import { createCallServiceTool } from '../../../../workers/call_service/index.js
 import { createHaEntitiesTool } from '../../../../workers/ha_entities/index.js';
 import { HaConfigSchema } from '../../../../src/clients/home-assistant/config.js';
 import { FAKE_HA_TOKEN, startFakeHomeAssistant } from '../../../helpers/fake-home-assistant.js';
-import { closedPort, sendJson, startFakeServer } from '../../../helpers/http-server.js';
+import { sendJson, startFakeServer } from '../../../helpers/http-server.js';
+import { closedPort } from '../../../helpers/ports.js';
 import { AREAS, DEVICES, HOME } from './fixtures.js';
 import { haConfig, startTool } from './harness.js';
 
