@@ -55,6 +55,11 @@ export interface JobBrainOptions {
   limits?: JobLimits;
   /** Copies of the job streams (a cluster only). @default 1 */
   replicas?: number;
+  /**
+   * The queue's rows of this type are written only once `until` resolves, as on a disk busy
+   * for that long (the rows themselves are the real audit log's).
+   */
+  slowRows?: { type: string; until: () => Promise<unknown> };
 }
 
 export async function startJobBrain(o: JobBrainOptions = {}): Promise<JobBrain> {
@@ -129,9 +134,19 @@ async function jobBrainOn(bus: BrainBus, o: JobBrainOptions): Promise<Omit<JobBr
     const audit = openAuditLog({ path: join(dir, 'audit.db') });
     const policy = await openPolicyStore({ path: policyFile, reloadSignal: null });
     const registry = await startRegistry({ nc });
+    const slow = o.slowRows;
     const queue = await JobQueue.start({
       nc,
-      audit,
+      audit:
+        slow === undefined
+          ? audit
+          : {
+              query: (q) => audit.query(q),
+              append: async (event) => {
+                if (event.type === slow.type) await slow.until();
+                return audit.append(event);
+              },
+            },
       lapseMs: o.lapseMs ?? 3000,
       ...(o.replicas === undefined ? {} : { replicas: o.replicas }),
       onChange: (v) => changes.push(v),

@@ -105,6 +105,14 @@ export class JobQueue {
   readonly #consumers = new Set<string>();
   readonly #running = new Map<string, Running>();
   readonly #active = new Map<string, string>();
+  /**
+   * Jobs whose `job.submitted` row is being written. A worker may take a quick job and report
+   * its start and end while that row's fsync runs; the event reader waits for the row rather
+   * than drop those events as strays (which left such a job queued for ever).
+   */
+  readonly #submitting = new Map<string, Promise<void>>();
+  /** Jobs whose end row is being written, so a second decision waits for it. */
+  readonly #ending = new Map<string, Promise<void>>();
   #heartbeats: Subscription | undefined;
   #sweep: NodeJS.Timeout | undefined;
   #closed = false;
@@ -251,24 +259,31 @@ export class JobQueue {
         policySha256: s.policySha256,
       });
     }
-    const seq = await this.#link.publish(jobSubject('submit', s.tool), envelope, s.jobId);
-    this.#active.set(s.jobId, s.tool);
-    const payload = {
-      job_id: s.jobId,
-      delivery: s.delivery,
-      deadline: s.deadline,
-      stream_seq: seq,
-    };
-    await this.#append(
-      'job.submitted',
-      s.jobId,
-      s.tool,
-      payload,
-      'pending',
-      s.actor,
-      s.sessionId,
-      s.principal,
-    );
+    let recorded!: () => void;
+    this.#submitting.set(s.jobId, new Promise<void>((resolve) => (recorded = resolve)));
+    try {
+      const seq = await this.#link.publish(jobSubject('submit', s.tool), envelope, s.jobId);
+      this.#active.set(s.jobId, s.tool);
+      const payload = {
+        job_id: s.jobId,
+        delivery: s.delivery,
+        deadline: s.deadline,
+        stream_seq: seq,
+      };
+      await this.#append(
+        'job.submitted',
+        s.jobId,
+        s.tool,
+        payload,
+        'pending',
+        s.actor,
+        s.sessionId,
+        s.principal,
+      );
+    } finally {
+      this.#submitting.delete(s.jobId);
+      recorded();
+    }
     return this.view(s.jobId)!;
   }
 
@@ -339,11 +354,12 @@ export class JobQueue {
     });
     const error = { code: 'job_attempts_exhausted', message, retryable: false };
     const payload = { job_id: view.id, error, ...(view.worker ? { worker: view.worker } : {}) };
-    await this.#end(view.id, view.tool, 'job.failed', payload, 'error', 'brain');
-    this.#log.warn(
-      { jobId: view.id, tool: view.tool, attempts },
-      'job failed: every worker died on it',
-    );
+    if (await this.#end(view.id, view.tool, 'job.failed', payload, 'error', 'brain')) {
+      this.#log.warn(
+        { jobId: view.id, tool: view.tool, attempts },
+        'job failed: every worker died on it',
+      );
+    }
   }
 
   async #cancelled(view: JobView, by: string): Promise<void> {
@@ -399,6 +415,7 @@ export class JobQueue {
       return;
     }
     const e = parsed.data;
+    await this.#submitting.get(e.job_id);
     const view = this.view(e.job_id);
     // a worker speaks only on its own tool's subject, and only about that tool's jobs
     if (
@@ -409,7 +426,8 @@ export class JobQueue {
       this.#log.warn({ subject: d.msg.subject, jobId: e.job_id }, 'stray job event dropped');
       return;
     }
-    if (isEnded(view.status)) {
+    // ended, or ending: another decision's row is being written
+    if (isEnded(view.status) || !this.#active.has(e.job_id)) {
       // cancelled while a worker took it: tell that worker again
       if (e.kind === 'started') this.#o.nc.publish(jobSubject('cancel', view.tool, e.job_id));
       return;
@@ -466,10 +484,25 @@ export class JobQueue {
     payload: AuditEventInput<T>['payload'],
     outcome: 'ok' | 'error',
     actor: string,
-  ): Promise<void> {
+  ): Promise<boolean> {
     this.#running.delete(jobId);
-    this.#active.delete(jobId);
-    await this.#append(type, jobId, tool, payload, outcome, actor);
+    // one end a job: the sweep, the event reader and a cancel may each decide it at once, each
+    // having read the job's view before the other's row was written. The first one writes;
+    // the others wait for its row, so what they then read is the job's end
+    const ending = this.#ending.get(jobId);
+    if (ending !== undefined) {
+      await ending.catch(() => undefined);
+      return false;
+    }
+    if (!this.#active.delete(jobId)) return false;
+    const written = this.#append(type, jobId, tool, payload, outcome, actor);
+    this.#ending.set(jobId, written);
+    try {
+      await written;
+    } finally {
+      this.#ending.delete(jobId);
+    }
+    return true;
   }
 
   /**
@@ -494,8 +527,9 @@ export class JobQueue {
         const message = errorMessage('worker_lost', { job: jobId, lapse, tool: r.tool });
         const error = { code: 'worker_lost', message, retryable: true };
         const payload = { job_id: jobId, error, ...(view.worker ? { worker: view.worker } : {}) };
-        await this.#end(jobId, r.tool, 'job.failed', payload, 'error', 'brain');
-        this.#log.warn({ jobId, tool: r.tool }, 'job failed: its worker was lost');
+        if (await this.#end(jobId, r.tool, 'job.failed', payload, 'error', 'brain')) {
+          this.#log.warn({ jobId, tool: r.tool }, 'job failed: its worker was lost');
+        }
       } else if ((view.attempt ?? 1) >= MAX_JOB_ATTEMPTS) {
         await this.#exhausted(view, view.attempt ?? 1);
       } else {

@@ -119,6 +119,40 @@ describe('jobs against a real nats-server with JetStream (ADR 0098)', () => {
     expect(started).toEqual(['probe']);
   }, 30_000);
 
+  it('two cancels of a queued job at once end it once', async () => {
+    workers.push(await worker(brain, createSlowJob({ minVcpus: 1000 }), 'small'));
+    await brain.learn('slow_job');
+    const held = await brain.gateway.invoke('slow_job', { id: 'twice', seconds: 1 }, caller);
+    const r = await brain.gateway.confirm(held.confirmation!.id, true, caller);
+    const both = await Promise.all([
+      brain.queue.cancel(r.decision_id, 'token:ops'),
+      brain.queue.cancel(r.decision_id, 'token:kitchen'),
+    ]);
+    expect(both.map((v) => v?.status)).toEqual(['cancelled', 'cancelled']);
+    const types = brain.audit
+      .query({ decisionId: r.decision_id, order: 'oldest', limit: 100 })
+      .map((row) => row.type);
+    expect(types.filter((t) => t === 'job.failed')).toHaveLength(1);
+  }, 30_000);
+
+  it('a quick job whose start and end come back before its submission row is written still ends finished', async () => {
+    // the row is written once the worker has run the job: its `started` is read before it
+    let ran!: () => void;
+    const ended = new Promise<void>((resolve) => (ran = resolve));
+    await brain.close();
+    brain = await startJobBrain({ slowRows: { type: 'job.submitted', until: () => ended } });
+    workers.push(await worker(brain, createSlowJob({ onEnd: () => ran() }), 'h1'));
+    await brain.learn('slow_job');
+    const r = await brain.gateway.invoke('slow_job', { id: 'quick', seconds: 0 }, caller);
+    expect(r.outcome, r.reason).toBe('ok');
+    const done = await jobReaches(brain, r.decision_id, 'finished');
+    expect(done.result).toEqual({ id: 'quick', ticks: 0 });
+    const types = brain.audit
+      .query({ decisionId: r.decision_id, order: 'oldest', limit: 100 })
+      .map((row) => row.type);
+    expect(types).toEqual(['tool.called', 'job.submitted', 'job.started', 'job.finished']);
+  }, 30_000);
+
   it('a worker runs no more at_most_once jobs at once than its max_concurrency, though each is acked before it starts', async () => {
     let now = 0;
     let most = 0;
