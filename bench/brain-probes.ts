@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
-import { GENESIS_HASH, openAuditLog } from '../src/audit/index.js';
+import { AUDIT_INSERT_SQL, GENESIS_HASH, openAuditLog } from '../src/audit/index.js';
 import { newDecisionId } from '../src/brain/gateway/ids.js';
 import { percentile } from './harness.js';
 
@@ -52,7 +52,11 @@ export async function cpuPerCall<K extends string, T>(
  * commit write five or six pages), no JavaScript of the log: the fsync each of the
  * governed path's two rows requires.
  */
-export async function durableCommitMicros(dir: string, kind: 'page' | 'audit'): Promise<number> {
+export async function durableCommitMicros(
+  dir: string,
+  kind: 'page' | 'audit',
+  commits = FSYNC_COMMITS,
+): Promise<number> {
   const path = join(dir, `fsync-${kind}.db`);
   if (kind === 'audit') await openAuditLog({ path, retention: { days: 0, intervalMs: 0 } }).close();
   const db = new Database(path);
@@ -65,9 +69,8 @@ export async function durableCommitMicros(dir: string, kind: 'page' | 'audit'): 
       const insert = db.prepare('INSERT INTO t (payload) VALUES (?)');
       write = () => void insert.run('x'.repeat(400));
     } else {
-      const insert = db.prepare(
-        'INSERT INTO audit_events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      );
+      // the log's own statement, so the baseline cannot fall behind its columns
+      const insert = db.prepare(AUDIT_INSERT_SQL);
       const last = db.prepare('SELECT max(seq) AS seq FROM audit_events').get() as { seq: number };
       let seq = last.seq ?? 0;
       const payload = `{"input":{"expression":"17 * 23"},"decision":{"allowed":true,"rule":"r"}}`;
@@ -88,11 +91,12 @@ export async function durableCommitMicros(dir: string, kind: 'page' | 'audit'): 
           payload,
           h,
           h,
+          null,
         );
       };
     }
     const times: number[] = [];
-    for (let i = 0; i < FSYNC_COMMITS + 20; i++) {
+    for (let i = 0; i < commits + 20; i++) {
       const t = performance.now();
       write();
       if (i >= 20) times.push((performance.now() - t) * 1000);

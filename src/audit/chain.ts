@@ -19,7 +19,8 @@ export interface Appended {
   readonly ts: string;
 }
 
-const INSERT_SQL =
+/** The one statement that appends a row; `npm run bench`'s raw-insert baseline uses it too. */
+export const INSERT_SQL =
   'INSERT INTO audit_events (seq, ts, event_type, decision_id, session_id, tool, actor, ' +
   'outcome, payload, prev_hash, hash, principal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
