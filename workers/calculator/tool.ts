@@ -53,6 +53,9 @@ export function createCalculatorTool(options: Omit<EvaluatorOptions, 'logger'> =
     input: CalcInputSchema,
     output: CalcResultSchema,
     annotations: { readOnly: true, openWorld: false },
+    // stated, not inferred from openWorld: a cache or a replay may rely on it, and it holds
+    // because the restricted instance has no random functions (scope.ts; tool.test.ts)
+    determinism: 'deterministic',
     executionLocality: 'local',
     resourceRequirements: { cpu: 'low', memory_mb: 256, network: false },
     // computed from the expression alone, offline: nothing from outside to carry instructions

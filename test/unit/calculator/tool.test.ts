@@ -3,6 +3,7 @@ import { InvalidInputError, type ToolContext } from '../../../src/legion/index.j
 import { silentLogger } from '../../../src/log/index.js';
 import { calculatorTool } from '../../../workers/calculator/index.js';
 import { CalculatorConfigSchema } from '../../../workers/calculator/config.js';
+import { ALLOWED_FUNCTIONS, createCalculatorMath } from '../../../workers/calculator/scope.js';
 import { createCalculatorTool } from '../../../workers/calculator/tool.js';
 
 const worker = { id: 'test-worker', host: 'localhost' };
@@ -40,6 +41,15 @@ describe('calculator tool', () => {
     expect(calculatorTool.spec.output_schema).toMatchObject({
       required: ['expression', 'result', 'value'],
     });
+  });
+
+  test('says it is deterministic, and its mathjs instance has no random function', () => {
+    expect(calculatorTool.spec.determinism).toBe('deterministic');
+    const { math } = createCalculatorMath();
+    for (const name of ['random', 'randomInt', 'pickRandom']) {
+      expect(ALLOWED_FUNCTIONS).not.toContain(name);
+      expect(name in math).toBe(false);
+    }
   });
 
   /** Calls the handler as the SDK does: a synchronous answer or throw becomes a promise. */
