@@ -11,6 +11,9 @@ import { defineConfig } from 'vitest/config';
  */
 const workers = process.env.TEST_WORKERS ?? Math.max(2, 2 * availableParallelism());
 
+/** TEST_CPU_LOG=<file>: a JSON line of CPU and wall seconds per test file (test/setup/cpu-log.ts). */
+const cpuLog = process.env.TEST_CPU_LOG ? ['test/setup/cpu-log.ts'] : [];
+
 export default defineConfig({
   test: {
     testTimeout: 20_000,
@@ -23,7 +26,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           // A unit test starts no process and opens no listening socket (issue 30).
-          setupFiles: ['test/setup/unit-no-process.ts'],
+          setupFiles: ['test/setup/unit-no-process.ts', ...cpuLog],
           pool: 'forks',
           // Test files share their fork's module cache: each file re-importing zod, fastify
           // and the brain cost two minutes of the suite (issue 13). No test mocks a module;
@@ -35,6 +38,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
+          setupFiles: cpuLog,
           include: ['test/integration/**/*.test.ts', 'test/fuzz/**/*.test.ts'],
           pool: 'forks',
           isolate: false,
