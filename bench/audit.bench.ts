@@ -9,7 +9,9 @@ import {
   canonicalRow,
   chainHash,
   GENESIS_HASH,
+  insertStored,
   openAuditLog,
+  prepareInsert,
   type AnyAuditEventInput,
 } from '../src/audit/index.js';
 import { percentile, type BenchContext } from './harness.js';
@@ -65,10 +67,7 @@ async function rawInserts(path: string, style: IdStyle): Promise<number> {
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
-    const insert = db.prepare(
-      'INSERT INTO audit_events (seq, ts, event_type, decision_id, session_id, tool, actor, ' +
-        'outcome, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
+    const insert = prepareInsert(db); // the log's own statement
     const begin = db.prepare('BEGIN IMMEDIATE');
     const commit = db.prepare('COMMIT');
     const nextId = idMaker(style);
@@ -79,20 +78,20 @@ async function rawInserts(path: string, style: IdStyle): Promise<number> {
       begin.run();
       for (let i = 0; i < CALLERS; i++) {
         seq++;
-        const ts = new Date().toISOString();
-        insert.run(
+        insertStored(insert, {
           seq,
-          ts,
-          'tool.called',
-          nextId(),
-          `s-${seq % 16}`,
-          'calculator',
-          'token:bench',
-          'allowed',
+          ts: new Date().toISOString(),
+          eventType: 'tool.called',
+          decisionId: nextId(),
+          sessionId: `s-${seq % 16}`,
+          tool: 'calculator',
+          actor: 'token:bench',
+          outcome: 'allowed',
           payload,
-          GENESIS_HASH,
-          GENESIS_HASH,
-        );
+          prevHash: GENESIS_HASH,
+          hash: GENESIS_HASH,
+          principal: null,
+        });
       }
       commit.run();
     }
@@ -205,7 +204,7 @@ async function buildBigLog(path: string): Promise<string[]> {
       .prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL")
       .all() as Array<{ name: string; sql: string }>;
     for (const ix of indexes) db.exec(`DROP INDEX ${ix.name}`);
-    const insert = db.prepare('INSERT INTO audit_events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const insert = prepareInsert(db);
     const t0 = Date.parse('2025-01-01T00:00:00.000Z');
     const nextId = idMaker('time-ordered');
     let prev = GENESIS_HASH;
@@ -225,19 +224,7 @@ async function buildBigLog(path: string): Promise<string[]> {
           payload: `{"input":{"expression":"${seq} * 23"},"n":${seq}}`,
         };
         const hash = chainHash(prev, canonicalRow(row));
-        insert.run(
-          seq,
-          row.ts,
-          row.eventType,
-          id,
-          row.sessionId,
-          row.tool,
-          row.actor,
-          row.outcome,
-          row.payload,
-          prev,
-          hash,
-        );
+        insertStored(insert, { ...row, prevHash: prev, hash, principal: null });
         prev = hash;
       }
     });

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
-import { AUDIT_INSERT_SQL, GENESIS_HASH, openAuditLog } from '../src/audit/index.js';
+import { GENESIS_HASH, insertStored, openAuditLog, prepareInsert } from '../src/audit/index.js';
 import { newDecisionId } from '../src/brain/gateway/ids.js';
 import { percentile } from './harness.js';
 
@@ -70,29 +70,27 @@ export async function durableCommitMicros(
       write = () => void insert.run('x'.repeat(400));
     } else {
       // the log's own statement, so the baseline cannot fall behind its columns
-      const insert = db.prepare(AUDIT_INSERT_SQL);
+      const insert = prepareInsert(db);
       const last = db.prepare('SELECT max(seq) AS seq FROM audit_events').get() as { seq: number };
       let seq = last.seq ?? 0;
       const payload = `{"input":{"expression":"17 * 23"},"decision":{"allowed":true,"rule":"r"}}`;
       write = () => {
         seq++;
-        const id = newDecisionId();
         const [t, o] = seq % 2 ? ['tool.called', 'allowed'] : ['tool.result', 'ok'];
-        const h = GENESIS_HASH;
-        insert.run(
+        insertStored(insert, {
           seq,
-          new Date().toISOString(),
-          t,
-          id,
-          null,
-          'calculator',
-          'default',
-          o,
+          ts: new Date().toISOString(),
+          eventType: t,
+          decisionId: newDecisionId(),
+          sessionId: null,
+          tool: 'calculator',
+          actor: 'default',
+          outcome: o,
           payload,
-          h,
-          h,
-          null,
-        );
+          prevHash: GENESIS_HASH,
+          hash: GENESIS_HASH,
+          principal: null,
+        });
       };
     }
     const times: number[] = [];

@@ -14,7 +14,19 @@ const files = (await readdir(here))
 
 const ctx = createConsoleContext();
 console.log(`CAESAR benchmarks: node ${process.version}, ${files.length} suite(s)`);
+// A suite that fails is named and the others still run, so one run shows every broken suite;
+// the exit code says one failed (an exit, not an exit code: a failed suite may leave a handle).
+const failed: string[] = [];
 for (const file of files) {
-  const suite = (await import(pathToFileURL(`${here}/${file}`).href)) as BenchSuite;
-  await suite.run(ctx);
+  try {
+    const suite = (await import(pathToFileURL(`${here}/${file}`).href)) as BenchSuite;
+    await suite.run(ctx);
+  } catch (err) {
+    failed.push(file);
+    console.error(`\n${file} failed:`, err);
+  }
+}
+if (failed.length > 0) {
+  console.error(`\n${failed.length} of ${files.length} suite(s) failed: ${failed.join(', ')}`);
+  process.exit(1);
 }

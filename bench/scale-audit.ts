@@ -14,7 +14,9 @@ import {
   canonicalRow,
   chainHash,
   GENESIS_HASH,
+  insertStored,
   openAuditLog,
+  prepareInsert,
   type AnyAuditEventInput,
 } from '../src/audit/index.js';
 import { percentile } from './harness.js';
@@ -75,7 +77,7 @@ async function buildLog(
       .prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL")
       .all() as Array<{ name: string; sql: string }>;
     for (const ix of indexes) db.exec(`DROP INDEX ${ix.name}`);
-    const insert = db.prepare('INSERT INTO audit_events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const insert = prepareInsert(db);
     const t0 = Date.parse('2025-01-01T00:00:00.000Z');
     let prev = GENESIS_HASH;
     const fill = db.transaction((from: number, to: number) => {
@@ -92,19 +94,7 @@ async function buildLog(
           payload: `{"input":{"expression":"${seq} * 23"},"n":${seq}}`,
         };
         const hash = chainHash(prev, canonicalRow(row));
-        insert.run(
-          seq,
-          row.ts,
-          row.eventType,
-          row.decisionId,
-          row.sessionId,
-          row.tool,
-          row.actor,
-          row.outcome,
-          row.payload,
-          prev,
-          hash,
-        );
+        insertStored(insert, { ...row, prevHash: prev, hash, principal: null });
         prev = hash;
       }
     });

@@ -15,7 +15,7 @@ export type { JsonValue };
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** The hashed columns of one row. `payload` is the stored payload text (itself canonical). */
-interface ChainedRow {
+export interface ChainedRow {
   readonly seq: number;
   readonly ts: string;
   readonly eventType: string;

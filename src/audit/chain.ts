@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { chainHash, GENESIS_HASH } from './canonical.js';
+import { chainHash, GENESIS_HASH, type ChainedRow } from './canonical.js';
 import type { PreparedRow } from './row.js';
 
 /**
@@ -19,10 +19,43 @@ export interface Appended {
   readonly ts: string;
 }
 
-/** The one statement that appends a row; `npm run bench`'s raw-insert baseline uses it too. */
-export const INSERT_SQL =
+const INSERT_SQL =
   'INSERT INTO audit_events (seq, ts, event_type, decision_id, session_id, tool, actor, ' +
   'outcome, payload, prev_hash, hash, principal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+/** One row as stored: every column of `audit_events`, hashes already computed. */
+export interface StoredRow extends ChainedRow {
+  readonly prevHash: string;
+  readonly hash: string;
+  readonly principal: string | null;
+}
+
+/**
+ * The one place a row's columns meet the INSERT: the chain appends through it, and so do
+ * `npm run bench`'s raw-insert baselines, which therefore follow every column the log gains.
+ * `prepare` the statement once per connection and pass it to {@link insertStored}.
+ */
+export function prepareInsert(db: Database): Statement {
+  return db.prepare(INSERT_SQL);
+}
+
+/** Runs an INSERT from {@link prepareInsert} with `row`'s columns. */
+export function insertStored(insert: Statement, row: StoredRow): void {
+  insert.run(
+    row.seq,
+    row.ts,
+    row.eventType,
+    row.decisionId,
+    row.sessionId,
+    row.tool,
+    row.actor,
+    row.outcome,
+    row.payload,
+    row.prevHash,
+    row.hash,
+    row.principal,
+  );
+}
 
 export function readTip(db: Database): ChainTip {
   const row = db.prepare('SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1').get() as
@@ -42,7 +75,7 @@ export class HashChain {
 
   constructor(db: Database) {
     this.#db = db;
-    this.#insert = db.prepare(INSERT_SQL);
+    this.#insert = prepareInsert(db);
     this.#begin = db.prepare('BEGIN IMMEDIATE');
     this.#commit = db.prepare('COMMIT');
     this.#rollback = db.prepare('ROLLBACK');
@@ -52,7 +85,7 @@ export class HashChain {
   /** Moves to a new connection of the same file (the writer reopened it) and re-reads the tip. */
   reattach(db: Database): void {
     const tip = readTip(db);
-    this.#insert = db.prepare(INSERT_SQL);
+    this.#insert = prepareInsert(db);
     this.#begin = db.prepare('BEGIN IMMEDIATE');
     this.#commit = db.prepare('COMMIT');
     this.#rollback = db.prepare('ROLLBACK');
@@ -121,20 +154,20 @@ export class HashChain {
       const row = rows[i] as PreparedRow;
       const seq: number = tip.seq + 1;
       const hash = chainHash(tip.hash, row.head + String(seq) + row.tail);
-      this.#insert.run(
+      insertStored(this.#insert, {
         seq,
-        row.ts,
-        row.eventType,
-        row.decisionId,
-        row.sessionId,
-        row.tool,
-        row.actor,
-        row.outcome,
-        row.payload,
-        tip.hash,
+        ts: row.ts,
+        eventType: row.eventType,
+        decisionId: row.decisionId,
+        sessionId: row.sessionId,
+        tool: row.tool,
+        actor: row.actor,
+        outcome: row.outcome,
+        payload: row.payload,
+        prevHash: tip.hash,
         hash,
-        row.principal,
-      );
+        principal: row.principal,
+      });
       tip = { seq, hash };
       out[i] = { seq, hash, ts: row.ts };
     }

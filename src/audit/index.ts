@@ -20,4 +20,4 @@ export type { ChainHead, HeadCheck } from './head-check.js';
 export { restoreDatabase as restoreAuditLog } from './backup.js';
 export { canonicalJson, canonicalRow, chainHash, GENESIS_HASH } from './canonical.js';
 export { AuditError } from './errors.js';
-export { INSERT_SQL as AUDIT_INSERT_SQL } from './chain.js';
+export { insertStored, prepareInsert } from './chain.js';
