@@ -36,7 +36,8 @@ const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 /** What the bin runs without a fresh bundle: the modules one by one. */
 const MODULES = fileURLToPath(new URL('../src/cli/program/cli.js', import.meta.url));
 const CLI_DIR = new URL('../src/cli/', import.meta.url);
-const CLIENT = new URL('client.js', CLI_DIR).href;
+/** What the client commands import(): the bundle makes it a chunk named after it (`runners`). */
+const CLIENT = new URL('brain-client/runners.js', CLI_DIR).href;
 const RUNS = 15;
 const TOKEN = 'bench-token-0123456789abcdef0123';
 const TARGET = '<= 150 ms wall';
@@ -214,7 +215,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       cwd: dir,
     });
     // the client's chunk of the build's bundle (scripts/bundle-cli.mjs names it by its hash)
-    const chunk = (await readdir(CLI_DIR)).find((f) => /^cli\.bundle-client-.*\.js$/.test(f));
+    const chunk = (await readdir(CLI_DIR)).find((f) => /^cli\.bundle-runners-.*\.js$/.test(f));
     if (chunk === undefined) throw new Error('no bundle of the CLI: run npm run build');
     const parts: Process[] = [
       { args: ['--input-type=module', '-e', `await import('commander')`] },
