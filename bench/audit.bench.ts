@@ -14,7 +14,7 @@ import {
   prepareInsert,
   type AnyAuditEventInput,
 } from '../src/audit/index.js';
-import { percentile, type BenchContext } from './harness.js';
+import { benchSize, percentile, type BenchContext } from './harness.js';
 
 /**
  * Audit log benchmarks (issue 4):
@@ -26,9 +26,11 @@ import { percentile, type BenchContext } from './harness.js';
  */
 
 const CALLERS = 64;
-const RUN_MS = 2000;
-const REPEATS = 4;
-const BIG_ROWS = 1_000_000;
+const RUN_MS = benchSize(2000, 200);
+const REPEATS = benchSize(4, 2);
+const BIG_ROWS = benchSize(1_000_000, 5_000);
+/** Rows a transaction of the big log's build holds. */
+const BUILD_CHUNK = 100_000;
 const noTimer = { retention: { days: 0, intervalMs: 0 } };
 
 type IdStyle = 'time-ordered' | 'uuidv4';
@@ -228,7 +230,9 @@ async function buildBigLog(path: string): Promise<string[]> {
         prev = hash;
       }
     });
-    for (let from = 1; from <= BIG_ROWS; from += 100_000) fill(from, from + 99_999);
+    for (let from = 1; from <= BIG_ROWS; from += BUILD_CHUNK) {
+      fill(from, Math.min(BIG_ROWS, from + BUILD_CHUNK - 1));
+    }
     for (const ix of indexes) db.exec(ix.sql);
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {
@@ -258,7 +262,7 @@ async function bigLogSection(ctx: BenchContext, dir: string): Promise<void> {
   ctx.figure('build (bulk insert, precomputed chain)', (performance.now() - t0) / 1000, 's');
 
   using reader = AuditReader.open(path);
-  const hashRate = hashOnlyRate(200_000);
+  const hashRate = hashOnlyRate(benchSize(200_000, 5_000));
   ctx.figure('sha256 chain only, in memory', hashRate, 'rows/s');
   for (const threads of [1, undefined]) {
     let best = 0;
@@ -281,7 +285,7 @@ async function bigLogSection(ctx: BenchContext, dir: string): Promise<void> {
   const raw = new Database(path, { readonly: true });
   try {
     const stmt = raw.prepare('SELECT * FROM audit_events WHERE decision_id = ?');
-    const lookups = 20_000;
+    const lookups = benchSize(20_000, 200);
     const pick = (i: number) => ids[(i * 7919) % BIG_ROWS] as string;
     const rawTimes: number[] = [];
     const apiTimes: number[] = [];

@@ -10,9 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { GENESIS_HASH, insertStored, openAuditLog, prepareInsert } from '../src/audit/index.js';
 import { newDecisionId } from '../src/brain/gateway/ids.js';
-import { percentile } from './harness.js';
+import { benchSize, percentile } from './harness.js';
 
-const FSYNC_COMMITS = 200;
+const FSYNC_COMMITS = benchSize(200, 10);
 
 export async function rssMiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');

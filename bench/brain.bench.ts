@@ -38,27 +38,27 @@ import {
   type BrainTimes,
   type Pids,
 } from './brain-probes.js';
-import { percentile, type BenchContext } from './harness.js';
+import { benchRounds, benchSize, percentile, type BenchContext } from './harness.js';
 import { CALC_INPUT, CALC_TOOL, type LoadCommand, type LoadResult } from './load.js';
 import { mcpInitialize } from './mcp-bare.js';
 import { LoadGenerator, spawnUntil, startGovernedStack, stop } from './processes.js';
 import { checked, runWrk, type WrkTarget } from './wrk.js';
 const CONCURRENCY = 32;
-const THROUGHPUT_CALLS = 8_000;
-const LATENCY_CALLS = 1_500;
+const THROUGHPUT_CALLS = benchSize(8_000, 200);
+const LATENCY_CALLS = benchSize(1_500, 20);
 /** Seconds of each wrk run: throughput, latency, the half-rate phase. */
-const THROUGHPUT_S = 4;
-const LATENCY_S = 3;
-const HALF_S = 3;
+const THROUGHPUT_S = benchSize(4, 1);
+const LATENCY_S = benchSize(3, 1);
+const HALF_S = benchSize(3, 1);
 const MCP_CALL = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
   method: 'tools/call',
   params: { name: CALC_TOOL, arguments: CALC_INPUT },
 });
-const WARMUP: LoadCommand = { concurrency: CONCURRENCY, calls: 2_000 };
+const WARMUP: LoadCommand = { concurrency: CONCURRENCY, calls: benchSize(2_000, 100) };
 /** Rounds per figure; `BENCH_ROUNDS` shortens a profiling run. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = benchRounds(5);
 
 interface Rounds {
   governed: LoadResult[];
@@ -98,7 +98,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     const { url, token } = stack;
     const brain = { child: stack.brain };
     const calculator = stack.calculator;
-    await sleep(2000);
+    await sleep(benchSize(2000, 200));
     const idleStart = await rssMiB(brain.child.pid!);
 
     const pids = {
@@ -162,7 +162,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       r.direct.push(d32.result);
       r.cpuDirect.push(d32.cpu);
       const idleProbe = probeHealthz(url);
-      await sleep(500);
+      await sleep(benchSize(500, 50));
       r.healthzIdle.push(percentile(await idleProbe.stop(), 99));
       const t0 = await brainTimes(url, token);
       const probe = probeHealthz(url);
@@ -190,7 +190,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       r.fsyncPage.push(await durableCommitMicros(dir, 'page'));
       r.fsync.push(await durableCommitMicros(dir, 'audit'));
     }
-    await sleep(3000);
+    await sleep(benchSize(3000, 300));
     const idleAfter = await rssMiB(brain.child.pid!);
     const calls = `${ROUNDS} rounds of`;
     report(ctx, r, { idleStart, idleAfter, calls });

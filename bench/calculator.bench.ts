@@ -23,7 +23,14 @@ import { connectBus, startNatsServer } from '../src/bus/index.js';
 import { defineTool, serveTools } from '../src/legion/index.js';
 import { silentLogger } from '../src/log/index.js';
 import { cpuPerCall } from './brain-probes.js';
-import { percentile, throughput, type BenchContext, type Call } from './harness.js';
+import {
+  benchRounds,
+  benchSize,
+  percentile,
+  throughput,
+  type BenchContext,
+  type Call,
+} from './harness.js';
 
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const ECHO_TOOL = 'bench_echo';
@@ -43,10 +50,10 @@ const EXPRESSIONS: readonly ((n: number) => string)[] = [
   (n) => `round(${n}.14159, 2)`,
 ];
 const CONCURRENCY = 32;
-const THROUGHPUT_CALLS = 8_000;
-const LATENCY_CALLS = 400;
-const WARMUP_CALLS = 4_000;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const THROUGHPUT_CALLS = benchSize(8_000, 200);
+const LATENCY_CALLS = benchSize(400, 20);
+const WARMUP_CALLS = benchSize(4_000, 100);
+const ROUNDS = benchRounds(5);
 const TARGET = 15_000;
 const TIMEOUT_MS = 10_000;
 

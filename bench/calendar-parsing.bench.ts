@@ -9,13 +9,13 @@
  */
 import { createThreadPool, type ThreadPool } from '../src/legion/index.js';
 import { scanObjects, type ScanResult, type ScanTask } from '../workers/calendar_read/scan.js';
-import { percentile, type BenchContext } from './harness.js';
+import { benchSize, percentile, type BenchContext } from './harness.js';
 
 const SCRIPT = new URL('../workers/calendar_read/scan-thread.js', import.meta.url);
-const STARTS = 10;
-const ROUND_TRIPS = 400;
-const CALLS = 40;
-const OBJECTS = 200;
+const STARTS = benchSize(10, 2);
+const ROUND_TRIPS = benchSize(400, 10);
+const CALLS = benchSize(40, 2);
+const OBJECTS = benchSize(200, 10);
 
 const BERLIN = [
   'BEGIN:VTIMEZONE',

@@ -23,15 +23,22 @@ import { connectBus, startNatsServer } from '../src/bus/index.js';
 import { defineTool, serveTools } from '../src/legion/index.js';
 import { silentLogger } from '../src/log/index.js';
 import { DISPATCH_QUEUE_GROUP, dispatchSubject } from '../src/protocol/index.js';
-import { percentile, throughput, type BenchContext, type Call } from './harness.js';
+import {
+  benchRounds,
+  benchSize,
+  percentile,
+  throughput,
+  type BenchContext,
+  type Call,
+} from './harness.js';
 
 const SDK_TOOL = 'bench_echo';
 const RAW_TOOL = 'bench_raw';
 const TEXT = 'x'.repeat(256);
-const WARMUP = 5_000;
-const LATENCY_CALLS = 5_000;
-const THROUGHPUT_CALLS = 20_000;
-const ROUNDS = 5;
+const WARMUP = benchSize(5_000, 100);
+const LATENCY_CALLS = benchSize(5_000, 20);
+const THROUGHPUT_CALLS = benchSize(20_000, 200);
+const ROUNDS = benchRounds(5);
 const TIMEOUT_MS = 10_000;
 
 const echoTool = defineTool({

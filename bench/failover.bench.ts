@@ -44,7 +44,7 @@ import {
   type ToolDefinition,
   type ToolWorker,
 } from '../src/legion/index.js';
-import { percentile, type BenchContext } from './harness.js';
+import { benchRounds, percentile, type BenchContext } from './harness.js';
 
 const TOOL = 'bench_failover';
 const LANES = 16;
@@ -58,7 +58,7 @@ const RETRY_PAUSE_MS = 10;
 const STEADY_MS = 3500;
 const PROBE_EVERY_MS = 20;
 const PROBE_DEADLINE_MS = 500;
-const ROUNDS = 5;
+const ROUNDS = benchRounds(5);
 const A = 0;
 const C = 2;
 
@@ -120,7 +120,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 }
 
 const RECOVERY_DEADLINE_MS = 10_000;
-const RECOVERY_ROUNDS = 3;
+const RECOVERY_ROUNDS = benchRounds(3);
 const WORK_MS = 20;
 const ACTING = 'bench_switch';
 

@@ -19,12 +19,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { BenchContext } from './harness.js';
+import { benchSize, type BenchContext } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 /** How long the stack idles after `ready:` before it is measured. */
-const IDLE_MS = 5000;
+const IDLE_MS = benchSize(5000, 500);
 const READY_TIMEOUT_MS = 90_000;
 
 /** Targets of issue 13, per process kind, MiB of RSS. */

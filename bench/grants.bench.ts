@@ -21,14 +21,14 @@ import { replyToken } from '../src/brain/dispatch/reply-mux.js';
 import { newDecisionId } from '../src/brain/gateway/ids.js';
 import { GrantSigner, GrantVerifier, grantNonce } from '../src/protocol/grant.js';
 import { ReplySigner } from '../src/protocol/reply-signature.js';
-import { opsPerSecond, percentile, type BenchContext } from './harness.js';
+import { benchRounds, benchSize, opsPerSecond, percentile, type BenchContext } from './harness.js';
 import { CALC_INPUT, CALC_TOOL, type LoadResult } from './load.js';
 import { cpuPerCall } from './brain-probes.js';
 import { LoadGenerator, startGovernedStack, stop, type GovernedStack } from './processes.js';
 
 const CONCURRENCY = 32;
-const CALLS = 6_000;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CALLS = benchSize(6_000, 200);
+const ROUNDS = benchRounds(5);
 const POLICY = 'a'.repeat(64);
 
 export async function run(ctx: BenchContext): Promise<void> {
@@ -61,7 +61,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     children.push(withGrants.child);
     const without = await LoadGenerator.start(['http', plain.url, plain.token]);
     children.push(without.child);
-    const warmup = { concurrency: CONCURRENCY, calls: 2_000 };
+    const warmup = { concurrency: CONCURRENCY, calls: benchSize(2_000, 100) };
     await withGrants.run(warmup);
     await without.run(warmup);
     const on: LoadResult[] = [];
@@ -168,7 +168,7 @@ function replyCost(): { tokenUs: number; signUs: number; checkUs: number } {
   const grants = new GrantSigner(createUser().getSeed());
   const result = { expression: CALC_INPUT.expression, result: '391', value: 391 };
   const instanceId = 'BENCHINSTANCE00000000000';
-  const calls = Array.from({ length: 2_000 }, () => {
+  const calls = Array.from({ length: benchSize(2_000, 20) }, () => {
     const decisionId = newDecisionId();
     const grant = grants.sign({
       tool: CALC_TOOL,

@@ -15,6 +15,32 @@ export interface BenchContext {
   ): void;
 }
 
+/**
+ * `BENCH_SMOKE=1` (`npm run bench:smoke`, run by CI): every suite once, at token sizes, so a
+ * suite that no longer runs (a schema, a path or a flag that moved under it) fails a
+ * submission instead of the next person who measures. A smoke run's figures measure nothing.
+ */
+export const SMOKE = process.env['BENCH_SMOKE'] === '1';
+
+/** A suite's rounds: 1 in a smoke run, else `BENCH_ROUNDS` when set, else `normal`. */
+export function benchRounds(normal: number): number {
+  if (SMOKE) return 1;
+  const set = process.env['BENCH_ROUNDS'];
+  if (set === undefined || set === '') return normal;
+  const rounds = Number(set);
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    throw new Error(
+      `BENCH_ROUNDS must be a whole number of at least 1, not ${JSON.stringify(set)}`,
+    );
+  }
+  return rounds;
+}
+
+/** A size (calls, rows, runs, seconds): `smoke` in a smoke run, else `normal`. */
+export function benchSize(normal: number, smoke: number): number {
+  return SMOKE ? smoke : normal;
+}
+
 export interface BenchSuite {
   run(ctx: BenchContext): Promise<void>;
 }
@@ -24,7 +50,7 @@ export function opsPerSecond(fn: () => void, ms = 500): number {
   let n = 0;
   const batch = 1000;
   const start = process.hrtime.bigint();
-  const limit = BigInt(ms) * 1_000_000n;
+  const limit = BigInt(benchSize(ms, Math.min(ms, 20))) * 1_000_000n;
   let elapsed = 0n;
   while (elapsed < limit) {
     for (let i = 0; i < batch; i++) fn();

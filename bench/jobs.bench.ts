@@ -24,10 +24,10 @@ import { startRegistry } from '../src/brain/registry/index.js';
 import { connectBus, startNatsServer } from '../src/bus/index.js';
 import { defineTool, serveTools, type ToolWorker } from '../src/legion/index.js';
 import { openPolicyStore } from '../src/policy/index.js';
-import { percentile, throughput, type BenchContext } from './harness.js';
+import { benchSize, percentile, throughput, type BenchContext } from './harness.js';
 
-const LATENCY_RUNS = 200;
-const SUBMITS = 500;
+const LATENCY_RUNS = benchSize(200, 10);
+const SUBMITS = benchSize(500, 20);
 
 const runs = new Map<string, number>();
 

@@ -21,16 +21,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startNatsServer } from '../src/bus/index.js';
 import { cpuPerCall } from './brain-probes.js';
-import { percentile, type BenchContext } from './harness.js';
+import { benchRounds, benchSize, percentile, type BenchContext } from './harness.js';
 import { CALC_INPUT, CALC_TOOL, type LoadResult } from './load.js';
 import { mcpInitialize } from './mcp-bare.js';
 import { spawnUntil, startGovernedStack, stop } from './processes.js';
 import { checked, runWrk, type WrkTarget } from './wrk.js';
 
 const CONCURRENCY = 32;
-const SECONDS = 4;
+const SECONDS = benchSize(4, 1);
 /** Rounds per figure; `BENCH_ROUNDS` shortens a run. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = benchRounds(5);
 const MCP_CALL = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -89,9 +89,9 @@ export async function run(ctx: BenchContext): Promise<void> {
       session: stack.brain.pid!,
       rest: stack.brain.pid!,
     };
-    await sleep(1000);
+    await sleep(benchSize(1000, 100));
     for (const p of PATHS)
-      checked(await runWrk(targets[p], { concurrency: CONCURRENCY, seconds: 2 }));
+      checked(await runWrk(targets[p], { concurrency: CONCURRENCY, seconds: benchSize(2, 1) }));
     const rounds = Object.fromEntries(PATHS.map((p) => [p, [] as Measured[]])) as Record<
       Path,
       Measured[]

@@ -28,10 +28,10 @@ import { loadConfig } from '../src/config/index.js';
 import { defineTool, serveTools } from '../src/legion/index.js';
 import { silentLogger } from '../src/log/index.js';
 import { openPolicyStore } from '../src/policy/index.js';
-import { percentile, type BenchContext } from './harness.js';
+import { benchSize, percentile, type BenchContext } from './harness.js';
 
-const WARMUP = 150;
-const TURNS = 600;
+const WARMUP = benchSize(150, 5);
+const TURNS = benchSize(600, 10);
 const TOOL = 'bench_echo';
 
 const echoTool = defineTool({

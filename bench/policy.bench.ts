@@ -32,14 +32,14 @@ import {
   type ToolCall,
 } from '../src/policy/index.js';
 import { load } from 'js-yaml';
-import { opsPerSecond, percentile, type BenchContext } from './harness.js';
+import { benchSize, opsPerSecond, percentile, type BenchContext } from './harness.js';
 
 const DOMAINS = 45;
 const SERVICES_PER_DOMAIN = 10;
 const TOOLS = 400;
 const DENIED_SERVICES = 100;
 const DENIED_TOOLS = 50;
-const RELOADS = 30;
+const RELOADS = benchSize(30, 3);
 
 /**
  * 450 allowed services + 100 denied services + 400 allowed tools + 50 denied tools. `revision`

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createConsoleContext, type BenchSuite } from './harness.js';
+import { createConsoleContext, SMOKE, type BenchSuite } from './harness.js';
 
 // Runs every `*.bench.js` beside this file (compiled from bench/*.bench.ts), or only those
 // whose name contains one of the command-line arguments: `npm run bench -- dispatch`.
@@ -14,13 +14,18 @@ const files = (await readdir(here))
 
 const ctx = createConsoleContext();
 console.log(`CAESAR benchmarks: node ${process.version}, ${files.length} suite(s)`);
+if (SMOKE) {
+  console.log('smoke run (BENCH_SMOKE=1): one round at token sizes; the figures measure nothing');
+}
 // A suite that fails is named and the others still run, so one run shows every broken suite;
 // the exit code says one failed (an exit, not an exit code: a failed suite may leave a handle).
 const failed: string[] = [];
 for (const file of files) {
   try {
+    const started = performance.now();
     const suite = (await import(pathToFileURL(`${here}/${file}`).href)) as BenchSuite;
     await suite.run(ctx);
+    console.log(`  (${file}: ${((performance.now() - started) / 1000).toFixed(1)} s)`);
   } catch (err) {
     failed.push(file);
     console.error(`\n${file} failed:`, err);

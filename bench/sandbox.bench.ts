@@ -18,9 +18,9 @@ import { join } from 'node:path';
 import { DEFAULT_LIMITS } from '../src/legion/sandbox/limits.js';
 import { Sandbox } from '../src/legion/sandbox/sandbox.js';
 import { spawnChild } from '../src/process/index.js';
-import type { BenchContext } from './harness.js';
+import { benchSize, type BenchContext } from './harness.js';
 
-const RUNS = 40;
+const RUNS = benchSize(40, 3);
 const TICK_MS = 10; // USER_HZ 100
 
 const CPUACCT = '/sys/fs/cgroup/cpuacct';

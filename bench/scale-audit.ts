@@ -19,15 +19,18 @@ import {
   prepareInsert,
   type AnyAuditEventInput,
 } from '../src/audit/index.js';
-import { percentile } from './harness.js';
+import { benchSize, percentile, SMOKE } from './harness.js';
 
-export const CACHE_DIR = join(tmpdir(), 'caesar-bench-scale');
+/** Built logs are kept here between runs; a smoke run builds its own every time, in its own. */
+export const CACHE_DIR = SMOKE
+  ? join(tmpdir(), `caesar-bench-scale-smoke-${process.pid}`)
+  : join(tmpdir(), 'caesar-bench-scale');
 /** Bump when the rows the builder writes change: older cached files are rebuilt. */
 const BUILD_VERSION = 1;
 const CHUNK = 100_000;
 const APPEND_CALLERS = 64;
-const APPEND_MS = 1500;
-const LOOKUPS = 2_000;
+const APPEND_MS = benchSize(1500, 100);
+const LOOKUPS = benchSize(2_000, 50);
 const noTimer = { retention: { days: 0, intervalMs: 0 } };
 
 /** The decision id of row `seq`: time-ordered, as the brain's UUIDv7s are. */

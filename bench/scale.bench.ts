@@ -27,16 +27,16 @@ import { connectBus, startNatsServer } from '../src/bus/index.js';
 import { defineTool, serveTools } from '../src/legion/index.js';
 import { silentLogger } from '../src/log/index.js';
 import { openPolicyStore, PolicyEngine, type ToolCall } from '../src/policy/index.js';
-import { opsPerSecond, percentile, type BenchContext } from './harness.js';
+import { benchSize, opsPerSecond, percentile, SMOKE, type BenchContext } from './harness.js';
 import { CACHE_DIR, measureAuditAt } from './scale-audit.js';
 
-const INSTANCES = 5;
-const TOOL_COUNTS = [2, 20, 200];
-const SWEEPS = 5;
-const AUDIT_ROWS = [100_000, 1_000_000, 10_000_000];
-const POLICY_RULES = [100, 1_000, 10_000];
-const HISTORY_CAPS = [10, 100, 1_000];
-const TURNS = 200;
+const INSTANCES = benchSize(5, 2);
+const TOOL_COUNTS = SMOKE ? [2, 4] : [2, 20, 200];
+const SWEEPS = benchSize(5, 1);
+const AUDIT_ROWS = SMOKE ? [1_000, 2_000] : [100_000, 1_000_000, 10_000_000];
+const POLICY_RULES = SMOKE ? [10, 20] : [100, 1_000, 10_000];
+const HISTORY_CAPS = SMOKE ? [10, 20] : [10, 100, 1_000];
+const TURNS = benchSize(200, 10);
 
 const median = (xs: number[]) => percentile([...xs], 50);
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -133,7 +133,7 @@ async function registrySection(ctx: BenchContext): Promise<void> {
   const runs: SweepFigures[] = [];
   for (const tools of TOOL_COUNTS) runs.push(await measureRegistry(server.url, tools));
   ctx.section(
-    `Scale: registry sweeps, 2 / 20 / 200 tools x ${INSTANCES} instances, median of ${SWEEPS}`,
+    `Scale: registry sweeps, ${TOOL_COUNTS.join(' / ')} tools x ${INSTANCES} instances, median of ${SWEEPS}`,
   );
   for (const r of runs) {
     ctx.figure(`live instances after ${SWEEPS + 1} sweeps (of ${fmt(r.instances)})`, r.live, '');
@@ -164,8 +164,15 @@ async function registrySection(ctx: BenchContext): Promise<void> {
 async function auditSection(ctx: BenchContext): Promise<void> {
   const progress = (line: string) => console.log(`  (${line})`);
   const runs = [];
-  for (const rows of AUDIT_ROWS) runs.push(await measureAuditAt(rows, progress));
-  ctx.section(`Scale: audit log at 100 k / 1 M / 10 M rows (cached in ${CACHE_DIR})`);
+  try {
+    for (const rows of AUDIT_ROWS) runs.push(await measureAuditAt(rows, progress));
+  } finally {
+    // a smoke run's logs are its own, built to check the build still works: not kept
+    if (SMOKE) await rm(CACHE_DIR, { recursive: true, force: true });
+  }
+  ctx.section(
+    `Scale: audit log at ${AUDIT_ROWS.map(fmt).join(' / ')} rows (cached in ${CACHE_DIR})`,
+  );
   for (const r of runs) {
     if (r.buildSeconds !== undefined) ctx.figure(`build, ${fmt(r.rows)} rows`, r.buildSeconds, 's');
     ctx.figure(`file size, ${fmt(r.rows)} rows`, r.fileBytes / 2 ** 20, 'MiB');
@@ -290,7 +297,7 @@ async function policySection(ctx: BenchContext): Promise<void> {
   try {
     const runs: PolicyFigures[] = [];
     for (const rules of POLICY_RULES) runs.push(await measurePolicy(dir, rules));
-    ctx.section('Scale: policy at 100 / 1,000 / 10,000 rules');
+    ctx.section(`Scale: policy at ${POLICY_RULES.map(fmt).join(' / ')} rules`);
     for (const r of runs)
       ctx.figure(`reload after a one-rule edit, ${fmt(r.rules)} rules`, r.reloadMs, 'ms');
     curve(
@@ -347,7 +354,9 @@ async function conversationSection(ctx: BenchContext): Promise<void> {
       }
       points.push({ size: cap, value: median(times) });
     }
-    ctx.section('Scale: one conversation turn at the history cap (10 / 100 / 1,000 turns)');
+    ctx.section(
+      `Scale: one conversation turn at the history cap (${HISTORY_CAPS.map(fmt).join(' / ')} turns)`,
+    );
     for (const p of points) ctx.figure(`turn's store work p50, cap ${fmt(p.size)}`, p.value, 'ms');
     curve(
       ctx,

@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeRuntimeFile } from '../src/config/index.js';
-import type { BenchContext } from './harness.js';
+import { benchSize, type BenchContext } from './harness.js';
 
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 /** What the bin runs without a fresh bundle: the modules one by one. */
@@ -38,10 +38,10 @@ const MODULES = fileURLToPath(new URL('../src/cli/program/cli.js', import.meta.u
 const CLI_DIR = new URL('../src/cli/', import.meta.url);
 /** What the client commands import(): the bundle makes it a chunk named after it (`runners`). */
 const CLIENT = new URL('brain-client/runners.js', CLI_DIR).href;
-const RUNS = 15;
+const RUNS = benchSize(15, 1);
 const TOKEN = 'bench-token-0123456789abcdef0123';
 const TARGET = '<= 150 ms wall';
-const UP_RUNS = 5;
+const UP_RUNS = benchSize(5, 1);
 const UP_TIMEOUT_MS = 60_000;
 
 /** A command line (node and its arguments) and where it runs. */

@@ -11,9 +11,9 @@
  */
 import { Worker } from 'node:worker_threads';
 import { startThread } from '../src/process/index.js';
-import type { BenchContext } from './harness.js';
+import { benchSize, type BenchContext } from './harness.js';
 
-const RUNS = 20;
+const RUNS = benchSize(20, 2);
 const LIMITS = { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 1, stackSizeMb: 1 };
 const WATCHDOG = new URL('../src/process/watchdog-thread.js', import.meta.url);
 const EMPTY = new URL('data:text/javascript,');

@@ -24,10 +24,10 @@ import { createCalendarReadTool } from '../workers/calendar_read/index.js';
 import { createCallServiceTool } from '../workers/call_service/index.js';
 import { createHaEntitiesTool } from '../workers/ha_entities/index.js';
 import { createWebSearchTool } from '../workers/web_search/index.js';
-import { percentile, type BenchContext } from './harness.js';
+import { benchSize, percentile, type BenchContext } from './harness.js';
 
-const WARMUP = 200;
-const CALLS = 1500;
+const WARMUP = benchSize(200, 5);
+const CALLS = benchSize(1500, 20);
 
 interface Seen {
   method: string;
