@@ -23,6 +23,8 @@ const THREAD_HOME =
   'start a worker thread with `startThread` (src/process/thread.ts; workers: the SDK)';
 const CHILD_HOME =
   'start a child process with `spawnChild` or `runFile` (src/process/spawn.ts), the one home of child processes';
+const NKEY_HOME =
+  'make, read and sign with NKEYs through src/protocol/nkey-ed25519.ts (node:crypto), not the nkeys library (ADR 0103)';
 const ONE_HOME_IMPORTS = {
   paths: [
     ...['node:worker_threads', 'worker_threads'].map((name) => ({
@@ -35,6 +37,17 @@ const ONE_HOME_IMPORTS = {
       name,
       message: CHILD_HOME,
       allowTypeImports: true,
+    })),
+    // the nkeys library's Ed25519 is pure JS (tweetnacl): 30-150 ms a key or signature
+    {
+      name: '@nats-io/nkeys',
+      importNames: ['createUser', 'createAccount', 'createOperator', 'createPair', 'fromSeed'],
+      message: NKEY_HOME,
+    },
+    ...['@nats-io/transport-node', '@nats-io/nats-core'].map((name) => ({
+      name,
+      importNames: ['nkeyAuthenticator', 'nkeys'],
+      message: NKEY_HOME,
     })),
   ],
 };

@@ -1,9 +1,8 @@
 import { sign, verify, type KeyObject } from 'node:crypto';
-import { createUser } from '@nats-io/nkeys';
 import { canonicalJson } from '../text/index.js';
 import { sha256Hex } from './canonical.js';
 import type { ErrorBody } from './envelope.js';
-import { nkeyPrivateKey } from './nkey-ed25519.js';
+import { newNkeyUser, nkeyPrivateKey } from './nkey-ed25519.js';
 
 /**
  * Signed replies (ADR 0060): a worker signs each answer to a call that carries a grant with
@@ -63,13 +62,11 @@ export class ReplySigner {
    * creds file, no auth): its instances declare it at discovery like any other.
    */
   static ephemeral(): ReplySigner {
-    const kp = createUser();
-    const seed = kp.getSeed();
+    const { seed } = newNkeyUser();
     try {
       return new ReplySigner(seed, true);
     } finally {
       seed.fill(0);
-      kp.clear();
     }
   }
 

@@ -1,8 +1,8 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createUser } from '@nats-io/nkeys';
 import { defaultToolNames } from '../../../workers/index.js';
 import { readNkeySeed } from '../../bus/index.js';
+import { newNkeyUser } from '../../protocol/nkey-ed25519.js';
 import { EXIT_USAGE } from '../program/exit.js';
 import { writeSeed } from './legion/identity.run.js';
 import { natsConfigText } from './nats-config.run.js';
@@ -133,10 +133,12 @@ async function ensureSeed(dir: string, part: Part, owner: Owner | undefined): Pr
     throw err;
   });
   if (existing === undefined) {
-    const kp = createUser();
-    const publicKey = kp.getPublicKey();
-    await writeSeed(file, kp.getSeed());
-    kp.clear();
+    const { seed, publicKey } = newNkeyUser();
+    try {
+      await writeSeed(file, seed);
+    } finally {
+      seed.fill(0);
+    }
     terminal.out(`minted ${seedOf(part)} (${part.role}) ${publicKey}`);
     return publicKey;
   }

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createUser } from '@nats-io/nkeys';
 import { brainPermissions, workerPermissions, type NatsPermissions } from '../../protocol/index.js';
+import { newNkeyUser } from '../../protocol/nkey-ed25519.js';
 
 /**
  * Identities `caesar up` mints for its embedded nats-server on every start (ADR 0038): one
@@ -81,11 +81,13 @@ export async function mintUser(
   dir: string,
   part: string,
 ): Promise<{ file: string; publicKey: string }> {
-  const kp = createUser();
-  const publicKey = kp.getPublicKey();
+  const { seed, publicKey } = newNkeyUser();
   const file = join(dir, `${part}.nk`);
-  await writeFile(file, `${new TextDecoder().decode(kp.getSeed())}\n`, { mode: 0o600, flag: 'wx' });
-  kp.clear();
+  try {
+    await writeFile(file, `${new TextDecoder().decode(seed)}\n`, { mode: 0o600, flag: 'wx' });
+  } finally {
+    seed.fill(0);
+  }
   return { file, publicKey };
 }
 

@@ -1,11 +1,11 @@
 import { open, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createUser } from '@nats-io/nkeys';
 import {
   brainPermissions,
   workerPermissions,
   type NatsPermissions,
 } from '../../../protocol/index.js';
+import { newNkeyUser } from '../../../protocol/nkey-ed25519.js';
 import { EXIT_USAGE } from '../../program/exit.js';
 import { terminal } from '../../program/terminal.js';
 
@@ -31,12 +31,14 @@ export async function newIdentity(name: string, flags: IdentityFlags): Promise<n
     terminal.err(`caesar legion identity new: ${problem}`);
     return EXIT_USAGE;
   }
-  const kp = createUser();
-  const publicKey = kp.getPublicKey();
+  const { seed, publicKey } = newNkeyUser();
   const file = resolve(flags.out ?? `${name}.nk`);
   const role = roleOf(flags, publicKey);
-  await writeSeed(file, kp.getSeed());
-  kp.clear();
+  try {
+    await writeSeed(file, seed);
+  } finally {
+    seed.fill(0);
+  }
   const block = { nkey: publicKey, ...(role.permissions ? { permissions: role.permissions } : {}) };
   terminal.out(`wrote ${file} (mode 0600): the seed of ${name}; keep it on that host only`);
   terminal.out(`public key: ${publicKey}`);
