@@ -79,7 +79,7 @@ async function readSecretFile(path: string, what: string): Promise<string> {
  */
 export async function readNkeySeed(
   seedFile: string,
-): Promise<{ seed: Uint8Array; publicKey: string; key: NkeyPrivateKey['key'] }> {
+): Promise<NkeyPrivateKey & { seed: Uint8Array }> {
   const text = await readSecretFile(seedFile, 'NKEY seed');
   if (!/^S[UANOC][A-Z2-7]{50,}$/.test(text)) {
     throw new BusConnectError({
