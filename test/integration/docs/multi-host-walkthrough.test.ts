@@ -58,6 +58,9 @@ interface Serving {
   out: () => string;
 }
 
+/** How long one block that exits may run before it counts as hung. */
+const BLOCK_MS = 60_000;
+
 describe("docs/operations.md's multi-host walkthrough, as written", () => {
   let root: string | undefined;
   const serving: Serving[] = [];
@@ -107,17 +110,36 @@ describe("docs/operations.md's multi-host walkthrough, as written", () => {
         .replaceAll(/^scp -p /gm, 'cp -p ')
         .replaceAll('nuc.lan:/etc/caesar/', `${etc('worker')}/`)
         .replaceAll('brain.lan:/etc/caesar/', `${etc('brain')}/`);
+    // a block that hangs fails with its own output, not as the whole test's timeout: its
+    // process group is killed after BLOCK_MS (exit code 124, as timeout(1) reports it)
     const sh = (block: string, host: Host) =>
       new Promise<Ran>((resolve) => {
-        execFile(
-          'bash',
-          ['-e', '-o', 'pipefail', '-c', here(block, host)],
+        let timedOut = false;
+        const child = execFile(
+          // setsid: bash and all it starts in a group of their own, killed as one
+          'setsid',
+          ['bash', '-e', '-o', 'pipefail', '-c', here(block, host)],
           { cwd: dirs[host], env },
           (err, stdout, stderr) => {
-            const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
-            resolve({ code, stdout, stderr });
+            clearTimeout(timer);
+            const code = timedOut
+              ? 124
+              : err === null
+                ? 0
+                : typeof err.code === 'number'
+                  ? err.code
+                  : 1;
+            resolve({
+              code,
+              stdout,
+              stderr: timedOut ? `${stderr}\n(killed after ${BLOCK_MS} ms)` : stderr,
+            });
           },
         );
+        const timer = setTimeout(() => {
+          timedOut = true;
+          process.kill(-child.pid!, 'SIGKILL');
+        }, BLOCK_MS);
       });
     const serve = (block: string, host: Host): Serving => {
       const child = spawn('bash', ['-e', '-c', here(block, host)], {
