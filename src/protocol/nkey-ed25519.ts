@@ -1,10 +1,4 @@
-import {
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  sign,
-  type KeyObject,
-} from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { Prefix } from '@nats-io/nkeys';
 // The codec is the nkeys library's own base32 + CRC-16 reader and writer; its package root
 // does not export it. test/unit/protocol/nkey-ed25519.test.ts holds every key it makes and
@@ -58,17 +52,17 @@ export function nkeyPrivateKey(seed: Uint8Array): NkeyPrivateKey {
   return decoded;
 }
 
-/** A new NKEY user from the CSPRNG: its seed (`SU…`, a secret), public key and key. */
+/**
+ * A new NKEY user: 32 bytes from the CSPRNG are its Ed25519 private key, as the nkeys library
+ * makes one. Not `generateKeyPairSync`: on Node 20 a garbage collection during the new key's
+ * export can run the finished key job's destructor, which waits on a lock the export holds,
+ * and the process hangs for ever (a `caesar legion identity new` did, in CI).
+ */
 export function newNkeyUser(): NkeyPrivateKey & { readonly seed: Uint8Array } {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const jwk = privateKey.export({ format: 'jwk' });
-  const raw = Buffer.from(jwk.d ?? '', 'base64url');
+  const raw = randomBytes(32);
   try {
-    return {
-      seed: Codec.encodeSeed(Prefix.User, raw),
-      publicKey: encodePublic(Prefix.User, rawPublicKeyOf(publicKey)),
-      key: privateKey,
-    };
+    const seed = Codec.encodeSeed(Prefix.User, raw);
+    return { seed, ...nkeySeedKey(seed) };
   } finally {
     raw.fill(0);
   }
