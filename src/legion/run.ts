@@ -55,8 +55,8 @@ export async function runTools(
     await nc.close();
     throw err;
   }
-  options.onReady?.(worker);
-
+  // The handlers go in before `onReady` says so: whoever reads "ready" may signal at once,
+  // and a process preempted between the line and the handlers died of a plain SIGTERM.
   const signalled = new Promise<NodeJS.Signals>((resolve) => {
     const onSignal = (sig: NodeJS.Signals) => {
       process.off('SIGINT', onSignal);
@@ -68,6 +68,7 @@ export async function runTools(
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+  options.onReady?.(worker);
   const closed = nc.closed().then((err) => err ?? new Error('connection closed'));
   const reason = await Promise.race([signalled, closed]);
   if (reason instanceof Error) {
