@@ -15,8 +15,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workers ./workers
-# `npm run build` bundles the CLI after tsc (ADR 0047)
-COPY scripts/bundle-cli.mjs ./scripts/bundle-cli.mjs
+# `npm run build` bundles the CLI and the threads after tsc (ADR 0047, ADR 0104)
+COPY scripts/bundle.mjs ./scripts/bundle.mjs
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # ---- runtime: production dependencies and compiled code, as user caesar ----

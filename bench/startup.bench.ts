@@ -214,7 +214,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       args: ['--input-type=module', '-e', `await import(${JSON.stringify(spec)})`],
       cwd: dir,
     });
-    // the client's chunk of the build's bundle (scripts/bundle-cli.mjs names it by its hash)
+    // the client's chunk of the build's bundle (scripts/bundle.mjs names it by its hash)
     const chunk = (await readdir(CLI_DIR)).find((f) => /^cli\.bundle-runners-.*\.js$/.test(f));
     if (chunk === undefined) throw new Error('no bundle of the CLI: run npm run build');
     const parts: Process[] = [

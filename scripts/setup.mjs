@@ -153,12 +153,12 @@ async function build() {
     process.exit(compiled);
   }
   compile.done();
-  // the CLI's bundle, as `npm run build` makes it (ADR 0047)
-  const bundle = startPhase('bundle (the CLI, rolldown)', { say });
-  const bundled = await run(process.execPath, [join(root, 'scripts', 'bundle-cli.mjs')]);
+  // the bundles of the CLI and of the threads, as `npm run build` makes them (ADR 0047, 0104)
+  const bundle = startPhase('bundle (the CLI and the threads, rolldown)', { say });
+  const bundled = await run(process.execPath, [join(root, 'scripts', 'bundle.mjs')]);
   if (bundled !== 0) {
     bundle.failed();
-    say('bundling the CLI failed');
+    say('bundling failed (scripts/bundle.mjs)');
     process.exit(bundled);
   }
   bundle.done();

@@ -3,7 +3,12 @@ import { pino, type Logger } from 'pino';
 import { assertScriptExists } from '../process/index.js';
 import { BackendError, CaesarError, isWireErrorCode, TimeoutError } from '../protocol/index.js';
 import { abortReason } from './abort.js';
-import { TaskFailedError, TaskThread, ThreadEndedError, type ThreadEnd } from './task-thread.js';
+import {
+  TaskFailedError,
+  TaskThread,
+  ThreadEndedError,
+  type ThreadEnd,
+} from './task-thread-handle.js';
 
 /**
  * Runs a CPU-bound step over untrusted data (a parser, an expander) in worker threads, each

@@ -1,8 +1,8 @@
 // Public surface of the process helpers, the one home of worker threads and child processes
 // (ADR 0082): starting a thread and reading how it ended, starting a child (one that must not
 // outlive its parent too), running a short command, ending a child with what it started, the
-// compiled script a thread or child runs, the watchdog thread, who holds a port. node:
-// built-ins only.
+// compiled script a thread or child runs (its bundle when the build made one), the watchdog
+// thread, who holds a port. node: built-ins only.
 export { assertScriptExists, compiledScriptUrl } from './script-url.js';
 export { startThread, threadExitText } from './thread.js';
 export type { Thread, ThreadExit } from './thread.js';

@@ -119,10 +119,14 @@ describe('scripts/setup.mjs', () => {
       expect.stringMatching(
         new RegExp(String.raw`^\[setup\] build \(tsc, incremental\): done in ${ELAPSED}$`),
       ),
-      '[setup] bundle (the CLI, rolldown)…',
-      ...setup.filter((l) => /^\[setup\] bundle \(the CLI, rolldown\): \d.*…$/.test(l)),
+      '[setup] bundle (the CLI and the threads, rolldown)…',
+      ...setup.filter((l) =>
+        /^\[setup\] bundle \(the CLI and the threads, rolldown\): \d.*…$/.test(l),
+      ),
       expect.stringMatching(
-        new RegExp(String.raw`^\[setup\] bundle \(the CLI, rolldown\): done in ${ELAPSED}$`),
+        new RegExp(
+          String.raw`^\[setup\] bundle \(the CLI and the threads, rolldown\): done in ${ELAPSED}$`,
+        ),
       ),
       expect.stringMatching(new RegExp(String.raw`^\[setup\] ready in ${ELAPSED}$`)),
     ]);

@@ -43,7 +43,7 @@ describe('caesar --help and usage errors', () => {
   test('the bin imports only the bundle check and the heartbeat; the CLI it runs is loaded with import()', () => {
     expect([...reach('src/cli/main.ts').keys()]).toEqual([
       'src/cli/main.ts',
-      'src/cli/program/bundle-fresh.ts',
+      'src/process/bundle-fresh.ts',
       // a child of `caesar up` beats from the first moment (ADR 0070); the file imports nothing
       'src/cli/stack/heartbeat.ts',
     ]);

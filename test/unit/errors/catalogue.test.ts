@@ -130,8 +130,8 @@ describe('guards: one catalogue, typed errors', () => {
     // a zone past its bounds, caught by the calendar scan, which falls back to another clock
     'workers/calendar_read/vtimezone.ts:UnusableZoneError',
     // how a pooled thread's task ended, turned into backend_error / internal by the pool
-    'src/legion/task-thread.ts:ThreadEndedError',
-    'src/legion/task-thread.ts:TaskFailedError',
+    'src/legion/task-thread-handle.ts:ThreadEndedError',
+    'src/legion/task-thread-handle.ts:TaskFailedError',
     // a flag's unusable value, caught by the command's runner and printed as a usage error
     'src/cli/commands/nats-config.run.ts:UsageError',
     'src/cli/commands/nats-compose.run.ts:ComposeSecretsError',

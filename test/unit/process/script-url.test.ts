@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -57,5 +57,59 @@ describe('compiledScriptUrl', () => {
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
+  });
+
+  describe("a thread's bundle (ADR 0104)", () => {
+    const script = 'dist/workers/calculator/eval-thread.js';
+    const bundle = 'dist/workers/calculator/eval-thread.bundle.js';
+    const record = 'dist/.tsbuildinfo';
+    /** Writes `files` with the given mtimes (seconds); removes the bundle and the record first. */
+    function layout(files: Record<string, number>): void {
+      rmSync(join(project, bundle), { force: true });
+      rmSync(join(project, record), { force: true });
+      for (const [file, at] of Object.entries(files)) {
+        writeFileSync(join(project, file), '');
+        utimesSync(join(project, file), at, at);
+      }
+    }
+    const fromDist = () =>
+      compiledScriptUrl(url('dist/workers/calculator/evaluator.js'), './eval-thread.js').href;
+    const fromSources = () =>
+      compiledScriptUrl(url('workers/calculator/evaluator.ts'), './eval-thread.js').href;
+
+    test('one made after the last compile is the script, from dist/ and from sources', () => {
+      layout({ [record]: 1000, [bundle]: 2000 });
+      expect(fromDist()).toBe(url(bundle));
+      expect(fromSources()).toBe(url(bundle));
+    });
+
+    test('one older than the last compile is stale: the compiled script runs', () => {
+      layout({ [bundle]: 1000, [record]: 2000 });
+      expect(fromDist()).toBe(url(script));
+      expect(fromSources()).toBe(url(script));
+    });
+
+    test('without one, or without a package.json above, the compiled script runs', () => {
+      layout({ [record]: 1000 });
+      expect(fromDist()).toBe(url(script));
+      const outside = mkdtempSync(join(tmpdir(), 'caesar-no-project-'));
+      try {
+        writeFileSync(join(outside, 'x-thread.js'), '');
+        writeFileSync(join(outside, 'x-thread.bundle.js'), '');
+        const module = pathToFileURL(join(outside, 'x.js')).href;
+        expect(compiledScriptUrl(module, './x-thread.js').href).toBe(
+          pathToFileURL(join(outside, 'x-thread.js')).href,
+        );
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+    });
+
+    test('a missing script is reported even when a bundle of that name stands beside it', () => {
+      layout({ [record]: 1000, 'dist/workers/calculator/gone-thread.bundle.js': 2000 });
+      expect(() =>
+        compiledScriptUrl(url('dist/workers/calculator/evaluator.js'), './gone-thread.js'),
+      ).toThrow(/gone-thread\.js is missing/);
+    });
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { isBundleFresh } from '../../../../src/cli/program/bundle-fresh.js';
+import { isBundleFresh } from '../../../src/process/bundle-fresh.js';
 
 let dir: string;
 const url = (name: string) => pathToFileURL(join(dir, name));
