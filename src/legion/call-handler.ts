@@ -264,6 +264,7 @@ function startCall(
   // from here on every answer, a refusal too, is signed for this call
   to.decisionId = req.data.decision_id;
   if (req.data.grant !== undefined) to.nonce = grantNonce(req.data.grant);
+  if (req.data.reply_dh !== undefined) to.brainDh = req.data.reply_dh;
   if (req.data.tool !== tool.spec.name) {
     return invalid(
       tool.spec.name,

@@ -9,11 +9,14 @@ export interface SignFor {
   decisionId?: string;
   /** The grant's nonce; undefined when the call carries no grant: the answer goes unsigned. */
   nonce?: string;
+  /** The brain's X25519 key (`reply_dh`): the answer is MACed, not signed (ADR 0105). */
+  brainDh?: string;
 }
 
 /**
  * The reply envelope of one call, signed by `signer` over the call's decision id and grant
- * nonce, this instance's id and the outcome, when the call carried a grant (ADR 0060).
+ * nonce, this instance's id and the outcome, when the call carried a grant (ADR 0060); MACed
+ * instead when the call carried the brain's X25519 key (ADR 0105).
  */
 export function replyBody(
   worker: WorkerRef,
@@ -28,7 +31,8 @@ export function replyBody(
   const body: Record<string, unknown> = { v: 1, ...signed, worker, duration_ms };
   const { decisionId, nonce } = to;
   if (signer !== undefined && decisionId !== undefined && nonce !== undefined) {
-    body.signature = signer.sign({ decisionId, nonce, instanceId: worker.id, outcome: signed });
+    const claims = { decisionId, nonce, instanceId: worker.id, outcome: signed };
+    body.signature = signer.sign(claims, to.brainDh);
   }
   return body;
 }

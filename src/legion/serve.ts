@@ -264,7 +264,7 @@ async function startOne(
   const dispatchStats = new EndpointStats();
   const preflightStats = new EndpointStats();
   const declared = { restarts: options.restarts, capacity };
-  const service = new ToolService(tool, worker, replies.publicKey, declared, [
+  const service = new ToolService(tool, worker, replies, declared, [
     {
       name: 'dispatch',
       subject: subjects.dispatch,

@@ -40,14 +40,15 @@ export class ToolService {
   readonly #subs: Subscription[] = [];
 
   /**
-   * `replyKey`: the public key that signs this instance's answers (ADR 0060); `restarts`:
+   * `replies`: the public key that signs this instance's answers (ADR 0060) and its X25519
+   * key's declaration (`caesar.reply_dh`, ADR 0105); `restarts`:
    * its restarts under `caesar up` (ADR 0070), undefined on a first start; `capacity`: what
    * its host has (ADR 0091).
    */
   constructor(
     readonly tool: ToolDefinition,
     readonly worker: WorkerRef,
-    replyKey: string,
+    replies: { readonly publicKey: string; readonly dhDeclaration: string },
     { restarts, capacity }: { restarts: WorkerRestarts | undefined; capacity: HostCapacity },
     readonly endpoints: ServiceEndpoint[],
   ) {
@@ -58,7 +59,8 @@ export class ToolService {
       [SRV_METADATA.host]: worker.host,
       [SRV_METADATA.spec]: JSON.stringify(tool.spec),
       [SRV_METADATA.specSha256]: tool.specSha256,
-      [SRV_METADATA.replyKey]: replyKey,
+      [SRV_METADATA.replyKey]: replies.publicKey,
+      [SRV_METADATA.replyDh]: replies.dhDeclaration,
       [SRV_METADATA.capacity]: encodeHostCapacity(capacity),
       ...(restarts === undefined
         ? {}

@@ -46,6 +46,12 @@ export const DispatchRequestSchema = z.object({
    * so a late copy of the first cannot run beside the second. Optional: v1 peers ignore it.
    */
   attempt: z.number().int().min(0).max(1).optional(),
+  /**
+   * The brain's X25519 public key, base64url (ADR 0105): a worker that has one of its own
+   * MACs its answer with the key the two agree (`v2`) rather than signing it (`v1`).
+   * Optional: a v1 peer ignores it and signs.
+   */
+  reply_dh: z.string().max(64).optional(),
 });
 export type DispatchRequest = z.infer<typeof DispatchRequestSchema>;
 
@@ -87,8 +93,10 @@ export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
 /**
  * The worker's signature over the call's decision id, its grant's nonce, the worker id and
- * the outcome (ADR 0060): `v1.<signature base64url>`. Present on every answer to a call that
- * carried a grant; a brain that signs grants takes no reply without a valid one.
+ * the outcome (ADR 0060): `v1.<signature base64url>`, or `v2.<HMAC-SHA256 base64url>` over
+ * the same bytes when the call carried the brain's `reply_dh` (ADR 0105). Present on every
+ * answer to a call that carried a grant; a brain that signs grants takes no reply without a
+ * valid one.
  */
 const ReplySignatureSchema = z.string().max(128).optional();
 

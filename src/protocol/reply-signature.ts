@@ -3,6 +3,7 @@ import { canonicalJson } from '../text/index.js';
 import { sha256Hex } from './canonical.js';
 import type { ErrorBody } from './envelope.js';
 import { newNkeyUser, nkeyPrivateKey } from './nkey-ed25519.js';
+import { declareReplyDh, ReplyDhKey, replyMac, verifyReplyMac } from './reply-mac.js';
 
 /**
  * Signed replies (ADR 0060): a worker signs each answer to a call that carries a grant with
@@ -15,11 +16,17 @@ import { newNkeyUser, nkeyPrivateKey } from './nkey-ed25519.js';
  * `JSON.stringify(["caesar-reply/v1", decision_id, grant nonce, worker id, sha256(canonical
  * JSON of the outcome)])`, the outcome being `{success: true, result}` or `{success: false,
  * error}`. The grant's nonce is its signature (`grantNonce`), unique per grant.
+ *
+ * `v2.<HMAC-SHA256 base64url>` binds the same bytes with a key the brain and the worker agreed
+ * (reply-mac.ts, ADR 0105): a worker answers so when the dispatch carried the brain's
+ * `reply_dh`, and the brain checks it for a tenth of a v1 verification's CPU.
  */
 
 const VERSION = 'v1';
 const DOMAIN = 'caesar-reply/v1';
 const SIGNATURE = /^v1\.[A-Za-z0-9_-]{86}$/;
+/** Brains a worker keeps a MAC key for (each brain start makes a new X25519 key). */
+const MAX_MAC_KEYS = 16;
 
 /** What the signature covers of a reply: its verdict and payload, as the envelope carries them. */
 export type SignedOutcome =
@@ -36,7 +43,8 @@ export interface ReplyClaims {
   outcome: SignedOutcome;
 }
 
-function message(c: ReplyClaims): Buffer {
+/** The bytes a reply's binding covers, v1 (signature) and v2 (MAC) alike. */
+export function replyMessage(c: ReplyClaims): Buffer {
   const outcomeSha = sha256Hex(canonicalJson(c.outcome));
   return Buffer.from(JSON.stringify([DOMAIN, c.decisionId, c.nonce, c.instanceId, outcomeSha]));
 }
@@ -47,7 +55,12 @@ export class ReplySigner {
   readonly publicKey: string;
   /** Whether the key was made for this process rather than read from an NKEY seed. */
   readonly ephemeral: boolean;
+  /** `caesar.reply_dh`: this process's X25519 key, signed with the reply key (ADR 0105). */
+  readonly dhDeclaration: string;
   readonly #key: KeyObject;
+  readonly #dh = ReplyDhKey.create();
+  /** MAC keys by the brain's X25519 key: one brain, or a few across its restarts. */
+  readonly #macKeys = new Map<string, Buffer | null>();
 
   /** @throws {Error} when `seed` is not an NKEY user seed (`SU…`). */
   constructor(seed: Uint8Array, ephemeral = false) {
@@ -55,6 +68,7 @@ export class ReplySigner {
     this.publicKey = publicKey;
     this.#key = key;
     this.ephemeral = ephemeral;
+    this.dhDeclaration = declareReplyDh(this.#dh, publicKey, key);
   }
 
   /**
@@ -70,8 +84,24 @@ export class ReplySigner {
     }
   }
 
-  sign(claims: ReplyClaims): string {
-    return `${VERSION}.${sign(null, message(claims), this.#key).toString('base64url')}`;
+  /**
+   * The reply's binding: a v2 MAC with the key shared with `brainDh` (the dispatch's
+   * `reply_dh`), or a v1 signature when the dispatch carried none or an unusable one.
+   */
+  sign(claims: ReplyClaims, brainDh?: string): string {
+    const message = replyMessage(claims);
+    const mac = brainDh === undefined ? null : this.#macKey(brainDh);
+    if (mac !== null) return replyMac(mac, message);
+    return `${VERSION}.${sign(null, message, this.#key).toString('base64url')}`;
+  }
+
+  #macKey(brainDh: string): Buffer | null {
+    let key = this.#macKeys.get(brainDh);
+    if (key !== undefined) return key;
+    key = this.#dh.macKey(brainDh, 'worker');
+    if (this.#macKeys.size >= MAX_MAC_KEYS) this.#macKeys.clear();
+    this.#macKeys.set(brainDh, key);
+    return key;
   }
 }
 
@@ -86,5 +116,14 @@ export function verifyReplySignature(
 ): boolean {
   if (!SIGNATURE.test(signature)) return false;
   const sig = Buffer.from(signature.slice(VERSION.length + 1), 'base64url');
-  return verify(null, message(claims), key, sig);
+  return verify(null, replyMessage(claims), key, sig);
+}
+
+/** Whether `signature` is the v2 MAC of these claims under the pair's `macKey` (ADR 0105). */
+export function verifyReplyClaimsMac(
+  signature: string,
+  claims: ReplyClaims,
+  macKey: Buffer,
+): boolean {
+  return verifyReplyMac(signature, replyMessage(claims), macKey);
 }

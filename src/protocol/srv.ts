@@ -20,6 +20,11 @@ export const SRV_METADATA = {
   /** The public key (`U…`) that signs the instance's replies (ADR 0060). */
   replyKey: 'caesar.reply_key',
   /**
+   * The instance's X25519 key and its reply key's signature over it (ADR 0105), for replies
+   * bound by a MAC rather than a signature.
+   */
+  replyDh: 'caesar.reply_dh',
+  /**
    * The instance's restarts under `caesar up`, compact JSON (`protocol/restarts.ts`, ADR
    * 0070); absent on a first start.
    */

@@ -170,6 +170,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         policySha256: opts.policySha256,
       });
       if (replies !== undefined) {
+        envelope.reply_dh = replies.dhPublicKey;
         const nonce = grantNonce(envelope.grant)!;
         const refused = onRefused(tool, opts.decisionId);
         check = new CallReplyCheck(replies, tool, opts.decisionId, nonce, refused);

@@ -9,24 +9,39 @@ import {
   splitCallable,
 } from '../../protocol/index.js';
 import { nkeyPublicKey } from '../../protocol/nkey-ed25519.js';
-import { verifyReplySignature, type SignedOutcome } from '../../protocol/reply-signature.js';
+import { isReplyMac, readReplyDh, ReplyDhKey } from '../../protocol/reply-mac.js';
+import {
+  verifyReplyClaimsMac,
+  verifyReplySignature,
+  type SignedOutcome,
+} from '../../protocol/reply-signature.js';
 import { readJsonText } from '../../text/index.js';
 import { isNoResponders, type PendingRequest, type ReplyScreen } from './reply-mux.js';
 
 /**
  * The brain's side of signed replies (ADR 0060): a reply is a call's answer only when the key
  * of the instance it names signed it for this call's decision id and grant nonce, and that
- * instance is one the registry confirmed for the tool on its own `$SRV.INFO` subject.
+ * instance is one the registry confirmed for the tool on its own `$SRV.INFO` subject. A v2
+ * reply is MACed instead, with the key this brain agreed with the instance's declared X25519
+ * key (ADR 0105): the same binding for a tenth of the CPU.
  * Anything else that arrives on the call's reply subject is refused, counted, and not the
  * answer: the call keeps waiting for the real one.
  */
 
+/** The reply keys an instance's own INFO subject declared. */
+export interface DeclaredReplyKeys {
+  /** Its reply key (`U…`, ADR 0060). */
+  readonly replyKey?: string;
+  /** Its `caesar.reply_dh` (ADR 0105). */
+  readonly replyDh?: string;
+}
+
 /** What the registry tells the dispatcher about a tool's instances. */
 export interface ReplyInstances {
-  /** Instance `id` of `tool` when listed, with the reply key its own INFO subject declared. */
-  instance(tool: string, id: string): { readonly replyKey?: string } | undefined;
+  /** Instance `id` of `tool` when listed, with the reply keys its own INFO subject declared. */
+  instance(tool: string, id: string): DeclaredReplyKeys | undefined;
   /** Asks an unlisted instance on its own INFO subject; resolves with it once listed. */
-  confirmInstance(tool: string, id: string): Promise<{ readonly replyKey?: string } | undefined>;
+  confirmInstance(tool: string, id: string): Promise<DeclaredReplyKeys | undefined>;
   /** Whether a listed instance of `tool` answers its own PING now. */
   anyAnswers(tool: string): Promise<boolean>;
 }
@@ -94,10 +109,19 @@ export class ReplyBinding {
   readonly #trusted: Readonly<Record<string, readonly string[]>>;
   /** Parsed public keys; null for a declared key that is not a valid one. */
   readonly #keys = new Map<string, KeyObject | null>();
+  /** This brain's X25519 key, for v2 replies (ADR 0105). */
+  readonly #dh = ReplyDhKey.create();
+  /** MAC keys by reply key and `caesar.reply_dh`; null for a declaration that did not verify. */
+  readonly #macKeys = new Map<string, Buffer | null>();
 
   constructor(options: ReplyBindingOptions) {
     this.#instances = options.instances;
     this.#trusted = options.trusted ?? {};
+  }
+
+  /** This brain's X25519 public key: every dispatch carries it as `reply_dh`. */
+  get dhPublicKey(): string {
+    return this.#dh.publicKey;
   }
 
   /** Whether a listed instance of `tool` answers now (a no-responders status in doubt). */
@@ -119,8 +143,7 @@ export class ReplyBinding {
       return refusal('unsigned', `an unsigned reply naming ${tool}/${id}`, id);
     }
     const listed = this.#instances.instance(tool, id);
-    if (listed !== undefined)
-      return this.#verify(tool, id, listed.replyKey, read, decisionId, nonce);
+    if (listed !== undefined) return this.#verify(tool, id, listed, read, decisionId, nonce);
     return this.#instances
       .confirmInstance(tool, id)
       .then((confirmed) =>
@@ -131,19 +154,20 @@ export class ReplyBinding {
                 'INFO subject did not confirm it',
               id,
             )
-          : this.#verify(tool, id, confirmed.replyKey, read, decisionId, nonce),
+          : this.#verify(tool, id, confirmed, read, decisionId, nonce),
       );
   }
 
   #verify(
     tool: string,
     id: string,
-    declared: string | undefined,
+    keys: DeclaredReplyKeys,
     read: ReadReply,
     decisionId: string,
     nonce: string,
   ): Verdict {
     const who = `${tool}/${id}`;
+    const declared = keys.replyKey;
     if (declared === undefined) {
       return refusal('no_key', `a reply naming ${who}, which declared no reply key`, id);
     }
@@ -166,7 +190,20 @@ export class ReplyBinding {
       reply.success ? { success: true, result: raw.result } : { success: false, error: raw.error }
     ) as SignedOutcome;
     const claims = { decisionId, nonce, instanceId: id, outcome };
-    return verifyReplySignature(reply.signature!, claims, key)
+    const signature = reply.signature!;
+    let bound: boolean;
+    if (isReplyMac(signature)) {
+      const macKey = keys.replyDh === undefined ? null : this.#macKey(declared, keys.replyDh, key);
+      if (macKey === null) {
+        return refusal(
+          'no_key',
+          `a MACed reply naming ${who}, which declared no X25519 key its reply key signed`,
+          id,
+        );
+      }
+      bound = verifyReplyClaimsMac(signature, claims, macKey);
+    } else bound = verifyReplySignature(signature, claims, key);
+    return bound
       ? true
       : refusal(
           'bad_signature',
@@ -174,6 +211,18 @@ export class ReplyBinding {
             'for another call)',
           id,
         );
+  }
+
+  /** The MAC key shared with the holder of `declaration`, once its reply key's signature holds. */
+  #macKey(replyKey: string, declaration: string, verifier: KeyObject): Buffer | null {
+    const cacheKey = `${replyKey}.${declaration}`;
+    let macKey = this.#macKeys.get(cacheKey);
+    if (macKey !== undefined) return macKey;
+    const dh = readReplyDh(declaration, replyKey, verifier);
+    macKey = dh === null ? null : this.#dh.macKey(dh, 'brain');
+    if (this.#macKeys.size >= MAX_CACHED_KEYS) this.#macKeys.clear();
+    this.#macKeys.set(cacheKey, macKey);
+    return macKey;
   }
 
   #key(publicKey: string): KeyObject | null {

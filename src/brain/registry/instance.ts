@@ -18,6 +18,7 @@ import {
   type WorkerRestarts,
 } from '../../protocol/index.js';
 import { NKEY_USER_PUBLIC_KEY } from '../../protocol/nkey-shape.js';
+import { REPLY_DH_DECLARATION } from '../../protocol/reply-mac.js';
 
 /** One tool instance as discovery sees it: identity, where it runs, and its own spec. */
 export interface ToolInstanceInfo {
@@ -38,6 +39,12 @@ export interface ToolInstanceInfo {
    * it; undefined for a worker of a version before signed replies.
    */
   readonly replyKey?: string;
+  /**
+   * Its X25519 key signed by the reply key (`caesar.reply_dh`, ADR 0105), as its own INFO
+   * subject declared it; checked against the reply key when a MACed reply first names it.
+   * Undefined for a worker of a version before MACed replies: it signs each one (v1).
+   */
+  readonly replyDh?: string;
   /**
    * Its restarts under `caesar up` (count, last reason, when), as its metadata declared them
    * (ADR 0070); undefined on a first start or when the value was malformed.
@@ -129,6 +136,10 @@ function instanceFromInfo(info: SrvInfo, specs: SpecCache): ParsedInfo {
   if (replyKey !== undefined && !NKEY_USER_PUBLIC_KEY.test(replyKey)) {
     return invalid(info, 'its reply key is not an NKEY public key');
   }
+  const replyDh = meta[SRV_METADATA.replyDh];
+  if (replyDh !== undefined && (replyKey === undefined || !REPLY_DH_DECLARATION.test(replyDh))) {
+    return invalid(info, 'its reply_dh is not an X25519 key signed by its reply key');
+  }
   if (!InstanceIdSchema.safeParse(info.id).success) return invalid(info, 'bad instance id');
   if (!host || host.length > 255) return invalid(info, 'metadata lacks a host');
   if (!sha || specJson === undefined) return invalid(info, 'metadata lacks the spec or its sha');
@@ -148,6 +159,7 @@ function instanceFromInfo(info: SrvInfo, specs: SpecCache): ParsedInfo {
       specSha256: sha,
       spec,
       ...(replyKey === undefined ? {} : { replyKey }),
+      ...(replyDh === undefined ? {} : { replyDh }),
       ...declaredFields(meta),
     },
   };

@@ -17,7 +17,8 @@ import {
   type DispatchRequest,
 } from '../../../src/protocol/index.js';
 import { grantNonce } from '../../../src/protocol/grant.js';
-import { ReplySigner } from '../../../src/protocol/reply-signature.js';
+import { ReplyDhKey, replyMac } from '../../../src/protocol/reply-mac.js';
+import { ReplySigner, replyMessage } from '../../../src/protocol/reply-signature.js';
 import { callBrain, pollBrain, stopProcess, type BrainProcess } from '../../helpers/brain.js';
 import { startCli, type RunningCli } from '../../helpers/cli.js';
 import {
@@ -63,6 +64,10 @@ const FORGED_RESULT = {
 const PHANTOM = 'PHANTOMINSTANCE000000000';
 /** The operator identity's key, which it signs its forgeries with (set once minted). */
 let operatorSigner: ReplySigner;
+/** The real instance's `caesar.reply_dh`, as anyone who may ask its INFO reads it. */
+let realReplyDh = '';
+/** The operator's own X25519 key, which it MACs its forgeries with (ADR 0105). */
+const operatorDh = ReplyDhKey.create();
 
 const LOCK = { domain: 'lock', service: 'lock', target: { entity_id: 'lock.front_door' } };
 const PORCH = { domain: 'light', service: 'turn_on', target: { entity_id: 'light.porch' } };
@@ -129,6 +134,33 @@ const FORGERIES: [name: string, reason: string, forge: Forgery][] = [
     }),
   ],
   ['a reply that is not JSON', 'malformed', () => ({ data: enc.encode('{"v":1,') })],
+  [
+    'an ok naming the real instance with a made-up MAC',
+    'bad_signature',
+    ({ instanceId }) =>
+      forgedOk(
+        { id: instanceId, host: 'kitchen' },
+        { signature: `v2.${randomBytes(32).toString('base64url')}` },
+      ),
+  ],
+  [
+    "an ok MACed with the key the operator's own X25519 key makes with the real instance's declared one",
+    'bad_signature',
+    ({ instanceId, call }) => {
+      const outcome = { success: true as const, result: FORGED_RESULT };
+      const claims = {
+        decisionId: call.decision_id,
+        nonce: grantNonce(call.grant!)!,
+        instanceId,
+        outcome,
+      };
+      const key = operatorDh.macKey(realReplyDh.split('.')[0]!, 'brain')!;
+      return forgedOk(
+        { id: instanceId, host: 'kitchen' },
+        { signature: replyMac(key, replyMessage(claims)) },
+      );
+    },
+  ],
   [
     "an ok validly signed with the operator's own key, naming a phantom instance it confirms on that instance's own INFO subject",
     'untrusted_key',
@@ -237,6 +269,8 @@ describe('forged replies to a call, under the identities caesar up mints', () =>
     );
     const real = SrvInfoSchema.parse(JSON.parse(dec.decode(info.data)));
     instanceId = real.id;
+    realReplyDh = real.metadata?.[SRV_METADATA.replyDh] ?? '';
+    expect(realReplyDh).not.toBe('');
     operatorSigner = new ReplySigner((await readNkeySeed(auth.operatorSeedFile)).seed);
     // the phantom: the real instance's INFO, with another id and the operator's reply key
     const phantom = {

@@ -75,16 +75,19 @@ describe('replies bound to their call', () => {
     };
   };
 
-  test('a worker that requires grants signs its answer; the brain takes it', async () => {
+  test('a worker that requires grants binds its answer with the key it agreed with the brain; the brain takes it', async () => {
     const replies = ReplySigner.ephemeral();
     const w = await serve({ grants: trust(), replies });
     const { registry, dispatcher, refused } = await checkedDispatcher();
-    // the key its own INFO subject declared
-    expect(registry.instance('echo', w.instances[0]!.id)?.replyKey).toBe(replies.publicKey);
+    // the keys its own INFO subject declared
+    const listed = registry.instance('echo', w.instances[0]!.id);
+    expect(listed?.replyKey).toBe(replies.publicKey);
+    expect(listed?.replyDh).toBe(replies.dhDeclaration);
     const { input, opts } = call();
     const reply = await dispatcher.dispatch('echo', input, opts);
     expect(reply).toMatchObject({ success: true, result: { id: input.id } });
-    expect(reply.signature).toMatch(/^v1\./);
+    // the dispatch carried the brain's X25519 key, so the answer is MACed (ADR 0105)
+    expect(reply.signature).toMatch(/^v2\.[A-Za-z0-9_-]{43}$/);
     expect(reply.worker?.id).toBe(w.instances[0]!.id);
     expect(refused).toEqual([]);
   });

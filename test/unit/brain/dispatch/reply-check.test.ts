@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import {
   ReplyBinding,
   readReply,
+  type DeclaredReplyKeys,
   type ReplyInstances,
 } from '../../../../src/brain/dispatch/reply-check.js';
 import { GrantSigner, grantNonce } from '../../../../src/protocol/grant.js';
@@ -116,6 +117,85 @@ describe('ReplyBinding', () => {
     };
     const binding = new ReplyBinding({ instances: instances({ A: a.publicKey }) });
     expect(binding.check('echo', reply('A', a, failed), decisionId, nonce)).toBe(true);
+  });
+});
+
+describe('ReplyBinding, MACed replies (ADR 0105)', () => {
+  /** A reply `by` MACs for the brain whose X25519 key is `brainDh`, as instance `id`. */
+  function macReply(id: string, by: ReplySigner, brainDh: string, outcome = ok) {
+    const signature = by.sign({ decisionId, nonce, instanceId: id, outcome }, brainDh);
+    expect(signature).toMatch(/^v2\./);
+    const body = { v: 1, ...outcome, worker: { id, host: 'h' }, duration_ms: 1, signature };
+    const read = readReply(new TextEncoder().encode(JSON.stringify(body)));
+    if (typeof read === 'string') throw new Error(read);
+    return read;
+  }
+
+  function bindingOf(
+    listed: Record<string, DeclaredReplyKeys>,
+    trusted?: Record<string, string[]>,
+  ) {
+    return new ReplyBinding({
+      instances: {
+        instance: (tool, id) => (tool === 'echo' ? listed[id] : undefined),
+        confirmInstance: () => Promise.resolve(undefined),
+        anyAnswers: () => Promise.resolve(false),
+      },
+      ...(trusted ? { trusted } : {}),
+    });
+  }
+
+  test('a reply MACed with the key of the X25519 key its instance declared, for this call, is bound', () => {
+    const binding = bindingOf({ A: { replyKey: a.publicKey, replyDh: a.dhDeclaration } });
+    expect(binding.dhPublicKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(binding.check('echo', macReply('A', a, binding.dhPublicKey), decisionId, nonce)).toBe(
+      true,
+    );
+    // and again from the cached key
+    expect(binding.check('echo', macReply('A', a, binding.dhPublicKey), decisionId, nonce)).toBe(
+      true,
+    );
+  });
+
+  test('MACed for another brain, or naming another instance, it is refused', () => {
+    const binding = bindingOf({
+      A: { replyKey: a.publicKey, replyDh: a.dhDeclaration },
+      B: { replyKey: b.publicKey, replyDh: b.dhDeclaration },
+    });
+    const other = bindingOf({});
+    expect(
+      binding.check('echo', macReply('A', a, other.dhPublicKey), decisionId, nonce),
+    ).toMatchObject({ kind: 'bad_signature', instance: 'A' });
+    expect(
+      binding.check('echo', macReply('B', a, binding.dhPublicKey), decisionId, nonce),
+    ).toMatchObject({ kind: 'bad_signature', instance: 'B' });
+  });
+
+  test('an instance that declared no X25519 key, or one its reply key did not sign, has no MAC key', () => {
+    const none = bindingOf({ A: { replyKey: a.publicKey } });
+    expect(none.check('echo', macReply('A', a, none.dhPublicKey), decisionId, nonce)).toMatchObject(
+      { kind: 'no_key', instance: 'A' },
+    );
+    // b's declaration under a's reply key: a's key did not sign it
+    const swapped = bindingOf({ A: { replyKey: a.publicKey, replyDh: b.dhDeclaration } });
+    expect(
+      swapped.check('echo', macReply('A', a, swapped.dhPublicKey), decisionId, nonce),
+    ).toMatchObject({ kind: 'no_key' });
+  });
+
+  test('the pins hold for MACed replies too: an unpinned reply key is refused before any MAC', () => {
+    const binding = bindingOf(
+      { A: { replyKey: a.publicKey, replyDh: a.dhDeclaration } },
+      { echo: [b.publicKey] },
+    );
+    expect(
+      binding.check('echo', macReply('A', a, binding.dhPublicKey), decisionId, nonce),
+    ).toMatchObject({ kind: 'untrusted_key' });
+  });
+
+  test('a worker of a version before MACs signs (v1) though the instance declared nothing new: still bound', () => {
+    const binding = bindingOf({ A: { replyKey: a.publicKey } });
+    expect(binding.check('echo', reply('A', a, ok), decisionId, nonce)).toBe(true);
   });
 });
 

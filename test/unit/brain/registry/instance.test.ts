@@ -48,6 +48,29 @@ describe('an INFO answer and its reply key', () => {
   });
 });
 
+// ADR 0105: beside its reply key, an instance declares the X25519 key it MACs replies with.
+describe('an INFO answer and its reply_dh', () => {
+  const dh = `${'A'.repeat(43)}.${'B'.repeat(86)}`;
+
+  test('the declaration is part of the instance, kept as declared (its signature is checked on use)', () => {
+    const parsed = parseInfoReply(
+      info({ [SRV_METADATA.replyKey]: key, [SRV_METADATA.replyDh]: dh }),
+      new SpecCache(),
+    );
+    expect(parsed).toMatchObject({ kind: 'instance', instance: { replyKey: key, replyDh: dh } });
+  });
+
+  test.each([
+    ['malformed', { [SRV_METADATA.replyKey]: key, [SRV_METADATA.replyDh]: 'A'.repeat(43) }],
+    ['without a reply key to vouch for it', { [SRV_METADATA.replyDh]: dh }],
+  ])('one %s makes the answer invalid', (_why, metadata) => {
+    expect(parseInfoReply(info(metadata), new SpecCache())).toMatchObject({
+      kind: 'invalid',
+      reason: expect.stringMatching(/reply_dh/),
+    });
+  });
+});
+
 // Issue 28: an instance restarted by `caesar up` declares its restarts; a bad value is
 // ignored (the instance stays), with the reason kept for the registry's debug line.
 describe('an INFO answer and its restarts', () => {
