@@ -24,10 +24,11 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateKeyPairSync, sign, verify } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startNatsServer } from '../src/bus/index.js';
+import { replyMac, verifyReplyMac } from '../src/protocol/reply-mac.js';
 import {
   brainTimes,
   cpuPerCall,
@@ -293,11 +294,12 @@ function reportIssue30(ctx: BenchContext, r: Rounds): void {
     target: '<= 1.00x',
   });
   const cost = signVerifyMicros();
-  ctx.figure('one Ed25519 sign, CPU (2,000-iteration loop)', cost.sign, 'us');
-  ctx.figure('one Ed25519 verify, CPU (2,000-iteration loop)', cost.verify, 'us');
+  ctx.figure('one Ed25519 sign (the grant), CPU (2,000-iteration loop)', cost.sign, 'us');
+  ctx.figure('one Ed25519 verify (a v1 reply), CPU (2,000-iteration loop)', cost.verify, 'us');
+  ctx.figure('one HMAC-SHA256 check (a v2 reply, ADR 0105), CPU', cost.mac, 'us');
   ctx.figure(
-    'brain CPU per call less one sign and one verify',
-    brainCpu - cost.sign - cost.verify,
+    'brain CPU per call less one sign and one MAC check',
+    brainCpu - cost.sign - cost.mac,
     'us',
     {
       target: '<= 300 us (proposed, ADR 0085)',
@@ -306,10 +308,11 @@ function reportIssue30(ctx: BenchContext, r: Rounds): void {
 }
 
 /**
- * The brain's per-call asymmetric crypto alone: one grant signature and one reply check,
- * as CPU time (not wall time), so other processes on a shared machine inflate it less.
+ * The brain's per-call crypto alone: one grant signature, and one reply check as a v1
+ * signature (Ed25519 verify) and as a v2 MAC (HMAC-SHA256 over the same ~200 bytes, ADR
+ * 0105), as CPU time (not wall time), so other processes on a shared machine inflate it less.
  */
-function signVerifyMicros(): { sign: number; verify: number } {
+function signVerifyMicros(): { sign: number; verify: number; mac: number } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const msg = Buffer.from(
     JSON.stringify(['caesar-grant/v1', CALC_TOOL, 'a'.repeat(64), 'x'.repeat(26), Date.now()]),
@@ -325,7 +328,12 @@ function signVerifyMicros(): { sign: number; verify: number } {
   const signUs = cpu(t);
   t = process.cpuUsage();
   for (let i = 0; i < n; i++) verify(null, msg, publicKey, sig);
-  return { sign: signUs, verify: cpu(t) };
+  const verifyUs = cpu(t);
+  const macKey = randomBytes(32);
+  const mac = replyMac(macKey, msg);
+  t = process.cpuUsage();
+  for (let i = 0; i < n; i++) verifyReplyMac(mac, msg, macKey);
+  return { sign: signUs, verify: verifyUs, mac: cpu(t) };
 }
 
 /** CPU per call of each process over a wrk run, by the requests it counted. */

@@ -40,12 +40,19 @@ export async function run(ctx: BenchContext): Promise<void> {
   ctx.figure('grant sign (brain), CPU per call', signUs, 'us');
   ctx.figure('grant verify (worker), CPU per call', verifyUs, 'us');
   ctx.figure('grant sign + verify, CPU per call', signUs + verifyUs, 'us', { target: '<= 150 us' });
-  const replies = replyCost();
-  ctx.figure('reply token (brain), CPU per call', replies.tokenUs, 'us');
-  ctx.figure('reply sign (worker), CPU per call', replies.signUs, 'us');
-  ctx.figure('reply check (brain), CPU per call', replies.checkUs, 'us');
-  const all = signUs + verifyUs + replies.tokenUs + replies.signUs + replies.checkUs;
-  ctx.figure('grant + reply, sign + verify, CPU per call', all, 'us');
+  const tokenUs = 1e6 / opsPerSecond(() => void replyToken());
+  ctx.figure('reply token (brain), CPU per call', tokenUs, 'us');
+  const signed = replyCost('v1');
+  ctx.figure('reply sign (worker), v1 Ed25519, CPU per call', signed.signUs, 'us');
+  ctx.figure('reply check (brain), v1 Ed25519, CPU per call', signed.checkUs, 'us');
+  // what a worker and a brain of ADR 0105 do: the dispatch carries the brain's X25519 key
+  const maced = replyCost('v2');
+  ctx.figure('reply MAC (worker), v2 HMAC, CPU per call', maced.signUs, 'us');
+  ctx.figure('reply check (brain), v2 HMAC, CPU per call', maced.checkUs, 'us', {
+    baseline: signed.checkUs,
+  });
+  const all = signUs + verifyUs + tokenUs + maced.signUs + maced.checkUs;
+  ctx.figure('grant + reply (v2), sign + verify, CPU per call', all, 'us');
 
   const dir = await mkdtemp(join(tmpdir(), 'caesar-bench-grants-'));
   // a server each: both calculators would otherwise share one queue group
@@ -156,15 +163,23 @@ function cryptoCost(): { signUs: number; verifyUs: number } {
 }
 
 /**
- * Microseconds for the brain to draw a reply token, for the worker to sign the calculator
- * call's reply (the digest of its outcome included), and for the brain to check it (reading
- * the envelope, the digest, the lookup of the instance's key, the Ed25519 verification), each
- * alone on this thread.
+ * Microseconds for the worker to bind the calculator call's reply (the digest of its outcome
+ * included) and for the brain to check it (reading the envelope, the digest, the lookup of
+ * the instance's keys, then the Ed25519 verification for `v1` or the HMAC for `v2`, ADR
+ * 0105), each alone on this thread.
  */
-function replyCost(): { tokenUs: number; signUs: number; checkUs: number } {
-  const tokenUs = 1e6 / opsPerSecond(() => void replyToken());
+function replyCost(version: 'v1' | 'v2'): { signUs: number; checkUs: number } {
   const worker = createUser();
   const signer = new ReplySigner(worker.getSeed());
+  const listed = { replyKey: signer.publicKey, replyDh: signer.dhDeclaration };
+  const binding = new ReplyBinding({
+    instances: {
+      instance: () => listed,
+      confirmInstance: () => Promise.resolve(undefined),
+      anyAnswers: () => Promise.resolve(false),
+    },
+  });
+  const brainDh = version === 'v2' ? binding.dhPublicKey : undefined;
   const grants = new GrantSigner(createUser().getSeed());
   const result = { expression: CALC_INPUT.expression, result: '391', value: 391 };
   const instanceId = 'BENCHINSTANCE00000000000';
@@ -184,21 +199,15 @@ function replyCost(): { tokenUs: number; signUs: number; checkUs: number } {
     1e6 /
     opsPerSecond(() => {
       const { decisionId, nonce } = calls[i++ % calls.length]!;
-      signer.sign({ decisionId, nonce, instanceId, outcome: { success: true, result } });
+      signer.sign({ decisionId, nonce, instanceId, outcome: { success: true, result } }, brainDh);
     });
   const envelopes = calls.map(({ decisionId, nonce }) => {
     const outcome = { success: true as const, result };
-    const signature = signer.sign({ decisionId, nonce, instanceId, outcome });
+    const signature = signer.sign({ decisionId, nonce, instanceId, outcome }, brainDh);
+    if (!signature.startsWith(`${version}.`))
+      throw new Error(`a ${version} reply came out as ${signature.slice(0, 3)}`);
     const body = { v: 1, ...outcome, worker: { id: instanceId, host: 'h' }, duration_ms: 0.2 };
     return { decisionId, nonce, data: Buffer.from(JSON.stringify({ ...body, signature })) };
-  });
-  const listed = { replyKey: signer.publicKey };
-  const binding = new ReplyBinding({
-    instances: {
-      instance: () => listed,
-      confirmInstance: () => Promise.resolve(undefined),
-      anyAnswers: () => Promise.resolve(false),
-    },
   });
   let refused = 0;
   // the brain reads every reply envelope anyway: only what binding adds to that counts
@@ -213,5 +222,5 @@ function replyCost(): { tokenUs: number; signUs: number; checkUs: number } {
       }
     });
   if (refused > 0) throw new Error(`${refused} bench replies were refused`);
-  return { tokenUs, signUs, checkUs: checkedUs - readUs };
+  return { signUs, checkUs: checkedUs - readUs };
 }
