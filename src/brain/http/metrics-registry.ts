@@ -7,6 +7,9 @@ import {
   type LabelsOf,
 } from './metric-series.js';
 
+/** How often the event-loop lag is sampled, ms. */
+export const EVENT_LOOP_SAMPLE_MS = 100;
+
 /**
  * The one home of the brain's Prometheus metrics: a registry of its own (never prom-client's
  * global one, so two brains in one process or one test do not share series) with the
@@ -19,7 +22,14 @@ export class MetricsRegistry {
   readonly #registry = new Registry();
 
   constructor() {
-    collectDefaultMetrics({ register: this.#registry, prefix: 'caesar_' });
+    collectDefaultMetrics({
+      register: this.#registry,
+      prefix: 'caesar_',
+      // The event-loop lag histogram's timer: prom-client's 10 ms default woke an idle brain
+      // 100 times a second, about two thirds of its idle CPU (docs/benchmarks.md, "Idle
+      // CPU"); at 100 ms a loop blocked for longer than that is still seen every time.
+      eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
+    });
   }
 
   counter<N extends CounterName>(name: N): Counter<LabelsOf<N>> {
