@@ -62,6 +62,11 @@ interface StartBrainOptions {
   /** Registry sweep interval. @default 5000 */
   sweepIntervalMs?: number;
   /**
+   * Tools whose workers start beside this brain (`caesar up`'s, `--expect-tools`): its first
+   * registry sweep ends once each has answered. @default none
+   */
+  expectedTools?: readonly string[];
+  /**
    * How workers start where this brain runs, for the "start it" steps of its replies: the
    * shipped tools, and whether `caesar up` runs it (embedded) or it runs alone.
    * @default embedded, every tool taken for a shipped one
@@ -149,8 +154,8 @@ async function assemble(
     commitDelayMs: options.auditCommitDelayMs,
   });
   cleanup.push(() => audit.close());
-  // the writer thread has the file open: the first call does not wait for it to start
-  await audit.ready();
+  // its writer thread opens the file while the policy, the bus and the first sweep start;
+  // the brain waits for it before the job streams, which audit, start (below)
   const auditSink = new LiveAuditSink(audit);
 
   // the policy store starts before the gateway exists; reloads reach it through this slot
@@ -182,6 +187,7 @@ async function assemble(
   const registry = new Registry({
     nc,
     logger: logger.child({ component: 'registry' }),
+    expectedTools: options.expectedTools ?? [],
     ...(options.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: options.sweepIntervalMs }),
   });
   // listening before the first sweep, so that a spec refused at start is audited too
@@ -239,6 +245,8 @@ async function assemble(
   // is offered only ready tools, and the API shows them (with `tools.limits` merged in)
   const preflight = new PreflightCache(nc, { limits: config.toolLimits });
   // jobs (ADR 0098): the work queue on the server's JetStream; without it, job tools are refused
+  // the writer thread has the file open: the first call does not wait for it to start
+  await audit.ready();
   const jobAudit = { append: auditSink.append.bind(auditSink), query: audit.query.bind(audit) };
   const jobs = await startJobs(
     nc,

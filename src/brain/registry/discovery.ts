@@ -5,6 +5,7 @@ import {
   SrvStatsSchema,
   dispatchSubject,
   readWireJson,
+  splitCallable,
   srvSubject,
   toolFromServiceName,
   type SrvStats,
@@ -23,24 +24,43 @@ interface SweepResult {
   invalid: string[];
 }
 
+/** Tools a sweep waits for: it ends `graceMs` after an instance of each has answered. */
+export interface AwaitedTools {
+  /** Callables (`tool`, `tool.action`) or tools, whose any action counts (ADR 0092). */
+  readonly tools: readonly string[];
+  readonly graceMs: number;
+}
+
 /**
  * One discovery sweep: `$SRV.INFO` to every service, replies gathered for `windowMs`.
  * Foreign services are skipped; malformed CAESAR ones are reported in `invalid`. Any client
  * allowed to subscribe to `$SRV.INFO` can answer, so the instances are hints for
- * `checkHints`, never facts.
+ * `checkHints`, never facts (a hint that ends the gathering early costs an instance no more
+ * than a late answer does: its hello or the next sweep lists it).
  */
 export async function sweepInfo(
   nc: NatsConnection,
   windowMs: number,
   specs: SpecCache,
   stallMs?: number,
+  awaited?: AwaitedTools,
 ): Promise<SweepResult> {
   const result: SweepResult = { instances: [], invalid: [] };
-  for (const data of await collectReplies(nc, srvSubject('INFO'), windowMs, stallMs)) {
+  const waiting = new Set(awaited?.tools);
+  const read = (data: Uint8Array): boolean => {
     const parsed = parseInfoReply(data, specs);
-    if (parsed.kind === 'instance') result.instances.push(parsed.instance);
-    else if (parsed.kind === 'invalid') result.invalid.push(parsed.reason);
-  }
+    if (parsed.kind === 'invalid') result.invalid.push(parsed.reason);
+    if (parsed.kind !== 'instance') return false;
+    result.instances.push(parsed.instance);
+    const callable = parsed.instance.tool;
+    waiting.delete(callable);
+    waiting.delete(splitCallable(callable).tool);
+    return waiting.size === 0;
+  };
+  const until = waiting.size === 0 ? undefined : { enough: read, graceMs: awaited!.graceMs };
+  const replies = await collectReplies(nc, srvSubject('INFO'), windowMs, stallMs, until);
+  // without tools to wait for, each reply is read here; with them, `read` saw each already
+  if (until === undefined) for (const data of replies) read(data);
   return result;
 }
 

@@ -16,6 +16,16 @@ export interface RegistryOptions {
   maxMissedSweeps?: number;
   /** Timeout of the INFO request sent to an instance that said hello. @default 1000 */
   infoTimeoutMs?: number;
+  /**
+   * Tools expected at start (the brain's `brain.trusted_workers`: under `caesar up`, every tool
+   * of the stack): the first sweep ends once an instance of each has answered, plus
+   * `firstSweepGraceMs` for the other actions of the same worker, instead of 300 ms after
+   * the last answer. A tool named here that does not answer only leaves the first sweep to
+   * its usual end. A tool's name stands for all its actions (ADR 0092). @default none
+   */
+  expectedTools?: readonly string[];
+  /** @default 50 */
+  firstSweepGraceMs?: number;
 }
 
 export interface RegistrySettings {
@@ -25,6 +35,8 @@ export interface RegistrySettings {
   readonly sweepWindowMs: number;
   readonly maxMissedSweeps: number;
   readonly infoTimeoutMs: number;
+  readonly expectedTools: readonly string[];
+  readonly firstSweepGraceMs: number;
   /**
    * How long a bye keeps an instance out: covers INFO replies still in flight while it
    * shuts down, then expires (instance ids are never reused, so this only bounds memory).
@@ -37,6 +49,10 @@ function positiveInt(name: string, value: number): number {
     throw new RangeError(`registry option ${name} must be a positive integer, got ${value}`);
   }
   return value;
+}
+
+function nonNegativeInt(name: string, value: number): number {
+  return value === 0 ? 0 : positiveInt(name, value);
 }
 
 /** Applies defaults and checks ranges; the result is frozen. */
@@ -58,6 +74,8 @@ export function normaliseRegistryOptions(options: RegistryOptions): RegistrySett
     sweepWindowMs,
     maxMissedSweeps: positiveInt('maxMissedSweeps', options.maxMissedSweeps ?? 2),
     infoTimeoutMs: positiveInt('infoTimeoutMs', options.infoTimeoutMs ?? 1000),
+    expectedTools: Object.freeze([...(options.expectedTools ?? [])]),
+    firstSweepGraceMs: nonNegativeInt('firstSweepGraceMs', options.firstSweepGraceMs ?? 50),
     tombstoneMs: Math.max(2 * sweepIntervalMs, 2000),
   });
 }

@@ -3,7 +3,7 @@ import type { Subscription } from '@nats-io/nats-core';
 import type { Bye, Hello } from '../../protocol/index.js';
 import { listenForAnnouncements } from './announcements.js';
 import { confirmInfo, confirmPing, runChecks } from './confirm.js';
-import { sweepInfo } from './discovery.js';
+import { sweepInfo, type AwaitedTools } from './discovery.js';
 import type { RegistryEvents, SweepEvent } from './events.js';
 import type { Confirmation } from './hint-check.js';
 import { SpecCache } from './instance.js';
@@ -22,9 +22,12 @@ import { errorClass } from '../../errors/index.js';
 /**
  * The first sweep (at start, before the brain says ready) ends once this long passes without
  * a new INFO reply, instead of waiting out the whole window: with tools running, it saved
- * the brain's start about the window (1 s) minus this. Nothing is registered yet, so an
- * instance that answers later misses no sweep; it is listed by the next one (or by its own
- * announcement). Later sweeps keep the full window, since a miss there counts.
+ * the brain's start about the window (1 s) minus this. Sooner still once every expected tool
+ * answered (`expectedTools`): under `caesar up` the workers are usually serving before the
+ * brain sweeps, and this wait was 300 of the brain's last 580 ms to ready. Nothing is
+ * registered yet, so an instance that answers later misses no sweep; it is listed by the
+ * next one (or by its own announcement). Later sweeps keep the full window, since a miss
+ * there counts.
  */
 const FIRST_SWEEP_STALL_MS = 300;
 /** Unlisted instances named by replies, asked about at once at most (ADR 0060). */
@@ -86,7 +89,8 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
       );
       this.#watchConnection();
       await nc.flush();
-      await this.#sweepOnce(FIRST_SWEEP_STALL_MS);
+      const { expectedTools: tools, firstSweepGraceMs: graceMs } = this.#s;
+      await this.#sweepOnce(FIRST_SWEEP_STALL_MS, { tools, graceMs });
       this.#schedule(this.#s.sweepIntervalMs);
     })());
   }
@@ -160,9 +164,9 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
     return this.#sweepOnce(undefined);
   }
 
-  #sweepOnce(stallMs: number | undefined): Promise<SweepEvent> {
+  #sweepOnce(stallMs: number | undefined, awaited?: AwaitedTools): Promise<SweepEvent> {
     if (this.#m.closed) return Promise.reject(new RegistryClosedError());
-    return (this.#sweeping ??= this.#runSweep(true, stallMs).finally(() => {
+    return (this.#sweeping ??= this.#runSweep(true, stallMs, awaited).finally(() => {
       this.#sweeping = undefined;
     }));
   }
@@ -181,7 +185,11 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
   }
 
   /** `$SRV.INFO` to all, then each answer checked on its instance's own subject, at once. */
-  async #runSweep(countMisses: boolean, stallMs?: number): Promise<SweepEvent> {
+  async #runSweep(
+    countMisses: boolean,
+    stallMs?: number,
+    awaited?: AwaitedTools,
+  ): Promise<SweepEvent> {
     const { nc, sweepWindowMs, infoTimeoutMs } = this.#s;
     const ticket = this.#m.beginSweep(countMisses, now());
     const { instances: hints, invalid } = await sweepInfo(
@@ -189,6 +197,7 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
       sweepWindowMs,
       this.#specs,
       stallMs === undefined ? undefined : Math.min(stallMs, sweepWindowMs),
+      awaited,
     );
     const plan = this.#m.planSweep(ticket, { hints, invalid });
     const results = await runChecks(nc, plan.checks, infoTimeoutMs, this.#specs);

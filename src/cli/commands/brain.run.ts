@@ -18,6 +18,7 @@ import {
   type PolicyIssue,
 } from '../../policy/index.js';
 import { terminalLine } from '../../text/index.js';
+import { TOOL_NAME_PATTERN } from '../../protocol/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
 import { OPERATOR_SEED_NAME, withIdentity } from '../program/bus-identity.js';
 import type { BrainFileFlags, BusFlags } from '../program/flags.js';
@@ -40,6 +41,26 @@ import { terminal } from '../program/terminal.js';
 export interface BrainFlags extends BusFlags, BrainFileFlags {
   apiHost?: string;
   apiPort?: string;
+  /** `--expect-tools`: comma-separated tool names. */
+  expectTools?: string;
+}
+
+/**
+ * `--expect-tools` as tool names.
+ * @throws {Error} naming the flag and the first entry that is not a tool name
+ */
+export function expectedTools(list: string | undefined): string[] {
+  const tools = (list ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+  const bad = tools.find((t) => !TOOL_NAME_PATTERN.test(t));
+  if (bad !== undefined) {
+    throw new Error(
+      `--expect-tools: ${JSON.stringify(bad)} is not a tool name (^[a-z][a-z0-9_]{0,63}$)`,
+    );
+  }
+  return tools;
 }
 
 /**
@@ -55,6 +76,7 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   if (flags.apiPort !== undefined) api.port = Number(flags.apiPort);
   const raw: Record<string, unknown> = {};
   if (Object.keys(api).length > 0) raw.api = api;
+  const expected = expectedTools(flags.expectTools);
   const config = await loadCliConfig({ ...flags, raw });
   const alone = !underSupervisor();
   if (alone) await refuseLiveStack(config.dataDir);
@@ -81,6 +103,7 @@ export async function runBrain(flags: BrainFlags): Promise<number> {
   );
   const brain = await startBrain(config, {
     logger,
+    expectedTools: expected,
     launch,
     onPolicyEvent,
     model: { choice: model, problems },

@@ -83,6 +83,8 @@ function brainSpec(plan: ChildPlan): ChildSpec {
   const args = [...CHILD_NODE_FLAGS, MAIN, 'brain', ...commonArgs(plan)];
   args.push('--policy', plan.policyFile, '--intents', plan.intentsFile);
   if (plan.apiPort !== undefined) args.push('--api-port', plan.apiPort);
+  // the tools start beside it: its first registry sweep ends once each answered
+  if (plan.tools.length > 0) args.push('--expect-tools', plan.tools.join(','));
   const env = plan.auth
     ? envWithIdentity(plan.auth.brainSeedFile, EMBEDDED_BRAIN_INBOX)
     : { ...process.env };

@@ -1,7 +1,9 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { startRegistry, type Registry } from '../../../../src/brain/registry/index.js';
-import { serveTools, type ToolWorker } from '../../../../src/legion/index.js';
+import { z } from 'zod';
+import { Registry, startRegistry } from '../../../../src/brain/registry/index.js';
+import type { RegistryOptions } from '../../../../src/brain/registry/options.js';
+import { action, defineTool, serveTools, type ToolWorker } from '../../../../src/legion/index.js';
 import {
   REGISTRY_HELLO_SUBJECT,
   SRV_METADATA,
@@ -79,6 +81,88 @@ describe('registry sweeps', () => {
     await registry.sweep();
     expect(performance.now() - sweepStarted).toBeGreaterThanOrEqual(4_900);
     expect(registry.tool('echo')?.instances).toHaveLength(2);
+  });
+
+  /** A client (closed with the server) answering every `$SRV.INFO` malformed, `delayMs` late. */
+  async function lateResponder(delayMs: number): Promise<void> {
+    const nc = await nats.connect();
+    nc.subscribe(srvSubject('INFO'), {
+      callback: (_err, msg) => {
+        setTimeout(() => msg.respond(enc.encode('late')), delayMs);
+      },
+    });
+    await nc.flush();
+  }
+
+  /** Starts a registry expecting `expectedTools` (sweeps: 60 s apart, 5 s windows); what its first sweep saw. */
+  async function firstSweep(
+    options: Pick<RegistryOptions, 'expectedTools' | 'firstSweepGraceMs'>,
+  ): Promise<{ replies: number; invalid: number }> {
+    const r = new Registry({
+      nc: await nats.connect(),
+      sweepIntervalMs: 60_000,
+      sweepWindowMs: 5_000,
+      ...options,
+    });
+    registry = r;
+    const seen = new Promise<{ replies: number; invalid: number }>((resolve) =>
+      r.once('sweep', resolve),
+    );
+    await r.start();
+    return seen;
+  }
+
+  const serveEcho = async () =>
+    workers.push(
+      await serveTools([createEchoTool()], { nc: await nats.connect(), host: 'host-a' }),
+    );
+
+  test('the first sweep ends once every expected tool answered, not at the stall after it', async () => {
+    await serveEcho();
+    // answers 250 ms late: within the 300 ms a first sweep waits after the last answer
+    await lateResponder(250);
+    const first = await firstSweep({ expectedTools: ['echo'], firstSweepGraceMs: 0 });
+    // echo answered, so the sweep ended before the late answer came
+    expect(first).toMatchObject({ replies: 1, invalid: 0 });
+    expect(registry!.tool('echo')?.instances.map((i) => i.host)).toEqual(['host-a']);
+  });
+
+  test('a first sweep whose expected tool never answers ends as before, with what did answer', async () => {
+    await serveEcho();
+    await lateResponder(100);
+    const first = await firstSweep({
+      expectedTools: ['echo', 'not_running'],
+      firstSweepGraceMs: 0,
+    });
+    // it waited for more answers (the late one came), then ended long before the window
+    expect(first).toMatchObject({ replies: 1, invalid: 1 });
+    expect(registry!.tool('echo')?.instances).toHaveLength(1);
+  });
+
+  test("a tool's name expects its actions: the first answer ends the sweep, the grace takes the rest", async () => {
+    const note = (description: string) =>
+      action({
+        description,
+        input: z.strictObject({}),
+        output: z.object({ ok: z.boolean() }),
+        annotations: { readOnly: true, openWorld: false },
+        handler: () => ({ ok: true }),
+      });
+    const notes = defineTool({
+      name: 'notes',
+      version: '1.0.0',
+      description: 'Reads and writes the household notes.',
+      executionLocality: 'local',
+      resourceRequirements: { cpu: 'low', memory_mb: 8, network: false },
+      actions: { read: note('Reads a note.'), write: note('Writes a note.') },
+    });
+    workers.push(await serveTools([notes], { nc: await nats.connect(), host: 'host-a' }));
+    await lateResponder(250);
+    // the default grace (50 ms)
+    const first = await firstSweep({ expectedTools: ['notes'] });
+    // both actions of the one worker, not the late answer
+    expect(first).toMatchObject({ replies: 2, invalid: 0 });
+    expect(registry!.tools().map((t) => t.name)).toEqual(['notes.read', 'notes.write']);
   });
 
   test('drops an instance after two missed sweeps, not one, and finds it again when it answers', async () => {

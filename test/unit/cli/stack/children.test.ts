@@ -32,6 +32,14 @@ describe("caesar up's children", () => {
     expect(worker!.args).not.toContain('--policy');
   });
 
+  test('the brain expects the tools started beside it; with none, it expects none', () => {
+    const [brain] = childSpecs({ ...plan, tools: ['calculator', 'web_search'] });
+    const at = brain!.args.indexOf('--expect-tools');
+    expect(brain!.args[at + 1]).toBe('calculator,web_search');
+    const [alone] = childSpecs({ ...plan, tools: [] });
+    expect(alone!.args).not.toContain('--expect-tools');
+  });
+
   test("the operator's MALLOC_ARENA_MAX wins", () => {
     process.env.MALLOC_ARENA_MAX = '4';
     const [brain] = childSpecs(plan);
