@@ -244,9 +244,9 @@ async function assemble(
   // one cache of preflight answers: the gateway holds a call whose tool warns, the planner
   // is offered only ready tools, and the API shows them (with `tools.limits` merged in)
   const preflight = new PreflightCache(nc, { limits: config.toolLimits });
-  // jobs (ADR 0098): the work queue on the server's JetStream; without it, job tools are refused
   // the writer thread has the file open: the first call does not wait for it to start
   await audit.ready();
+  // jobs (ADR 0098): the work queue on the server's JetStream; without it, job tools are refused
   const jobAudit = { append: auditSink.append.bind(auditSink), query: audit.query.bind(audit) };
   const jobs = await startJobs(
     nc,

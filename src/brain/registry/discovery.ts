@@ -47,6 +47,8 @@ export async function sweepInfo(
 ): Promise<SweepResult> {
   const result: SweepResult = { instances: [], invalid: [] };
   const waiting = new Set(awaited?.tools);
+  // with no tool to wait for, no answer ends the gathering early
+  const awaiting = waiting.size > 0;
   const read = (data: Uint8Array): boolean => {
     const parsed = parseInfoReply(data, specs);
     if (parsed.kind === 'invalid') result.invalid.push(parsed.reason);
@@ -55,12 +57,10 @@ export async function sweepInfo(
     const callable = parsed.instance.tool;
     waiting.delete(callable);
     waiting.delete(splitCallable(callable).tool);
-    return waiting.size === 0;
+    return awaiting && waiting.size === 0;
   };
-  const until = waiting.size === 0 ? undefined : { enough: read, graceMs: awaited!.graceMs };
-  const replies = await collectReplies(nc, srvSubject('INFO'), windowMs, stallMs, until);
-  // without tools to wait for, each reply is read here; with them, `read` saw each already
-  if (until === undefined) for (const data of replies) read(data);
+  const until = { enough: read, graceMs: awaited?.graceMs ?? 0 };
+  await collectReplies(nc, srvSubject('INFO'), windowMs, stallMs, until);
   return result;
 }
 

@@ -21,7 +21,7 @@ import { terminalLine } from '../../text/index.js';
 import { TOOL_NAME_PATTERN } from '../../protocol/index.js';
 import { shippedToolNames } from '../../../workers/index.js';
 import { OPERATOR_SEED_NAME, withIdentity } from '../program/bus-identity.js';
-import type { BrainFileFlags, BusFlags } from '../program/flags.js';
+import { commaList, type BrainFileFlags, type BusFlags } from '../program/flags.js';
 import { loadCliConfig } from '../program/load-config.js';
 import { printedOnItsOwn } from '../stack/own-lines.js';
 import { seedFiles } from '../program/seed-files.js';
@@ -50,14 +50,11 @@ export interface BrainFlags extends BusFlags, BrainFileFlags {
  * @throws {Error} naming the flag and the first entry that is not a tool name
  */
 export function expectedTools(list: string | undefined): string[] {
-  const tools = (list ?? '')
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '');
+  const tools = commaList(list ?? '');
   const bad = tools.find((t) => !TOOL_NAME_PATTERN.test(t));
   if (bad !== undefined) {
     throw new Error(
-      `--expect-tools: ${JSON.stringify(bad)} is not a tool name (^[a-z][a-z0-9_]{0,63}$)`,
+      `--expect-tools: ${JSON.stringify(bad)} is not a tool name (${TOOL_NAME_PATTERN.source})`,
     );
   }
   return tools;

@@ -12,6 +12,7 @@ import {
 import { NKEY_USER_PUBLIC_KEY } from '../../protocol/nkey-shape.js';
 import { EXIT_USAGE } from '../program/exit.js';
 import { terminal } from '../program/terminal.js';
+import { commaList } from '../program/flags.js';
 
 /** `caesar nats config`'s flags. */
 export interface NatsConfigFlags {
@@ -259,13 +260,6 @@ function withSecret(url: string, secret: Secret, flag: string): string {
   u.username = secret.user;
   u.password = secret.password;
   return u.href.replace(/\/$/, '');
-}
-
-function commaList(text: string): string[] {
-  return text
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '');
 }
 
 /** A user's public key (`U…`), or the public key of the seed in a file (the seed stays there). */

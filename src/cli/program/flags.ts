@@ -100,6 +100,14 @@ export function addApiFlags(cmd: Command): Command {
     .option('--timeout <duration>', 'deadline of one request (default 120s)', durationFlag);
 }
 
+/** A comma-separated flag (`--tools a,b`) as its entries, each trimmed, empty ones dropped. */
+export function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+}
+
 /** A flag's duration in ms (`500ms`, `30s`, `2m`; more than zero), for commander. */
 export function durationFlag(text: string): number {
   const ms = parseDuration(text);

@@ -1,13 +1,6 @@
 import type { Command } from 'commander';
-import { durationFlag } from '../../program/flags.js';
+import { commaList, durationFlag } from '../../program/flags.js';
 import type { AddFlags, CatalogFlags, ListFlags } from './catalog.run.js';
-
-/** `--tags a,b`: a list of words. */
-const listFlag = (value: string) =>
-  value
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '');
 
 function withFiles(command: Command): Command {
   return command
@@ -45,7 +38,7 @@ export function register(program: Command): void {
       .option(
         '--tags <list>',
         "a planned stub's tags, comma-separated (`tool` is always added)",
-        listFlag,
+        commaList,
       )
       .option(
         '--import-timeout <duration>',
@@ -67,8 +60,8 @@ export function register(program: Command): void {
       .command('list')
       .description('print the catalog as a table; imports nothing')
       .option('--json', 'print a JSON array instead of a table')
-      .option('--include-tags <list>', 'only entries with every one of these tags', listFlag)
-      .option('--exclude-tags <list>', 'no entry with any of these tags', listFlag),
+      .option('--include-tags <list>', 'only entries with every one of these tags', commaList)
+      .option('--exclude-tags <list>', 'no entry with any of these tags', commaList),
   ).action(async (flags: ListFlags) => {
     const { listEntries } = await import('./catalog.run.js');
     process.exitCode = await listEntries(flags);

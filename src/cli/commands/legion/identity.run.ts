@@ -8,6 +8,7 @@ import {
 import { newNkeyUser } from '../../../protocol/nkey-ed25519.js';
 import { EXIT_USAGE } from '../../program/exit.js';
 import { terminal } from '../../program/terminal.js';
+import { commaList } from '../../program/flags.js';
 
 /** `caesar legion identity new`'s flags. */
 export interface IdentityFlags {
@@ -65,17 +66,10 @@ function usageProblem(name: string, flags: IdentityFlags): string | undefined {
   if (roles.filter(Boolean).length !== 1) {
     return 'give exactly one of --tools <names>, --brain or --operator';
   }
-  if (flags.tools !== undefined && toolList(flags.tools).length === 0) {
+  if (flags.tools !== undefined && commaList(flags.tools).length === 0) {
     return '--tools needs at least one tool name';
   }
   return undefined;
-}
-
-function toolList(tools: string): string[] {
-  return tools
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '');
 }
 
 interface Role {
@@ -86,7 +80,7 @@ interface Role {
 
 function roleOf(flags: IdentityFlags, publicKey: string): Role {
   if (flags.tools !== undefined) {
-    const tools = toolList(flags.tools);
+    const tools = commaList(flags.tools);
     return {
       what: `a worker serving ${tools.join(', ')}`,
       permissions: workerPermissions(tools),

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addBusFlags, durationFlag } from '../../program/flags.js';
+import { addBusFlags, commaList, durationFlag } from '../../program/flags.js';
 import { addRestartFlags, restartsOf } from './restart-flags.js';
 import { takenToolName } from './own-tool-name.js';
 import type { ServeMcpFlags } from './serve-mcp.run.js';
@@ -31,11 +31,7 @@ export function addServeMcp(legion: Command): void {
         .option(
           '--tools <names>',
           "serve only these of the server's tools, comma-separated (their MCP names or action names); at most 16",
-          (value: string) =>
-            value
-              .split(',')
-              .map((s) => s.trim())
-              .filter((s) => s !== ''),
+          commaList,
         )
         .option(
           '--env <KEY[=VALUE]>',
