@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // Self-setup for `npm start`, `npm test` and `npm run bench` on a fresh clone:
 // checks Node, installs npm packages when missing or stale, offers the OS packages
-// the stack needs, and builds TypeScript to dist/ (incremental, so a no-op is fast).
+// the stack needs, and builds TypeScript to dist/ unless dist/ already holds the build of
+// the sources as they are (scripts/build-stamp.mjs, ADR 0107).
 // Each phase that runs says so, says every 15 s that it still runs (npm ci: what it is
 // doing), and ends with its elapsed time (scripts/setup-progress.mjs).
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { forget, record, upToDate } from './build-stamp.mjs';
 import { formatElapsed, npmActivity, startPhase } from './setup-progress.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -144,6 +146,15 @@ async function ensureOsPackages(bins) {
 }
 
 async function build() {
+  const unchanged = upToDate(root);
+  if (unchanged !== undefined) {
+    say(
+      `build: dist/ is up to date with its ${unchanged} input files; skipped ` +
+        '(npm run build builds anyway)',
+    );
+    return;
+  }
+  forget(root);
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const compile = startPhase('build (tsc, incremental)', { say });
   const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.build.json']);
@@ -162,6 +173,12 @@ async function build() {
     process.exit(bundled);
   }
   bundle.done();
+  try {
+    record(root);
+  } catch (err) {
+    // only the next start's skip is lost: it builds again
+    say(`could not write the build's stamp (${err.message}); the next start builds again`);
+  }
 }
 
 const purpose = process.argv[2] ?? 'start';

@@ -14,6 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { STAMP_FILE } from '../../../scripts/build-stamp.mjs';
 import { ROOT } from '../../helpers/doc-blocks.js';
 
 // Issue 29, point 3: `npm start` on a fresh clone said `installing npm packages (npm ci)…`
@@ -50,6 +51,8 @@ function copyRepo(): string {
  */
 function copyBuild(dir: string): void {
   cpSync(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
+  // built by `npm run build`, which writes no stamp: setup must build (ADR 0107)
+  rmSync(join(dir, STAMP_FILE), { force: true });
   const info = join(dir, 'dist', '.tsbuildinfo');
   const linked = relative(join(dir, 'dist'), realpathSync(join(ROOT, 'node_modules')));
   writeFileSync(
@@ -127,6 +130,16 @@ describe('scripts/setup.mjs', () => {
         new RegExp(
           String.raw`^\[setup\] bundle \(the CLI and the threads, rolldown\): done in ${ELAPSED}$`,
         ),
+      ),
+      expect.stringMatching(new RegExp(String.raw`^\[setup\] ready in ${ELAPSED}$`)),
+    ]);
+
+    // the same sources again: no tsc, no bundle, and the one line that says why (ADR 0107)
+    const again = await runSetup(dir, 'start');
+    expect(again.status, again.lines.join('\n')).toBe(0);
+    expect(again.lines.filter((l) => l.startsWith('[setup]'))).toEqual([
+      expect.stringMatching(
+        /^\[setup\] build: dist\/ is up to date with its \d+ input files; skipped \(npm run build builds anyway\)$/,
       ),
       expect.stringMatching(new RegExp(String.raw`^\[setup\] ready in ${ELAPSED}$`)),
     ]);
