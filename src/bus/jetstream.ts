@@ -92,6 +92,8 @@ export class JetStreamLink {
   #n = 0;
   #pulls: Subscription | undefined;
   #pulled: ((m: Msg) => void) | undefined;
+  /** Ends the pull in flight, or its pause after a 503, at once with no delivery. */
+  #endPull: (() => void) | undefined;
 
   /** `inboxPrefix`: where replies come; the identity must be allowed to subscribe to `<prefix>.>`. */
   constructor(nc: NatsConnection, inboxPrefix: string) {
@@ -193,8 +195,9 @@ export class JetStreamLink {
 
   /**
    * Pulls one message from a durable consumer, waiting up to `expiresMs`; undefined when none
-   * came (or the consumer does not exist yet). One pull at a time per link: a delivery keeps
-   * its stream subject, so it is told from others by the subscription it arrives on.
+   * came (or the consumer does not exist yet), or when `endPull()` ended the wait. One pull at
+   * a time per link: a delivery keeps its stream subject, so it is told from others by the
+   * subscription it arrives on.
    */
   async next(stream: string, consumer: string, expiresMs: number): Promise<Delivery | undefined> {
     const inbox = `${this.#prefix}.pull`;
@@ -209,12 +212,17 @@ export class JetStreamLink {
       },
     });
     const got = new Promise<Msg | undefined>((resolve) => {
-      const timer = setTimeout(() => {
+      const end = () => {
+        clearTimeout(timer);
         this.#pulled = undefined;
+        this.#endPull = undefined;
         resolve(undefined);
-      }, expiresMs + 1000);
+      };
+      const timer = setTimeout(end, expiresMs + 1000);
+      this.#endPull = end;
       this.#pulled = (m) => {
         clearTimeout(timer);
+        this.#endPull = undefined;
         resolve(m);
       };
     });
@@ -224,7 +232,14 @@ export class JetStreamLink {
     if (m?.headers?.code === 503) {
       // no one holds the consumer now (not made yet, or a clustered JetStream between
       // leaders): said at once, so wait a little rather than pull again in a tight loop
-      await new Promise((r) => setTimeout(r, Math.min(expiresMs, NO_CONSUMER_PAUSE_MS)));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(expiresMs, NO_CONSUMER_PAUSE_MS));
+        this.#endPull = () => {
+          clearTimeout(timer);
+          this.#endPull = undefined;
+          resolve();
+        };
+      });
       return undefined;
     }
     if (m === undefined || !m.reply?.startsWith('$JS.ACK.')) return undefined;
@@ -265,7 +280,18 @@ export class JetStreamLink {
     }
   }
 
+  /**
+   * Ends the pull in flight at once, as if it had expired: for a reader that is stopping and
+   * would otherwise wait out the pull's `expiresMs`. The server still holds the pull until it
+   * expires; a delivery it sends meanwhile is given back (-NAK) while this link is open, and
+   * redelivered after its ack wait once the link is closed.
+   */
+  endPull(): void {
+    this.#endPull?.();
+  }
+
   close(): void {
+    this.#endPull?.();
     this.#sub.unsubscribe();
     this.#pulls?.unsubscribe();
     this.#waiting.clear();

@@ -24,7 +24,7 @@ import {
   type WorkerRef,
 } from '../protocol/index.js';
 import type { GrantVerifier } from '../protocol/grant.js';
-import { roundMs } from '../clock/index.js';
+import { roundMs, waitAtMost } from '../clock/index.js';
 import type { ToolContext } from './context.js';
 import type { ToolDefinition } from './define.js';
 import { hostShortfalls } from './host-shortfalls.js';
@@ -273,8 +273,9 @@ export function startJobTaker(deps: JobTakerDeps): JobTaker {
       cancels.unsubscribe();
       for (const c of running.values()) c.abort(STOPPING);
       await Promise.allSettled([...settled]);
-      // a pull in flight ends by its own wait; its delivery, if any, is given back
-      await Promise.race([loopDone, new Promise((r) => setTimeout(r, 100))]);
+      // a pull in flight ends now; a delivery that comes for it anyway is given back
+      link.endPull();
+      await waitAtMost(loopDone, 100);
       link.close();
     },
   };

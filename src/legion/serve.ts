@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { nuid, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { waitAtMost } from '../clock/index.js';
 import { BusPermissionError, flushWhenConnected } from '../bus/index.js';
 import { silentLogger, type Logger } from '../log/index.js';
 import { envVarName, formatPath, toolSectionPath } from '../text/index.js';
@@ -191,11 +192,11 @@ export async function serveTools(
     (stopping ??= (async () => {
       // Every step that talks to the server is bounded: a worker whose server is gone
       // must still stop.
-      await bounded(
+      await waitAtMost(
         Promise.allSettled(running.flatMap((r) => [...r.subs, r.queries].map((s) => s.drain()))),
         2000,
       );
-      await bounded(
+      await waitAtMost(
         Promise.allSettled(running.map((r) => r.jobs?.stop() ?? Promise.resolve())),
         graceMs,
       );
@@ -205,9 +206,9 @@ export async function serveTools(
         await settleWithin(inflight, 1000);
       }
       // Discovery closes before the bye, so no sweep answer can follow the goodbye.
-      await Promise.allSettled(running.map((r) => bounded(r.service.close(), 2000)));
+      await Promise.allSettled(running.map((r) => waitAtMost(r.service.close(), 2000)));
       for (const r of running) publishBye(nc, r);
-      await bounded(nc.flush(), 2000);
+      await waitAtMost(nc.flush(), 2000);
       await Promise.allSettled(running.map((r) => closeOne(r)));
       logger.info('tools stopped');
     })());
@@ -376,9 +377,9 @@ function parseConfig(tool: ToolDefinition, section: unknown): unknown {
 }
 
 async function closeOne(r: Running): Promise<void> {
-  await bounded(Promise.resolve(r.jobs?.stop()), 2000);
-  await bounded(Promise.allSettled([...r.subs, r.queries].map((s) => s.drain())), 2000);
-  await bounded(r.service.close(), 2000);
+  await waitAtMost(Promise.resolve(r.jobs?.stop()), 2000);
+  await waitAtMost(Promise.allSettled([...r.subs, r.queries].map((s) => s.drain())), 2000);
+  await waitAtMost(r.service.close(), 2000);
   try {
     await r.tool.stop?.();
   } catch (err) {
@@ -438,11 +439,4 @@ async function settleWithin(inflight: Set<Promise<void>>, ms: number): Promise<b
     clearTimeout(timer);
   }
   return true;
-}
-
-/** Waits for `p` at most `ms`; a rejection or the timeout both just end the wait. */
-async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
-  clearTimeout(timer);
 }

@@ -1,4 +1,5 @@
 import type { NatsConnection } from '@nats-io/nats-core';
+import { waitAtMost } from '../../clock/index.js';
 import { openAuditLog, type AuditLog } from '../../audit/index.js';
 import {
   BusPermissionError,
@@ -44,17 +45,8 @@ const STOP_STEP_MS = 3000;
 
 /** Rejects when `p` takes longer than `ms`. */
 async function bounded<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`did not finish within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  if (!(await waitAtMost(p, ms))) throw new Error(`did not finish within ${ms} ms`);
+  return await p;
 }
 
 interface StartBrainOptions {

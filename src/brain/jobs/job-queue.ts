@@ -26,7 +26,7 @@ import {
   type JobEvent,
 } from '../../protocol/index.js';
 import type { GrantSigner } from '../../protocol/grant.js';
-import { secondsText } from '../../clock/index.js';
+import { secondsText, waitAtMost } from '../../clock/index.js';
 import type { JobView } from '../api/index.js';
 import { foldJob, isEnded, JOB_EVENT_TYPES } from './job-view.js';
 
@@ -569,7 +569,9 @@ export class JobQueue {
     this.#closed = true;
     this.#heartbeats?.unsubscribe();
     if (this.#sweep) clearInterval(this.#sweep);
-    await Promise.race([this.#loop, new Promise((r) => setTimeout(r, EVENT_PULL_WAIT_MS + 1500))]);
+    // an idle pull ends now, not after its wait; an event being recorded is finished first
+    this.#link.endPull();
+    if (this.#loop !== undefined) await waitAtMost(this.#loop, EVENT_PULL_WAIT_MS + 1500);
     this.#link.close();
   }
 }

@@ -1,4 +1,5 @@
 import { killTree, spawnChild } from '../../process/index.js';
+import { waitAtMost } from '../../clock/index.js';
 import type { CallCgroup } from './cgroup.js';
 import {
   SandboxCpuLimitError,
@@ -93,7 +94,7 @@ export async function runSandboxed(o: RunOptions): Promise<CommandResult> {
     const end = await exited;
     // everything in the sandbox dies with its pid namespace, closing the pipes; a pipe still
     // open after that is held by something that escaped it, and is not waited for
-    await bounded(Promise.all([stdout.done, stderr.done, status.done]), PIPE_GRACE_MS);
+    await waitAtMost(Promise.all([stdout.done, stderr.done, status.done]), PIPE_GRACE_MS);
     for (const s of [child.stdout, child.stderr, child.stdio[3]]) s?.destroy();
     if (end.spawnError !== undefined) {
       throw new SandboxUnavailableError({ program: o.program, reason: end.spawnError.message });
@@ -140,12 +141,6 @@ async function classify(
     throw new SandboxCpuLimitError({ program, limitSeconds: l.cpuSeconds });
   }
   return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
-}
-
-async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }
 
 /** bubblewrap's `{"exit-code": N}` document on the status fd; undefined when it never ran the program. */
