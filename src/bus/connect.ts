@@ -15,6 +15,7 @@ import type { Logger } from '../log/index.js';
 import { inboxPrefix } from '../protocol/index.js';
 import { nkeySeedKey, nkeySign, type NkeyPrivateKey } from '../protocol/nkey-ed25519.js';
 import { errorClass } from '../errors/index.js';
+import { waitAtMost } from '../clock/index.js';
 
 /** How a process authenticates to NATS: the config's own type (src/config), taken as is. */
 
@@ -268,15 +269,12 @@ export async function flushWhenConnected(nc: NatsConnection, pollMs = 1000): Pro
 /** Resolves at the connection's next reconnect, when it closes, or after `ms`. */
 async function reconnectOrTimeout(nc: NatsConnection, ms: number): Promise<void> {
   const statuses = nc.status();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
   const reconnect = (async () => {
     for await (const s of statuses) if (s.type === 'reconnect') return;
   })().catch(() => undefined);
   try {
-    await Promise.race([reconnect, timeout, nc.closed()]);
+    await waitAtMost(Promise.race([reconnect, nc.closed()]), ms);
   } finally {
-    clearTimeout(timer);
     (statuses as Partial<{ stop: () => void }>).stop?.();
   }
 }

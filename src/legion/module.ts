@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { CaesarError, errorClass, type CodeAndParams, type ErrorParts } from '../errors/index.js';
 import { fieldIssuesOf, summariseFieldIssues, type FieldIssue } from '../protocol/index.js';
 import { formatDuration, isModulePath } from '../text/index.js';
+import { waitAtMost } from '../clock/index.js';
 import { defineActionTool, type ActionToolInput, type AnyAction } from './actions.js';
 import { defineCommandTool } from './command-tool.js';
 import { defineCallable, ToolDefinitionError, type ToolDefinition } from './define.js';
@@ -191,19 +192,12 @@ async function importWithin(
   specifier: string,
   timeoutMs: number,
 ): Promise<Record<string, unknown>> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const params = { module: specifier, timeout: formatDuration(timeoutMs), file };
-      reject(new ToolModuleError('tool_module_import_timeout', params));
-    }, timeoutMs);
-  });
-  try {
-    const imported = import(pathToFileURL(file).href) as Promise<Record<string, unknown>>;
-    return await Promise.race([imported, timedOut]);
-  } finally {
-    clearTimeout(timer);
+  const imported = import(pathToFileURL(file).href) as Promise<Record<string, unknown>>;
+  if (!(await waitAtMost(imported, timeoutMs))) {
+    const params = { module: specifier, timeout: formatDuration(timeoutMs), file };
+    throw new ToolModuleError('tool_module_import_timeout', params);
   }
+  return await imported;
 }
 
 /** The module's file: a path against `cwd`, or a package from `cwd`'s node_modules. */

@@ -1,6 +1,6 @@
 import { connectBusWhenReachable, readNkeySeed, type BusOptions } from '../bus/index.js';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { secondsText } from '../clock/index.js';
+import { secondsText, waitAtMost } from '../clock/index.js';
 import type { Logger } from '../log/index.js';
 import type { GrantVerifier } from '../protocol/grant.js';
 import { ReplySigner } from '../protocol/reply-signature.js';
@@ -80,13 +80,11 @@ export async function runTools(
   await worker.stop();
   // Drain flushes pending replies; if the server is gone it would wait for a reconnect
   // that may never come, so it gets a few seconds and then the connection is closed.
-  const drained = await Promise.race([
-    nc.drain().then(
-      () => true,
-      () => false,
-    ),
-    new Promise<boolean>((r) => setTimeout(() => r(false), 3000).unref()),
-  ]);
+  const drain = nc.drain().then(
+    () => true,
+    () => false,
+  );
+  const drained = (await waitAtMost(drain, 3000)) && (await drain);
   if (!drained) await nc.close().catch(() => undefined);
   return 0;
 }

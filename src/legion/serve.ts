@@ -431,12 +431,7 @@ async function settleWithin(inflight: Set<Promise<void>>, ms: number): Promise<b
   while (inflight.size > 0) {
     const left = until - Date.now();
     if (left <= 0) return false;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...inflight]),
-      new Promise((r) => (timer = setTimeout(r, left))),
-    ]);
-    clearTimeout(timer);
+    await waitAtMost(Promise.allSettled([...inflight]), left);
   }
   return true;
 }

@@ -1,3 +1,4 @@
+import { waitAtMost } from '../../clock/index.js';
 import type { BrainReady, ChildMessage } from './messages.js';
 
 /** A ready message: the brain's or a worker's. */
@@ -54,18 +55,10 @@ export class StartupGate {
    * @throws {Error} the first failure, or after `timeoutMs` one that says so.
    */
   async wait(timeoutMs: number): Promise<BrainReady> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
+    if (!(await waitAtMost(this.#ready, timeoutMs))) {
       const seconds = Math.round(timeoutMs / 1000);
-      timer = setTimeout(
-        () => reject(new Error(`the stack did not become ready within ${seconds} s`)),
-        timeoutMs,
-      );
-    });
-    try {
-      return await Promise.race([this.#ready, late]);
-    } finally {
-      clearTimeout(timer);
+      throw new Error(`the stack did not become ready within ${seconds} s`);
     }
+    return await this.#ready;
   }
 }
