@@ -11,9 +11,9 @@ export const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 /**
  * Node flags of every child. A young generation of at most 1 MB per semi-space (V8's
  * default grows to 16 MB while modules load, and an idle daemon never gives it back) saves
- * 15-20 MB per process; the brain's HTTP path measured no slower with it, since its cost is
- * the audit log's fsync (ADR 0048, docs/benchmarks.md). `NODE_OPTIONS` still applies; these
- * come after it and win.
+ * 15-20 MB per process (ADR 0048). The brain pays for it under load: about 20-30 % more CPU
+ * per governed call at 32 concurrent calls, for 11 MB (docs/benchmarks.md, "Footprint: the
+ * memory of caesar up"). `NODE_OPTIONS` still applies; these come after it and win.
  */
 const CHILD_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
 
