@@ -96,6 +96,15 @@ export const ERROR_CATALOGUE = {
       'the call carried no grant a trusted brain signed for exactly this tool, input, decision and deadline, or the grant was expired or replayed',
     fix: "a call not sent by the brain is refused as it should be; for the brain's own calls, give the worker the brain's public key (`--trusted-brain`, `worker.trusted_brains`) and the brain an NKEY identity (docs/security.md)",
   },
+  grant_unaddressed: {
+    kind: 'worker',
+    status: 421,
+    retryable: true,
+    message: 'the grant names no MAC for this instance: {reason}',
+    summary:
+      'a v2 grant (ADR 0108) reached an instance the brain had not listed yet; the instance ran nothing',
+    fix: 'nothing: the brain sends the same call again with a signed (v1) grant, which any instance checks',
+  },
   result_too_large: {
     kind: 'worker',
     status: 502,

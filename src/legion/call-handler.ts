@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { headers as natsHeaders, type Msg, type MsgHdrs } from '@nats-io/nats-core';
 import type { Logger } from '../log/index.js';
-import { errorMessage } from '../errors/index.js';
+import { errorEntry, errorMessage } from '../errors/index.js';
 import {
   CaesarError,
   fieldIssuesOf,
@@ -15,7 +15,7 @@ import {
   type ErrorBody,
   type WorkerRef,
 } from '../protocol/index.js';
-import { grantNonce, type GrantVerifier } from '../protocol/grant.js';
+import { grantNonce, type GrantAddressee, type GrantVerifier } from '../protocol/grant.js';
 import type { ReplySigner } from '../protocol/reply-signature.js';
 import { formatPath, readJsonText } from '../text/index.js';
 import type { ToolContext } from './context.js';
@@ -273,17 +273,29 @@ function startCall(
   }
   if (deps.grants !== undefined) {
     const { tool: name, input, decision_id: decisionId, deadline } = req.data;
-    const verdict = deps.grants.check(req.data.grant, { tool: name, input, decisionId, deadline });
+    const { replies } = deps;
+    // a v2 grant is MACed for this instance with the key its process agreed with the brain
+    const addressee: GrantAddressee | undefined =
+      replies === undefined
+        ? undefined
+        : {
+            instanceId: deps.worker.id,
+            brainDh: req.data.reply_dh,
+            brainDhSig: req.data.reply_dh_sig,
+            keyFor: (dh) => replies.grantKey(dh),
+          };
+    const claims = { tool: name, input, decisionId, deadline };
+    const verdict = deps.grants.check(req.data.grant, claims, addressee);
     if (!verdict.ok) {
-      deps.logger.warn({ decisionId, reason: verdict.reason }, 'call refused: grant rejected');
-      return {
-        ok: false,
-        error: {
-          code: 'grant_rejected',
-          message: errorMessage('grant_rejected', { reason: verdict.reason }),
-          retryable: false,
-        },
-      };
+      // not named by a v2 grant: the brain sends the call again signed (ADR 0108); nothing
+      // is wrong, so no warn line
+      const code = verdict.unaddressed === true ? 'grant_unaddressed' : 'grant_rejected';
+      const fields = { decisionId, reason: verdict.reason };
+      if (verdict.unaddressed === true)
+        deps.logger.debug(fields, 'call refused: grant unaddressed');
+      else deps.logger.warn(fields, 'call refused: grant rejected');
+      const message = errorMessage(code, { reason: verdict.reason });
+      return { ok: false, error: { code, message, retryable: errorEntry(code).retryable } };
     }
   }
   const now = Date.now();

@@ -61,6 +61,7 @@ export class ToolService {
       [SRV_METADATA.specSha256]: tool.specSha256,
       [SRV_METADATA.replyKey]: replies.publicKey,
       [SRV_METADATA.replyDh]: replies.dhDeclaration,
+      [SRV_METADATA.grants]: 'v1,v2',
       [SRV_METADATA.capacity]: encodeHostCapacity(capacity),
       ...(restarts === undefined
         ? {}

@@ -52,6 +52,12 @@ export const DispatchRequestSchema = z.object({
    * Optional: a v1 peer ignores it and signs.
    */
   reply_dh: z.string().max(64).optional(),
+  /**
+   * The brain's NKEY signature over its `reply_dh`, base64url (ADR 0108): with it a worker
+   * believes a v2 grant's MACs, keyed with that X25519 key, come from a brain it trusts.
+   * Optional: sent beside v2 grants only.
+   */
+  reply_dh_sig: z.string().max(128).optional(),
 });
 export type DispatchRequest = z.infer<typeof DispatchRequestSchema>;
 

@@ -31,8 +31,13 @@ import {
 
 /** The declaration's signed text starts with this; so no v1 reply signature passes for it. */
 const DH_DOMAIN = 'caesar-reply-dh/v1';
-/** HKDF's info starts with this: the key is for replies, version 2. */
-const KEY_INFO = 'caesar-reply/v2';
+/**
+ * HKDF's info starts with this: what the key is for (replies, or grants, ADR 0108), version 2.
+ * One X25519 secret thus gives a key per direction, and neither MAC passes for the other.
+ */
+const KEY_INFO = { reply: 'caesar-reply/v2', grant: 'caesar-grant/v2' } as const;
+/** What a pair's MAC key binds: a worker's replies, or the brain's grants (ADR 0108). */
+export type MacPurpose = keyof typeof KEY_INFO;
 const MAC_VERSION = 'v2';
 const MAC = /^v2\.[A-Za-z0-9_-]{43}$/;
 /** An X25519 public key, base64url (32 bytes). */
@@ -70,12 +75,12 @@ export class ReplyDhKey {
   }
 
   /**
-   * The MAC key this side shares with the holder of `peer` (base64url X25519 public key);
-   * `brain` says which of the two this side is, so both bind the keys in the same order.
-   * null when `peer` is not a usable public key (its shape, or a low-order point that would
-   * give a secret everyone knows).
+   * The MAC key this side shares with the holder of `peer` (base64url X25519 public key) for
+   * `purpose`; `side` says which of the two this side is, so both bind the keys in the same
+   * order. null when `peer` is not a usable public key (its shape, or a low-order point that
+   * would give a secret everyone knows).
    */
-  macKey(peer: string, side: 'brain' | 'worker'): Buffer | null {
+  macKey(peer: string, side: 'brain' | 'worker', purpose: MacPurpose = 'reply'): Buffer | null {
     if (!REPLY_DH_KEY.test(peer)) return null;
     let secret: Buffer;
     try {
@@ -90,7 +95,7 @@ export class ReplyDhKey {
     try {
       if (secret.every((b) => b === 0)) return null;
       const [brain, worker] = side === 'brain' ? [this.publicKey, peer] : [peer, this.publicKey];
-      const info = Buffer.from(JSON.stringify([KEY_INFO, brain, worker]));
+      const info = Buffer.from(JSON.stringify([KEY_INFO[purpose], brain, worker]));
       return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, 32));
     } finally {
       secret.fill(0);

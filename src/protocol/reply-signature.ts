@@ -61,6 +61,8 @@ export class ReplySigner {
   readonly #dh = ReplyDhKey.create();
   /** MAC keys by the brain's X25519 key: one brain, or a few across its restarts. */
   readonly #macKeys = new Map<string, Buffer | null>();
+  /** Grant keys (ADR 0108) by the brain's X25519 key, the same way. */
+  readonly #grantKeys = new Map<string, Buffer | null>();
 
   /** @throws {Error} when `seed` is not an NKEY user seed (`SU…`). */
   constructor(seed: Uint8Array, ephemeral = false) {
@@ -95,14 +97,32 @@ export class ReplySigner {
     return `${VERSION}.${sign(null, message, this.#key).toString('base64url')}`;
   }
 
-  #macKey(brainDh: string): Buffer | null {
-    let key = this.#macKeys.get(brainDh);
-    if (key !== undefined) return key;
-    key = this.#dh.macKey(brainDh, 'worker');
-    if (this.#macKeys.size >= MAX_MAC_KEYS) this.#macKeys.clear();
-    this.#macKeys.set(brainDh, key);
-    return key;
+  /**
+   * The key this process shares with the brain whose X25519 key is `brainDh`, for checking
+   * its v2 grants (ADR 0108); null for an unusable key. Whether that brain is trusted is the
+   * grant verifier's question (`reply_dh_sig`), not this one's.
+   */
+  grantKey(brainDh: string): Buffer | null {
+    return pairKey(this.#grantKeys, brainDh, () => this.#dh.macKey(brainDh, 'worker', 'grant'));
   }
+
+  #macKey(brainDh: string): Buffer | null {
+    return pairKey(this.#macKeys, brainDh, () => this.#dh.macKey(brainDh, 'worker'));
+  }
+}
+
+/** `brainDh`'s key in `cache`, derived once; the cache holds a few brains' keys at most. */
+function pairKey(
+  cache: Map<string, Buffer | null>,
+  brainDh: string,
+  derive: () => Buffer | null,
+): Buffer | null {
+  let key = cache.get(brainDh);
+  if (key !== undefined) return key;
+  key = derive();
+  if (cache.size >= MAX_MAC_KEYS) cache.clear();
+  cache.set(brainDh, key);
+  return key;
 }
 
 /**

@@ -25,6 +25,11 @@ export const SRV_METADATA = {
    */
   replyDh: 'caesar.reply_dh',
   /**
+   * The grant versions the instance checks, comma-separated (`v1,v2`, ADR 0108); absent on a
+   * worker from before v2 grants, which the brain sends v1 grants only.
+   */
+  grants: 'caesar.grants',
+  /**
    * The instance's restarts under `caesar up`, compact JSON (`protocol/restarts.ts`, ADR
    * 0070); absent on a first start.
    */

@@ -36,6 +36,8 @@ interface DispatcherOptions {
   /**
    * Signs a grant into every envelope (ADR 0052), binding tool, input, decision id, deadline
    * and `policySha256`. Unset, envelopes carry none and workers that require one refuse.
+   * With `replies` too, a tool whose listed instances all take v2 grants gets one MACed for
+   * each instead of a signature (ADR 0108).
    */
   signer?: GrantSigner;
   /**
@@ -115,6 +117,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const graceMs = options.replyGraceMs ?? 200;
   const watch = options.connection ?? new ConnectionWatch(nc);
   const { signer, replies } = options;
+  /** This brain's signature over its X25519 key, sent beside v2 grants; made once. */
+  let dhSig: string | undefined;
   const onRefused = (tool: string, decisionId: string) => (r: Refusal, first: boolean) => {
     options.onRefusedReply?.(tool, r);
     const fields = { tool, decisionId, instance: r.instance, kind: r.kind, reason: r.reason };
@@ -144,6 +148,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     opts: DispatchOptions,
     attempt: number,
     started: number,
+    signed = false,
   ): Promise<DispatchResult> => {
     const left = opts.deadline - Date.now();
     if (!(left >= 1)) {
@@ -161,14 +166,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     };
     if (attempt > 0) envelope.attempt = attempt;
     let check: CallReplyCheck | undefined;
+    let addressed = false;
     if (signer !== undefined && opts.policySha256 !== undefined) {
-      envelope.grant = signer.sign({
+      const claims = {
         tool,
         input,
         decisionId: opts.decisionId,
         deadline: envelope.deadline,
         policySha256: opts.policySha256,
-      });
+      };
+      const to = signed ? undefined : replies?.grantInstances(tool);
+      if (to !== undefined && replies !== undefined) {
+        envelope.grant = signer.mac(claims, to);
+        envelope.reply_dh_sig = dhSig ??= signer.signDh(replies.dhPublicKey);
+        addressed = true;
+      } else envelope.grant = signer.sign(claims);
       if (replies !== undefined) {
         envelope.reply_dh = replies.dhPublicKey;
         const nonce = grantNonce(envelope.grant)!;
@@ -211,6 +223,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             }));
           }
           const read = settled(tool, opts.decisionId, outcome, check, timeout, started);
+          if (addressed && !read.success && read.error.code === 'grant_unaddressed') {
+            // an instance the registry did not list yet took it: its reply is bound, and it
+            // ran nothing; the same call signed, which any instance checks (ADR 0108)
+            logger.debug({ tool, decisionId: opts.decisionId }, 'sending the call again signed');
+            return send(tool, subject, input, opts, attempt, started, true);
+          }
           if (outcome.kind === 'reply' && outcome.recoveredFrom !== undefined) {
             const instance = outcome.recoveredFrom;
             const asked = [instance];

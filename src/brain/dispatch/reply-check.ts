@@ -9,7 +9,8 @@ import {
   splitCallable,
 } from '../../protocol/index.js';
 import { nkeyPublicKey } from '../../protocol/nkey-ed25519.js';
-import { isReplyMac, readReplyDh, ReplyDhKey } from '../../protocol/reply-mac.js';
+import { isReplyMac, readReplyDh, ReplyDhKey, type MacPurpose } from '../../protocol/reply-mac.js';
+import { MAX_GRANT_INSTANCES, type GrantInstance } from '../../protocol/grant.js';
 import {
   verifyReplyClaimsMac,
   verifyReplySignature,
@@ -34,10 +35,17 @@ export interface DeclaredReplyKeys {
   readonly replyKey?: string;
   /** Its `caesar.reply_dh` (ADR 0105). */
   readonly replyDh?: string;
+  /** Whether it checks v2 grants (`caesar.grants`, ADR 0108). */
+  readonly grantV2?: boolean;
 }
 
 /** What the registry tells the dispatcher about a tool's instances. */
 export interface ReplyInstances {
+  /**
+   * The listed instances of `tool`: one array per registry change, never changed in place,
+   * so the grant keys worked out for one serve every call until the next change.
+   */
+  instances(tool: string): readonly (DeclaredReplyKeys & { readonly id: string })[];
   /** Instance `id` of `tool` when listed, with the reply keys its own INFO subject declared. */
   instance(tool: string, id: string): DeclaredReplyKeys | undefined;
   /** Asks an unlisted instance on its own INFO subject; resolves with it once listed. */
@@ -113,6 +121,10 @@ export class ReplyBinding {
   readonly #dh = ReplyDhKey.create();
   /** MAC keys by reply key and `caesar.reply_dh`; null for a declaration that did not verify. */
   readonly #macKeys = new Map<string, Buffer | null>();
+  /** Grant keys (ADR 0108) the same way. */
+  readonly #grantKeys = new Map<string, Buffer | null>();
+  /** The v2 grant's instances for one registry listing; null when it must be v1. */
+  readonly #grantTo = new WeakMap<readonly DeclaredReplyKeys[], readonly GrantInstance[] | null>();
 
   constructor(options: ReplyBindingOptions) {
     this.#instances = options.instances;
@@ -122,6 +134,42 @@ export class ReplyBinding {
   /** This brain's X25519 public key: every dispatch carries it as `reply_dh`. */
   get dhPublicKey(): string {
     return this.#dh.publicKey;
+  }
+
+  /**
+   * The instances a v2 grant for `tool` is MACed for (ADR 0108): every listed instance, when
+   * each takes v2 grants, declared an X25519 key its reply key signed, and passes the pins;
+   * at most `MAX_GRANT_INSTANCES`. undefined otherwise: the grant is signed (v1), which every
+   * worker checks. An instance that starts before the registry lists it answers a v2 grant
+   * `grant_unaddressed`, and the dispatcher sends that call again signed.
+   */
+  grantInstances(tool: string): readonly GrantInstance[] | undefined {
+    const listed = this.#instances.instances(tool);
+    let to = this.#grantTo.get(listed);
+    if (to === undefined) {
+      to = this.#grantInstances(tool, listed);
+      this.#grantTo.set(listed, to);
+    }
+    return to ?? undefined;
+  }
+
+  #grantInstances(
+    tool: string,
+    listed: readonly (DeclaredReplyKeys & { readonly id: string })[],
+  ): readonly GrantInstance[] | null {
+    if (listed.length === 0 || listed.length > MAX_GRANT_INSTANCES) return null;
+    const pinned = this.#trusted[tool] ?? this.#trusted[splitCallable(tool).tool];
+    const to: GrantInstance[] = [];
+    for (const i of listed) {
+      const { replyKey, replyDh } = i;
+      if (!i.grantV2 || replyKey === undefined || replyDh === undefined) return null;
+      if (pinned !== undefined && !pinned.includes(replyKey)) return null;
+      const verifier = this.#key(replyKey);
+      const key = verifier === null ? null : this.#pairKey('grant', replyKey, replyDh, verifier);
+      if (key === null) return null;
+      to.push({ id: i.id, key });
+    }
+    return to;
   }
 
   /** Whether a listed instance of `tool` answers now (a no-responders status in doubt). */
@@ -193,7 +241,8 @@ export class ReplyBinding {
     const signature = reply.signature!;
     let bound: boolean;
     if (isReplyMac(signature)) {
-      const macKey = keys.replyDh === undefined ? null : this.#macKey(declared, keys.replyDh, key);
+      const macKey =
+        keys.replyDh === undefined ? null : this.#pairKey('reply', declared, keys.replyDh, key);
       if (macKey === null) {
         return refusal(
           'no_key',
@@ -213,15 +262,24 @@ export class ReplyBinding {
         );
   }
 
-  /** The MAC key shared with the holder of `declaration`, once its reply key's signature holds. */
-  #macKey(replyKey: string, declaration: string, verifier: KeyObject): Buffer | null {
+  /**
+   * The key for `purpose` shared with the holder of `declaration`, once its reply key's
+   * signature over it holds.
+   */
+  #pairKey(
+    purpose: MacPurpose,
+    replyKey: string,
+    declaration: string,
+    verifier: KeyObject,
+  ): Buffer | null {
+    const cache = purpose === 'reply' ? this.#macKeys : this.#grantKeys;
     const cacheKey = `${replyKey}.${declaration}`;
-    let macKey = this.#macKeys.get(cacheKey);
+    let macKey = cache.get(cacheKey);
     if (macKey !== undefined) return macKey;
     const dh = readReplyDh(declaration, replyKey, verifier);
-    macKey = dh === null ? null : this.#dh.macKey(dh, 'brain');
-    if (this.#macKeys.size >= MAX_CACHED_KEYS) this.#macKeys.clear();
-    this.#macKeys.set(cacheKey, macKey);
+    macKey = dh === null ? null : this.#dh.macKey(dh, 'brain', purpose);
+    if (cache.size >= MAX_CACHED_KEYS) cache.clear();
+    cache.set(cacheKey, macKey);
     return macKey;
   }
 

@@ -46,6 +46,11 @@ export interface ToolInstanceInfo {
    */
   readonly replyDh?: string;
   /**
+   * Whether it checks v2 grants, MACed with the key agreed with its `replyDh` (`caesar.grants`
+   * lists `v2`, ADR 0108); false for a worker from before, which takes v1 grants only.
+   */
+  readonly grantV2?: boolean;
+  /**
    * Its restarts under `caesar up` (count, last reason, when), as its metadata declared them
    * (ADR 0070); undefined on a first start or when the value was malformed.
    */
@@ -160,9 +165,17 @@ function instanceFromInfo(info: SrvInfo, specs: SpecCache): ParsedInfo {
       spec,
       ...(replyKey === undefined ? {} : { replyKey }),
       ...(replyDh === undefined ? {} : { replyDh }),
+      ...(replyDh !== undefined && takesGrantV2(meta[SRV_METADATA.grants])
+        ? { grantV2: true }
+        : {}),
       ...declaredFields(meta),
     },
   };
+}
+
+/** Whether a `caesar.grants` value lists `v2`: a display of what the worker checks. */
+function takesGrantV2(declared: string | undefined): boolean {
+  return declared !== undefined && declared.length <= 64 && declared.split(',').includes('v2');
 }
 
 /**

@@ -38,6 +38,8 @@ const MAX_PINGED_FOR_REPLY = 16;
 export const RegistryClosedError = errorClass('registry_closed', () => ({ params: {} }));
 
 const now = (): Instant => ({ mono: performance.now(), wall: Date.now() });
+/** The instances of a tool nobody serves. */
+const NONE: readonly RegisteredInstance[] = Object.freeze([]);
 
 /**
  * The brain's live map tool -> instances + spec. Learns instances from hellos at once,
@@ -106,6 +108,14 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
   /** One tool, or undefined when no instance of it is live. */
   tool(name: string): RegisteredTool | undefined {
     return this.#m.tool(name);
+  }
+
+  /**
+   * The listed instances of `tool`: the registry's own snapshot, one array per change, never
+   * changed in place (the dispatcher keys its grant keys on it, ADR 0108).
+   */
+  instances(tool: string): readonly RegisteredInstance[] {
+    return this.#m.tool(tool)?.instances ?? NONE;
   }
 
   /** Instance `id` of `tool`, when it is listed. */

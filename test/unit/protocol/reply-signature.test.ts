@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createUser } from '@nats-io/nkeys';
 import { describe, expect, test } from 'vitest';
 import { GrantSigner, grantNonce } from '../../../src/protocol/grant.js';
@@ -116,10 +117,13 @@ describe('signed replies', () => {
     );
   });
 
-  test("the grant's nonce is its signature; a grant not of the v1 form has none", () => {
+  test("the grant's nonce is its signature (v1) or its digest (v2); a malformed grant has none", () => {
     expect(grantNonce(grant)).toBe(grant.split('.')[3]);
     expect(grantNonce('v1.garbage')).toBeUndefined();
-    expect(grantNonce(`v2.${grant.slice(3)}`)).toBeUndefined();
+    // a v2 grant's is the digest of the whole grant (ADR 0108)
+    const v2 = `v2.${grant.slice(3)}`;
+    expect(grantNonce(v2)).toBe(createHash('sha256').update(v2).digest('base64url'));
+    expect(grantNonce('v2.garbage')).toBeUndefined();
     expect(grantNonce('')).toBeUndefined();
   });
 });

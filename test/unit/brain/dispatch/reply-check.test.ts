@@ -32,6 +32,7 @@ function instances(
   const asked: string[] = [];
   return {
     asked,
+    instances: () => [],
     instance: (tool, id) =>
       tool === 'echo' && id in listed ? { replyKey: listed[id] } : undefined,
     confirmInstance: (_tool, id) => {
@@ -137,6 +138,8 @@ describe('ReplyBinding, MACed replies (ADR 0105)', () => {
   ) {
     return new ReplyBinding({
       instances: {
+        instances: (tool) =>
+          tool === 'echo' ? Object.entries(listed).map(([id, keys]) => ({ id, ...keys })) : [],
         instance: (tool, id) => (tool === 'echo' ? listed[id] : undefined),
         confirmInstance: () => Promise.resolve(undefined),
         anyAnswers: () => Promise.resolve(false),
@@ -191,6 +194,58 @@ describe('ReplyBinding, MACed replies (ADR 0105)', () => {
     expect(
       binding.check('echo', macReply('A', a, binding.dhPublicKey), decisionId, nonce),
     ).toMatchObject({ kind: 'untrusted_key' });
+  });
+
+  test('a v2 grant is MACed for every listed instance, each with the key it can derive, only when all take it (ADR 0108)', () => {
+    const v2 = (w: ReplySigner) => ({
+      replyKey: w.publicKey,
+      replyDh: w.dhDeclaration,
+      grantV2: true,
+    });
+    const both = bindingOf({ A: v2(a), B: v2(b) });
+    const to = both.grantInstances('echo')!;
+    expect(to.map((i) => i.id)).toEqual(['A', 'B']);
+    // each key is what that worker derives from the brain's X25519 key
+    expect(to[0]!.key.equals(a.grantKey(both.dhPublicKey)!)).toBe(true);
+    expect(to[1]!.key.equals(b.grantKey(both.dhPublicKey)!)).toBe(true);
+    expect(both.grantInstances('other')).toBeUndefined();
+    // one listed instance from before v2 grants, without a signed X25519 key, or unpinned: v1
+    const old = { replyKey: b.publicKey, replyDh: b.dhDeclaration };
+    expect(bindingOf({ A: v2(a), B: old }).grantInstances('echo')).toBeUndefined();
+    expect(
+      bindingOf({ A: v2(a), B: { ...v2(b), replyDh: a.dhDeclaration } }).grantInstances('echo'),
+    ).toBeUndefined();
+    expect(
+      bindingOf({ A: v2(a), B: v2(b) }, { echo: [a.publicKey] }).grantInstances('echo'),
+    ).toBeUndefined();
+    expect(
+      bindingOf({ A: v2(a), B: v2(b) }, { echo: [a.publicKey, b.publicKey] }).grantInstances(
+        'echo',
+      ),
+    ).toHaveLength(2);
+    // more than a grant names
+    const nine = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`I${i}`, v2(a)]));
+    expect(bindingOf(nine).grantInstances('echo')).toBeUndefined();
+  });
+
+  test("the grant's instances are worked out once per registry listing", () => {
+    let listing = [{ id: 'A', replyKey: a.publicKey, replyDh: a.dhDeclaration, grantV2: true }];
+    const binding = new ReplyBinding({
+      instances: {
+        instances: () => listing,
+        instance: () => undefined,
+        confirmInstance: () => Promise.resolve(undefined),
+        anyAnswers: () => Promise.resolve(false),
+      },
+    });
+    const first = binding.grantInstances('echo');
+    expect(first).toHaveLength(1);
+    expect(binding.grantInstances('echo')).toBe(first);
+    listing = [
+      ...listing,
+      { id: 'B', replyKey: b.publicKey, replyDh: b.dhDeclaration, grantV2: true },
+    ];
+    expect(binding.grantInstances('echo')?.map((i) => i.id)).toEqual(['A', 'B']);
   });
 
   test('a worker of a version before MACs signs (v1) though the instance declared nothing new: still bound', () => {

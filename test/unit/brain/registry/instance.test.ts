@@ -60,6 +60,21 @@ describe('an INFO answer and its reply_dh', () => {
     expect(parsed).toMatchObject({ kind: 'instance', instance: { replyKey: key, replyDh: dh } });
   });
 
+  test('caesar.grants listing v2 beside a reply_dh marks an instance that takes v2 grants (ADR 0108)', () => {
+    const parse = (metadata: Record<string, string>) => {
+      const parsed = parseInfoReply(info(metadata), new SpecCache());
+      if (parsed.kind !== 'instance') throw new Error(parsed.kind);
+      return parsed.instance.grantV2;
+    };
+    const keys = { [SRV_METADATA.replyKey]: key, [SRV_METADATA.replyDh]: dh };
+    expect(parse({ ...keys, [SRV_METADATA.grants]: 'v1,v2' })).toBe(true);
+    expect(parse({ ...keys, [SRV_METADATA.grants]: 'v1' })).toBeUndefined();
+    expect(parse(keys)).toBeUndefined();
+    // without an X25519 key there is no key to MAC with
+    expect(parse({ [SRV_METADATA.replyKey]: key, [SRV_METADATA.grants]: 'v1,v2' })).toBeUndefined();
+    expect(parse({ ...keys, [SRV_METADATA.grants]: `${'v1,'.repeat(30)}v2` })).toBeUndefined();
+  });
+
   test.each([
     ['malformed', { [SRV_METADATA.replyKey]: key, [SRV_METADATA.replyDh]: 'A'.repeat(43) }],
     ['without a reply key to vouch for it', { [SRV_METADATA.replyDh]: dh }],
