@@ -20,6 +20,7 @@ import { ReplyBinding, readReply } from '../src/brain/dispatch/reply-check.js';
 import { replyToken } from '../src/brain/dispatch/reply-mux.js';
 import { newDecisionId } from '../src/brain/gateway/ids.js';
 import { GrantSigner, GrantVerifier, grantNonce } from '../src/protocol/grant.js';
+import { ReplyDhKey } from '../src/protocol/reply-mac.js';
 import { ReplySigner } from '../src/protocol/reply-signature.js';
 import { benchRounds, benchSize, opsPerSecond, percentile, type BenchContext } from './harness.js';
 import { CALC_INPUT, CALC_TOOL, type LoadResult } from './load.js';
@@ -40,6 +41,14 @@ export async function run(ctx: BenchContext): Promise<void> {
   ctx.figure('grant sign (brain), CPU per call', signUs, 'us');
   ctx.figure('grant verify (worker), CPU per call', verifyUs, 'us');
   ctx.figure('grant sign + verify, CPU per call', signUs + verifyUs, 'us', { target: '<= 150 us' });
+  // what a brain and a worker of ADR 0108 do: one HMAC per listed instance, one to check
+  const mac = macCost();
+  ctx.figure('grant MAC (brain), v2, one instance, CPU per call', mac.macUs, 'us', {
+    baseline: signUs,
+  });
+  ctx.figure('grant check (worker), v2 HMAC, CPU per call', mac.checkUs, 'us', {
+    baseline: verifyUs,
+  });
   const tokenUs = 1e6 / opsPerSecond(() => void replyToken());
   ctx.figure('reply token (brain), CPU per call', tokenUs, 'us');
   const signed = replyCost('v1');
@@ -51,8 +60,10 @@ export async function run(ctx: BenchContext): Promise<void> {
   ctx.figure('reply check (brain), v2 HMAC, CPU per call', maced.checkUs, 'us', {
     baseline: signed.checkUs,
   });
-  const all = signUs + verifyUs + tokenUs + maced.signUs + maced.checkUs;
-  ctx.figure('grant + reply (v2), sign + verify, CPU per call', all, 'us');
+  const all = mac.macUs + mac.checkUs + tokenUs + maced.signUs + maced.checkUs;
+  ctx.figure('grant + reply (both v2), bind + check, CPU per call', all, 'us', {
+    baseline: signUs + verifyUs + tokenUs + maced.signUs + maced.checkUs,
+  });
 
   const dir = await mkdtemp(join(tmpdir(), 'caesar-bench-grants-'));
   // a server each: both calculators would otherwise share one queue group
@@ -163,6 +174,55 @@ function cryptoCost(): { signUs: number; verifyUs: number } {
 }
 
 /**
+ * Microseconds for the brain to MAC the calculator call's v2 grant for one instance, and for
+ * that worker to check it (ADR 0108): the brain's X25519 signature checked once, then the
+ * pair's key cached, as in a running worker.
+ */
+function macCost(): { macUs: number; checkUs: number } {
+  const brain = createUser();
+  const signer = new GrantSigner(brain.getSeed());
+  const brainDh = ReplyDhKey.create();
+  const brainDhSig = signer.signDh(brainDh.publicKey);
+  const worker = ReplySigner.ephemeral();
+  const instanceId = 'BENCHINSTANCE00000000000';
+  const key = brainDh.macKey(worker.dhDeclaration.split('.')[0]!, 'brain', 'grant')!;
+  const to = [{ id: instanceId, key }];
+  const deadline = Date.now() + 3_600_000;
+  // as for v1: fresh grants, each with its own decision id, so every check is the full one
+  const calls = Array.from({ length: benchSize(100_000, 200) }, () => ({
+    tool: CALC_TOOL,
+    input: CALC_INPUT,
+    decisionId: newDecisionId(),
+    deadline,
+  }));
+  let i = 0;
+  const macUs =
+    1e6 /
+    opsPerSecond(
+      () => void signer.mac({ ...calls[i++ % calls.length]!, policySha256: POLICY }, to),
+    );
+  const grants = calls.map((c) => ({ c, g: signer.mac({ ...c, policySha256: POLICY }, to) }));
+  const verifier = new GrantVerifier({ trusted: [brain.getPublicKey()], maxRemembered: 1 << 20 });
+  const addressee = {
+    instanceId,
+    brainDh: brainDh.publicKey,
+    brainDhSig,
+    keyFor: (dh: string) => worker.grantKey(dh),
+  };
+  let refused = 0;
+  let checks = 0;
+  const checkUs =
+    1e6 /
+    opsPerSecond(() => {
+      const { c, g } = grants[checks++ % grants.length]!;
+      if (!verifier.check(g, c, addressee).ok) refused++;
+    });
+  // past the first pass the replay memory refuses them, at the same cost; none before
+  if (refused > Math.max(0, checks - grants.length)) throw new Error('bench v2 grants refused');
+  return { macUs, checkUs };
+}
+
+/**
  * Microseconds for the worker to bind the calculator call's reply (the digest of its outcome
  * included) and for the brain to check it (reading the envelope, the digest, the lookup of
  * the instance's keys, then the Ed25519 verification for `v1` or the HMAC for `v2`, ADR
@@ -174,6 +234,7 @@ function replyCost(version: 'v1' | 'v2'): { signUs: number; checkUs: number } {
   const listed = { replyKey: signer.publicKey, replyDh: signer.dhDeclaration };
   const binding = new ReplyBinding({
     instances: {
+      instances: () => [],
       instance: () => listed,
       confirmInstance: () => Promise.resolve(undefined),
       anyAnswers: () => Promise.resolve(false),

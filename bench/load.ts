@@ -7,8 +7,9 @@
  *   answer checked for `"outcome":"ok"`.
  * - `direct <nats-url> [seed-file]`: the brain's own dispatcher (`createDispatcher`) sends the
  *   same call to `caesar.dispatch.tool.calculator`, with a decision id and trace context as
- *   the gateway makes them, and with a seed file a signed grant (ADR 0052), so the bytes on
- *   the wire are the ones the brain sends.
+ *   the gateway makes them, and with a seed file a grant and bound replies as the brain makes
+ *   them: its registry lists the calculator's instances, so the grant is MACed for them (ADR
+ *   0108) and the replies MACed back (ADR 0105), and the bytes on the wire are the brain's.
  *
  * Latencies are kept per call as floats (autocannon's own histogram rounds to whole ms).
  */
@@ -17,7 +18,8 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { createDispatcher } from '../src/brain/dispatch/index.js';
+import { createDispatcher, ReplyBinding } from '../src/brain/dispatch/index.js';
+import { startRegistry } from '../src/brain/registry/index.js';
 import { newDecisionId, traceparentFor } from '../src/brain/gateway/ids.js';
 import { connectBus, readNkeySeed } from '../src/bus/index.js';
 import { GrantSigner } from '../src/protocol/grant.js';
@@ -123,7 +125,14 @@ function durableCommitter(dir: string): (() => void) & { close(): void } {
 async function directRunner(natsUrl: string, seedFile: string): Promise<Runner> {
   const nc = await connectBus({ servers: natsUrl, name: 'bench-direct' });
   const signer = seedFile === '' ? undefined : new GrantSigner((await readNkeySeed(seedFile)).seed);
-  const dispatcher = createDispatcher({ nc, ...(signer ? { signer } : {}) });
+  // the brain's registry and reply binding, so the grants and replies are the brain's
+  const registry = signer && (await startRegistry({ nc, expectedTools: [CALC_TOOL] }));
+  const replies = registry && new ReplyBinding({ instances: registry });
+  const dispatcher = createDispatcher({
+    nc,
+    ...(signer ? { signer } : {}),
+    ...(replies ? { replies } : {}),
+  });
   return async ({ concurrency, calls, commitBefore }) => {
     const latencies: number[] = [];
     let failed = 0;
