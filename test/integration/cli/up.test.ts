@@ -210,10 +210,33 @@ describe('caesar up', () => {
       /I couldn't look up the light "kitchen" in Home Assistant: .*CAESAR_HA__URL/,
     );
 
-    // the acceptance path: chat through the brain, found through runtime.json alone
+    // the acceptance path: chat through the brain, found through runtime.json alone; the
+    // unrestricted operator identity watches the dispatch: its grant is MACed for the one
+    // calculator instance under the pins `caesar up` gives the brain (ADR 0108)
+    const operator = await connectBus({
+      servers: runtime.nats_url,
+      auth: { kind: 'nkey', seedFile: runtime.nats_seed_file },
+    });
+    const grants: string[] = [];
+    operator.subscribe(dispatchSubject('calculator'), {
+      callback: (_err, msg) => {
+        grants.push((JSON.parse(new TextDecoder().decode(msg.data)) as { grant: string }).grant);
+      },
+    });
+    await operator.flush();
     const chat = await runCli(['chat', 'what is 17 * 23', '--data-dir', dir]);
     expect(chat.code).toBe(0);
     expect(chat.stdout).toContain('391');
+    await operator.flush();
+    await operator.close();
+    const calculatorId = tools.find((t) => t.tool === 'calculator')!.instances[0]!.id;
+    expect(grants).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^v2\\.${runtime.brain_key}\\.[0-9a-f]{64}\\.${calculatorId}:[A-Za-z0-9_-]{43}$`,
+        ),
+      ),
+    ]);
     const audit = await runCli([
       'audit',
       'query',
