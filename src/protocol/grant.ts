@@ -1,5 +1,6 @@
 import { createHash, createHmac, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 import { canonicalJson } from '../text/index.js';
+import { INSTANCE_ID_PATTERN } from './names.js';
 import { NKEY_USER_PUBLIC_KEY } from './nkey-shape.js';
 import { sha256Hex } from './canonical.js';
 import { nkeyPrivateKey, nkeyPublicKey } from './nkey-ed25519.js';
@@ -33,8 +34,11 @@ const DOMAIN_V2 = 'caesar-grant/v2';
 const DH_DOMAIN = 'caesar-grant-dh/v1';
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const SIGNATURE = /^[A-Za-z0-9_-]{86}$/;
-/** One v2 entry: an instance id (ADR-32: nuid characters) and its HMAC, base64url. */
-const ENTRY = /^([A-Za-z0-9]{1,64}):([A-Za-z0-9_-]{43})$/;
+/**
+ * One v2 entry: an instance id (`INSTANCE_ID_PATTERN`: a NUID, or any subject-safe token a
+ * worker picks) and its HMAC, base64url. Neither holds `:` or `,`.
+ */
+const ENTRY = new RegExp(`^(${INSTANCE_ID_PATTERN.source.slice(1, -1)}):([A-Za-z0-9_-]{43})$`);
 /** The most instances one v2 grant names; past that the brain signs a v1 grant. */
 export const MAX_GRANT_INSTANCES = 8;
 /** Brain X25519 keys whose signature a worker remembers (one per brain start). */

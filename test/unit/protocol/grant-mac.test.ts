@@ -35,7 +35,8 @@ function workerProcess(id: string, replies = ReplySigner.ephemeral()) {
 }
 
 const a = workerProcess('AAAAAAAAAAAAAAAAAAAAAA');
-const b = workerProcess('BBBBBBBBBBBBBBBBBBBBBB');
+// an instance id a worker picked itself may hold `_` and `-` (INSTANCE_ID_PATTERN)
+const b = workerProcess('worker_b-1');
 
 let seq = 0;
 function claims(over: Record<string, unknown> = {}) {
