@@ -269,6 +269,7 @@ async function assemble(
       logger: logger.child({ component: 'dispatch' }),
       ...(signer ? { signer, replies: replyBinding(config, registry, logger) } : {}),
       onRefusedReply: (tool, refusal) => metrics.replyRefused(tool, refusal.kind),
+      onGrantResent: (tool) => metrics.grantResent(tool),
       // calls the bus loses in flight end with their result, not a timeout (ADR 0099)
       recovery: { tools: registry },
     }),

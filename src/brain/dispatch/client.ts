@@ -49,6 +49,11 @@ interface DispatcherOptions {
   /** Told of every refused reply (the brain counts them: `caesar_replies_refused_total`). */
   onRefusedReply?: (tool: string, refusal: Refusal) => void;
   /**
+   * Told of every call sent again signed after `grant_unaddressed` (ADR 0108; the brain counts
+   * them: `caesar_grants_resent_total`).
+   */
+  onGrantResent?: (tool: string) => void;
+  /**
    * Recovers the calls in flight when the bus may have lost messages (ADR 0099): each is
    * answered with its real result, re-dispatched once (idempotent tools) or `outcome_unknown`,
    * instead of waiting out its deadline for `dispatch_timeout`. Unset, calls wait as before.
@@ -227,6 +232,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             // an instance the registry did not list yet took it: its reply is bound, and it
             // ran nothing; the same call signed, which any instance checks (ADR 0108)
             logger.debug({ tool, decisionId: opts.decisionId }, 'sending the call again signed');
+            options.onGrantResent?.(tool);
             return send(tool, subject, input, opts, attempt, started, true);
           }
           if (outcome.kind === 'reply' && outcome.recoveredFrom !== undefined) {

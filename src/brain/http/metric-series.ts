@@ -81,6 +81,10 @@ export const METRIC_SERIES = {
     "Messages on a call's reply subject refused as its answer (ADR 0060), by tool and why: malformed, unsigned, unknown_instance, no_key, untrusted_key, bad_signature, no_responders.",
     ['tool', 'reason'],
   ),
+  caesar_grants_resent_total: counter(
+    'Calls sent again with a signed (v1) grant because an instance the MACed (v2) grant did not name took the first (ADR 0108), by tool: instances serving before the brain listed them.',
+    ['tool'],
+  ),
   caesar_http_requests_total: counter('HTTP requests by method, route pattern and status.', [
     'method',
     'route',

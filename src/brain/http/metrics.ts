@@ -23,6 +23,7 @@ export class BrainMetrics {
   );
   readonly #chat = this.registry.histogram('caesar_chat_duration_seconds');
   readonly #repliesRefused: Counter<'tool' | 'reason'>;
+  readonly #grantsResent: Counter<'tool'>;
   readonly #httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly #httpDuration: Histogram<'method' | 'route'>;
   #instances: InstanceSource = () => [];
@@ -32,6 +33,7 @@ export class BrainMetrics {
       [...this.#instances()].map(([tool, count]) => [{ tool }, count] as const),
     );
     this.#repliesRefused = this.registry.counter('caesar_replies_refused_total');
+    this.#grantsResent = this.registry.counter('caesar_grants_resent_total');
     this.#httpRequests = this.registry.counter('caesar_http_requests_total');
     this.#httpDuration = this.registry.histogram('caesar_http_request_duration_seconds');
   }
@@ -50,6 +52,11 @@ export class BrainMetrics {
   /** One dispatch round trip. */
   dispatch(tool: string, durationMs: number): void {
     this.#dispatch.observe({ tool }, durationMs / 1000);
+  }
+
+  /** One call sent again with a signed grant: an instance its MACed grant did not name took it. */
+  grantResent(tool: string): void {
+    this.#grantsResent.inc({ tool });
   }
 
   /** One message on a call's reply subject refused as its answer; `reason` from a fixed set. */

@@ -138,11 +138,18 @@ describe('grants MACed per instance', () => {
       confirmInstance: (tool: string, id: string) => r.confirmInstance(tool, id),
       anyAnswers: (tool: string) => r.anyAnswers(tool),
     };
-    const dispatcher = createDispatcher({ nc, signer, replies: new ReplyBinding({ instances }) });
+    const resent: string[] = [];
+    const dispatcher = createDispatcher({
+      nc,
+      signer,
+      replies: new ReplyBinding({ instances }),
+      onGrantResent: (tool) => resent.push(tool),
+    });
     const { input, opts } = call();
     const reply = await dispatcher.dispatch('echo', input, opts);
     expect(reply).toMatchObject({ success: true, result: { id: input.id } });
     expect(reply.worker?.id).toBe(real);
+    expect(resent).toEqual(['echo']);
     expect(log.timesRun(input.id)).toBe(1);
     await waitFor(() => sentFor(opts.decisionId).length === 2, 'both dispatches on the tap');
     const [first, second] = sentFor(opts.decisionId);

@@ -17,6 +17,7 @@ describe('BrainMetrics', () => {
     h.metrics.auditAppend(1.2);
     h.metrics.chat('intent', 40);
     h.metrics.replyRefused('call_service', 'bad_signature');
+    h.metrics.grantResent('calculator');
     await h.app.inject({
       method: 'POST',
       url: '/v1/tools/calculator/invoke',
@@ -36,6 +37,7 @@ describe('BrainMetrics', () => {
       'caesar_chat_duration_seconds_count{planner="intent"} 1',
       'caesar_tool_instances{tool="calculator"} 2',
       'caesar_replies_refused_total{tool="call_service",reason="bad_signature"} 1',
+      'caesar_grants_resent_total{tool="calculator"} 1',
       'caesar_tool_instances{tool="web_search"} 1',
       'caesar_http_requests_total{method="POST",route="/v1/tools/:name/invoke",status="200"} 1',
       'caesar_http_request_duration_seconds_count{method="POST",route="/v1/tools/:name/invoke"} 1',
