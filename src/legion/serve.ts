@@ -111,9 +111,13 @@ export interface ToolWorker extends AsyncDisposable {
 export const ToolConfigError = errorClass('tool_config_invalid');
 export type ToolConfigError = InstanceType<typeof ToolConfigError>;
 
-interface Running {
+/** A callable whose start hook ran, not yet listening. */
+interface Started {
   tool: ToolDefinition;
   ctx: ToolStartContext;
+}
+
+interface Running extends Started {
   service: ToolService;
   subs: Subscription[];
   /**
@@ -159,9 +163,15 @@ export async function serveTools(
     configs,
     cache,
   };
+  const started: Started[] = [];
   const running: Running[] = [];
   try {
-    for (const tool of tools) running.push(await startOne(tool, options, shared));
+    for (const tool of tools) started.push(await startOne(tool, options, shared));
+    // Every callable listens in one turn, once every start hook has run: their subscriptions
+    // leave in one write, so no discovery sweep finds one action of this worker without the
+    // others (the brain's first sweep, ADR 0106), and no call is taken by a tool that a later
+    // start's failure would take down again.
+    for (const s of started) running.push(listen(s, options, shared));
     // The server answers a refused subscription with -ERR before the flush's PONG. A server
     // that went away meanwhile (a tool's start can take seconds) is waited for.
     await flushWhenConnected(nc);
@@ -171,6 +181,7 @@ export async function serveTools(
     resendAfterReconnect(nc, cache, logger);
   } catch (err) {
     await Promise.allSettled(running.map((r) => closeOne(r)));
+    await Promise.allSettled(started.slice(running.length).map((s) => stopOne(s)));
     throw err;
   }
   logger.info({ tools: running.map((r) => r.tool.spec.name), host }, 'serving tools');
@@ -245,21 +256,30 @@ interface Shared {
   cache: ReplyCache;
 }
 
+/** Parses the callable's config section and runs its start hook. */
 async function startOne(
   tool: ToolDefinition,
   options: ServeOptions,
-  { host, logger: parentLogger, cutoff, inflight, replies, capacity, configs, cache }: Shared,
-): Promise<Running> {
-  const name = tool.spec.name;
+  { host, logger, configs }: Shared,
+): Promise<Started> {
   const worker: WorkerRef = { id: nuid.next(), host };
-  const logger = parentLogger.child({ tool: name, workerId: worker.id });
   const ctx: ToolStartContext = {
-    logger,
+    logger: logger.child({ tool: tool.spec.name, workerId: worker.id }),
     config: sharedConfig(configs, tool, options.config?.[tool.configSection]),
     worker,
   };
   await tool.start?.(ctx);
+  return { tool, ctx };
+}
 
+/** Subscribes a started callable's endpoints, discovery and job loop; synchronous. */
+function listen(
+  { tool, ctx }: Started,
+  options: ServeOptions,
+  { cutoff, inflight, replies, capacity, cache }: Shared,
+): Running {
+  const name = tool.spec.name;
+  const { worker, logger } = ctx;
   const subjects = endpointSubjects(name);
   const limiter = new Limiter(tool.spec.max_concurrency, tool.spec.max_queue);
   const dispatchStats = new EndpointStats();
@@ -380,10 +400,15 @@ async function closeOne(r: Running): Promise<void> {
   await waitAtMost(Promise.resolve(r.jobs?.stop()), 2000);
   await waitAtMost(Promise.allSettled([...r.subs, r.queries].map((s) => s.drain())), 2000);
   await waitAtMost(r.service.close(), 2000);
+  await stopOne(r);
+}
+
+/** Runs the callable's stop hook; a hook that throws is logged. */
+async function stopOne(s: Started): Promise<void> {
   try {
-    await r.tool.stop?.();
+    await s.tool.stop?.();
   } catch (err) {
-    r.ctx.logger.warn({ err }, 'tool stop hook failed');
+    s.ctx.logger.warn({ err }, 'tool stop hook failed');
   }
 }
 

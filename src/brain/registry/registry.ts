@@ -68,6 +68,8 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
   #started: Promise<void> | undefined;
   /** Instances named by replies being asked on their own INFO subject, by `tool/id`. */
   readonly #replyConfirms = new Map<string, Promise<RegisteredInstance | undefined>>();
+  /** Hellos being checked on their instance's own INFO subject. */
+  readonly #helloChecks = new Set<Promise<void>>();
 
   constructor(options: RegistryOptions) {
     super();
@@ -93,6 +95,10 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
       await nc.flush();
       const { expectedTools: tools, firstSweepGraceMs: graceMs } = this.#s;
       await this.#sweepOnce(FIRST_SWEEP_STALL_MS, { tools, graceMs });
+      // An instance that started listening after the sweep's INFO went out said hello during
+      // it: its check (one INFO round trip, bounded by infoTimeoutMs) ends before the brain
+      // says ready, so what the worker serves is listed by then.
+      await Promise.allSettled(this.#helloChecks);
       this.#schedule(this.#s.sweepIntervalMs);
     })());
   }
@@ -219,7 +225,7 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
   /** Carries out the machine's commands and reports, in order. */
   #apply(outputs: readonly Output[]): void {
     for (const o of outputs) {
-      if (o.type === 'confirm_hello') void this.#confirmHello(o.hello);
+      if (o.type === 'confirm_hello') this.#checkHello(o.hello);
       else if (o.type === 'ping_bye') void this.#pingBye(o.bye);
       else if (o.type === 'discovery_sweep') this.#discoverySweep();
       else {
@@ -227,6 +233,11 @@ export class Registry extends EventEmitter<RegistryEvents> implements AsyncDispo
         if ('event' in o) this.#emit(o.type, o.event);
       }
     }
+  }
+
+  #checkHello(hello: Hello): void {
+    const check = this.#confirmHello(hello).finally(() => this.#helloChecks.delete(check));
+    this.#helloChecks.add(check);
   }
 
   /** A hello: read the instance's INFO from its own subject. */

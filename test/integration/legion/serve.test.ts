@@ -6,13 +6,16 @@ import {
   HEADERS,
   REGISTRY_BYE_SUBJECT,
   REGISTRY_HELLO_SUBJECT,
+  SRV_METADATA,
   dispatchSubject,
+  serviceName,
   srvSubject,
   SrvStatsSchema,
 } from '../../../src/protocol/index.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 import { errorOf, rawDispatch } from '../../helpers/dispatch.js';
 import { waitFor } from '../../helpers/wait.js';
+import { createEchoTool } from '../../fixtures/tools.js';
 import { probeTool } from './tools.js';
 
 const enc = new TextEncoder();
@@ -198,5 +201,60 @@ describe('lifecycle', () => {
     expect(Date.now() - t0).toBeLessThan(2000);
     const { reply } = await inFlight;
     expect(errorOf(reply).message).toMatch(/shutting down/);
+  });
+});
+
+describe('start', () => {
+  test('no callable listens until every start hook has run; a failed start serves nothing', async () => {
+    await using local = await startNats();
+    const client = await local.connect();
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let waiting = false;
+    const gated = {
+      ...createEchoTool({ name: 'gated' }),
+      start: async () => {
+        waiting = true;
+        await gate;
+      },
+    };
+    const serving = serveTools([createEchoTool({ name: 'first' }), gated], {
+      nc: await local.connect(),
+    });
+    await waitFor(() => waiting, "the second tool's start hook to run");
+    // the first tool started long ago; a sweep now finds none of this worker's tools
+    await expect(
+      client.request(srvSubject('PING', serviceName('first')), undefined, { timeout: 1000 }),
+    ).rejects.toThrow(/no responders/i);
+    await expect(rawDispatch(client, 'first', { id: 'early' })).rejects.toThrow(/no responders/i);
+    open();
+    const w = await serving;
+    try {
+      const { reply } = await rawDispatch(client, 'first', { id: 'now' });
+      expect(reply).toMatchObject({ success: true, result: { id: 'now' } });
+      const infos = await Promise.all(
+        ['first', 'gated'].map(async (t) =>
+          (await client.request(srvSubject('INFO', serviceName(t)))).json(),
+        ),
+      );
+      expect(
+        infos.map((i) => (i as { metadata: Record<string, string> }).metadata[SRV_METADATA.tool]),
+      ).toEqual(['first', 'gated']);
+    } finally {
+      await w.stop();
+    }
+
+    // a start hook that fails: the tools before it were never served, and their stop ran
+    let stopped = 0;
+    const first = { ...createEchoTool({ name: 'first' }), stop: () => void stopped++ };
+    const broken = {
+      ...createEchoTool({ name: 'broken' }),
+      start: () => Promise.reject(new Error('no device')),
+    };
+    await expect(serveTools([first, broken], { nc: await local.connect() })).rejects.toThrow(
+      'no device',
+    );
+    expect(stopped).toBe(1);
+    await expect(rawDispatch(client, 'first', { id: 'late' })).rejects.toThrow(/no responders/i);
   });
 });

@@ -165,6 +165,39 @@ describe('registry sweeps', () => {
     expect(registry!.tools().map((t) => t.name)).toEqual(['notes.read', 'notes.write']);
   });
 
+  test('an instance that said hello during the first sweep is listed when start resolves', async () => {
+    await serveEcho();
+    // A worker of `late`, served on a server of its own: its hello and its INFO answer are
+    // replayed here by a client that says the hello when the sweep asks, never answers the
+    // sweep itself (it started listening too late), and answers its own INFO 400 ms late.
+    const { hello, info, service, id } = await (async () => {
+      await using other = await startNats();
+      const onOther = await other.connect();
+      const said = new Promise<Uint8Array>((resolve) =>
+        onOther.subscribe(REGISTRY_HELLO_SUBJECT, { max: 1, callback: (_e, m) => resolve(m.data) }),
+      );
+      await onOther.flush();
+      const w = await serveTools([createEchoTool({ name: 'late' })], { nc: onOther });
+      const { service, id } = w.instances[0]!;
+      const answer = await onOther.request(srvSubject('INFO', service, id));
+      await w.stop();
+      return { hello: await said, info: answer.data, service, id };
+    })();
+    const nc = await nats.connect();
+    nc.subscribe(srvSubject('INFO', service, id), {
+      callback: (_err, msg) => void setTimeout(() => msg.respond(info), 400),
+    });
+    nc.subscribe(srvSubject('INFO'), {
+      callback: () => nc.publish(REGISTRY_HELLO_SUBJECT, hello),
+    });
+    await nc.flush();
+
+    // the sweep ends 100 ms after echo answered, while the hello's check still waits
+    const first = await firstSweep({ expectedTools: ['echo'], firstSweepGraceMs: 100 });
+    expect(first).toMatchObject({ replies: 1 });
+    expect(registry!.tool('late')?.instances.map((i) => [i.id, i.source])).toEqual([[id, 'hello']]);
+  });
+
   test('drops an instance after two missed sweeps, not one, and finds it again when it answers', async () => {
     const child = await spawnWorker(nats.url, { host: 'frozen-host' });
     children.push(child);
