@@ -6,7 +6,12 @@
  * worker process over NATS, with no HTTP, policy or audit log. Both at concurrency 32
  * (throughput) and 1 (p50 latency), alternating round by round; each figure is the median
  * round. Also the cost of one durable SQLite commit in the brain's data directory, so the c=1
- * gap reads against the two fsyncs the design requires, and the brain's resident memory.
+ * gap reads against the two fsyncs the design requires; the same c=1 dispatch between two
+ * raw durable commits on the dispatching thread, and between a `tool.called` and a
+ * `tool.result` row appended to an audit log of the brain's own kind (writer thread, hash
+ * chain, durable commits), so the gap splits into what the commits cost composed with the
+ * dispatch, what the audit log adds to them, and what the HTTP and the gateway add; and the
+ * brain's resident memory.
  *
  * Every process is real and apart: nats-server, `caesar legion serve-tool calculator`,
  * `caesar brain`, and one load generator per path (bench/wrk.ts: wrk for HTTP; bench/load.ts:
@@ -70,6 +75,10 @@ interface Rounds {
   governed1: LoadResult[];
   direct1: LoadResult[];
   after1: LoadResult[];
+  /** c=1: the dispatch between a `tool.called` and a `tool.result` row of a real audit log. */
+  audited1: LoadResult[];
+  /** c=1: the dispatch between two durable raw commits on the dispatching thread. */
+  around1: LoadResult[];
   /** One durable audit-schema row; `fsyncPage` one page. */
   fsync: number[];
   fsyncPage: number[];
@@ -143,6 +152,8 @@ export async function run(ctx: BenchContext): Promise<void> {
       governed1: [],
       direct1: [],
       after1: [],
+      audited1: [],
+      around1: [],
       fsync: [],
       fsyncPage: [],
       inside1: [],
@@ -183,6 +194,8 @@ export async function run(ctx: BenchContext): Promise<void> {
       const t1 = await brainTimes(url, token);
       r.direct1.push(await direct.run(c1));
       r.after1.push(await direct.run({ ...c1, commitBefore: dir }));
+      r.audited1.push(await direct.run({ ...c1, audited: dir }));
+      r.around1.push(await direct.run({ ...c1, commitAround: dir }));
       const t2 = await brainTimes(url, token);
       r.governed1.push(await http.run({ concurrency: 1, seconds: LATENCY_S }));
       const t3 = await brainTimes(url, token);
@@ -233,6 +246,17 @@ function report(
   ctx.figure('direct p50 right after an fsync + 2 fsync', afterBudget, 'us');
   ctx.figure('governed HTTP p50, c=1, against that', m(r.governed1, 'p50'), 'us', {
     baseline: afterBudget,
+  });
+  const around = m(r.around1, 'p50');
+  ctx.figure('direct dispatch between two raw durable commits, p50, c=1', around, 'us', {
+    baseline: budget,
+  });
+  const audited = m(r.audited1, 'p50');
+  ctx.figure('direct dispatch between two audit-log appends, p50, c=1', audited, 'us', {
+    baseline: around,
+  });
+  ctx.figure('governed HTTP p50, c=1, against the audited dispatch', m(r.governed1, 'p50'), 'us', {
+    baseline: audited,
   });
   ctx.figure(`governed HTTP p99, concurrency ${CONCURRENCY}`, m(r.governed, 'p99'), 'us');
   ctx.figure(`direct p99, concurrency ${CONCURRENCY}`, m(r.direct, 'p99'), 'us');

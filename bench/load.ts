@@ -21,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { createDispatcher, ReplyBinding } from '../src/brain/dispatch/index.js';
 import { startRegistry } from '../src/brain/registry/index.js';
 import { newDecisionId, traceparentFor } from '../src/brain/gateway/ids.js';
+import { openAuditLog, type AuditLog } from '../src/audit/index.js';
 import { connectBus, readNkeySeed } from '../src/bus/index.js';
 import { GrantSigner } from '../src/protocol/grant.js';
 
@@ -43,6 +44,19 @@ export interface LoadCommand {
    * the dispatch the governed path can have at best.
    */
   readonly commitBefore?: string;
+  /**
+   * Direct only: each call between a `tool.called` and a `tool.result` row appended to an
+   * audit log of the brain's own kind (its writer thread, hash chain and durable commits) in
+   * this directory, and timed with both: the governed call's storage and dispatch as one
+   * process composes them, with no HTTP, auth, policy, schemas or grants.
+   */
+  readonly audited?: string;
+  /**
+   * Direct only: each call between two durable single-row commits (as `commitBefore` makes
+   * them, on this thread) to a SQLite file in this directory, timed with both: the storage
+   * and dispatch of a governed call with the commits as cheap as SQLite makes them.
+   */
+  readonly commitAround?: string;
   /** HTTP only: an open loop at this many requests per second in all, not as fast as it can. */
   readonly rate?: number;
 }
@@ -133,24 +147,32 @@ async function directRunner(natsUrl: string, seedFile: string): Promise<Runner> 
     ...(signer ? { signer } : {}),
     ...(replies ? { replies } : {}),
   });
-  return async ({ concurrency, calls, commitBefore }) => {
+  return async ({ concurrency, calls, commitBefore, audited, commitAround }) => {
     const latencies: number[] = [];
     let failed = 0;
     const commit = commitBefore === undefined ? undefined : durableCommitter(commitBefore);
+    const around = commitAround === undefined ? undefined : durableCommitter(commitAround);
+    const log = audited === undefined ? undefined : await openBenchAudit(audited);
     let next = 0;
     const lane = async () => {
       while (next++ < calls) {
         commit?.();
         const decisionId = newDecisionId();
         const t = performance.now();
+        const deadline = Date.now() + CALL_TIMEOUT_MS;
+        around?.();
+        await log?.append(calledRow(decisionId, deadline));
         const reply = await dispatcher.dispatch(CALC_TOOL, CALC_INPUT, {
           decisionId,
-          deadline: Date.now() + CALL_TIMEOUT_MS,
+          deadline,
           traceparent: traceparentFor(decisionId),
           policySha256: BENCH_POLICY_SHA,
         });
-        if (reply.success) latencies.push(performance.now() - t);
-        else failed++;
+        if (reply.success) {
+          around?.();
+          await log?.append(resultRow(decisionId, reply.result, reply.duration_ms));
+          latencies.push(performance.now() - t);
+        } else failed++;
       }
     };
     const started = performance.now();
@@ -158,10 +180,47 @@ async function directRunner(natsUrl: string, seedFile: string): Promise<Runner> 
       await Promise.all(Array.from({ length: concurrency }, lane));
     } finally {
       commit?.close();
+      around?.close();
+      await log?.close();
     }
     return summarise(latencies, performance.now() - started, failed);
   };
 }
+
+/** An audit log as the brain opens one (durable commits), with no retention timer. */
+async function openBenchAudit(dir: string): Promise<AuditLog> {
+  const log = openAuditLog({
+    path: join(dir, 'direct-audit.db'),
+    retention: { days: 0, intervalMs: 0 },
+  });
+  await log.ready();
+  return log;
+}
+
+const BENCH_DECISION = {
+  allowed: true,
+  reason: 'bench: no policy judged this call',
+  rule: null,
+  policy_sha256: BENCH_POLICY_SHA,
+};
+
+const calledRow = (decisionId: string, deadline: number) =>
+  ({
+    type: 'tool.called',
+    actor: 'bench',
+    tool: CALC_TOOL,
+    decisionId,
+    payload: { input: CALC_INPUT, decision: BENCH_DECISION, deadline },
+  }) as const;
+
+const resultRow = (decisionId: string, result: unknown, durationMs: number) =>
+  ({
+    type: 'tool.result',
+    actor: 'bench',
+    tool: CALC_TOOL,
+    decisionId,
+    payload: { result, duration_ms: durationMs },
+  }) as const;
 
 async function serve(args: string[]): Promise<void> {
   const [mode, target = '', extra = ''] = args;
