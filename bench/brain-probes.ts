@@ -45,63 +45,73 @@ export async function cpuPerCall<K extends string, T>(
   return { result, cpu };
 }
 
+/** One durable single-row commit per call of `write`, into a SQLite file of `dir`. */
+export interface DurableWriter {
+  write(): void;
+  close(): void;
+}
+
 /**
- * p50 of one durable commit (WAL, `synchronous=FULL`, one row per transaction) in `dir`,
- * in microseconds. `page`: a one-column table, one page per commit (the disk's floor).
- * `audit`: one row into the audit log's own schema by raw SQL (its five indexes make each
- * commit write five or six pages), no JavaScript of the log: the fsync each of the
- * governed path's two rows requires.
+ * A durable writer (WAL, `synchronous=FULL`, one row per transaction) on this thread.
+ * `page`: a one-column table, one page per commit (the disk's floor). `audit`: one row into
+ * the audit log's own schema by raw SQL (its five indexes make each commit write five or six
+ * pages), no JavaScript of the log: the fsync each of the governed path's two rows requires.
  */
+export async function durableWriter(dir: string, kind: 'page' | 'audit'): Promise<DurableWriter> {
+  const path = join(dir, `fsync-${kind}.db`);
+  if (kind === 'audit') await openAuditLog({ path, retention: { days: 0, intervalMs: 0 } }).close();
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  const close = () => void db.close();
+  if (kind === 'page') {
+    db.exec('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, payload TEXT)');
+    const insert = db.prepare('INSERT INTO t (payload) VALUES (?)');
+    return { write: () => void insert.run('x'.repeat(400)), close };
+  }
+  // the log's own statement, so the baseline cannot fall behind its columns
+  const insert = prepareInsert(db);
+  const last = db.prepare('SELECT max(seq) AS seq FROM audit_events').get() as { seq: number };
+  let seq = last.seq ?? 0;
+  const payload = `{"input":{"expression":"17 * 23"},"decision":{"allowed":true,"rule":"r"}}`;
+  const write = () => {
+    seq++;
+    const [t, o] = seq % 2 ? ['tool.called', 'allowed'] : ['tool.result', 'ok'];
+    insertStored(insert, {
+      seq,
+      ts: new Date().toISOString(),
+      eventType: t,
+      decisionId: newDecisionId(),
+      sessionId: null,
+      tool: 'calculator',
+      actor: 'default',
+      outcome: o,
+      payload,
+      prevHash: GENESIS_HASH,
+      hash: GENESIS_HASH,
+      principal: null,
+    });
+  };
+  return { write, close };
+}
+
+/** p50 of one durable commit of `kind` (`durableWriter`) in `dir`, in microseconds. */
 export async function durableCommitMicros(
   dir: string,
   kind: 'page' | 'audit',
   commits = FSYNC_COMMITS,
 ): Promise<number> {
-  const path = join(dir, `fsync-${kind}.db`);
-  if (kind === 'audit') await openAuditLog({ path, retention: { days: 0, intervalMs: 0 } }).close();
-  const db = new Database(path);
+  const writer = await durableWriter(dir, kind);
   try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    let write: () => void;
-    if (kind === 'page') {
-      db.exec('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, payload TEXT)');
-      const insert = db.prepare('INSERT INTO t (payload) VALUES (?)');
-      write = () => void insert.run('x'.repeat(400));
-    } else {
-      // the log's own statement, so the baseline cannot fall behind its columns
-      const insert = prepareInsert(db);
-      const last = db.prepare('SELECT max(seq) AS seq FROM audit_events').get() as { seq: number };
-      let seq = last.seq ?? 0;
-      const payload = `{"input":{"expression":"17 * 23"},"decision":{"allowed":true,"rule":"r"}}`;
-      write = () => {
-        seq++;
-        const [t, o] = seq % 2 ? ['tool.called', 'allowed'] : ['tool.result', 'ok'];
-        insertStored(insert, {
-          seq,
-          ts: new Date().toISOString(),
-          eventType: t,
-          decisionId: newDecisionId(),
-          sessionId: null,
-          tool: 'calculator',
-          actor: 'default',
-          outcome: o,
-          payload,
-          prevHash: GENESIS_HASH,
-          hash: GENESIS_HASH,
-          principal: null,
-        });
-      };
-    }
     const times: number[] = [];
     for (let i = 0; i < commits + 20; i++) {
       const t = performance.now();
-      write();
+      writer.write();
       if (i >= 20) times.push((performance.now() - t) * 1000);
     }
     return percentile(times, 50);
   } finally {
-    db.close();
+    writer.close();
   }
 }
 

@@ -14,7 +14,6 @@
  * Latencies are kept per call as floats (autocannon's own histogram rounds to whole ms).
  */
 import autocannon from 'autocannon';
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
@@ -24,6 +23,7 @@ import { newDecisionId, traceparentFor } from '../src/brain/gateway/ids.js';
 import { openAuditLog, type AuditLog } from '../src/audit/index.js';
 import { connectBus, readNkeySeed } from '../src/bus/index.js';
 import { GrantSigner } from '../src/protocol/grant.js';
+import { durableWriter } from './brain-probes.js';
 
 /** The call both paths make. */
 export const CALC_TOOL = 'calculator';
@@ -52,9 +52,9 @@ export interface LoadCommand {
    */
   readonly audited?: string;
   /**
-   * Direct only: each call between two durable single-row commits (as `commitBefore` makes
-   * them, on this thread) to a SQLite file in this directory, timed with both: the storage
-   * and dispatch of a governed call with the commits as cheap as SQLite makes them.
+   * Direct only: each call between two durable commits of one row of the audit log's schema
+   * by raw SQL, on this thread, to a SQLite file in this directory, timed with both: the
+   * storage and dispatch of a governed call with the commits as cheap as SQLite makes them.
    */
   readonly commitAround?: string;
   /** HTTP only: an open loop at this many requests per second in all, not as fast as it can. */
@@ -125,17 +125,6 @@ function httpRunner(url: string, token: string): Runner {
   };
 }
 
-/** One durable (WAL, synchronous=FULL) single-row commit per call of the returned function. */
-function durableCommitter(dir: string): (() => void) & { close(): void } {
-  const db = new Database(join(dir, 'direct-commits.db'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.exec('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, payload TEXT)');
-  const insert = db.prepare('INSERT INTO t (payload) VALUES (?)');
-  const payload = 'x'.repeat(400);
-  return Object.assign(() => void insert.run(payload), { close: () => db.close() });
-}
-
 async function directRunner(natsUrl: string, seedFile: string): Promise<Runner> {
   const nc = await connectBus({ servers: natsUrl, name: 'bench-direct' });
   const signer = seedFile === '' ? undefined : new GrantSigner((await readNkeySeed(seedFile)).seed);
@@ -150,17 +139,19 @@ async function directRunner(natsUrl: string, seedFile: string): Promise<Runner> 
   return async ({ concurrency, calls, commitBefore, audited, commitAround }) => {
     const latencies: number[] = [];
     let failed = 0;
-    const commit = commitBefore === undefined ? undefined : durableCommitter(commitBefore);
-    const around = commitAround === undefined ? undefined : durableCommitter(commitAround);
+    const commit =
+      commitBefore === undefined ? undefined : await durableWriter(commitBefore, 'page');
+    const around =
+      commitAround === undefined ? undefined : await durableWriter(commitAround, 'audit');
     const log = audited === undefined ? undefined : await openBenchAudit(audited);
     let next = 0;
     const lane = async () => {
       while (next++ < calls) {
-        commit?.();
+        commit?.write();
         const decisionId = newDecisionId();
         const t = performance.now();
         const deadline = Date.now() + CALL_TIMEOUT_MS;
-        around?.();
+        around?.write();
         await log?.append(calledRow(decisionId, deadline));
         const reply = await dispatcher.dispatch(CALC_TOOL, CALC_INPUT, {
           decisionId,
@@ -169,7 +160,7 @@ async function directRunner(natsUrl: string, seedFile: string): Promise<Runner> 
           policySha256: BENCH_POLICY_SHA,
         });
         if (reply.success) {
-          around?.();
+          around?.write();
           await log?.append(resultRow(decisionId, reply.result, reply.duration_ms));
           latencies.push(performance.now() - t);
         } else failed++;
