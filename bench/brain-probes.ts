@@ -20,19 +20,26 @@ export async function rssMiB(pid: number): Promise<number> {
   return kb / 1024;
 }
 
-/** CPU time (user + system, all threads) a process has used so far, microseconds. */
-async function cpuMicros(pid: number): Promise<number> {
+/**
+ * CPU time (user + system) used so far, microseconds: of a process (all its threads), or of
+ * one thread when given as `<pid>/task/<tid>` (`mainThread`).
+ */
+async function cpuMicros(pid: number | string): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   // fields after the command name, which may contain spaces: `) S ppid ...`; utime is 14th
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) / 100) * 1e6;
 }
 
-export type Pids = Record<'brain' | 'calculator' | 'nats', number>;
+/** The processes the brain bench reads, and the brain's main thread (`mainThread`). */
+export type Pids = Record<'brain' | 'brainMain' | 'calculator' | 'nats', number | string>;
+
+/** A process's main thread, for `cpuPerCall`: its thread id is the process id. */
+export const mainThread = (pid: number): string => `${pid}/task/${pid}`;
 
 /** Runs `fn` and returns the CPU time per call each process of `pids` used meanwhile. */
 export async function cpuPerCall<K extends string, T>(
-  pids: Record<K, number>,
+  pids: Record<K, number | string>,
   calls: number,
   fn: () => Promise<T>,
 ): Promise<{ result: T; cpu: Record<K, number> }> {
